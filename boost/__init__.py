@@ -1,0 +1,11 @@
+"""BoostScope's engine: gradient-boosted trees that reproduce XGBoost 3.2, with a full trace.
+
+>>> import boost
+>>> bst = boost.train({"max_depth": 2, "eta": 0.3}, X, y, num_boost_round=10)
+>>> bst.predict(X); bst.trees_to_dataframe(include_pruned=True); bst.split_candidates(1, 0)
+"""
+
+from .booster import Booster, RoundView
+from .training import train
+
+__all__ = ["Booster", "RoundView", "train"]

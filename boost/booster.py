@@ -1,0 +1,229 @@
+"""``Booster``: the trained model, shaped like XGBoost's, and the trace of how it was built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import candidates, dump, importance, objectives
+from .data import as_features
+from .params import Params
+from .tree import Forest, add_tree_outputs, initial_margin, leaf_of_rows, rows_in_node
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """The training rows, kept (read-only) so any round can be recomputed on demand."""
+
+    X: np.ndarray  # (n_samples, n_features) float32, NaN = missing
+    y: np.ndarray  # (n_samples,) float32
+    weight: np.ndarray | None  # (n_samples,) float32
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """The training rows after ``round_idx`` rounds (0 = the baseline, before any tree).
+
+    ``margin``, ``grad``, ``hess`` have shape (n_samples, n_groups); ``grad``/``hess`` are
+    taken at this margin, so they are what the trees of round ``round_idx + 1`` fit.
+    ``leaf`` (n_samples, n_groups) is the node id of the leaf each row reaches in the tree(s)
+    of round ``round_idx`` (-1 at round 0). ``prediction`` and ``residual`` (y - prediction;
+    one-hot(y) - probabilities for multi-class) are 1-D except for multi-class.
+    """
+
+    round_idx: int
+    margin: np.ndarray
+    prediction: np.ndarray
+    residual: np.ndarray
+    grad: np.ndarray
+    hess: np.ndarray
+    leaf: np.ndarray
+
+
+class Booster:
+    """A trained model plus its trace. Created by ``boost.train``; read-only.
+
+    Rounds are numbered as the app shows them: round 0 is the baseline (the intercept),
+    round r >= 1 adds the tree(s) grown in the r-th boosting iteration. ``Tree`` in the
+    dumps is XGBoost's 0-based tree index (``(r - 1) * num_class + class`` for multi-class).
+    """
+
+    def __init__(self, *, params: Params, feature_names, base_score, base_margin,
+                 forest: Forest, data: TrainingData, history: dict, eval_names):
+        self._params = params
+        self.feature_names = list(feature_names)
+        self.base_score = base_score
+        self.base_margin = base_margin
+        self.forest = forest
+        self.data = data
+        self._history = history
+        self._eval_names = list(eval_names)
+        self._need_forward = None
+
+    # ----------------------------------------------------------------- model facts
+    @property
+    def params(self) -> dict:
+        return self._params.to_dict()
+
+    @property
+    def objective(self) -> str:
+        return self._params.objective
+
+    @property
+    def num_groups(self) -> int:
+        return self._params.num_output_group
+
+    @property
+    def num_features(self) -> int:
+        return len(self.feature_names)
+
+    def num_boosted_rounds(self) -> int:
+        return self.forest.n_trees // self.num_groups
+
+    def _check_round(self, round_idx, allow_zero=True) -> int:
+        n = self.num_boosted_rounds()
+        low = 0 if allow_zero else 1
+        if isinstance(round_idx, bool) or not isinstance(round_idx, (int, np.integer)):
+            raise ValueError(f"round_idx = {round_idx!r} must be a whole number.")
+        if not low <= round_idx <= n:
+            extra = "" if allow_zero else " (round 0 is the baseline and has no tree)"
+            raise ValueError(f"round_idx = {round_idx} is out of range: {low}..{n}{extra}.")
+        return int(round_idx)
+
+    def _check_class(self, class_idx) -> int:
+        if not 0 <= class_idx < self.num_groups:
+            raise ValueError(
+                f"class_idx = {class_idx} is out of range: 0..{self.num_groups - 1}."
+            )
+        return int(class_idx)
+
+    # ----------------------------------------------------------------- prediction
+    def _margin(self, X32: np.ndarray, begin: int, end: int) -> np.ndarray:
+        margin = initial_margin(X32.shape[0], self.base_margin)
+        g = self.num_groups
+        add_tree_outputs(self.forest, X32, margin, begin * g, end * g)
+        return margin
+
+    def predict(self, X, output_margin: bool = False, iteration_range=(0, 0)) -> np.ndarray:
+        """Predictions for ``X`` (as XGBoost's ``Booster.predict``).
+
+        ``iteration_range=(begin, end)`` uses the trees of rounds ``begin+1 .. end``;
+        ``(0, 0)`` means all. Shape (n,) or (n, num_class) for multi:softprob.
+        """
+        X32, _ = as_features(X, expected_names=self.feature_names)
+        n = self.num_boosted_rounds()
+        begin, end = (int(v) for v in iteration_range)
+        if (begin, end) == (0, 0):
+            end = n
+        if not 0 <= begin <= end <= n:
+            raise ValueError(
+                f"iteration_range = {iteration_range!r} is out of range: need "
+                f"0 <= begin <= end <= {n}."
+            )
+        margin = self._margin(X32, begin, end)
+        if output_margin:
+            return margin if self.num_groups > 1 else margin[:, 0]
+        return objectives.transform(self.objective, margin)
+
+    # ----------------------------------------------------------------- dumps
+    def get_dump(self, dump_format: str = "json", with_stats: bool = True) -> list[str]:
+        """One string per tree, equal to XGBoost's dump of the same model."""
+        return dump.get_dump(self.forest, self.feature_names, dump_format, with_stats)
+
+    def trees_to_dataframe(self, include_pruned: bool = False) -> pd.DataFrame:
+        """XGBoost's columns (Tree, Node, ID, Feature, Split, Yes, No, Missing, Gain, Cover,
+        Category) plus the trace: Round (1-based), Class, Depth, Parent, SumGrad, SumHess,
+        Similarity, Weight (w before eta), Value (eta * w), Leaf (a leaf of the final tree),
+        Pruned (removed by pruning) and Reason (why a node is a leaf or was removed).
+
+        With ``include_pruned=True`` the frame shows the trees as grown: the nodes pruning
+        removed are included (Pruned=True) and a node that pruning turned into a leaf keeps
+        its grown split in Feature/Split/Yes/No/Gain (Leaf=True, Reason='gamma').
+        """
+        return dump.trees_to_dataframe(self.forest, self.feature_names, self._params,
+                                       include_pruned)
+
+    def get_score(self, importance_type: str = "weight") -> dict[str, float]:
+        """Feature importance as XGBoost's ``get_score``."""
+        return importance.get_score(self.forest, self.feature_names, importance_type)
+
+    # ----------------------------------------------------------------- the trace
+    def tree_index(self, round_idx: int, class_idx: int = 0) -> int:
+        """XGBoost's tree index of the tree grown in round ``round_idx`` (1-based)."""
+        r = self._check_round(round_idx, allow_zero=False)
+        return (r - 1) * self.num_groups + self._check_class(class_idx)
+
+    def round_view(self, round_idx: int) -> RoundView:
+        """Per-row state of the training data after ``round_idx`` rounds (see RoundView).
+
+        Recomputed from the trees each time; nothing rounds x rows is stored."""
+        r = self._check_round(round_idx)
+        X, y, w = self.data.X, self.data.y, self.data.weight
+        margin = self._margin(X, 0, r)
+        grad, hess = objectives.gradients(self.objective, margin, y, w)
+        prediction = objectives.transform(self.objective, margin)
+        if self.num_groups > 1:
+            onehot = np.zeros_like(prediction)
+            onehot[np.arange(len(y)), y.astype(np.int64)] = 1.0
+            residual = onehot - prediction
+        else:
+            residual = y - prediction
+        leaf = np.full((len(y), self.num_groups), -1, dtype=np.int32)
+        if r > 0:
+            for k in range(self.num_groups):
+                leaf[:, k] = leaf_of_rows(self.forest, X, self.tree_index(r, k))
+        return RoundView(round_idx=r, margin=margin, prediction=prediction,
+                         residual=residual, grad=grad, hess=hess, leaf=leaf)
+
+    def split_candidates(self, round_idx: int, node_id: int, class_idx: int = 0
+                         ) -> pd.DataFrame:
+        """Every candidate split of node ``node_id`` of the tree grown in round
+        ``round_idx`` (1-based) for class ``class_idx``, as the exact search saw it.
+
+        Columns: Feature, Threshold, DefaultLeft, CountLeft, CountRight, SumGradLeft,
+        SumHessLeft, SumGradRight, SumHessRight, SimilarityLeft, SimilarityRight,
+        SimilarityParent, Gain (XGBoost's loss change), Valid (False when min_child_weight
+        blocks it), Best (the split the search chose).
+        """
+        t = self.tree_index(round_idx, class_idx)
+        sl = self.forest.node_slice(t)
+        n_nodes = sl.stop - sl.start
+        if isinstance(node_id, bool) or not 0 <= int(node_id) < n_nodes:
+            raise ValueError(
+                f"node_id = {node_id!r} is not a node of tree {t}: it has nodes 0..{n_nodes - 1}."
+            )
+        node_id = int(node_id)
+        X = self.data.X
+        margin = self._margin(X, 0, round_idx - 1)
+        grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight)
+        rows = np.nonzero(rows_in_node(self.forest, X, t, node_id) & (hess[:, class_idx] >= 0))[0]
+        if self._need_forward is None:
+            missing = np.isnan(X)
+            has_missing = missing.any(axis=0)
+            lo = np.where(missing, np.inf, X).min(axis=0)
+            hi = np.where(missing, -np.inf, X).max(axis=0)
+            self._need_forward = has_missing & ~(lo == hi) & ~missing.all(axis=0)
+        split_made = self.forest.left[sl.start + node_id] != -1
+        return candidates.split_candidates(
+            X, rows, np.ascontiguousarray(grad[:, class_idx]),
+            np.ascontiguousarray(hess[:, class_idx]), self._need_forward, self._params,
+            self.feature_names, bool(split_made))
+
+    # ----------------------------------------------------------------- losses
+    @property
+    def metric_name(self) -> str:
+        return objectives.DEFAULT_METRIC[self.objective]
+
+    def loss_history(self) -> pd.DataFrame:
+        """Loss (XGBoost's default metric) per round, round 0 (the baseline) first; one column
+        for the training set ('train') and one per evaluation set."""
+        frame = pd.DataFrame(self._history)
+        frame.index.name = "round"
+        return frame
+
+    def evals_result(self) -> dict:
+        """XGBoost's ``evals_result`` for the evaluation sets: one value per round."""
+        return {name: {self.metric_name: self._history[name][1:].tolist()}
+                for name in self._eval_names}

@@ -1,0 +1,140 @@
+"""Model dumps: XGBoost's JSON and text dumps and ``trees_to_dataframe``, plus the trace columns.
+
+Numbers are printed as XGBoost prints them (``%.9g`` of the float32 value), so a dump of this
+engine's model is string-equal to XGBoost's dump of the same model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._dtypes import REASON_NAMES
+from .split_math import similarities
+from .tree import Forest
+
+
+def fmt(value) -> str:
+    """XGBoost's number format in dumps: the float32 value with 9 significant digits."""
+    return f"{float(np.float32(value)):.9g}"
+
+
+def _children_in_order(forest: Forest, off: int, nid: int):
+    return int(forest.left[off + nid]), int(forest.right[off + nid])
+
+
+def _json_node(forest, off, nid, names, with_stats, out):
+    i = off + nid
+    indent = "  " * (int(forest.depth[i]) + 1)
+    if forest.is_leaf[i]:
+        stats = f' , "cover": {fmt(forest.sum_hess[i])}' if with_stats else " "
+        out.append(f'{indent}{{ "nodeid": {nid}, "leaf": {fmt(forest.value[i])}{stats} }}')
+        return
+    yes, no = _children_in_order(forest, off, nid)
+    missing = yes if forest.default_left[i] else no
+    stats = (f', "gain": {fmt(forest.loss_chg[i])}, "cover": {fmt(forest.sum_hess[i])}'
+             if with_stats else "")
+    out.append(
+        f'{indent}{{ "nodeid": {nid}, "depth": {int(forest.depth[i])}, '
+        f'"split": "{names[forest.feature[i]]}", "split_condition": {fmt(forest.threshold[i])}, '
+        f'"yes": {yes}, "no": {no}, "missing": {missing} {stats}, "children": [\n'
+    )
+    parts: list[str] = []
+    for child in (yes, no):
+        sub: list[str] = []
+        _json_node(forest, off, child, names, with_stats, sub)
+        parts.append("".join(sub))
+    out.append(", \n".join(parts))
+    out.append(f"\n{indent}]}}")
+
+
+def _text_node(forest, off, nid, names, with_stats, out):
+    i = off + nid
+    tabs = "\t" * int(forest.depth[i])
+    if forest.is_leaf[i]:
+        stats = f",cover={fmt(forest.sum_hess[i])}" if with_stats else ""
+        out.append(f"{tabs}{nid}:leaf={fmt(forest.value[i])}{stats}\n")
+        return
+    yes, no = _children_in_order(forest, off, nid)
+    missing = yes if forest.default_left[i] else no
+    stats = (f",gain={fmt(forest.loss_chg[i])},cover={fmt(forest.sum_hess[i])}"
+             if with_stats else "")
+    out.append(f"{tabs}{nid}:[{names[forest.feature[i]]}<{fmt(forest.threshold[i])}] "
+               f"yes={yes},no={no},missing={missing}{stats}\n")
+    for child in (yes, no):
+        _text_node(forest, off, child, names, with_stats, out)
+
+
+def get_dump(forest: Forest, names, dump_format: str = "json", with_stats: bool = True):
+    """One string per tree, in XGBoost's ``json`` or ``text`` dump format."""
+    if dump_format not in ("json", "text"):
+        raise ValueError(f"dump_format = {dump_format!r}: use 'json' or 'text'.")
+    writer = _json_node if dump_format == "json" else _text_node
+    dumps = []
+    for t in range(forest.n_trees):
+        out: list[str] = []
+        writer(forest, int(forest.tree_ptr[t]), 0, names, with_stats, out)
+        dumps.append("".join(out))
+    return dumps
+
+
+XGBOOST_COLUMNS = ["Tree", "Node", "ID", "Feature", "Split", "Yes", "No", "Missing", "Gain",
+                   "Cover", "Category"]
+TRACE_COLUMNS = ["Round", "Class", "Depth", "Parent", "SumGrad", "SumHess", "Similarity",
+                 "Weight", "Value", "Leaf", "Pruned", "Reason"]
+
+
+def _to_9g(values: np.ndarray) -> np.ndarray:
+    # The float XGBoost's dataframe holds: its dump's %.9g text parsed back.
+    return np.array([float(fmt(v)) for v in values], dtype=np.float64)
+
+
+def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = False
+                       ) -> pd.DataFrame:
+    """XGBoost's ``trees_to_dataframe`` columns plus the trace (see ``Booster``)."""
+    n_groups = params.num_output_group
+    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    sizes = np.diff(forest.tree_ptr)
+    tree = np.repeat(np.arange(forest.n_trees), sizes)
+    node = np.concatenate([np.arange(s) for s in sizes]) if len(sizes) else np.empty(0, int)
+    keep = np.ones(len(node), dtype=bool) if include_pruned else ~forest.removed
+    # With include_pruned the split columns describe the tree as grown; otherwise the model.
+    split_row = (forest.left != -1) if include_pruned else ~forest.is_leaf
+    leaf_row = ~split_row
+
+    def ref(local):
+        return np.where(split_row, [f"{t}-{c}" for t, c in zip(tree, local)], None)
+
+    feature = np.array(
+        ["Leaf" if leaf else str(names[f]) for leaf, f in zip(leaf_row, forest.feature)],
+        dtype=object,
+    )
+    missing_child = np.where(forest.default_left, forest.left, forest.right)
+    gain = np.where(leaf_row, _to_9g(forest.value), _to_9g(forest.loss_chg))
+    df = pd.DataFrame({
+        "Tree": tree,
+        "Node": node,
+        "ID": [f"{t}-{c}" for t, c in zip(tree, node)],
+        "Feature": feature,
+        "Split": np.where(leaf_row, np.nan, _to_9g(forest.threshold)),
+        "Yes": ref(forest.left),
+        "No": ref(forest.right),
+        "Missing": ref(missing_child),
+        "Gain": gain,
+        "Cover": _to_9g(forest.sum_hess),
+        "Category": np.full(len(node), np.nan),
+        "Round": tree // n_groups + 1,
+        "Class": tree % n_groups,
+        "Depth": forest.depth.astype(np.int64),
+        "Parent": forest.parent.astype(np.int64),
+        "SumGrad": np.asarray(forest.sum_grad, dtype=np.float64),
+        "SumHess": np.asarray(forest.sum_hess, dtype=np.float64),
+        "Similarity": similarities(forest.sum_grad, forest.sum_hess, reg_lambda, alpha, mcw,
+                                   mds).astype(np.float64),
+        "Weight": forest.weight.astype(np.float64),
+        "Value": forest.value.astype(np.float64),
+        "Leaf": np.asarray(forest.is_leaf & ~forest.removed, dtype=bool),
+        "Pruned": np.asarray(forest.removed, dtype=bool),
+        "Reason": [REASON_NAMES[int(r)] for r in forest.reason],
+    })
+    return df.loc[keep].reset_index(drop=True)

@@ -1,0 +1,209 @@
+"""Training parameters: XGBoost's names, aliases, defaults and ranges, checked once.
+
+``parse_params(dict) -> Params`` is the only way parameters enter the engine. Unknown names and
+out-of-range values raise ``ValueError`` naming the parameter, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass
+
+from ._dtypes import PARAM
+
+OBJECTIVES = ("reg:squarederror", "binary:logistic", "multi:softprob")
+TREE_METHODS = ("exact",)
+# Methods XGBoost has that this engine does not build (yet): refused with a clear message
+# rather than silently trained with another method.
+_OTHER_TREE_METHODS = ("hist", "approx", "auto", "gpu_hist")
+
+ALIASES = {
+    "learning_rate": "eta",
+    "reg_lambda": "lambda",
+    "reg_alpha": "alpha",
+    "min_split_loss": "gamma",
+    "n_jobs": "nthread",
+    "random_state": "seed",
+}
+
+
+@dataclass(frozen=True)
+class Params:
+    """Validated parameters. Float parameters are float32, as XGBoost stores them."""
+
+    objective: str = "reg:squarederror"
+    eta: float = 0.3
+    reg_lambda: float = 1.0
+    alpha: float = 0.0
+    gamma: float = 0.0
+    max_depth: int = 6
+    min_child_weight: float = 1.0
+    max_delta_step: float = 0.0
+    base_score: float | None = None
+    tree_method: str = "exact"
+    num_class: int = 1
+    nthread: int = 0
+    seed: int = 0
+    verbosity: int = 1
+
+    @property
+    def num_output_group(self) -> int:
+        """Trees per round: num_class for multi-class, else 1."""
+        return self.num_class if self.objective == "multi:softprob" else 1
+
+    def as_float32(self):
+        """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32 scalars."""
+        return tuple(
+            PARAM(v)
+            for v in (
+                self.eta,
+                self.reg_lambda,
+                self.alpha,
+                self.gamma,
+                self.min_child_weight,
+                self.max_delta_step,
+            )
+        )
+
+    def to_dict(self) -> dict:
+        """The parameters under XGBoost's names (``lambda``, not ``reg_lambda``)."""
+        d = asdict(self)
+        d["lambda"] = d.pop("reg_lambda")
+        if d["base_score"] is None:
+            del d["base_score"]
+        if self.objective != "multi:softprob":
+            del d["num_class"]
+        return d
+
+
+def _number(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(
+            f"Parameter '{name}' = {value!r} is not a number; give a number such as 0.3."
+        )
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"Parameter '{name}' = {value!r} must be a finite number.")
+    return value
+
+
+def _integer(name, value):
+    number = _number(name, value)
+    if number != int(number):
+        raise ValueError(f"Parameter '{name}' = {value!r} must be a whole number.")
+    return int(number)
+
+
+def _at_least(name, value, low, what):
+    if value < low:
+        raise ValueError(f"Parameter '{name}' = {value!r} is out of range: {what}.")
+    return value
+
+
+def parse_params(params: dict | None) -> Params:
+    """Check ``params`` (XGBoost names or aliases) and return :class:`Params`.
+
+    Raises ``ValueError`` for an unknown name, a name given twice through an alias, or a
+    value outside its range.
+    """
+    params = dict(params or {})
+    canon: dict = {}
+    for key, value in params.items():
+        if not isinstance(key, str):
+            raise ValueError(f"Parameter names must be strings, got {key!r}.")
+        name = ALIASES.get(key, key)
+        if name in canon:
+            raise ValueError(
+                f"Parameter '{name}' is given twice (as '{name}' and an alias such as "
+                f"'{key}'); give it once."
+            )
+        canon[name] = value
+    known = {
+        "objective", "eta", "lambda", "alpha", "gamma", "max_depth", "min_child_weight",
+        "max_delta_step", "base_score", "tree_method", "num_class", "nthread", "seed",
+        "verbosity",
+    }
+    unknown = sorted(set(canon) - known)
+    if unknown:
+        raise ValueError(
+            f"Unknown parameter {unknown[0]!r} = {canon[unknown[0]]!r}. Known parameters: "
+            + ", ".join(sorted(known | set(ALIASES)))
+            + "."
+        )
+
+    out: dict = {}
+    objective = canon.get("objective", "reg:squarederror")
+    if objective not in OBJECTIVES:
+        raise ValueError(
+            f"Parameter 'objective' = {objective!r} is not supported; choose one of "
+            + ", ".join(OBJECTIVES)
+            + "."
+        )
+    out["objective"] = objective
+
+    tree_method = canon.get("tree_method", "exact")
+    if tree_method in _OTHER_TREE_METHODS:
+        raise ValueError(
+            f"Parameter 'tree_method' = {tree_method!r} is not available in this engine yet; "
+            "use 'exact' (XGBoost's exact greedy algorithm)."
+        )
+    if tree_method not in TREE_METHODS:
+        raise ValueError(
+            f"Parameter 'tree_method' = {tree_method!r} is unknown; use 'exact'."
+        )
+    out["tree_method"] = tree_method
+
+    for name, field in (("eta", "eta"), ("lambda", "reg_lambda"), ("alpha", "alpha"),
+                        ("gamma", "gamma"), ("min_child_weight", "min_child_weight"),
+                        ("max_delta_step", "max_delta_step")):
+        if name in canon:
+            value = _at_least(name, _number(name, canon[name]), 0.0, "it must be >= 0")
+            if float(PARAM(value)) == math.inf:
+                raise ValueError(f"Parameter '{name}' = {value!r} overflows float32.")
+            out[field] = value
+
+    if "max_depth" in canon:
+        out["max_depth"] = _integer("max_depth", canon["max_depth"])
+        if not 1 <= out["max_depth"] <= 30:
+            raise ValueError(
+                f"Parameter 'max_depth' = {canon['max_depth']!r} is out of range: the exact "
+                "method needs 1 <= max_depth <= 30."
+            )
+
+    num_class = canon.get("num_class")
+    if objective == "multi:softprob":
+        if num_class is None:
+            raise ValueError(
+                "Objective 'multi:softprob' needs 'num_class' (the number of classes, >= 2)."
+            )
+        out["num_class"] = _integer("num_class", num_class)
+        _at_least("num_class", out["num_class"], 2, "multi:softprob needs at least 2 classes")
+    elif num_class not in (None, 1):
+        raise ValueError(
+            f"Parameter 'num_class' = {num_class!r} only applies to objective "
+            "'multi:softprob'; remove it or change the objective."
+        )
+
+    if "base_score" in canon:
+        base_score = _number("base_score", canon["base_score"])
+        if objective == "binary:logistic" and not 0.0 < base_score < 1.0:
+            raise ValueError(
+                f"Parameter 'base_score' = {base_score!r} is out of range: binary:logistic "
+                "needs a probability strictly between 0 and 1 (0.5 means margin 0)."
+            )
+        out["base_score"] = base_score
+
+    if "nthread" in canon:
+        out["nthread"] = _integer("nthread", canon["nthread"])
+        _at_least("nthread", out["nthread"], 0, "it must be >= 0 (0 uses every core)")
+    if "seed" in canon:
+        out["seed"] = _integer("seed", canon["seed"])
+    if "verbosity" in canon:
+        out["verbosity"] = _integer("verbosity", canon["verbosity"])
+        if not 0 <= out["verbosity"] <= 3:
+            raise ValueError(
+                f"Parameter 'verbosity' = {canon['verbosity']!r} is out of range: 0 to 3."
+            )
+    return Params(**out)
+

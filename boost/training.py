@@ -1,0 +1,172 @@
+"""The boosting loop: ``train(params, X, y, ...)`` -> ``Booster`` with the full trace.
+
+Round by round (Chen & Guestrin 2016, Alg. 1 with Eq. 6-7): gradients and hessians at the
+current float32 margin, one tree per output group grown exactly and pruned with gamma, then
+``margin += eta * w(leaf)``. The loss of the training set and of every evaluation set is
+recorded after each round, with the baseline (round 0) first.
+"""
+
+from __future__ import annotations
+
+import numbers
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+
+from . import objectives
+from ._dtypes import INDEX, REASON_MAX_DEPTH, SUM, WEIGHT
+from .booster import Booster, TrainingData
+from .data import as_features, as_labels, as_weights, check_training_rows
+from .exact import SortedColumns, grow_exact, prune
+from .params import parse_params
+from .tree import ForestBuilder, add_tree_outputs, initial_margin
+
+
+@contextmanager
+def _threads(nthread: int):
+    available = numba.config.NUMBA_NUM_THREADS
+    wanted = available if nthread == 0 else min(nthread, available)
+    before = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def _node_buffers(capacity: int) -> dict:
+    return {
+        "parent": np.empty(capacity, dtype=INDEX),
+        "left": np.empty(capacity, dtype=INDEX),
+        "right": np.empty(capacity, dtype=INDEX),
+        "depth": np.empty(capacity, dtype=INDEX),
+        "feature": np.empty(capacity, dtype=INDEX),
+        "threshold": np.zeros(capacity, dtype=np.float32),
+        "default_left": np.zeros(capacity, dtype=np.bool_),
+        "loss_chg": np.zeros(capacity, dtype=np.float32),
+        "sum_grad": np.zeros(capacity, dtype=SUM),
+        "sum_hess": np.zeros(capacity, dtype=SUM),
+        "weight": np.zeros(capacity, dtype=WEIGHT),
+        "reason": np.full(capacity, REASON_MAX_DEPTH, dtype=np.int8),
+    }
+
+
+def grow_tree(X, columns: SortedColumns, g, h, p, position, buf):
+    """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
+
+    ``position`` and ``buf`` (from ``_node_buffers``) are scratch reused across trees."""
+    eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
+    n_nodes = grow_exact(
+        X, columns.col_ptr, columns.rows, columns.values, columns.need_forward, g, h, eta,
+        reg_lambda, alpha, mcw, mds, p.max_depth, position, buf["parent"], buf["left"],
+        buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
+        buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
+    )
+    nodes = {k: v[:n_nodes].copy() for k, v in buf.items()}
+    nodes["is_leaf"] = np.empty(n_nodes, dtype=np.bool_)
+    nodes["removed"] = np.empty(n_nodes, dtype=np.bool_)
+    prune(n_nodes, nodes["parent"], nodes["left"], nodes["right"], nodes["loss_chg"], gamma,
+          nodes["is_leaf"], nodes["removed"], nodes["reason"])
+    nodes["value"] = (nodes["weight"] * eta).astype(WEIGHT)
+    return nodes
+
+
+def _check_evals(evals, names, p):
+    checked = []
+    seen = set()
+    for i, item in enumerate(evals or ()):
+        if not isinstance(item, (tuple, list)) or len(item) != 3:
+            raise ValueError(
+                f"evals[{i}] must be a tuple (X, y, name); got {type(item).__name__}."
+            )
+        X_e, y_e, name = item
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"evals[{i}]: the name must be a non-empty string.")
+        if name in seen or name == "train":
+            raise ValueError(
+                f"evals[{i}]: the name {name!r} is already used; give each evaluation set "
+                "a different name ('train' is the training set's)."
+            )
+        seen.add(name)
+        X32, _ = as_features(X_e, expected_names=names, what=f"evals[{i}] X")
+        y32 = as_labels(y_e, X32.shape[0], p.objective, p.num_class, what=f"evals[{i}] y")
+        checked.append((name, X32, y32))
+    return checked
+
+
+def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None
+          ) -> Booster:
+    """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``tree_method='exact'``).
+
+    Parameters
+    ----------
+    params : dict
+        XGBoost parameter names and aliases (see ``boost.params``).
+    X : ndarray of shape (n_samples, n_features) or DataFrame
+        NaN means missing. DataFrame column names become feature names.
+    y : array-like of shape (n_samples,)
+    num_boost_round : int
+        Number of boosting rounds (trees per output group).
+    evals : sequence of (X, y, name)
+        Sets whose loss is recorded after every round.
+    sample_weight : array-like of shape (n_samples,), optional
+
+    Returns
+    -------
+    Booster
+        The model and its trace: every tree as grown, what pruning removed and why, and
+        the loss of every set per round (round 0 is the baseline).
+    """
+    p = parse_params(params)
+    if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, numbers.Integral):
+        raise ValueError(f"num_boost_round = {num_boost_round!r} must be a whole number.")
+    if num_boost_round < 0:
+        raise ValueError(f"num_boost_round = {num_boost_round} must be >= 0.")
+    X32, names = as_features(X)
+    n_samples = X32.shape[0]
+    check_training_rows(n_samples)
+    y32 = as_labels(y, n_samples, p.objective, p.num_class)
+    w32 = as_weights(sample_weight, n_samples)
+    eval_sets = _check_evals(evals, names, p)
+
+    if p.base_score is None:
+        base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class)
+    else:
+        base_score = np.full(p.num_output_group if p.objective == "multi:softprob" else 1,
+                             p.base_score, dtype=np.float32)
+    base_margin = objectives.base_margin(p.objective, base_score, p.num_class)
+    n_groups = p.num_output_group
+
+    margin = initial_margin(n_samples, base_margin)
+    eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _ in eval_sets]
+    history = {"train": [objectives.metric(p.objective, margin, y32, w32)]}
+    for (name, _, y_e), m in zip(eval_sets, eval_margins):
+        history[name] = [objectives.metric(p.objective, m, y_e, None)]
+
+    builder = ForestBuilder()
+    with _threads(p.nthread):
+        columns = SortedColumns(X32)
+        position = np.empty(n_samples, dtype=INDEX)
+        buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
+        for _ in range(num_boost_round):
+            g, h = objectives.gradients(p.objective, margin, y32, w32)
+            first_tree = len(builder)
+            for k in range(n_groups):
+                gk = np.ascontiguousarray(g[:, k])
+                hk = np.ascontiguousarray(h[:, k])
+                builder.add(k, grow_tree(X32, columns, gk, hk, p, position, buf))
+            new_trees = builder.build(first_tree)
+            add_tree_outputs(new_trees, X32, margin, 0, n_groups)
+            history["train"].append(objectives.metric(p.objective, margin, y32, w32))
+            for (name, X_e, y_e), m in zip(eval_sets, eval_margins):
+                add_tree_outputs(new_trees, X_e, m, 0, n_groups)
+                history[name].append(objectives.metric(p.objective, m, y_e, None))
+    forest = builder.build()
+    data = TrainingData(X=X32, y=y32, weight=w32)
+    for arr in (X32, y32) + (() if w32 is None else (w32,)):
+        arr.flags.writeable = False
+    return Booster(params=p, feature_names=names, base_score=base_score,
+                   base_margin=base_margin, forest=forest, data=data,
+                   history={k: np.array(v) for k, v in history.items()},
+                   eval_names=[name for name, _, _ in eval_sets])

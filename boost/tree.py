@@ -1,0 +1,167 @@
+"""Tree arrays and prediction: every grown tree, flat, plus the kernels that walk them.
+
+A ``Forest`` stores all trees of a model in parallel flat arrays (one entry per grown node,
+pruned ones included); tree ``t`` occupies ``tree_ptr[t]:tree_ptr[t+1]`` and node ids are
+local to the tree, as in XGBoost's dump. ``is_leaf`` marks the leaves of the *final* (pruned)
+tree and ``removed`` the nodes that pruning deleted; prediction follows ``is_leaf``, so the
+grown structure and the model are one set of arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+from numba import njit, prange
+
+from ._dtypes import WEIGHT
+
+
+@dataclass(frozen=True)
+class Forest:
+    tree_ptr: np.ndarray  # (n_trees + 1,) int64
+    tree_group: np.ndarray  # (n_trees,) int32: the class (output group) of each tree
+    parent: np.ndarray  # (n_nodes,) int32, -1 at the root
+    left: np.ndarray  # int32, -1 when the grown node is a leaf
+    right: np.ndarray  # int32
+    depth: np.ndarray  # int32
+    feature: np.ndarray  # int32, -1 for grown leaves
+    threshold: np.ndarray  # float32: x < threshold goes left ("yes")
+    default_left: np.ndarray  # bool: where missing values go
+    loss_chg: np.ndarray  # float32: XGBoost's gain of the split (0 if never split)
+    sum_grad: np.ndarray  # float64 G
+    sum_hess: np.ndarray  # float64 H (the cover)
+    weight: np.ndarray  # float32 Newton weight w before eta
+    value: np.ndarray  # float32 eta * w, the leaf value
+    is_leaf: np.ndarray  # bool: leaf of the final tree
+    removed: np.ndarray  # bool: grown, then deleted by pruning
+    reason: np.ndarray  # int8, see _dtypes.REASON_*
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.tree_ptr) - 1
+
+    def node_slice(self, tree_idx: int) -> slice:
+        return slice(int(self.tree_ptr[tree_idx]), int(self.tree_ptr[tree_idx + 1]))
+
+    def walk_arrays(self):
+        """The arrays the prediction kernels need, in their argument order."""
+        return (self.tree_ptr, self.tree_group, self.left, self.right, self.feature,
+                self.threshold, self.default_left, self.is_leaf, self.value)
+
+
+_NODE_FIELDS = [f.name for f in fields(Forest) if f.name not in ("tree_ptr", "tree_group")]
+
+
+class ForestBuilder:
+    """Collects trees while training; ``build()`` returns a read-only ``Forest``."""
+
+    def __init__(self):
+        self._trees: list[dict] = []
+        self._groups: list[int] = []
+
+    def add(self, group: int, nodes: dict) -> None:
+        self._trees.append(nodes)
+        self._groups.append(group)
+
+    def __len__(self) -> int:
+        return len(self._trees)
+
+    def build(self, first: int = 0) -> Forest:
+        """A Forest of the trees added so far, from tree ``first`` on."""
+        trees = self._trees[first:]
+        sizes = [len(t["parent"]) for t in trees]
+        tree_ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=tree_ptr[1:])
+        arrays = {}
+        for name in _NODE_FIELDS:
+            parts = [t[name] for t in trees]
+            arrays[name] = np.concatenate(parts) if parts else np.empty(0)
+        forest = Forest(tree_ptr=tree_ptr,
+                        tree_group=np.array(self._groups[first:], dtype=np.int32), **arrays)
+        for f in fields(forest):
+            getattr(forest, f.name).flags.writeable = False
+        return forest
+
+
+@njit(cache=True, inline="always")
+def _walk(X, r, off, left, right, feature, threshold, default_left, stop):
+    node = 0
+    while not stop[off + node]:
+        i = off + node
+        x = X[r, feature[i]]
+        if math.isnan(x):
+            node = left[i] if default_left[i] else right[i]
+        elif x < threshold[i]:
+            node = left[i]
+        else:
+            node = right[i]
+    return node
+
+
+@njit(cache=True, parallel=True)
+def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default_left,
+               is_leaf, value, t_begin, t_end, margin):
+    for r in prange(X.shape[0]):
+        for t in range(t_begin, t_end):
+            off = tree_ptr[t]
+            node = _walk(X, r, off, left, right, feature, threshold, default_left, is_leaf)
+            margin[r, tree_group[t]] += value[off + node]
+
+
+@njit(cache=True, parallel=True)
+def _leaves(X, tree_ptr, tree_group, left, right, feature, threshold, default_left, is_leaf,
+            value, t, out):
+    off = tree_ptr[t]
+    for r in prange(X.shape[0]):
+        out[r] = _walk(X, r, off, left, right, feature, threshold, default_left, is_leaf)
+
+
+@njit(cache=True, parallel=True)
+def _passes_through(X, off, left, right, feature, threshold, default_left, depth, node, out):
+    # Walk the *grown* tree down to the node's depth and test whether we arrive at it.
+    target_depth = depth[off + node]
+    for r in prange(X.shape[0]):
+        cur = 0
+        for _ in range(target_depth):
+            i = off + cur
+            if left[i] == -1:
+                break
+            x = X[r, feature[i]]
+            if math.isnan(x):
+                cur = left[i] if default_left[i] else right[i]
+            elif x < threshold[i]:
+                cur = left[i]
+            else:
+                cur = right[i]
+        out[r] = cur == node
+
+
+def add_tree_outputs(forest: Forest, X: np.ndarray, margin: np.ndarray, t_begin: int,
+                     t_end: int) -> None:
+    """``margin[r, group(t)] += value of the leaf of row r in tree t`` for t in [begin, end),
+    in tree order and float32, as XGBoost's predictor adds them."""
+    if t_end > t_begin:
+        _add_trees(X, *forest.walk_arrays(), t_begin, t_end, margin)
+
+
+def leaf_of_rows(forest: Forest, X: np.ndarray, tree_idx: int) -> np.ndarray:
+    """Node id (within the tree) of the final leaf each row reaches, int32."""
+    out = np.empty(X.shape[0], dtype=np.int32)
+    _leaves(X, *forest.walk_arrays(), tree_idx, out)
+    return out
+
+
+def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int) -> np.ndarray:
+    """Boolean mask of the rows that reach ``node_id`` of the grown tree (pruned or not)."""
+    out = np.empty(X.shape[0], dtype=np.bool_)
+    off = int(forest.tree_ptr[tree_idx])
+    _passes_through(X, off, forest.left, forest.right, forest.feature, forest.threshold,
+                    forest.default_left, forest.depth, node_id, out)
+    return out
+
+
+def initial_margin(n_samples: int, base_margin: np.ndarray) -> np.ndarray:
+    """``(n_samples, n_groups)`` float32 margins filled with the intercept."""
+    return np.tile(base_margin.astype(WEIGHT), (n_samples, 1))

@@ -1,0 +1,18 @@
+"""XGBoost 3.2 as the reference oracle: train it with the same parameters and data."""
+
+import numpy as np
+import xgboost as xgb
+
+
+def xgb_train(params, X, y, num_boost_round, sample_weight=None, evals=()):
+    full = {"tree_method": "exact", "nthread": 1, **params}
+    dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
+    watch = [(xgb.DMatrix(Xe, label=ye, missing=np.nan), name) for Xe, ye, name in evals]
+    result = {}
+    model = xgb.train(full, dtrain, num_boost_round, evals=watch, evals_result=result,
+                      verbose_eval=False)
+    return model, result
+
+
+def xgb_margin(model, X):
+    return model.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True)
