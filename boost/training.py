@@ -18,7 +18,7 @@ from . import objectives
 from ._dtypes import INDEX, REASON_MAX_DEPTH, SUM, WEIGHT
 from .booster import Booster, TrainingData
 from .data import as_features, as_labels, as_weights, check_training_rows
-from .exact import SortedColumns, grow_exact, prune
+from .exact import SortedColumns, grow_exact, new_segments, prune
 from .params import parse_params
 from .tree import ForestBuilder, add_tree_outputs, initial_margin
 
@@ -52,14 +52,15 @@ def _node_buffers(capacity: int) -> dict:
     }
 
 
-def grow_tree(X, columns: SortedColumns, g, h, p, position, buf):
+def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf):
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
-    ``position`` and ``buf`` (from ``_node_buffers``) are scratch reused across trees."""
+    ``position``, ``segments`` (``exact.new_segments``) and ``buf`` (``_node_buffers``) are
+    scratch reused across trees."""
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
     n_nodes = grow_exact(
         X, columns.col_ptr, columns.rows, columns.values, columns.need_forward, g, h, eta,
-        reg_lambda, alpha, mcw, mds, p.max_depth, position, buf["parent"], buf["left"],
+        reg_lambda, alpha, mcw, mds, p.max_depth, position, segments, buf["parent"], buf["left"],
         buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
         buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
     )
@@ -148,6 +149,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     with _threads(p.nthread):
         columns = SortedColumns(X32)
         position = np.empty(n_samples, dtype=INDEX)
+        segments = new_segments(columns)
         buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
         for _ in range(num_boost_round):
             g, h = objectives.gradients(p.objective, margin, y32, w32)
@@ -155,7 +157,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             for k in range(n_groups):
                 gk = np.ascontiguousarray(g[:, k])
                 hk = np.ascontiguousarray(h[:, k])
-                builder.add(k, grow_tree(X32, columns, gk, hk, p, position, buf))
+                builder.add(k, grow_tree(X32, columns, gk, hk, p, position, segments, buf))
             new_trees = builder.build(first_tree)
             add_tree_outputs(new_trees, X32, margin, 0, n_groups)
             history["train"].append(objectives.metric(p.objective, margin, y32, w32))
