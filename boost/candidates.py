@@ -14,7 +14,7 @@ import pandas as pd
 from numba import njit
 
 from ._dtypes import RT_EPS
-from .split_math import similarity, split_loss_change
+from .split_math import similarities, similarity, split_loss_change
 
 _F32_HALF = np.float32(0.5)
 
@@ -118,8 +118,7 @@ def split_candidates(X, rows, g, h, need_forward, params, names, split_made: boo
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
         X, rows.astype(np.int64), g, h, need_forward, reg_lambda, alpha, mcw, mds)
-    sims = [np.array([similarity(a, b, reg_lambda, alpha, mcw, mds) for a, b in zip(G, H)],
-                     dtype=np.float32) for G, H in ((gl, hl), (gr, hr))]
+    sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
     best = np.zeros(len(feat), dtype=bool)
     if split_made:
         ok = valid & ~np.isinf(loss)

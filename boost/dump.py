@@ -103,18 +103,16 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
     leaf_row = ~split_row
 
     def ref(local):
-        return np.where(split_row, [f"{t}-{c}" for t, c in zip(tree, local)], None)
+        return np.where(split_row, [f"{t}-{c}" for t, c in zip(tree, local, strict=True)], None)
 
-    feature = np.array(
-        ["Leaf" if leaf else str(names[f]) for leaf, f in zip(leaf_row, forest.feature)],
-        dtype=object,
-    )
+    pairs = zip(leaf_row, forest.feature, strict=True)
+    feature = np.array(["Leaf" if leaf else str(names[f]) for leaf, f in pairs], dtype=object)
     missing_child = np.where(forest.default_left, forest.left, forest.right)
     gain = np.where(leaf_row, _to_9g(forest.value), _to_9g(forest.loss_chg))
     df = pd.DataFrame({
         "Tree": tree,
         "Node": node,
-        "ID": [f"{t}-{c}" for t, c in zip(tree, node)],
+        "ID": [f"{t}-{c}" for t, c in zip(tree, node, strict=True)],
         "Feature": feature,
         "Split": np.where(leaf_row, np.nan, _to_9g(forest.threshold)),
         "Yes": ref(forest.left),

@@ -30,7 +30,7 @@ def get_score(forest: Forest, names, importance_type: str = "weight",
     stat = forest.loss_chg if "gain" in importance_type else forest.sum_hess
     values = np.asarray(stat[lo:hi][split], dtype=np.float32)
     totals = np.zeros(len(names), dtype=np.float32)
-    for f, v in zip(feats, values):  # float32, in node order, like XGBoost
+    for f, v in zip(feats, values, strict=True):  # float32, in node order, like XGBoost
         totals[f] = np.float32(totals[f] + v)
     if importance_type in ("gain", "cover"):
         totals = (totals / np.maximum(np.float32(1.0), counts.astype(np.float32))

@@ -144,7 +144,7 @@ def base_score_estimate(objective: str, y, weight, num_class: int) -> np.ndarray
     bins = np.zeros(num_class, dtype=np.float32)
     labels = y.astype(np.int64)
     w = np.ones(y.shape[0], dtype=np.float32) if weight is None else weight
-    for k, wk in zip(labels, w):
+    for k, wk in zip(labels, w, strict=True):
         bins[k] += wk
     sum_w = float(y.shape[0]) if weight is None else float(np.cumsum(w.astype(np.float64))[-1])
     freq = (bins.astype(np.float64) * (1.0 / sum_w)).astype(np.float32)

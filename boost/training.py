@@ -142,7 +142,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     margin = initial_margin(n_samples, base_margin)
     eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _ in eval_sets]
     history = {"train": [objectives.metric(p.objective, margin, y32, w32)]}
-    for (name, _, y_e), m in zip(eval_sets, eval_margins):
+    for (name, _, y_e), m in zip(eval_sets, eval_margins, strict=True):
         history[name] = [objectives.metric(p.objective, m, y_e, None)]
 
     builder = ForestBuilder()
@@ -161,7 +161,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             new_trees = builder.build(first_tree)
             add_tree_outputs(new_trees, X32, margin, 0, n_groups)
             history["train"].append(objectives.metric(p.objective, margin, y32, w32))
-            for (name, X_e, y_e), m in zip(eval_sets, eval_margins):
+            for (name, X_e, y_e), m in zip(eval_sets, eval_margins, strict=True):
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
                 history[name].append(objectives.metric(p.objective, m, y_e, None))
     forest = builder.build()
