@@ -27,7 +27,7 @@ def _json_node(forest, off, nid, names, with_stats, out):
     i = off + nid
     indent = "  " * (int(forest.depth[i]) + 1)
     if forest.is_leaf[i]:
-        stats = f' , "cover": {fmt(forest.sum_hess[i])}' if with_stats else " "
+        stats = f' , "cover": {fmt(forest.sum_hess[i])}' if with_stats else ""
         out.append(f'{indent}{{ "nodeid": {nid}, "leaf": {fmt(forest.value[i])}{stats} }}')
         return
     yes, no = _children_in_order(forest, off, nid)
