@@ -57,6 +57,11 @@ class SortedColumns:
 
     def __init__(self, X: np.ndarray):
         self.col_ptr, self.rows, self.values, self.need_forward = _sort_columns(X)
+        # (value, row) packed as in ``new_segments``: the root segments of every tree.
+        self.root_rv = np.empty(len(self.rows), dtype=np.int64)
+        packed = self.root_rv.view(np.float32).reshape(-1, 2)
+        packed[:, 0] = self.values
+        packed.view(np.int32)[:, 1] = self.rows
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -103,116 +108,140 @@ def _similarity0(sum_grad, sum_hess, reg_lambda, alpha):
     return s if sum_hess > 0.0 else _F32_ZERO
 
 
+CHUNK = 256  # entries per strip: a strip's sums and losses stay in L1
+
+
 @njit(cache=True, error_model="numpy")
-def _losses0(n, forward, vals, buf_g, buf_h, parent_g, parent_h, parent_sim, reg_lambda,
-             alpha, mcw, out_valid, out_blocked):
-    """Loss change at every boundary of a segment, max_delta_step = 0; written by hand as
-    one flat loop from 0 so that LLVM vectorises it (the guard H <= 0 -> similarity 0 and
-    the masks are selects). ``out_valid[j]`` is -inf where entry j starts no valid
-    boundary; ``out_blocked[j]`` where min_child_weight did not refuse one."""
-    for i in range(n - 1):
-        j = i + 1 if forward else i
-        o = i if forward else i + 1  # the neighbour already scanned
-        sg = buf_g[j]
-        sh = buf_h[j]
+def _losses0(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
+             out_valid, out_blocked):
+    """Loss change at each entry of a strip, max_delta_step = 0; one flat loop from 0 with
+    selects only, so that LLVM vectorises it. ``out_valid[i]`` is -inf where entry i starts
+    no valid boundary; ``out_blocked[i]`` where min_child_weight did not refuse one."""
+    for i in range(m):
+        sg = c_g[i]
+        sh = c_h[i]
         rg = parent_g - sg
         rh = parent_h - sh
-        t1 = max(abs(sg) - alpha, 0.0)
+        t1 = max(abs(sg) - alpha, 0.0)  # T_alpha(G)^2 == max(|G| - alpha, 0)^2 exactly
         t2 = max(abs(rg) - alpha, 0.0)
         s1 = np.float32(t1 * t1) / np.float32(sh + reg_lambda)
         s2 = np.float32(t2 * t2) / np.float32(rh + reg_lambda)
         s1 = s1 if sh > 0.0 else _F32_ZERO
         s2 = s2 if rh > 0.0 else _F32_ZERO
         loss = (s1 + s2) - parent_sim
-        boundary = (sh != 0.0) & (vals[j] != vals[o])
+        boundary = (sh != 0.0) & (c_v[i] != c_prev[i])
         heavy = (sh >= mcw) & (rh >= mcw)
-        out_valid[j] = loss if boundary & heavy & (loss != _POS_INF32) else _NEG_INF32
-        out_blocked[j] = loss if boundary & ~heavy else _NEG_INF32
+        out_valid[i] = loss if boundary & heavy & (loss < _POS_INF32) else _NEG_INF32
+        out_blocked[i] = loss if boundary & ~heavy & (loss == loss) else _NEG_INF32
+
+
+@njit(cache=True, error_model="numpy", fastmath={"nnan", "nsz", "reassoc"})
+def _strip_max(m, values):
+    # Vectorised maximum of a strip; its inputs never hold NaN (the masks above turn NaN
+    # and +inf into -inf), so the fast-math flags cannot change the result.
+    out = values[0]
+    for i in range(1, m):
+        out = max(out, values[i])
+    return out
 
 
 @njit(cache=True, error_model="numpy")
-def _losses(n, forward, vals, buf_g, buf_h, parent_g, parent_h, parent_sim, reg_lambda,
-            alpha, mcw, mds, out_valid, out_blocked):
-    # The general case (max_delta_step != 0), same masks as _losses0.
-    for i in range(n - 1):
-        j = i + 1 if forward else i
-        o = i if forward else i + 1
-        sh = buf_h[j]
+def _losses(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
+            mds, out_valid, out_blocked):
+    # The general case (max_delta_step != 0), same masks as _losses0. Addition is
+    # commutative in IEEE arithmetic, so the children's order does not matter.
+    for i in range(m):
+        sh = c_h[i]
         rh = parent_h - sh
-        loss = split_loss_change(buf_g[j], sh, parent_g - buf_g[j], rh, parent_sim,
-                                 reg_lambda, alpha, mcw, mds)
-        boundary = (sh != 0.0) & (vals[j] != vals[o])
+        loss = split_loss_change(c_g[i], sh, parent_g - c_g[i], rh, parent_sim, reg_lambda,
+                                 alpha, mcw, mds)
+        boundary = (sh != 0.0) & (c_v[i] != c_prev[i])
         heavy = (sh >= mcw) & (rh >= mcw)
-        out_valid[j] = loss if boundary & heavy & (loss != _POS_INF32) else _NEG_INF32
-        out_blocked[j] = loss if boundary & ~heavy else _NEG_INF32
+        out_valid[i] = loss if boundary & heavy & (loss < _POS_INF32) else _NEG_INF32
+        out_blocked[i] = loss if boundary & ~heavy & (loss == loss) else _NEG_INF32
 
 
 @njit(cache=True, error_model="numpy")
-def _scan_segment(vals, gs, hs, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
-                  mcw, mds, buf_g, buf_h, buf_loss, buf_blocked, best):
-    """Search one node's entries of one feature (all arrays are the node's slices) in one
-    direction.
+def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+                  mcw, mds, scratch, best):
+    """Search one node's entries ``[a, b)`` of one feature in one direction (``rvf[k, 0]``
+    is the value, ``ghf[k]`` the gradient pair of entry k).
 
     ``best`` = [loss, threshold, default_left, blocked] is updated in place: the loss only
     when strictly larger (the first of equal gains in scan order wins), ``blocked`` with the
-    best loss change that min_child_weight refused.
+    best loss change that min_child_weight refused. The segment is processed in strips of
+    CHUNK entries: sums (sequential), losses (vectorised), then the strip's first maximum.
     """
-    n = vals.shape[0]
-    # Pass 1: the scanned side's sums before each entry, accumulated in scan order.
-    # XGBoost's "first hit" rule (no candidate while the scanned hessian is exactly 0) is
-    # applied by the masks of pass 2.
+    c_g, c_h, c_v, c_prev, c_loss, c_blocked = scratch
+    n = b - a
     sg = 0.0
     sh = 0.0
-    for i in range(n):
-        j = i if forward else n - 1 - i
-        buf_g[j] = sg
-        buf_h[j] = sh
-        sg += gs[j]
-        sh += hs[j]
-    # Pass 2: every boundary's loss change, masked.
-    if mds == 0.0:
-        _losses0(n, forward, vals, buf_g, buf_h, parent_g, parent_h, parent_sim, reg_lambda,
-                 alpha, mcw, buf_loss, buf_blocked)
-    else:
-        _losses(n, forward, vals, buf_g, buf_h, parent_g, parent_h, parent_sim, reg_lambda,
-                alpha, mcw, mds, buf_loss, buf_blocked)
-    # Pass 3: the first maximum in scan order.
-    best_j = -1
+    prev = np.float32(0.0)
     best_loss = best[0]
-    for i in range(n - 1):
-        j = i + 1 if forward else n - 2 - i
-        if buf_loss[j] > best_loss:
-            best_loss = buf_loss[j]
-            best_j = j
-    if mcw > 0.0:
-        blocked = best[3]
-        for i in range(n - 1):
-            j = i + 1 if forward else i
-            blocked = max(blocked, buf_blocked[j])
-        best[3] = blocked
-    if best_j >= 0:
-        v = vals[best_j]
-        last = vals[best_j - 1] if forward else vals[best_j + 1]
-        mid = (v + last) * _F32_HALF
+    blocked = best[3]
+    best_v = np.float32(0.0)
+    best_prev = np.float32(0.0)
+    found = False
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        # The scanned side's sums before each entry, accumulated in scan order. XGBoost's
+        # "first hit" rule (no candidate while the scanned hessian is exactly 0) and the
+        # change-of-value test are applied by the masks.
+        for i in range(m):
+            k = a + start + i if forward else b - 1 - start - i
+            v = rvf[k, 0]
+            c_g[i] = sg
+            c_h[i] = sh
+            c_v[i] = v
+            c_prev[i] = prev
+            sg += ghf[k, 0]
+            sh += ghf[k, 1]
+            prev = v
+        if mds == 0.0:
+            _losses0(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda,
+                     alpha, mcw, c_loss, c_blocked)
+        else:
+            _losses(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda,
+                    alpha, mcw, mds, c_loss, c_blocked)
+        if _strip_max(m, c_loss) > best_loss:  # rare: look for the first improvement
+            for i in range(m):
+                if c_loss[i] > best_loss:
+                    best_loss = c_loss[i]
+                    best_v = c_v[i]
+                    best_prev = c_prev[i]
+                    found = True
+        if mcw > 0.0:
+            blocked = max(blocked, _strip_max(m, c_blocked))
+    best[3] = blocked
+    if found:
+        mid = (best_v + best_prev) * _F32_HALF
         best[0] = best_loss
-        best[1] = last if mid == v else mid
+        best[1] = best_prev if mid == best_v else mid
         best[2] = 0.0 if forward else 1.0
     # Everything present on one side, the missing rows on the other.
     rest_h = parent_h - sh
-    if sh >= mcw and rest_h >= mcw:
+    if n > 0 and sh >= mcw and rest_h >= mcw:
         loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
                                  mcw, mds)
         if loss > best[0] and not math.isinf(loss):
-            last = vals[n - 1] if forward else vals[0]
-            gap = abs(last) + RT_EPS
+            gap = abs(prev) + RT_EPS
             best[0] = loss
-            best[1] = last + gap if forward else last - gap
+            best[1] = prev + gap if forward else prev - gap
             best[2] = 0.0 if forward else 1.0
 
 
+def _new_scratch():
+    return (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
+            np.empty(CHUNK, np.float32), np.empty(CHUNK, np.float32),
+            np.empty(CHUNK, np.float32), np.empty(CHUNK, np.float32))
+
+
+_new_scratch_jit = njit(cache=True)(_new_scratch)
+
+
 @njit(cache=True, parallel=True, error_model="numpy")
-def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, alpha, mcw, mds,
-               max_depth, position, seg, parent, left, right, depth, feature, threshold,
+def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_lambda, alpha,
+               mcw, mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
                default_left, loss_chg, sum_grad, sum_hess, weight, reason):
     """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
 
@@ -220,8 +249,7 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
     leaf (or when its hessian is negative, as XGBoost ignores such rows). ``seg`` is a
     ``Segments`` workspace (see ``new_segments``).
     """
-    (rows_a, vals_a, g_a, h_a, rows_b, vals_b, g_b, h_b, buf_g, buf_h, buf_loss, buf_blocked,
-     side_buf) = seg
+    rv_a, rvf_a, rvi_a, gh_a, ghf_a, rv_b, rvf_b, rvi_b, gh_b, ghf_b, side_buf = seg
     n_samples, n_features = X.shape
     root_g = 0.0
     root_h = 0.0
@@ -245,17 +273,27 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
             break
     ptr = np.empty((n_features, 2), dtype=np.int64)
     side = np.zeros(n_samples, dtype=np.uint8)  # 0 = left child, 1 = right child
+    # Each row's (g, h) packed in one int64, so the gather below is one load per entry.
+    gh_row = np.empty(n_samples, dtype=np.int64)
+    gh_row_f = gh_row.view(np.float32).reshape(n_samples, 2)
+    for r in prange(n_samples):
+        gh_row_f[r, 0] = g[r]
+        gh_row_f[r, 1] = h[r]
     for f in prange(n_features):
         out = col_ptr[f]
-        for k in range(col_ptr[f], col_ptr[f + 1]):
-            r = rows[k]
-            if any_negative and position[r] != 0:
-                continue
-            rows_a[out] = r
-            vals_a[out] = values[k]
-            g_a[out] = g[r]
-            h_a[out] = h[r]
-            out += 1
+        if any_negative:
+            for k in range(col_ptr[f], col_ptr[f + 1]):
+                r = rows[k]
+                if position[r] == 0:
+                    rvi_a[out, 1] = r
+                    rvf_a[out, 0] = values[k]
+                    gh_a[out] = gh_row[r]
+                    out += 1
+        else:
+            for k in range(col_ptr[f], col_ptr[f + 1]):
+                rv_a[k] = root_rv[k]
+                gh_a[k] = gh_row[rows[k]]
+            out = col_ptr[f + 1]
         ptr[f, 0] = col_ptr[f]
         ptr[f, 1] = out
     n_nodes = 1
@@ -272,6 +310,7 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
         best = np.zeros((n_features, n_level, 4), dtype=np.float32)
         best[:, :, 3] = _NEG_INF32
         for f in prange(n_features):
+            scratch = _new_scratch_jit()
             for li in range(n_level):
                 a = ptr[f, li]
                 b = ptr[f, li + 1]
@@ -281,10 +320,9 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
                 for forward in (True, False):
                     if forward and not need_forward[f]:
                         continue
-                    _scan_segment(vals_a[a:b], g_a[a:b], h_a[a:b], forward, sum_grad[nid],
+                    _scan_segment(rvf_a, ghf_a, a, b, forward, sum_grad[nid],
                                   sum_hess[nid], parent_sim[li], reg_lambda, alpha, mcw, mds,
-                                  buf_g[a:b], buf_h[a:b], buf_loss[a:b], buf_blocked[a:b],
-                                  best[f, li])
+                                  scratch, best[f, li])
         any_split = False
         for li in range(n_level):
             nid = level_start + li
@@ -366,7 +404,7 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
                 b = ptr[f, li + 1]
                 n_right = 0
                 for k in range(a, b):  # gather the sides first: keeps loads off the chain
-                    sd = side[rows_a[k]]
+                    sd = side[rvi_a[k, 1]]
                     side_buf[k] = sd
                     n_right += sd
                 cursor_left = out
@@ -378,16 +416,15 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
                     dst = cursor_right if sd else cursor_left
                     cursor_left += 1 - sd
                     cursor_right += sd
-                    rows_b[dst] = rows_a[k]
-                    vals_b[dst] = vals_a[k]
-                    g_b[dst] = g_a[k]
-                    h_b[dst] = h_a[k]
+                    rv_b[dst] = rv_a[k]  # (row, value) and (g, h) move as one int64 each
+                    gh_b[dst] = gh_a[k]
                 out += b - a
             new_ptr[f, n_next] = out
-        rows_a, rows_b = rows_b, rows_a
-        vals_a, vals_b = vals_b, vals_a
-        g_a, g_b = g_b, g_a
-        h_a, h_b = h_b, h_a
+        rv_a, rv_b = rv_b, rv_a
+        rvf_a, rvf_b = rvf_b, rvf_a
+        rvi_a, rvi_b = rvi_b, rvi_a
+        gh_a, gh_b = gh_b, gh_a
+        ghf_a, ghf_b = ghf_b, ghf_a
         ptr = new_ptr
         level_start = level_end
         level_end = n_nodes
@@ -395,14 +432,22 @@ def grow_exact(X, col_ptr, rows, values, need_forward, g, h, eta, reg_lambda, al
 
 
 def new_segments(columns: SortedColumns):
-    """Workspace of ``grow_exact``: two copies of (rows, values, g, h) per sorted entry
-    (segments are partitioned from one into the other), the scan buffers and a side buffer."""
+    """Workspace of ``grow_exact``: two copies of the sorted entries (segments are
+    partitioned from one into the other) and a side buffer.
+
+    An entry is two int64 words, so the partition moves it with two loads and two stores:
+    ``rv`` packs (value float32, row int32) and ``gh`` packs (g float32, h float32); the
+    float32 and int32 views ``rvf[k, 0]`` (value), ``rvi[k, 1]`` (row), ``ghf[k, 0]`` (g)
+    and ``ghf[k, 1]`` (h) read them.
+    """
     nnz = len(columns.rows)
-    return (np.empty(nnz, np.int32), np.empty(nnz, np.float32), np.empty(nnz, np.float32),
-            np.empty(nnz, np.float32), np.empty(nnz, np.int32), np.empty(nnz, np.float32),
-            np.empty(nnz, np.float32), np.empty(nnz, np.float32), np.empty(nnz, np.float64),
-            np.empty(nnz, np.float64), np.empty(nnz, np.float32), np.empty(nnz, np.float32),
-            np.empty(nnz, np.uint8))
+    out = []
+    for _ in range(2):
+        rv = np.empty(nnz, np.int64)
+        gh = np.empty(nnz, np.int64)
+        out += [rv, rv.view(np.float32).reshape(nnz, 2), rv.view(np.int32).reshape(nnz, 2),
+                gh, gh.view(np.float32).reshape(nnz, 2)]
+    return tuple(out) + (np.empty(nnz, np.uint8),)
 
 
 @njit(cache=True, error_model="numpy")
