@@ -187,8 +187,10 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
         # The scanned side's sums before each entry, accumulated in scan order. XGBoost's
         # "first hit" rule (no candidate while the scanned hessian is exactly 0) and the
         # change-of-value test are applied by the masks.
+        first = a + start if forward else b - 1 - start
+        step = 1 if forward else -1
         for i in range(m):
-            k = a + start + i if forward else b - 1 - start - i
+            k = first + step * i
             v = rvf[k, 0]
             c_g[i] = sg
             c_h[i] = sh
