@@ -1,0 +1,383 @@
+"""BoostScope: watch gradient boosting think, round by round.
+
+The screen: a sidebar with the data (a sample or an upload, target, features, task) and the
+parameters (a form with a Train button); the main area with the transport controls and, for
+the current round, the fit, the loss curves and the round's tree.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pandas as pd
+import streamlit as st
+
+import boost
+from ui import dataset, urlstate
+from ui.samples import BY_KEY, SAMPLES
+from viz.fit import make_fit_figure
+from viz.loss import make_loss_figure
+
+HELP = {
+    "eta": "Learning rate η: every leaf value is η·w, so each round moves the prediction only "
+           "part of the way. Smaller η needs more rounds.",
+    "lambda": "L2 regularisation λ: leaf weight w = −G / (H + λ), similarity = G² / (H + λ). "
+              "Larger λ shrinks leaves and gains.",
+    "gamma": "γ (min_split_loss): with the exact method a split is pruned afterwards, bottom-up, "
+             "when its gain = sim(L) + sim(R) − sim(parent) is below γ.",
+    "max_depth": "Maximum depth of each tree (the root is depth 0).",
+    "min_child_weight": "A split is allowed only if both children have hessian sum H ≥ "
+                        "min_child_weight (H = number of rows for squared error, Σ p(1−p) for "
+                        "logistic).",
+    "alpha": "L1 regularisation α: G is soft-thresholded, T_α(G) = sign(G)·max(|G| − α, 0), "
+             "in w = −T_α(G)/(H + λ) and similarity = T_α(G)²/(H + λ).",
+    "max_delta_step": "Caps |w| (before η); 0 means no cap.",
+    "base_score": "The starting prediction (round 0). Empty: estimated from the data as "
+                  "XGBoost 3.2 does (mean of y; class frequencies for classification).",
+    "rounds": "Number of boosting rounds (trees per class).",
+    "task": "What the target is: inferred from the column, or chosen here. Objective: "
+            "regression → reg:squarederror, binary → binary:logistic, multi-class → "
+            "multi:softprob.",
+}
+
+
+# --------------------------------------------------------------------------- state
+def init_state() -> None:
+    """Session defaults, once per session: from the URL if it carries a shared view."""
+    if "init" in st.session_state:
+        return
+    url = urlstate.read(dict(st.query_params), [s.key for s in SAMPLES])
+    st.session_state.init = True
+    st.session_state.sample = url["sample"] or "four_points"
+    for name in urlstate.PARAMS:
+        st.session_state[f"p_{name}"] = url[name]
+    st.session_state.p_base_score = "" if url["base_score"] is None else f"{url['base_score']:g}"
+    st.session_state.task = url["task"]
+    st.session_state.url_target = url["target"]
+    st.session_state.url_round = url["round"]
+    st.session_state.node = url["node"]
+    st.session_state.playing = False
+    st.session_state.data = None  # the last good table: (name, digest, DataFrame, notes)
+    st.session_state.config = None  # the last trained configuration
+
+
+# --------------------------------------------------------------------------- data
+@st.cache_data(max_entries=8, show_spinner=False)
+def read_sample(key: str) -> tuple[str, pd.DataFrame, list[str]]:
+    raw = BY_KEY[key].path.read_bytes()
+    table = dataset.read_table(raw, BY_KEY[key].file)
+    return dataset.digest(raw), table.frame, table.notes
+
+
+def data_ui() -> None:
+    """Sample picker and uploader; keeps the last good table in session state."""
+    st.header("Data")
+    keys = [s.key for s in SAMPLES]
+    st.selectbox("Sample data", keys, key="sample", format_func=lambda k: BY_KEY[k].title,
+                 help="Bundled data sets; sample_data/README.md gives their sources.",
+                 on_change=_use_sample)
+    upload = st.file_uploader("…or upload a CSV", type=["csv", "tsv", "txt"], key="upload",
+                              help="Comma, semicolon, tab or | separated; UTF-8, UTF-16 or "
+                                   "Windows-1252; with or without a header row.")
+    if upload is not None:
+        raw = upload.getvalue()
+        d = dataset.digest(raw)
+        if st.session_state.get("upload_digest") != d:
+            st.session_state.upload_digest = d
+            try:
+                table = dataset.read_table(raw, upload.name)
+            except dataset.DataError as exc:
+                st.session_state.upload_error = str(exc)
+            else:
+                st.session_state.upload_error = None
+                _set_data(upload.name, d, table.frame, table.notes, target=None)
+        if st.session_state.get("upload_error"):
+            st.error(st.session_state.upload_error + " The previous data stay loaded.")
+    if st.session_state.data is None:
+        _use_sample(initial=True)
+
+
+def _use_sample(initial: bool = False) -> None:
+    sample = BY_KEY[st.session_state.sample]
+    d, frame, notes = read_sample(sample.key)
+    target = sample.target
+    if initial and st.session_state.get("url_target") in frame.columns:
+        target = st.session_state.url_target
+    _set_data(sample.title, d, frame, notes, target=target)
+
+
+def _set_data(name, digest, frame, notes, target) -> None:
+    """New data: reset the column choices *before* their widgets are drawn."""
+    st.session_state.data = (name, digest, frame, notes)
+    columns = list(frame.columns)
+    st.session_state.target = target if target in columns else columns[-1]
+    st.session_state.features = default_features(frame, st.session_state.target)
+    st.session_state.config = None
+    st.session_state.playing = False
+
+
+def default_features(frame: pd.DataFrame, target: str) -> list[str]:
+    """Every column but the target and the flagged ones; if that leaves nothing, every
+    column that has values."""
+    flags = dataset.column_flags(frame)
+    chosen = [c for c in frame.columns if c != target and c not in flags]
+    if not chosen:
+        chosen = [c for c in frame.columns
+                  if c != target and flags.get(c) != "all values missing"]
+    return chosen
+
+
+def columns_ui() -> None:
+    name, _, frame, notes = st.session_state.data
+    columns = list(frame.columns)
+    st.caption(f"**{name}**: {len(frame):,} rows × {len(columns)} columns. " + " ".join(notes))
+    st.selectbox("Target (what to predict)", columns, key="target", on_change=_target_changed)
+    flags = dataset.column_flags(frame)
+    st.multiselect("Features", [c for c in columns if c != st.session_state.target],
+                   key="features")
+    for column, why in flags.items():
+        if column != st.session_state.target:
+            left_out = column not in st.session_state.features
+            st.caption(f":material/warning: `{column}`: {why}"
+                       + (" — left out by default." if left_out else "."))
+    st.selectbox("Task", urlstate.TASK_CHOICES, key="task", help=HELP["task"])
+
+
+def _target_changed() -> None:
+    st.session_state.features = default_features(st.session_state.data[2],
+                                                 st.session_state.target)
+
+
+# --------------------------------------------------------------------------- parameters
+def params_ui() -> bool:
+    """The parameter form; returns True when Train was pressed."""
+    with st.form("params", border=False):
+        st.header("Parameters")
+        st.slider("eta (learning rate)", 0.01, 1.0, key="p_eta", step=0.01, help=HELP["eta"])
+        st.number_input("lambda", 0.0, 100.0, key="p_lambda", step=0.5, help=HELP["lambda"])
+        st.number_input("gamma", 0.0, 1000.0, key="p_gamma", step=1.0, help=HELP["gamma"])
+        st.slider("max_depth", 1, 10, key="p_max_depth", help=HELP["max_depth"])
+        st.number_input("min_child_weight", 0.0, 100.0, key="p_min_child_weight", step=0.5,
+                        help=HELP["min_child_weight"])
+        st.number_input("alpha", 0.0, 100.0, key="p_alpha", step=0.5, help=HELP["alpha"])
+        st.number_input("max_delta_step", 0.0, 10.0, key="p_max_delta_step", step=0.1,
+                        help=HELP["max_delta_step"])
+        st.text_input("base_score", key="p_base_score", placeholder="estimated from the data",
+                      help=HELP["base_score"])
+        st.number_input("rounds", 1, 500, key="p_rounds", step=1, help=HELP["rounds"])
+        st.caption("tree_method: exact (XGBoost's exact greedy algorithm)")
+        return st.form_submit_button("Train", key="train", type="primary",
+                                     use_container_width=True)
+
+
+def current_config() -> dict:
+    """Everything training depends on, as plain values (the cache key)."""
+    name, digest, _, _ = st.session_state.data
+    return {
+        "digest": digest, "name": name, "target": st.session_state.target,
+        "features": tuple(st.session_state.features), "task": st.session_state.task,
+        **{k: st.session_state[f"p_{k}"] for k in urlstate.PARAMS},
+        "base_score": st.session_state.p_base_score.strip(),
+    }
+
+
+# --------------------------------------------------------------------------- training
+class TrainingError(ValueError):
+    pass
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def train_cached(config: dict, _frame: pd.DataFrame):
+    """Train once per (data digest, choices, parameters); the result is shared read-only."""
+    task = None if config["task"] == "auto" else config["task"]
+    try:
+        prep = dataset.prepare(_frame, config["target"], list(config["features"]), task=task)
+    except dataset.DataError as exc:
+        raise TrainingError(str(exc)) from None
+    params = {"objective": prep.objective, "eta": config["eta"], "lambda": config["lambda"],
+              "gamma": config["gamma"], "max_depth": config["max_depth"],
+              "min_child_weight": config["min_child_weight"], "alpha": config["alpha"],
+              "max_delta_step": config["max_delta_step"], "tree_method": "exact"}
+    if prep.objective == "multi:softprob":
+        params["num_class"] = prep.num_class
+    if config["base_score"]:
+        try:
+            params["base_score"] = float(config["base_score"])
+        except ValueError:
+            raise TrainingError(
+                f"base_score {config['base_score']!r} is not a number; leave it empty to "
+                "estimate it from the data.") from None
+    evals = [(prep.X_valid, prep.y_valid, "valid")] if len(prep.y_valid) else []
+    try:
+        booster = boost.train(params, prep.X_train, prep.y_train, config["rounds"],
+                              evals=evals)
+    except ValueError as exc:
+        raise TrainingError(str(exc)) from None
+    return booster, prep
+
+
+def trained_model():
+    """The model of the last trained configuration, or None (with the reason shown)."""
+    config = st.session_state.config
+    if config is None:
+        return None
+    frame = st.session_state.data[2]
+    try:
+        with st.spinner("Training…", show_time=True):
+            model = train_cached(config, frame)
+    except TrainingError as exc:
+        previous = st.session_state.get("last_good_model")
+        st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
+        return previous
+    st.session_state.last_good_model = model
+    return model
+
+
+# --------------------------------------------------------------------------- stepping
+def _step(delta: int, n: int) -> None:
+    st.session_state["round"] = int(min(n, max(0, st.session_state.get("round", 0) + delta)))
+
+
+def _jump(value: int) -> None:
+    st.session_state["round"] = value
+
+
+def _toggle_play(n: int) -> None:
+    playing = not st.session_state.playing
+    if playing and st.session_state.get("round", 0) >= n:
+        st.session_state["round"] = 0
+    st.session_state.playing = playing
+
+
+def transport_ui(n: int) -> None:
+    """First, back, play/pause, step, last and the speed, outside the animated fragment."""
+    cols = st.columns([1, 1, 1.3, 1, 1, 2.2])
+    playing = st.session_state.playing
+    cols[0].button("First", key="first", on_click=_jump, args=(0,), shortcut="Home",
+                   icon=":material/first_page:", use_container_width=True)
+    cols[1].button("Back", key="step_back", on_click=_step, args=(-1, n), shortcut="Left",
+                   icon=":material/chevron_left:", use_container_width=True)
+    cols[2].button("Pause" if playing else "Play", key="play", on_click=_toggle_play,
+                   args=(n,), shortcut="Space", type="primary", use_container_width=True,
+                   icon=":material/pause:" if playing else ":material/play_arrow:")
+    cols[3].button("Step", key="step_forward", on_click=_step, args=(1, n), shortcut="Right",
+                   icon=":material/chevron_right:", icon_position="right",
+                   use_container_width=True)
+    cols[4].button("Last", key="last", on_click=_jump, args=(n,), shortcut="End",
+                   icon=":material/last_page:", icon_position="right",
+                   use_container_width=True)
+    cols[5].select_slider("Speed", options=[0.25, 0.5, 1.0, 2.0], value=1.0, key="speed",
+                          format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
+
+
+def round_stage(booster: boost.Booster, prep: dataset.Prepared) -> None:
+    """Everything that follows the current round; re-run alone while playing."""
+    n = booster.num_boosted_rounds()
+    if st.session_state.playing:
+        if st.session_state.get("round", 0) >= n:
+            st.session_state.playing = False
+            st.rerun(scope="app")
+        else:
+            st.session_state["round"] = st.session_state.get("round", 0) + 1
+    st.slider("Round", 0, n, key="round", help="Round 0 is the baseline (base_score); round r "
+              "adds the r-th tree(s). Keys: ← → step, Space plays, Home/End jump.")
+    r = st.session_state["round"]
+    history = booster.loss_history()
+    losses = ", ".join(f"{name} {booster.metric_name} {history[name].iloc[r]:.4g}"
+                       for name in history.columns)
+    st.markdown(f"#### Round {r} of {n} — {losses}")
+    X_train = prep.X_train.to_numpy(dtype=float)
+    left, right = st.columns([1.15, 1])
+    with left:
+        st.plotly_chart(make_fit_figure(booster, X_train, prep.y_train, r,
+                                        class_names=prep.class_names),
+                        key="fit", config={"displaylogo": False})
+    with right:
+        st.plotly_chart(make_loss_figure(history, r, booster.metric_name), key="loss",
+                        config={"displaylogo": False})
+    tree_table(booster, r)
+    share_url(st.session_state.config)
+
+
+def tree_table(booster: boost.Booster, r: int) -> None:
+    if r == 0:
+        st.info(f"Round 0 is the baseline: every row starts at base_score "
+                f"{', '.join(f'{v:.4g}' for v in booster.base_score)} "
+                "(margin " + ", ".join(f"{v:.4g}" for v in booster.base_margin) + ").")
+        return
+    df = booster.trees_to_dataframe(include_pruned=True)
+    df = df[df.Round == r]
+    columns = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing", "Gain",
+               "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value", "Leaf", "Pruned",
+               "Reason"]
+    if booster.num_groups == 1:
+        columns.remove("Class")
+    st.markdown(f"**Tree of round {r}** (as grown; rows with Pruned = True were removed by "
+                "γ-pruning). Gain is XGBoost's loss change of a split; for leaves it holds the "
+                "leaf value η·w, as in XGBoost's `trees_to_dataframe`.")
+    table = df[columns].reset_index(drop=True)
+    st.dataframe(table, hide_index=True, key="tree_table",
+                 on_select=functools.partial(_node_picked, table), selection_mode="single-row")
+    node = st.session_state.get("node")
+    picked = df[df.Node == node] if node is not None else df.iloc[:0]
+    if len(picked):
+        row = picked.iloc[0]
+        node_candidates(booster, r, int(row.Node), int(row.Class))
+    else:
+        st.caption("Select a row of the table to see every candidate split of that node.")
+
+
+def _node_picked(table: pd.DataFrame) -> None:
+    rows = st.session_state.tree_table.selection.rows
+    if rows:  # an empty event (the selection was cleared by a redraw) keeps the node
+        st.session_state.node = int(table.Node.iloc[rows[0]])
+
+
+def node_candidates(booster: boost.Booster, r: int, node: int, klass: int) -> None:
+    cand = booster.split_candidates(r, node, klass)
+    st.markdown(f"**Candidate splits of node {node}** ({len(cand)} candidates, best first)")
+    st.dataframe(cand.sort_values("Gain", ascending=False).head(50), hide_index=True)
+
+
+# --------------------------------------------------------------------------- the screen
+def main() -> None:
+    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide")
+    init_state()
+    with st.sidebar:
+        st.title(":material/forest: BoostScope")
+        data_ui()
+        columns_ui()
+        pressed = params_ui()
+    if pressed or (st.session_state.config is None and st.session_state.data is not None):
+        st.session_state.config = current_config()
+    model = trained_model()
+    if model is None:
+        st.info("Choose data and press **Train**.")
+        return
+    booster, prep = model
+    n = booster.num_boosted_rounds()
+    if st.session_state.get("url_round") is not None:
+        st.session_state["round"] = min(n, st.session_state.url_round)
+        st.session_state.url_round = None
+    if st.session_state.get("round", 0) > n:
+        st.session_state["round"] = n
+    for note in prep.notes:
+        st.caption(":material/info: " + note)
+    transport_ui(n)
+    interval = {0.25: 0.25, 0.5: 0.5, 1.0: 1.0, 2.0: 2.0}[st.session_state.get("speed", 1.0)]
+    fragment = st.fragment(round_stage, run_every=interval if st.session_state.playing else None)
+    fragment(booster, prep)
+
+
+def share_url(config: dict) -> None:
+    state = {"sample": st.session_state.sample if config["name"] in
+             {s.title for s in SAMPLES} else None,
+             "target": config["target"], "task": config["task"],
+             **{k: config[k] for k in urlstate.PARAMS},
+             "base_score": config["base_score"] or None,
+             "round": st.session_state.get("round", 0),
+             "node": st.session_state.get("node")}
+    st.query_params.from_dict(urlstate.write(state))
+
+
+main()

@@ -1,0 +1,158 @@
+"""The app's flows with Streamlit's AppTest (no browser)."""
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _status(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
+
+
+def test_sample_opens_at_the_baseline():
+    at = _app()
+    assert _status(at).startswith("#### Round 0 of 20")
+    assert at.selectbox(key="target").value == "y"
+    assert len(at.get("plotly_chart")) == 2
+    assert not at.error
+
+
+def test_step_forward_and_back_never_retrain(monkeypatch):
+    at = _app(sample="noisy_1d")
+    import boost
+
+    calls = []
+    original = boost.train
+    monkeypatch.setattr(boost, "train", lambda *a, **k: calls.append(1) or original(*a, **k))
+    at.button(key="step_forward").click().run()
+    at.button(key="step_forward").click().run()
+    assert at.slider(key="round").value == 2
+    assert _status(at).startswith("#### Round 2 of 20 — train rmse")
+    at.button(key="step_back").click().run()
+    assert at.slider(key="round").value == 1
+    at.button(key="last").click().run()
+    assert at.slider(key="round").value == 20
+    at.button(key="step_forward").click().run()  # stays at the last round
+    assert at.slider(key="round").value == 20
+    assert calls == []
+    assert at.query_params["round"] == "20"
+
+
+def test_parameters_apply_only_on_train():
+    at = _app(sample="noisy_1d", round="20")
+    before = _status(at)
+    at.slider(key="p_eta").set_value(0.05).run()
+    assert _status(at) == before  # dragging a slider does not retrain
+    at.slider(key="p_eta").set_value(0.05)
+    at.button(key="train").click().run()
+    assert _status(at) != before
+    assert at.query_params["eta"] == "0.05"
+
+
+def test_url_restores_the_view():
+    at = _app(sample="moons", eta="0.1", max_depth="2", rounds="7", round="4")
+    assert at.selectbox(key="sample").value == "moons"
+    assert at.slider(key="round").value == 4
+    assert _status(at).startswith("#### Round 4 of 7 — train logloss")
+    assert at.slider(key="p_eta").value == pytest.approx(0.1)
+
+
+def test_play_advances_and_stops_at_the_end():
+    at = _app(sample="four_points", rounds="3")
+    at.button(key="play").click().run()
+    assert at.session_state.playing
+    rounds = [at.slider(key="round").value]
+    for _ in range(4):
+        at.run()
+        rounds.append(at.slider(key="round").value)
+    assert rounds[:3] == [1, 2, 3]
+    assert not at.session_state.playing
+    at.button(key="play").click().run()  # play at the end starts again from round 0 -> 1
+    assert at.slider(key="round").value == 1
+
+
+def test_upload_semicolon_csv():
+    at = _app()
+    raw = "a;b;target\n" + "\n".join(f"{i};{i % 7};{(i * 3) % 11}" for i in range(60))
+    at.get("file_uploader")[0].set_value(("mine.csv", raw.encode(), "text/csv")).run()
+    assert not at.exception
+    assert at.selectbox(key="target").value == "target"
+    assert _status(at).startswith("#### Round 0 of 20 — train rmse")
+
+
+@pytest.mark.parametrize("raw,message", [
+    (b"", "empty"),
+    (b"\x00\x01\x02\x03binary", "binary"),
+    (b"x,y\n1,2\n", "1 data row"),
+    (b"x|y|z\n" + b"".join(b"%d|%d|%d\n" % (i, i % 3, i * i % 7) for i in range(12)),
+     None),  # another delimiter is detected, not an error
+    (b"only\n1\n2\n", "single column"),
+])
+def test_bad_uploads_keep_the_previous_data(raw, message):
+    at = _app(sample="moons")
+    at.get("file_uploader")[0].set_value(("bad.csv", raw, "text/csv")).run()
+    assert not at.exception
+    if message is None:
+        assert not at.error
+        return
+    assert any(message in e.value for e in at.error)
+    assert "previous data stay loaded" in at.error[0].value
+    assert _status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown
+
+
+def test_target_that_does_not_fit_the_task_keeps_the_previous_model():
+    at = _app(sample="three_blobs")
+    at.selectbox(key="task").set_value("binary")
+    at.button(key="train").click().run()
+    assert any("exactly 2" in e.value for e in at.error)
+    assert _status(at).startswith("#### Round 0 of 20 — train mlogloss")
+
+
+def test_constant_target_is_explained():
+    at = _app()
+    raw = "x,y\n" + "\n".join(f"{i * 0.37 % 5},5" for i in range(20))
+    at.get("file_uploader")[0].set_value(("c.csv", raw.encode(), "text/csv")).run()
+    assert any("same value in every row" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_all_missing_and_id_columns_are_flagged():
+    at = _app()
+    rows = "\n".join(f"{i},,{i % 3},{i * 0.5}" for i in range(30))
+    raw = ("id,empty,group,y\n" + rows).encode()
+    at.get("file_uploader")[0].set_value(("f.csv", raw, "text/csv")).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "`id`: looks like an identifier" in captions
+    assert "`empty`: all values missing" in captions
+    assert at.multiselect(key="features").value == ["group"]
+    assert not at.error
+
+
+def test_selected_node_shows_its_candidates():
+    at = _app(sample="four_points", round="1", node="0", base_score="0.5", max_depth="2",
+              **{"lambda": "0"})
+    assert any("Candidate splits of node 0" in m.value for m in at.markdown)
+    table = at.dataframe[1].value
+    best = table[table.Best].iloc[0]
+    assert best.Threshold == 15.0 and best.Gain == pytest.approx(120.33, abs=0.01)
+    assert at.query_params["node"] == "0"

@@ -1,0 +1,94 @@
+"""Reading and preparing user data (no Streamlit)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import dataset, urlstate
+
+
+def test_semicolon_latin1_with_header():
+    raw = "größe;gewicht;ziel\n1,5;2;0\n2,5;3;1\n3,5;4;1\n".encode("cp1252")
+    table = dataset.read_table(raw, "d.csv")
+    assert list(table.frame.columns) == ["größe", "gewicht", "ziel"]
+    assert "semicolons" in table.notes[0] and "Windows-1252" in table.notes[0]
+
+
+def test_tab_utf16_without_header():
+    raw = "1\t2\t3\n4\t5\t6\n7\t8\t9\n".encode("utf-16")
+    frame = dataset.read_table(raw, "d.tsv").frame
+    assert list(frame.columns) == ["col_1", "col_2", "col_3"]
+    assert frame.shape == (3, 3) and frame.iloc[2, 2] == 9
+
+
+@pytest.mark.parametrize("raw,match", [
+    (b"", "empty"),
+    (b"   \n\n", "empty"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+    (b"a,b\n1,2\n", "1 data row"),
+    (b"a\n1\n2\n3\n", "single column"),
+    ((",".join(f"c{i}" for i in range(300)) + "\n" + ",".join("1" * 300) + "\n"
+      + ",".join("2" * 300) + "\n").encode(), "300 columns"),
+    (b"a,a\n1,2\n3,4\n", "two columns named"),
+])
+def test_bad_files_are_explained(raw, match):
+    with pytest.raises(dataset.DataError, match=match):
+        dataset.read_table(raw, "d.csv")
+
+
+def test_flags_constant_id_and_empty_columns():
+    n = 30
+    frame = pd.DataFrame({"id": np.arange(n), "const": 1.0, "empty": np.nan,
+                          "x": np.random.default_rng(0).normal(size=n), "y": np.arange(n) % 2})
+    flags = dataset.column_flags(frame)
+    assert set(flags) == {"id", "const", "empty"}
+
+
+@pytest.mark.parametrize("values,task", [
+    ([0.5, 1.2, 3.3, 4.1, 2.2, 9.9], "regression"),
+    ([0, 1, 0, 1, 1, 0], "binary"),
+    (["a", "b", "c", "a", "b", "c"], "multi-class"),
+    ([-10, 7, 8, -7], "regression"),
+    ([0, 1, 2] * 10, "multi-class"),
+    (["yes", "no", "yes"], "binary"),
+])
+def test_infer_task(values, task):
+    assert dataset.infer_task(pd.Series(values)) == task
+
+
+def test_prepare_one_hot_split_and_notes():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"city": rng.choice(["a", "b", None], 50), "x": rng.normal(size=50),
+                          "y": rng.choice(["cat", "dog"], 50)})
+    frame.loc[3, "y"] = None
+    prep = dataset.prepare(frame, "y", ["city", "x"])
+    assert prep.task == "binary" and prep.class_names == ["cat", "dog"]
+    assert prep.feature_names == ["x", "city=a", "city=b"]
+    assert len(prep.y_train) + len(prep.y_valid) == 49
+    assert len(prep.y_valid) == 10
+    assert any("One-hot" in n for n in prep.notes) and any("Dropped 1" in n for n in prep.notes)
+    again = dataset.prepare(frame, "y", ["city", "x"])
+    np.testing.assert_array_equal(prep.y_valid, again.y_valid)  # the split is seeded
+
+
+@pytest.mark.parametrize("frame,target,task,match", [
+    (pd.DataFrame({"x": [1, 2, 3], "y": [5, 5, 5]}), "y", None, "same value in every row"),
+    (pd.DataFrame({"x": [1, 2, 3, 4], "y": [0, 1, 2, 1]}), "y", "binary", "exactly 2"),
+    (pd.DataFrame({"x": [1, 2, 3], "y": ["a", "b", "a"]}), "y", "regression", "holds text"),
+    (pd.DataFrame({"x": [np.nan] * 3, "y": [1.0, 2.0, 3.0]}), "y", None, "No usable"),
+])
+def test_prepare_refuses_what_cannot_be_trained(frame, target, task, match):
+    with pytest.raises(dataset.DataError, match=match):
+        dataset.prepare(frame, target, ["x"], task=task)
+
+
+def test_url_state_is_parsed_defensively():
+    state = urlstate.read({"eta": "0.1", "max_depth": "99", "gamma": "nan", "sample": "evil",
+                           "round": "3", "node": "-1", "base_score": "__import__('os')"},
+                          ["moons"])
+    assert state["eta"] == 0.1
+    assert state["max_depth"] == 3  # out of range -> default
+    assert state["gamma"] == 0.0 and state["sample"] is None
+    assert state["round"] == 3 and state["node"] is None and state["base_score"] is None
+    assert urlstate.write({"eta": 0.1, "round": 3, "node": None}) == {"eta": "0.1",
+                                                                      "round": "3"}

@@ -1,0 +1,1 @@
+"""Streamlit-free helpers of the app: reading and preparing data, URL state."""

@@ -1,0 +1,65 @@
+"""The view a lecturer can share: plain values in the URL, parsed defensively.
+
+Nothing from the URL is evaluated or unpickled: every value is parsed as a number or checked
+against a fixed list, and anything else is ignored (the default is used).
+"""
+
+from __future__ import annotations
+
+import math
+
+# name -> (type, default, low, high); the parameter form's widgets use the same names.
+PARAMS = {
+    "eta": (float, 0.3, 0.0, 1.0),
+    "lambda": (float, 1.0, 0.0, 100.0),
+    "gamma": (float, 0.0, 0.0, 1000.0),
+    "max_depth": (int, 3, 1, 10),
+    "min_child_weight": (float, 1.0, 0.0, 100.0),
+    "alpha": (float, 0.0, 0.0, 100.0),
+    "max_delta_step": (float, 0.0, 0.0, 10.0),
+    "rounds": (int, 20, 1, 500),
+}
+TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
+
+
+def parse_number(text, kind, default, low, high):
+    try:
+        value = float(str(text))
+    except (TypeError, ValueError):
+        return default
+    if not math.isfinite(value) or value < low or value > high:
+        return default
+    if kind is int:
+        if value != int(value):
+            return default
+        return int(value)
+    return value
+
+
+def read(query: dict, samples: list[str]) -> dict:
+    """Defaults overridden by valid values from ``query`` (a mapping of strings)."""
+    out = {name: spec[1] for name, spec in PARAMS.items()}
+    for name, (kind, default, low, high) in PARAMS.items():
+        if name in query:
+            out[name] = parse_number(query[name], kind, default, low, high)
+    out["sample"] = query.get("sample") if query.get("sample") in samples else None
+    out["task"] = query.get("task") if query.get("task") in TASK_CHOICES else "auto"
+    base = query.get("base_score")
+    out["base_score"] = None
+    if base not in (None, "", "auto"):
+        value = parse_number(base, float, None, -1e9, 1e9)
+        out["base_score"] = value
+    out["target"] = query.get("target")
+    out["round"] = parse_number(query.get("round"), int, None, 0, 10_000)
+    out["node"] = parse_number(query.get("node"), int, None, 0, 100_000)
+    return out
+
+
+def write(state: dict) -> dict:
+    """Plain string values for ``st.query_params``."""
+    out = {}
+    for key, value in state.items():
+        if value is None:
+            continue
+        out[key] = f"{value:g}" if isinstance(value, float) else str(value)
+    return out

@@ -1,0 +1,1 @@
+"""BoostScope's figures: pure functions from a Booster (and choices) to Plotly figures."""

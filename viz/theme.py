@@ -1,0 +1,32 @@
+"""One theme for every figure: colour-blind-safe colours and projector-readable type."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+# Okabe & Ito (2008), safe for the common colour-vision deficiencies.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+           "#000000"]
+TRAIN = PALETTE[0]
+VALID = PALETTE[1]
+CURRENT = PALETTE[5]
+PREVIOUS = "#7F7F7F"
+DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
+
+BASE_FONT = 15
+LARGE_FONT = 21
+
+
+def style(fig: go.Figure, title: str, large: bool = False, height: int = 420) -> go.Figure:
+    """Apply the shared layout: white background, large readable type, legend on top."""
+    size = LARGE_FONT if large else BASE_FONT
+    fig.update_layout(
+        template="plotly_white",
+        title={"text": title, "font": {"size": size + 3}, "x": 0.0, "xanchor": "left"},
+        font={"size": size, "family": "Source Sans Pro, Arial, sans-serif"},
+        height=height + (80 if large else 0),
+        margin={"l": 60, "r": 20, "t": 70, "b": 55},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        hoverlabel={"font_size": size},
+    )
+    return fig
