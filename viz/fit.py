@@ -109,7 +109,8 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
             x=gx, y=gy, z=z, colorscale=DIVERGING, opacity=0.75,
             zmin=0 if classify else float(np.nanmin(y)),
             zmax=1 if classify else float(np.nanmax(y)),
-            colorbar={"title": "P(y=1)" if classify else "prediction"},
+            colorbar={"title": {"text": "P(y=1)" if classify else "prediction",
+                                "side": "right"}},
             hovertemplate=f"{names[0]}=%{{x:.3g}}<br>{names[1]}=%{{y:.3g}}<br>"
                           "prediction=%{z:.3g}<extra></extra>"))
         if classify:

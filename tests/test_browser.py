@@ -1,0 +1,106 @@
+"""A real browser (Playwright driving Debian's Chromium) against ``streamlit run app.py``."""
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "tests" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.terminate()
+        raise RuntimeError("streamlit did not start")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        yield page
+        browser.close()
+
+
+def _settled(page):
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=180_000)
+
+
+def _status(page):
+    return page.get_by_text("Round ", exact=False).filter(has_text=" of ").first
+
+
+def test_upload_train_step_and_screenshot(page, server, tmp_path):
+    SHOTS.mkdir(exist_ok=True)
+    page.goto(server)
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
+
+    csv = tmp_path / "hours.csv"
+    csv.write_text("hours;score\n" + "\n".join(f"{h / 4:.2f};{(h * 7) % 23}"
+                                               for h in range(80)))
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
+    _settled(page)
+    expect(page.get_by_text("hours.csv", exact=False).first).to_be_visible(timeout=60_000)
+    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
+
+    page.locator(".st-key-train button").click()
+    _settled(page)
+    page.locator(".st-key-step_forward button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 1 of 20", timeout=30_000)
+    page.locator(".st-key-step_forward button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 2 of 20", timeout=30_000)
+    page.locator(".st-key-step_back button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 1 of 20", timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    expect(page).to_have_url(re.compile(r"round=1(&|$)"), timeout=10_000)
+    page.screenshot(path=str(SHOTS / "browser-upload.png"), full_page=True)
+
+
+def test_shared_link_reopens_the_view(page, server):
+    page.goto(server + "/?sample=moons&round=7&max_depth=2&eta=0.5")
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 7 of 20", timeout=60_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(SHOTS / "browser-moons.png"), full_page=True)

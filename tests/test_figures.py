@@ -1,0 +1,81 @@
+"""Figures, asserted on their data and layout (not pixels)."""
+
+import numpy as np
+import pytest
+from conftest import make_data
+
+import boost
+from viz.fit import make_fit_figure, predictions_at
+from viz.loss import make_loss_figure
+
+
+@pytest.fixture(scope="module")
+def four():
+    X = np.array([[10.0], [20.0], [25.0], [35.0]])
+    y = np.array([-10.0, 7.0, 8.0, -7.0])
+    return X, y, boost.train({"base_score": 0.5, "lambda": 0, "max_depth": 2}, X, y, 2)
+
+
+def test_one_feature_fit_shows_data_previous_and_current(four):
+    X, y, bst = four
+    fig = make_fit_figure(bst, X, y, 1)
+    names = [t.name for t in fig.data]
+    assert names == ["data", "after round 0", "after round 1"]
+    np.testing.assert_array_equal(fig.data[0].y, y)
+    # The current curve is the model's prediction at round 1: the four-point leaves.
+    curve = fig.data[2]
+    at = {float(x): float(v) for x, v in zip(curve.x, curve.y, strict=True)}
+    nearest = min(at, key=lambda x: abs(x - 10.0))
+    assert at[nearest] == pytest.approx(0.5 - 3.15, abs=1e-5)
+    assert np.allclose(fig.data[1].y, 0.5)  # round 0 = base_score
+    assert fig.layout.title.text == "Fit after round 1"
+
+
+def test_baseline_has_no_previous_curve(four):
+    X, y, bst = four
+    fig = make_fit_figure(bst, X, y, 0)
+    assert [t.name for t in fig.data] == ["data", "after round 0"]
+    assert "baseline" in fig.layout.title.text
+
+
+def test_two_feature_classification_surface():
+    X, y = make_data(seed=1, n=200, n_features=2, objective="binary:logistic",
+                     constant_column=False)
+    bst = boost.train({"objective": "binary:logistic", "max_depth": 3}, X, y, 5)
+    fig = make_fit_figure(bst, X, y, 5, class_names=["no", "yes"])
+    heat = fig.data[0]
+    assert heat.type == "heatmap" and heat.zmin == 0 and heat.zmax == 1
+    grid = np.array(np.meshgrid(heat.x, heat.y)).reshape(2, -1).T
+    np.testing.assert_allclose(np.asarray(heat.z).ravel(), bst.predict(grid), rtol=1e-6)
+    assert [t.name for t in fig.data[1:]] == ["y = no", "y = yes"]
+
+
+def test_many_features_regression_is_predicted_against_actual():
+    X, y = make_data(seed=2, n=150)
+    bst = boost.train({"max_depth": 3}, X, y, 4)
+    fig = make_fit_figure(bst, X, y, 4)
+    current = next(t for t in fig.data if t.name == "after round 4")
+    np.testing.assert_allclose(current.y, bst.predict(X), rtol=1e-6)
+    np.testing.assert_array_equal(current.x, y)
+    assert fig.layout.xaxis.title.text == "actual"
+
+
+def test_multiclass_true_class_probability():
+    X, y = make_data(seed=3, n=150, objective="multi:softprob")
+    bst = boost.train({"objective": "multi:softprob", "num_class": 3, "max_depth": 2}, X, y, 3)
+    fig = make_fit_figure(bst, X, y, 3, class_names=["a", "b", "c"])
+    assert [t.name for t in fig.data] == ["a", "b", "c"]
+    proba = predictions_at(bst, X, 3)
+    expected = proba[y == 0, 0]
+    np.testing.assert_allclose(np.sort(fig.data[0].y), np.sort(expected), rtol=1e-6)
+
+
+def test_loss_figure_marks_the_round(four):
+    _, _, bst = four
+    history = bst.loss_history()
+    fig = make_loss_figure(history, 1, bst.metric_name)
+    line, marker = fig.data[0], fig.data[1]
+    np.testing.assert_allclose(line.y, history["train"])
+    assert list(marker.x) == [1] and marker.y[0] == pytest.approx(history["train"][1])
+    assert fig.layout.shapes[0].x0 == 1
+    assert fig.layout.yaxis.title.text == "rmse"
