@@ -109,6 +109,7 @@ def _use_sample(initial: bool = False) -> None:
 def _set_data(name, digest, frame, notes, target) -> None:
     """New data: reset the column choices *before* their widgets are drawn."""
     st.session_state.data = (name, digest, frame, notes)
+    st.session_state.flags = dataset.column_flags(frame)  # once per data set, not per rerun
     columns = list(frame.columns)
     st.session_state.target = target if target in columns else columns[-1]
     st.session_state.features = default_features(frame, st.session_state.target)
@@ -119,7 +120,7 @@ def _set_data(name, digest, frame, notes, target) -> None:
 def default_features(frame: pd.DataFrame, target: str) -> list[str]:
     """Every column but the target and the flagged ones; if that leaves nothing, every
     column that has values."""
-    flags = dataset.column_flags(frame)
+    flags = st.session_state.flags
     chosen = [c for c in frame.columns if c != target and c not in flags]
     if not chosen:
         chosen = [c for c in frame.columns
@@ -132,7 +133,7 @@ def columns_ui() -> None:
     columns = list(frame.columns)
     st.caption(f"**{name}**: {len(frame):,} rows × {len(columns)} columns. " + " ".join(notes))
     st.selectbox("Target (what to predict)", columns, key="target", on_change=_target_changed)
-    flags = dataset.column_flags(frame)
+    flags = st.session_state.flags
     st.multiselect("Features", [c for c in columns if c != st.session_state.target],
                    key="features")
     for column, why in flags.items():
@@ -216,21 +217,29 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     return booster, prep
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def tree_frame(config: dict, _booster: boost.Booster) -> pd.DataFrame:
+    """The trees of the model trained with ``config``, as grown
+    (``trees_to_dataframe(include_pruned=True)``): built once per model, sliced per step."""
+    return _booster.trees_to_dataframe(include_pruned=True)
+
+
 def trained_model():
-    """The model of the last trained configuration, or None (with the reason shown)."""
+    """(booster, prepared data, the configuration that trained it) for the last trained
+    configuration; the previous good model (and the reason) when that one cannot train."""
     config = st.session_state.config
     if config is None:
         return None
     frame = st.session_state.data[2]
     try:
         with st.spinner("Training…", show_time=True):
-            model = train_cached(config, frame)
+            booster, prep = train_cached(config, frame)
     except TrainingError as exc:
         previous = st.session_state.get("last_good_model")
         st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
         return previous
-    st.session_state.last_good_model = model
-    return model
+    st.session_state.last_good_model = (booster, prep, config)
+    return booster, prep, config
 
 
 # --------------------------------------------------------------------------- stepping
@@ -270,7 +279,7 @@ def transport_ui(n: int) -> None:
                           format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
 
 
-def round_stage(booster: boost.Booster, prep: dataset.Prepared) -> None:
+def round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -> None:
     """Everything that follows the current round; re-run alone while playing."""
     n = booster.num_boosted_rounds()
     if st.session_state.playing:
@@ -295,17 +304,17 @@ def round_stage(booster: boost.Booster, prep: dataset.Prepared) -> None:
     with right:
         st.plotly_chart(make_loss_figure(history, r, booster.metric_name), key="loss",
                         config={"displaylogo": False})
-    tree_table(booster, r)
-    share_url(st.session_state.config)
+    tree_table(booster, config, r)
+    share_url(config)
 
 
-def tree_table(booster: boost.Booster, r: int) -> None:
+def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
     if r == 0:
         st.info(f"Round 0 is the baseline: every row starts at base_score "
                 f"{', '.join(f'{v:.4g}' for v in booster.base_score)} "
                 "(margin " + ", ".join(f"{v:.4g}" for v in booster.base_margin) + ").")
         return
-    df = booster.trees_to_dataframe(include_pruned=True)
+    df = tree_frame(config, booster)
     df = df[df.Round == r]
     columns = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing", "Gain",
                "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value", "Leaf", "Pruned",
@@ -354,7 +363,7 @@ def main() -> None:
     if model is None:
         st.info("Choose data and press **Train**.")
         return
-    booster, prep = model
+    booster, prep, config = model
     n = booster.num_boosted_rounds()
     if st.session_state.get("url_round") is not None:
         st.session_state["round"] = min(n, st.session_state.url_round)
@@ -366,7 +375,7 @@ def main() -> None:
     transport_ui(n)
     interval = {0.25: 0.25, 0.5: 0.5, 1.0: 1.0, 2.0: 2.0}[st.session_state.get("speed", 1.0)]
     fragment = st.fragment(round_stage, run_every=interval if st.session_state.playing else None)
-    fragment(booster, prep)
+    fragment(booster, prep, config)
 
 
 def share_url(config: dict) -> None:

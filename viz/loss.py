@@ -5,27 +5,27 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import CURRENT, PALETTE, TRAIN, VALID, style
+from .theme import CURRENT, PALETTE, TRAIN, VALID, layout
 
 
 def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
                      large: bool = False) -> go.Figure:
     """``history``: Booster.loss_history() (index = round, 0 = baseline)."""
-    fig = go.Figure()
     colors = {"train": TRAIN, "valid": VALID}
+    traces = []
     for i, name in enumerate(history.columns):
         color = colors.get(name, PALETTE[(i + 2) % len(PALETTE)])
-        fig.add_trace(go.Scatter(
-            x=history.index, y=history[name], mode="lines", name=name,
+        traces.append(go.Scatter(
+            x=history.index.to_numpy(), y=history[name].to_numpy(), mode="lines", name=name,
             line={"color": color, "width": 3},
             hovertemplate=f"round %{{x}}<br>{name} {metric} = %{{y:.5g}}<extra></extra>"))
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=[round_idx], y=[history[name].iloc[round_idx]], mode="markers",
             showlegend=False, marker={"color": color, "size": 12,
                                       "line": {"width": 2, "color": "white"}},
             hovertemplate=f"round {round_idx}<br>{name} = %{{y:.5g}}<extra></extra>"))
-    fig.add_vline(x=round_idx, line={"color": CURRENT, "width": 2, "dash": "dot"})
-    style(fig, f"Loss ({metric}) by round", large, height=360)
-    fig.update_xaxes(title="round (0 = baseline)")
-    fig.update_yaxes(title=metric)
-    return fig
+    marker = {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
+              "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
+    return go.Figure(data=traces, layout=layout(
+        f"Loss ({metric}) by round", large, height=360, xtitle="round (0 = baseline)",
+        ytitle=metric, shapes=[marker]))

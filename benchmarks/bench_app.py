@@ -1,0 +1,92 @@
+"""How fast the app answers: first chart after ``streamlit run`` and one step on 100k rows.
+
+    python benchmarks/bench_app.py
+
+1. Starts ``streamlit run app.py`` and opens it in Debian's Chromium (Playwright); prints the
+   seconds from the server's start to the first drawn Plotly chart (numba's cache warm).
+2. Uploads a 100,000-row CSV in Streamlit's AppTest, trains once, then prints the
+   server-side time of stepping forward and back (median of 10 steps each).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def first_chart_seconds(port: int = 8765) -> float:
+    """From ``streamlit run`` to the first drawn chart, with the browser already open (as a
+    lecturer's would be)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while True:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            page.goto(f"http://127.0.0.1:{port}/?sample=noisy_1d")
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+            elapsed = time.perf_counter() - start
+        finally:
+            proc.terminate()
+            browser.close()
+    return elapsed
+
+
+def step_milliseconds(n_rows: int = 100_000) -> tuple[float, float, float]:
+    from streamlit.testing.v1 import AppTest
+
+    rng = np.random.default_rng(0)
+    x1, x2, x3 = rng.normal(size=(3, n_rows))
+    y = np.sin(x1) + x2 * x3 + rng.normal(scale=0.3, size=n_rows)
+    csv = "x1,x2,x3,y\n" + "\n".join(f"{a:.4f},{b:.4f},{c:.4f},{d:.4f}"
+                                     for a, b, c, d in zip(x1, x2, x3, y, strict=True))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    t = time.perf_counter()
+    at.get("file_uploader")[0].set_value(("big.csv", csv.encode(), "text/csv")).run()
+    train_s = time.perf_counter() - t
+    forward, back = [], []
+    for _ in range(10):
+        t = time.perf_counter()
+        at.button(key="step_forward").click().run()
+        forward.append((time.perf_counter() - t) * 1000)
+    for _ in range(10):
+        t = time.perf_counter()
+        at.button(key="step_back").click().run()
+        back.append((time.perf_counter() - t) * 1000)
+    assert not at.exception
+    return train_s, statistics.median(forward), statistics.median(back)
+
+
+def main() -> None:
+    print(f"first chart after `streamlit run` (warm cache): {first_chart_seconds():.1f} s")
+    train_s, fwd, back = step_milliseconds()
+    print(f"100,000 rows x 3 features: upload + parse + train 20 rounds {train_s:.1f} s; "
+          f"step forward {fwd:.0f} ms, step back {back:.0f} ms (server-side, median of 10)")
+
+
+if __name__ == "__main__":
+    main()
