@@ -260,7 +260,7 @@ def _toggle_play(n: int) -> None:
 
 def transport_ui(n: int) -> None:
     """First, back, play/pause, step, last and the speed, outside the animated fragment."""
-    cols = st.columns([1, 1, 1.3, 1, 1, 2.2])
+    cols = st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
     playing = st.session_state.playing
     cols[0].button("First", key="first", on_click=_jump, args=(0,), shortcut="Home",
                    icon=":material/first_page:", use_container_width=True)
