@@ -281,6 +281,15 @@ def transport_ui(n: int) -> None:
 
 def round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -> None:
     """Everything that follows the current round; re-run alone while playing."""
+    try:
+        _round_stage(booster, prep, config)
+    except Exception as exc:  # never a traceback on a lecturer's screen
+        st.session_state.playing = False
+        st.error(f"This round could not be drawn ({type(exc).__name__}: {exc}). Step to "
+                 "another round or choose other columns; the trained model is kept.")
+
+
+def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -> None:
     n = booster.num_boosted_rounds()
     if st.session_state.playing:
         if st.session_state.get("round", 0) >= n:

@@ -86,7 +86,7 @@ def test_play_advances_and_stops_at_the_end():
         at.run()
         rounds.append(at.slider(key="round").value)
     assert rounds[:3] == [1, 2, 3]
-    assert not at.session_state.playing
+    assert not at.session_state.playing and not at.error
     at.button(key="play").click().run()  # play at the end starts again from round 0 -> 1
     assert at.slider(key="round").value == 1
 
@@ -107,6 +107,8 @@ def test_upload_semicolon_csv():
     (b"x|y|z\n" + b"".join(b"%d|%d|%d\n" % (i, i % 3, i * i % 7) for i in range(12)),
      None),  # another delimiter is detected, not an error
     (b"only\n1\n2\n", "single column"),
+    ((",".join(f"c{i}" for i in range(250)) + "\n" + ",".join("1" * 250) + "\n"
+      + ",".join("2" * 250) + "\n").encode(), "250 columns"),
 ])
 def test_bad_uploads_keep_the_previous_data(raw, message):
     at = _app(sample="moons")

@@ -92,3 +92,10 @@ def test_url_state_is_parsed_defensively():
     assert state["round"] == 3 and state["node"] is None and state["base_score"] is None
     assert urlstate.write({"eta": 0.1, "round": 3, "node": None}) == {"eta": "0.1",
                                                                       "round": "3"}
+
+
+def test_files_over_the_size_limit_are_refused(monkeypatch):
+    monkeypatch.setattr(dataset, "MAX_BYTES", 1000)
+    raw = ("x,y\n" + "\n".join(f"{i},{i}" for i in range(500))).encode()
+    with pytest.raises(dataset.DataError, match="the limit is"):
+        dataset.read_table(raw, "big.csv")
