@@ -79,18 +79,17 @@ def data_ui() -> None:
     upload = st.file_uploader("…or upload a CSV", type=["csv", "tsv", "txt"], key="upload",
                               help="Comma, semicolon, tab or | separated; UTF-8, UTF-16 or "
                                    "Windows-1252; with or without a header row.")
-    if upload is not None:
+    if upload is not None and st.session_state.get("upload_id") != upload.file_id:
+        st.session_state.upload_id = upload.file_id  # read each upload once, not per rerun
         raw = upload.getvalue()
-        d = dataset.digest(raw)
-        if st.session_state.get("upload_digest") != d:
-            st.session_state.upload_digest = d
-            try:
-                table = dataset.read_table(raw, upload.name)
-            except dataset.DataError as exc:
-                st.session_state.upload_error = str(exc)
-            else:
-                st.session_state.upload_error = None
-                _set_data(upload.name, d, table.frame, table.notes, target=None)
+        try:
+            table = dataset.read_table(raw, upload.name)
+        except dataset.DataError as exc:
+            st.session_state.upload_error = str(exc)
+        else:
+            st.session_state.upload_error = None
+            _set_data(upload.name, dataset.digest(raw), table.frame, table.notes, target=None)
+    if upload is not None:
         if st.session_state.get("upload_error"):
             st.error(st.session_state.upload_error + " The previous data stay loaded.")
     if st.session_state.data is None:

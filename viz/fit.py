@@ -12,7 +12,8 @@ from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout
 
 GRID = 80
 CURVE_POINTS = 400
-MAX_POINTS = 5000  # points drawn; more rows are sampled (the model uses every row)
+MAX_POINTS = 3000  # points drawn; more rows are sampled (the model uses every row)
+WEBGL_ABOVE = 1500  # SVG scatter gets slow in the browser above a few thousand points
 
 
 def _sample(n: int, seed: int = 0) -> np.ndarray:
@@ -41,6 +42,10 @@ def make_fit_figure(booster: Booster, X: np.ndarray, y: np.ndarray, round_idx: i
     return _fit_many(booster, X, y, round_idx, class_names, large)
 
 
+def _scatter(n_points: int):
+    return go.Scattergl if n_points > WEBGL_ABOVE else go.Scatter
+
+
 def _label(class_names, c) -> str:
     return class_names[c] if class_names else str(c)
 
@@ -54,9 +59,10 @@ def _fit_1d(booster, X, y, r, name, large):
     grid = np.linspace(lo - pad, hi + pad, CURVE_POINTS)[:, None]
     classify = booster.objective == "binary:logistic"
     what = "P(y = 1)" if classify else "prediction"
-    traces = [go.Scatter(x=x[present], y=y[rows][present], mode="markers", name="data",
-                         marker={"color": PALETTE[0], "size": 8, "opacity": 0.65},
-                         hovertemplate=f"{name}=%{{x}}<br>y=%{{y}}<extra>data</extra>")]
+    traces = [_scatter(len(rows))(
+        x=x[present], y=y[rows][present], mode="markers", name="data",
+        marker={"color": PALETTE[0], "size": 8, "opacity": 0.65},
+        hovertemplate=f"{name}=%{{x}}<br>y=%{{y}}<extra>data</extra>")]
     if r > 0:
         traces.append(go.Scatter(
             x=grid[:, 0], y=predictions_at(booster, grid, r - 1), mode="lines",
@@ -131,13 +137,14 @@ def _fit_many(booster, X, y, r, class_names, large):
     traces = []
     if booster.objective == "reg:squarederror":
         if r > 0:
-            traces.append(go.Scatter(x=y[rows], y=predictions_at(booster, X[rows], r - 1),
-                                     mode="markers", name=f"after round {r - 1}",
-                                     marker={"color": PREVIOUS, "size": 6, "opacity": 0.4}))
-        traces.append(go.Scatter(x=y[rows], y=now, mode="markers", name=f"after round {r}",
-                                 marker={"color": CURRENT, "size": 7, "opacity": 0.75},
-                                 hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}"
-                                               "<extra></extra>"))
+            traces.append(_scatter(len(rows))(
+                x=y[rows], y=predictions_at(booster, X[rows], r - 1), mode="markers",
+                name=f"after round {r - 1}",
+                marker={"color": PREVIOUS, "size": 6, "opacity": 0.4}))
+        traces.append(_scatter(len(rows))(
+            x=y[rows], y=now, mode="markers", name=f"after round {r}",
+            marker={"color": CURRENT, "size": 7, "opacity": 0.75},
+            hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra></extra>"))
         lo, hi = float(np.min(y)), float(np.max(y))
         traces.append(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
                                  line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
