@@ -86,17 +86,20 @@ class ForestBuilder:
 
 
 @njit(cache=True, inline="always")
+def _child(X, r, i, left, right, feature, threshold, default_left):
+    """The child of node i (global index) that row r goes to: ``x < threshold`` goes left
+    ("yes"), a missing x follows ``default_left``."""
+    x = X[r, feature[i]]
+    if math.isnan(x):
+        return left[i] if default_left[i] else right[i]
+    return left[i] if x < threshold[i] else right[i]
+
+
+@njit(cache=True, inline="always")
 def _walk(X, r, off, left, right, feature, threshold, default_left, stop):
     node = 0
     while not stop[off + node]:
-        i = off + node
-        x = X[r, feature[i]]
-        if math.isnan(x):
-            node = left[i] if default_left[i] else right[i]
-        elif x < threshold[i]:
-            node = left[i]
-        else:
-            node = right[i]
+        node = _child(X, r, off + node, left, right, feature, threshold, default_left)
     return node
 
 
@@ -125,16 +128,9 @@ def _passes_through(X, off, left, right, feature, threshold, default_left, depth
     for r in prange(X.shape[0]):
         cur = 0
         for _ in range(target_depth):
-            i = off + cur
-            if left[i] == -1:
+            if left[off + cur] == -1:
                 break
-            x = X[r, feature[i]]
-            if math.isnan(x):
-                cur = left[i] if default_left[i] else right[i]
-            elif x < threshold[i]:
-                cur = left[i]
-            else:
-                cur = right[i]
+            cur = _child(X, r, off + cur, left, right, feature, threshold, default_left)
         out[r] = cur == node
 
 
