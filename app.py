@@ -7,16 +7,17 @@ the current round, the fit, the loss curves and the round's tree.
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import streamlit as st
 
 import boost
 from ui import dataset, urlstate
 from ui.samples import BY_KEY, SAMPLES
+from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
+from viz.candidates import make_candidates_figure, top_candidates
 from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
+from viz.tree import make_tree_figure, selected_node
 
 HELP = {
     "eta": "Learning rate η: every leaf value is η·w, so each round moves the prediction only "
@@ -317,43 +318,86 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
 
 
 def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
+    """The round's tree (click a node), the selected node's candidates and arithmetic, and
+    the tree as a table."""
     if r == 0:
         st.info(f"Round 0 is the baseline: every row starts at base_score "
                 f"{', '.join(f'{v:.4g}' for v in booster.base_score)} "
                 "(margin " + ", ".join(f"{v:.4g}" for v in booster.base_margin) + ").")
         return
-    df = tree_frame(config, booster)
-    df = df[df.Round == r]
-    columns = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing", "Gain",
-               "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value", "Leaf", "Pruned",
-               "Reason"]
-    if booster.num_groups == 1:
-        columns.remove("Class")
-    st.markdown(f"**Tree of round {r}** (as grown; rows with Pruned = True were removed by "
-                "γ-pruning). Gain is XGBoost's loss change of a split; for leaves it holds the "
-                "leaf value η·w, as in XGBoost's `trees_to_dataframe`.")
-    table = df[columns].reset_index(drop=True)
-    st.dataframe(table, hide_index=True, key="tree_table",
-                 on_select=functools.partial(_node_picked, table), selection_mode="single-row")
+    frame = tree_frame(config, booster)
+    df = frame[frame.Round == r]
+    klass = 0
+    if booster.num_groups > 1:
+        klass = st.selectbox("Class (one tree per class per round)",
+                             list(range(booster.num_groups)), key="klass",
+                             format_func=lambda k: f"{k}: {_class_name(k)}")
+    tree = df[df.Class == klass]
+    gamma = float(booster.params["gamma"])
     node = st.session_state.get("node")
-    picked = df[df.Node == node] if node is not None else df.iloc[:0]
-    if len(picked):
-        row = picked.iloc[0]
-        node_candidates(booster, r, int(row.Node), int(row.Class))
+    if node not in set(tree.Node):
+        node = None
+    st.plotly_chart(make_tree_figure(tree, gamma, node, title=f"Tree of round {r}"
+                                     + (f", class {klass}" if booster.num_groups > 1 else "")
+                                     + " — click a node"),
+                    key="tree_chart", on_select=_node_clicked, selection_mode="points",
+                    config={"displaylogo": False, "scrollZoom": True})
+    if node is None:
+        st.caption("Click a node of the tree to see every candidate split it had and its "
+                   "arithmetic. Faded nodes were grown and then removed by γ-pruning.")
     else:
-        st.caption("Select a row of the table to see every candidate split of that node.")
+        node_detail(booster, tree, r, node, klass)
+    with st.expander(f"Tree of round {r} as a table (XGBoost's trees_to_dataframe + trace)"):
+        columns = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing",
+                   "Gain", "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value",
+                   "Leaf", "Pruned", "Reason"]
+        if booster.num_groups == 1:
+            columns.remove("Class")
+        st.caption("Gain is XGBoost's loss change of a split; for leaves it holds the leaf "
+                   "value η·w, as in XGBoost. Rows with Pruned = True were removed by pruning.")
+        st.dataframe(df[columns], hide_index=True)
 
 
-def _node_picked(table: pd.DataFrame) -> None:
-    rows = st.session_state.tree_table.selection.rows
-    if rows:  # an empty event (the selection was cleared by a redraw) keeps the node
-        st.session_state.node = int(table.Node.iloc[rows[0]])
+def _class_name(k: int) -> str:
+    model = st.session_state.get("last_good_model")
+    names = model[1].class_names if model else []
+    return names[k] if k < len(names) else str(k)
 
 
-def node_candidates(booster: boost.Booster, r: int, node: int, klass: int) -> None:
+def _node_clicked() -> None:
+    node = selected_node(st.session_state.tree_chart)
+    if node is not None:  # an empty event (the selection was cleared by a redraw) keeps it
+        st.session_state.node = node
+
+
+def node_detail(booster: boost.Booster, tree: pd.DataFrame, r: int, node: int,
+                klass: int) -> None:
+    row = tree[tree.Node == node].iloc[0]
     cand = booster.split_candidates(r, node, klass)
-    st.markdown(f"**Candidate splits of node {node}** ({len(cand)} candidates, best first)")
-    st.dataframe(cand.sort_values("Gain", ascending=False).head(50), hide_index=True)
+    best = cand[cand.Best]
+    left, right = st.columns([1, 1.1])
+    with left:
+        features = list(dict.fromkeys(cand.Feature)) or booster.feature_names
+        default = best.Feature.iloc[0] if len(best) else features[0]
+        feature = st.selectbox("Feature", features, index=features.index(default),
+                               key=f"cand_feature_{r}_{klass}_{node}")
+        st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"])),
+                        key="cand_chart", config={"displaylogo": False})
+    with right:
+        st.markdown(f"**Node {node}, worked out**")
+        steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
+                                  booster.objective, float(booster.base_margin[klass]))
+        for step in steps:
+            st.latex(step.latex)
+        title = f"BoostScope round {r}, node {node}"
+        a, b = st.columns(2)
+        a.download_button("LaTeX", steps_latex(steps, title), f"round{r}_node{node}.tex",
+                          icon=":material/download:", key="dl_tex")
+        b.download_button("CSV", steps_table(steps).to_csv(index=False),
+                          f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
+    st.markdown(f"**Best candidate splits of node {node}** ({len(cand)} in all; G, H and "
+                "similarity of both children)")
+    st.dataframe(top_candidates(cand), hide_index=True)
 
 
 # --------------------------------------------------------------------------- the screen

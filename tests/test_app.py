@@ -153,8 +153,10 @@ def test_all_missing_and_id_columns_are_flagged():
 def test_selected_node_shows_its_candidates():
     at = _app(sample="four_points", round="1", node="0", base_score="0.5", max_depth="2",
               **{"lambda": "0"})
-    assert any("Candidate splits of node 0" in m.value for m in at.markdown)
-    table = at.dataframe[1].value
+    assert any("Best candidate splits of node 0" in m.value for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "Best" in d.value.columns)
     best = table[table.Best].iloc[0]
+    latex = " ".join(x.value for x in at.latex)
+    assert "= 120.333" in latex and r"\eta \cdot w" in latex
     assert best.Threshold == 15.0 and best.Gain == pytest.approx(120.33, abs=0.01)
     assert at.query_params["node"] == "0"

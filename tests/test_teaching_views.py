@@ -1,0 +1,101 @@
+"""The tree drawing, candidate chart and worked arithmetic, on the four-point example."""
+
+import numpy as np
+import pytest
+
+import boost
+from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
+from viz.candidates import make_candidates_figure, top_candidates
+from viz.tree import make_tree_figure, selected_node, tree_positions
+
+X = np.array([[10.0], [20.0], [25.0], [35.0]])
+Y = np.array([-10.0, 7.0, 8.0, -7.0])
+BASE = {"base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
+
+
+def _tree(params):
+    bst = boost.train(params, X, Y, 1)
+    return bst, bst.trees_to_dataframe(include_pruned=True)
+
+
+def test_positions_centre_splits_over_their_children():
+    _, tree = _tree(BASE)
+    pos = tree_positions(tree)
+    assert pos[1] == (0.0, -1.0) and pos[3] == (1.0, -2.0) and pos[4] == (2.0, -2.0)
+    assert pos[2] == (1.5, -1.0) and pos[0] == (0.75, 0.0)
+
+
+def test_tree_figure_nodes_and_clickable_ids():
+    _, tree = _tree(BASE)
+    fig = make_tree_figure(tree, gamma=0.0, selected=2)
+    by_name = {t.name: t for t in fig.data if t.name}
+    assert list(by_name["split"].customdata) == [0, 2]
+    assert list(by_name["leaf"].customdata) == [1, 3, 4]
+    assert "f0 < 15<br>gain 120.3" in by_name["split"].text[0]
+    assert "η·w -3.15" in by_name["leaf"].text[0]
+    assert "gain − γ = 120.333" in by_name["split"].hovertext[0]
+    assert by_name["selected"].x == (1.5,)
+    assert all(t.hoverinfo == "skip" for t in fig.data if t.mode == "lines")
+
+
+def test_pruned_branches_stay_as_ghosts():
+    _, tree = _tree({**BASE, "gamma": 150})
+    fig = make_tree_figure(tree, gamma=150.0)
+    by_name = {t.name: t for t in fig.data if t.name}
+    assert "split" not in by_name  # the root became a leaf
+    assert list(by_name["leaf"].customdata) == [0]
+    assert sorted(by_name["pruned (ghost)"].customdata) == [1, 2, 3, 4]
+    assert "removed by pruning" in by_name["pruned (ghost)"].hovertext[0]
+    ghost_edges = fig.data[1]
+    assert ghost_edges.line.dash == "dot" and len(ghost_edges.x) == 12  # 4 edges x 3
+
+
+def test_click_events_are_parsed():
+    assert selected_node({"selection": {"points": [{"customdata": 3}]}}) == 3
+    assert selected_node({"selection": {"points": [{"customdata": [2]}]}}) == 2
+    assert selected_node({"selection": {"points": []}}) is None
+    assert selected_node(None) is None
+
+
+def test_candidates_figure_marks_winner_gamma_and_blocked():
+    bst = boost.train({**BASE, "min_child_weight": 2}, X, Y, 1)
+    cand = bst.split_candidates(1, 0)
+    fig = make_candidates_figure(cand, "f0", gamma=4.0)
+    names = [t.name for t in fig.data]
+    assert "blocked by min_child_weight" in names and "chosen split" in names
+    chosen = fig.data[names.index("chosen split")]
+    assert chosen.x == (22.5,) and chosen.y[0] == pytest.approx(4.0, abs=1e-5)
+    gamma_line = [s for s in fig.layout.shapes if s.type == "line"][0]
+    assert gamma_line.y0 == 4.0
+    assert any(s.type == "rect" for s in fig.layout.shapes)
+    table = top_candidates(cand)
+    assert table.iloc[0].Best and table.iloc[0].Threshold == 22.5
+
+
+def test_worked_arithmetic_numbers():
+    bst, tree = _tree({**BASE, "gamma": 130})
+    cand = bst.split_candidates(1, 0)
+    steps = worked_arithmetic(tree.iloc[0], cand[cand.Best].iloc[0], bst.params, bst.objective)
+    values = {s.name: s.value for s in steps}
+    assert values["similarity"] == pytest.approx(4.0)
+    assert values["similarity left"] == pytest.approx(110.25)
+    assert values["gain"] == pytest.approx(120.333, abs=1e-3)
+    assert values["gain minus gamma"] == pytest.approx(-9.667, abs=1e-3)
+    assert values["leaf value"] == pytest.approx(-0.3)
+    tex = steps_latex(steps, "round 1, node 0")
+    assert tex.startswith("% round 1, node 0\n\\begin{align*}") and "120.333" in tex
+    assert list(steps_table(steps).columns) == ["quantity", "value", "latex"]
+
+
+def test_worked_arithmetic_classification_probability():
+    Xc = np.array([[1.0], [2.0], [3.0], [4.0]])
+    yc = np.array([0.0, 0.0, 1.0, 1.0])
+    bst = boost.train({"objective": "binary:logistic", "base_score": 0.5, "max_depth": 1,
+                       "min_child_weight": 0}, Xc, yc, 1)
+    tree = bst.trees_to_dataframe(include_pruned=True)
+    leaf = tree[tree.Leaf].iloc[0]
+    steps = worked_arithmetic(leaf, None, bst.params, bst.objective, float(bst.base_margin[0]))
+    probability = steps[-1]
+    assert probability.name == "log-odds to probability"
+    assert probability.value == pytest.approx(1 / (1 + np.exp(-leaf.Value)), rel=1e-6)
+    assert "p_i(1 - p_i)" in steps[0].latex

@@ -1,0 +1,108 @@
+"""The worked arithmetic of one node: XGBoost's formulas with the user's numbers substituted.
+
+StatQuest's hand-made tables, generated live: similarity, gain and gamma, leaf weight and
+eta, and for classification the hessian p(1 - p) and the log-odds to probability step.
+Returns LaTeX lines (for ``st.latex`` and export) and a table of the same quantities (CSV).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    latex: str
+    value: float
+
+
+def _n(x: float) -> str:
+    """A number for LaTeX: 6 significant digits, minus signs kept as such."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return r"\text{n/a}"
+    text = f"{x:.6g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+
+def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str) -> str:
+    if alpha:
+        return (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}} = "
+                rf"\frac{{(|{_n(G)}| - {_n(alpha)})_+^2}}{{{_n(H)} + {_n(reg_lambda)}}}")
+    return (rf"S_{{{label}}} = \frac{{G^2}}{{H + \lambda}} = "
+            rf"\frac{{({_n(G)})^2}}{{{_n(H)} + {_n(reg_lambda)}}}")
+
+
+def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, objective: str,
+                      base_margin: float | None = None) -> list[Step]:
+    """Steps for one node (a row of trees_to_dataframe) and, if it was split, its chosen
+    candidate (a row of split_candidates with Best = True)."""
+    lam = float(params.get("lambda", 1.0))
+    alpha = float(params.get("alpha", 0.0))
+    eta = float(params.get("eta", 0.3))
+    gamma = float(params.get("gamma", 0.0))
+    mds = float(params.get("max_delta_step", 0.0))
+    G, H = float(node.SumGrad), float(node.SumHess)
+    steps = []
+    if objective == "reg:squarederror":
+        steps.append(Step("per row", r"g_i = \hat y_i - y_i,\qquad h_i = 1", float("nan")))
+    else:
+        steps.append(Step("per row", r"g_i = p_i - y_i,\qquad h_i = "
+                          + (r"2\,p_i(1 - p_i)" if objective == "multi:softprob"
+                             else r"p_i(1 - p_i)"), float("nan")))
+    steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G))
+    steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H))
+    steps.append(Step("similarity", _sim_formula(G, H, lam, alpha, "node")
+                      + rf" = {_n(float(node.Similarity))}", float(node.Similarity)))
+    if best is not None:
+        sl, sr = float(best.SimilarityLeft), float(best.SimilarityRight)
+        steps.append(Step("similarity left", _sim_formula(float(best.SumGradLeft),
+                                                          float(best.SumHessLeft), lam, alpha,
+                                                          "L") + rf" = {_n(sl)}", sl))
+        steps.append(Step("similarity right", _sim_formula(float(best.SumGradRight),
+                                                           float(best.SumHessRight), lam, alpha,
+                                                           "R") + rf" = {_n(sr)}", sr))
+        gain = float(best.Gain)
+        steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
+                          rf" \\ &= {_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
+                          rf" = {_n(gain)}\end{{aligned}}", gain))
+        verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
+                   r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
+        steps.append(Step("gain minus gamma", rf"\begin{{aligned}}\text{{gain}} - \gamma &= "
+                          rf"{_n(gain)} - {_n(gamma)} = {_n(gain - gamma)} \\ &{verdict}"
+                          rf"\end{{aligned}}", gain - gamma))
+    weight = float(node.Weight)
+    formula = (r"w = -\frac{T_\alpha(G)}{H + \lambda}" if alpha else r"w = -\frac{G}{H + \lambda}")
+    raw = -math.copysign(max(abs(G) - alpha, 0.0), G) / (H + lam) if H + lam else 0.0
+    clip = (rf",\ \text{{clipped to }} \pm {_n(mds)}" if mds and abs(raw) > mds else "")
+    numerator = rf"T_\alpha({_n(G)})" if alpha else _n(G)
+    steps.append(Step("leaf weight", rf"{formula} = -\frac{{{numerator}}}"
+                      rf"{{{_n(H)} + {_n(lam)}}} = {_n(weight)}{clip}", weight))
+    value = float(node.Value)
+    shown = f"({_n(weight)})" if weight < 0 else _n(weight)
+    steps.append(Step("leaf value", rf"\eta \cdot w = {_n(eta)} \times {shown} = {_n(value)}",
+                      value))
+    if objective == "binary:logistic" and base_margin is not None:
+        m = base_margin + value
+        p = 1.0 / (1.0 + math.exp(-m))
+        steps.append(Step("log-odds to probability",
+                          rf"\text{{from the baseline: }} m = {_n(base_margin)} + {_n(value)} = "
+                          rf"{_n(m)},\quad p = \frac{{1}}{{1 + e^{{-m}}}} = {_n(p)}", p))
+    return steps
+
+
+def steps_table(steps: list[Step]) -> pd.DataFrame:
+    return pd.DataFrame({"quantity": [s.name for s in steps], "value": [s.value for s in steps],
+                         "latex": [s.latex for s in steps]})
+
+
+def steps_latex(steps: list[Step], title: str) -> str:
+    """A standalone LaTeX fragment (align* environment) for slides."""
+    body = " \\\\\n".join(f"& {s.latex}" for s in steps)
+    return f"% {title}\n\\begin{{align*}}\n{body}\n\\end{{align*}}\n"

@@ -1,0 +1,90 @@
+"""Every candidate split of the selected node: gain against threshold for one feature."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .theme import CURRENT, PALETTE, layout
+
+BLOCKED = "#9E9E9E"
+
+
+def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
+                           large: bool = False) -> go.Figure:
+    """``cand``: Booster.split_candidates(...). Gain of every threshold of ``feature``, one
+    series per default direction (missing → left / right), min_child_weight-blocked ones grey
+    with their range shaded, the chosen split starred, and the γ line."""
+    part = cand[cand.Feature == feature].sort_values("Threshold")
+    traces = []
+    shapes = []
+    directions = sorted(part.DefaultLeft.unique(), reverse=True)
+    for i, default_left in enumerate(directions):
+        side = part[part.DefaultLeft == default_left]
+        name = "missing → left (yes)" if default_left else "missing → right (no)"
+        if len(directions) == 1:
+            name = "candidates"
+        valid = side[side.Valid]
+        traces.append(go.Scatter(
+            x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(), mode="lines+markers",
+            name=name, line={"color": PALETTE[i], "width": 2}, marker={"size": 7},
+            customdata=np.c_[valid.SumGradLeft, valid.SumHessLeft, valid.SumGradRight,
+                             valid.SumHessRight, valid.CountLeft, valid.CountRight],
+            hovertemplate=(f"{feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<br>"
+                           "left: G %{customdata[0]:.5g}, H %{customdata[1]:.5g}, "
+                           "n %{customdata[4]}<br>right: G %{customdata[2]:.5g}, "
+                           "H %{customdata[3]:.5g}, n %{customdata[5]}<extra></extra>")))
+        blocked = side[~side.Valid]
+        if len(blocked):
+            traces.append(go.Scatter(
+                x=blocked.Threshold.to_numpy(), y=blocked.Gain.to_numpy(), mode="markers",
+                name="blocked by min_child_weight", showlegend=i == 0,
+                marker={"color": BLOCKED, "symbol": "x", "size": 8},
+                hovertemplate=f"{feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<br>blocked: a child "
+                              "has H < min_child_weight<extra></extra>"))
+            for lo, hi in _runs(side.Threshold.to_numpy(), ~side.Valid.to_numpy()):
+                shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": lo,
+                               "x1": hi, "y0": 0, "y1": 1, "fillcolor": BLOCKED,
+                               "opacity": 0.15, "line": {"width": 0}, "layer": "below"})
+    best = part[part.Best]
+    if len(best):
+        traces.append(go.Scatter(
+            x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
+            name="chosen split", marker={"color": CURRENT, "symbol": "star", "size": 20,
+                                         "line": {"width": 1, "color": "white"}},
+            hovertemplate=f"chosen: {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
+    shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,
+                   "y1": gamma, "line": {"color": CURRENT, "dash": "dash", "width": 2}})
+    parent = float(cand.SimilarityParent.iloc[0]) if len(cand) else float("nan")
+    note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,
+            "yanchor": "bottom", "text": f"γ = {gamma:g}", "showarrow": False,
+            "font": {"color": CURRENT}}
+    return go.Figure(data=traces, layout=layout(
+        f"Gain of every split on {feature}", large, height=400,
+        xtitle=f"threshold ({feature} < threshold goes left)",
+        ytitle=f"gain = S_L + S_R − {parent:.4g}", shapes=shapes, annotations=[note]))
+
+
+def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
+    """Contiguous ranges of x where mask holds (x sorted), widened to half the neighbours'
+    spacing so a single blocked threshold still shows."""
+    runs, start = [], None
+    for i, m in enumerate(mask):
+        if m and start is None:
+            start = i
+        if (not m or i == len(mask) - 1) and start is not None:
+            end = i if m else i - 1
+            lo = x[start] - (x[start] - x[start - 1]) / 2 if start > 0 else x[start]
+            hi = x[end] + (x[end + 1] - x[end]) / 2 if end + 1 < len(x) else x[end]
+            runs.append((float(lo), float(hi)))
+            start = None
+    return runs
+
+
+def top_candidates(cand: pd.DataFrame, n: int = 15) -> pd.DataFrame:
+    """The ``n`` best valid candidates (all features), with the columns a student needs."""
+    cols = ["Feature", "Threshold", "DefaultLeft", "SumGradLeft", "SumHessLeft", "SumGradRight",
+            "SumHessRight", "SimilarityLeft", "SimilarityRight", "SimilarityParent", "Gain",
+            "Valid", "Best"]
+    return cand.sort_values(["Valid", "Gain"], ascending=[False, False])[cols].head(n)

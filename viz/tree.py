@@ -1,0 +1,156 @@
+"""The tree of one round, drawn: every grown node with its numbers, pruned branches as ghosts.
+
+Input is ``Booster.trees_to_dataframe(include_pruned=True)`` restricted to one tree. Nodes are
+markers (squares for splits, circles for leaves) carrying their node id in ``customdata``, so
+a click selects a node (``st.plotly_chart(on_select=...)``); edges are lines that ignore the
+mouse. Nodes that pruning removed stay in place, faded, with the reason in their hover text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .theme import CURRENT, PALETTE, layout
+
+SPLIT = PALETTE[0]
+LEAF = PALETTE[2]
+GHOST = "#B0B0B0"
+LABEL_MAX_NODES = 40  # above this only hover text names the numbers (zoom to read)
+
+
+def tree_positions(tree: pd.DataFrame) -> dict[int, tuple[float, float]]:
+    """x: leaves evenly spaced left to right in-order, a split centred over its children;
+    y: minus the depth."""
+    by_node = tree.set_index("Node")
+    kids = {int(n): [] for n in by_node.index}
+    for node, row in by_node.iterrows():
+        if row.Parent >= 0:
+            kids[int(row.Parent)].append(int(node))
+    pos: dict[int, tuple[float, float]] = {}
+    next_x = [0.0]
+
+    def place(node: int) -> float:
+        children = sorted(kids[node])
+        if not children:
+            x = next_x[0]
+            next_x[0] += 1.0
+        else:
+            xs = [place(c) for c in children]
+            x = float(np.mean(xs))
+        pos[node] = (x, -float(by_node.loc[node, "Depth"]))
+        return x
+
+    place(0)
+    return pos
+
+
+def _hover(row: pd.Series, gamma: float) -> str:
+    lines = [f"<b>node {int(row.Node)}</b> (depth {int(row.Depth)})",
+             f"G = {row.SumGrad:.6g}, H (cover) = {row.SumHess:.6g}",
+             f"similarity = G²/(H+λ) = {row.Similarity:.6g}",
+             f"w = −G/(H+λ) = {row.Weight:.6g}, η·w = {row.Value:.6g}"]
+    if row.Feature != "Leaf":
+        lines.insert(1, f"split: {row.Feature} < {row.Split:.6g} (missing → "
+                        f"{'yes' if row.Missing == row.Yes else 'no'})")
+        lines.append(f"gain = {row.Gain:.6g}, gain − γ = {row.Gain - gamma:.6g}")
+    if row.Pruned:
+        lines.append("<b>removed by pruning</b>: an ancestor's gain < γ")
+    elif row.Reason:
+        lines.append(f"leaf because: {row.Reason}")
+    return "<br>".join(lines)
+
+
+def _label(row: pd.Series, is_leaf: bool) -> str:
+    if not is_leaf:
+        return f"{row.Feature} < {row.Split:.4g}<br>gain {row.Gain:.4g}"
+    return f"w {row.Weight:.3g}<br>η·w {row.Value:.3g}"
+
+
+def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | None = None,
+                     title: str = "", large: bool = False) -> go.Figure:
+    """Draw one grown tree (rows of a single Tree from trees_to_dataframe(include_pruned=True)).
+
+    A node that pruning turned into a leaf is drawn as a leaf (its former split and gain in
+    the hover text) with its removed subtree faded below it.
+    """
+    if tree.Tree.nunique() != 1:
+        raise ValueError("make_tree_figure draws one tree: filter the frame to one Tree.")
+    pos = tree_positions(tree)
+    by_node = tree.set_index("Node", drop=False)
+    edge_x, edge_y, ghost_x, ghost_y = [], [], [], []
+    for node, row in by_node.iterrows():
+        if row.Parent < 0:
+            continue
+        xs, ys = edge_x, edge_y
+        if row.Pruned:
+            xs, ys = ghost_x, ghost_y
+        (x0, y0), (x1, y1) = pos[int(row.Parent)], pos[int(node)]
+        xs += [x0, x1, None]
+        ys += [y0, y1, None]
+    traces = [
+        go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#888", "width": 2},
+                   hoverinfo="skip", showlegend=False),
+        go.Scatter(x=ghost_x, y=ghost_y, mode="lines",
+                   line={"color": GHOST, "width": 1.5, "dash": "dot"}, hoverinfo="skip",
+                   showlegend=False),
+    ]
+    show_labels = len(tree) <= LABEL_MAX_NODES
+    groups = [
+        ("split", (tree.Feature != "Leaf") & ~tree.Leaf & ~tree.Pruned, SPLIT, "square", 1.0),
+        ("leaf", tree.Leaf & ~tree.Pruned, LEAF, "circle", 1.0),
+        ("pruned (ghost)", tree.Pruned, GHOST, "circle-open", 0.55),
+    ]
+    for name, mask, color, symbol, opacity in groups:
+        part = tree[mask]
+        if part.empty:
+            continue
+        xs = [pos[int(n)][0] for n in part.Node]
+        ys = [pos[int(n)][1] for n in part.Node]
+        is_leaf = name != "split"
+        collapsed = part.Leaf & (part.Feature != "Leaf")
+        text = [_label(r, is_leaf or c) for (_, r), c in zip(part.iterrows(), collapsed,
+                                                              strict=True)]
+        traces.append(go.Scatter(
+            x=xs, y=ys, mode="markers+text" if show_labels else "markers", name=name,
+            marker={"color": color, "symbol": symbol, "size": 26 if large else 20,
+                    "opacity": opacity, "line": {"width": 1.5, "color": "white"}},
+            text=text, textposition="bottom center",
+            textfont={"size": 13 if large else 11, "color": GHOST if name.startswith("pruned")
+                      else "#222"},
+            customdata=part.Node.to_numpy(), hovertext=[_hover(r, gamma) for _, r in
+                                                        part.iterrows()],
+            hovertemplate="%{hovertext}<extra></extra>"))
+    if selected is not None and selected in pos:
+        x, y = pos[selected]
+        traces.append(go.Scatter(x=[x], y=[y], mode="markers", name="selected",
+                                 marker={"size": 36 if large else 30, "color": "rgba(0,0,0,0)",
+                                         "line": {"width": 3, "color": CURRENT}},
+                                 hoverinfo="skip"))
+    depth = int(tree.Depth.max())
+    height = 180 + 110 * (depth + 1)
+    fig = go.Figure(data=traces, layout=layout(
+        title, large, height=height,
+        xaxis={"visible": False, "showgrid": False},
+        yaxis={"visible": False, "showgrid": False, "range": [-depth - 0.7, 0.45]},
+        dragmode="pan", clickmode="event+select", hovermode="closest"))
+    fig.update_layout(legend={"itemclick": False, "itemdoubleclick": False})
+    return fig
+
+
+def selected_node(event) -> int | None:
+    """The node id of a click event from ``st.plotly_chart(on_select=...)`` (None if the
+    event holds no node, e.g. the selection was cleared by a redraw)."""
+    try:
+        points = event["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, list | tuple):
+            data = data[0] if data else None
+        if data is not None:
+            return int(data)
+    return None
+
