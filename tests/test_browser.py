@@ -104,3 +104,22 @@ def test_shared_link_reopens_the_view(page, server):
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(SHOTS / "browser-moons.png"), full_page=True)
+
+
+def test_clicking_a_tree_node_shows_its_candidates(page, server):
+    page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
+    _settled(page)
+    tree = page.locator(".st-key-tree_chart")
+    expect(tree.locator(".js-plotly-plot")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("worked out")).to_have_count(0)
+    # The split markers are the trace with two points (nodes 0 and 2); click node 2.
+    traces = tree.locator(".scatterlayer .trace")
+    splits = next(traces.nth(i).locator("path.point") for i in range(traces.count())
+                  if traces.nth(i).locator("path.point").count() == 2)
+    splits.nth(1).click(force=True)
+    _settled(page)
+    expect(page.get_by_text("Node 2, worked out")).to_be_visible(timeout=30_000)
+    expect(page.locator(".st-key-cand_chart .js-plotly-plot")).to_be_visible(timeout=30_000)
+    expect(page).to_have_url(re.compile(r"node=2(&|$)"), timeout=10_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(SHOTS / "browser-node.png"), full_page=True)

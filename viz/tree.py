@@ -91,10 +91,10 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         ys += [y0, y1, None]
     traces = [
         go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#888", "width": 2},
-                   hoverinfo="skip", showlegend=False),
+                   hoverinfo="skip", showlegend=False, name=""),
         go.Scatter(x=ghost_x, y=ghost_y, mode="lines",
                    line={"color": GHOST, "width": 1.5, "dash": "dot"}, hoverinfo="skip",
-                   showlegend=False),
+                   showlegend=False, name=""),
     ]
     show_labels = len(tree) <= LABEL_MAX_NODES
     groups = [
