@@ -16,7 +16,10 @@ from ui.samples import BY_KEY, SAMPLES
 from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
 from viz.candidates import make_candidates_figure, top_candidates
 from viz.fit import make_fit_figure
+from viz.importance import make_importance_figure
+from viz.learning_rate import make_learning_rate_figure, make_learning_rate_fit_figure
 from viz.loss import make_loss_figure
+from viz.residuals import make_residual_figure, make_waterfall_figure
 from viz.tree import make_tree_figure, selected_node
 
 HELP = {
@@ -305,16 +308,79 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
                        for name in history.columns)
     st.markdown(f"#### Round {r} of {n} — {losses}")
     X_train = prep.X_train.to_numpy(dtype=float)
+    large = st.session_state.get("large", False)
     left, right = st.columns([1.15, 1])
     with left:
         st.plotly_chart(make_fit_figure(booster, X_train, prep.y_train, r,
-                                        class_names=prep.class_names),
-                        key="fit", config={"displaylogo": False})
+                                        class_names=prep.class_names, large=large),
+                        key="fit", config=CHART_CONFIG)
     with right:
-        st.plotly_chart(make_loss_figure(history, r, booster.metric_name), key="loss",
-                        config={"displaylogo": False})
-    tree_table(booster, config, r)
+        st.plotly_chart(make_loss_figure(history, r, booster.metric_name, large=large),
+                        key="loss", config=CHART_CONFIG)
+    tabs = st.tabs(["Tree and splits", "Residuals and gradients", "Learning rates",
+                    "Feature importance"])
+    with tabs[0]:
+        tree_table(booster, config, r)
+    with tabs[1]:
+        residuals_view(booster, prep, r, large)
+    with tabs[2]:
+        learning_rate_view(booster, prep, config, r, large)
+    with tabs[3]:
+        kind = st.segmented_control("Importance", ["gain", "weight", "cover", "total_gain",
+                                                   "total_cover"], default="gain",
+                                    key="importance_type")
+        st.plotly_chart(make_importance_figure(booster, kind or "gain", r, large=large),
+                        key="importance", config=CHART_CONFIG)
     share_url(config)
+
+
+CHART_CONFIG = {"displaylogo": False,
+                "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "boostscope"}}
+
+
+def residuals_view(booster: boost.Booster, prep: dataset.Prepared, r: int, large: bool) -> None:
+    if r == 0:
+        st.info("Step to round 1 or later to see what each round's tree did to the rows.")
+        return
+    klass = st.session_state.get("klass", 0) if booster.num_groups > 1 else 0
+    before, after = booster.round_view(r - 1), booster.round_view(r)
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(make_residual_figure(before, after, booster.objective, klass, large),
+                        key="residuals", config=CHART_CONFIG)
+    with right:
+        n = len(prep.y_train)
+        row = st.number_input("Row (training set)", 0, n - 1, 0, key="waterfall_row",
+                              help="Follow one row from base_score through every tree.")
+        st.plotly_chart(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(),
+                                              r, klass, label=f"row {row}", large=large),
+                        key="waterfall", config=CHART_CONFIG)
+
+
+def learning_rate_view(booster, prep, config, r, large) -> None:
+    text = st.text_input("Learning rates to compare (η, comma-separated, up to 6)",
+                         value="0.01, 0.1, 0.3, 1.0", key="etas")
+    etas = urlstate.parse_etas(text)
+    if not etas:
+        st.warning("Give one or more learning rates between 0 and 1, e.g. 0.01, 0.1, 0.3.")
+        return
+    frame = st.session_state.data[2] if st.session_state.data else None
+    boosters = {}
+    with st.spinner("Training one model per learning rate…", show_time=True):
+        for eta in etas:
+            if frame is None or config.get("digest") != st.session_state.data[1]:
+                break
+            boosters[eta] = train_cached({**config, "eta": eta}, frame)[0]
+    if not boosters:
+        st.info("Train on the current data to compare learning rates.")
+        return
+    histories = {eta: b.loss_history() for eta, b in boosters.items()}
+    st.plotly_chart(make_learning_rate_figure(histories, r, booster.metric_name, large),
+                    key="lr_curves", config=CHART_CONFIG)
+    if prep.X_train.shape[1] == 1 and booster.objective != "multi:softprob":
+        st.plotly_chart(make_learning_rate_fit_figure(
+            boosters, prep.X_train.to_numpy(dtype=float), prep.y_train, r,
+            prep.feature_names[0], large), key="lr_fits", config=CHART_CONFIG)
 
 
 def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
@@ -339,9 +405,10 @@ def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
         node = None
     st.plotly_chart(make_tree_figure(tree, gamma, node, title=f"Tree of round {r}"
                                      + (f", class {klass}" if booster.num_groups > 1 else "")
-                                     + " — click a node"),
+                                     + " — click a node",
+                                     large=st.session_state.get("large", False)),
                     key="tree_chart", on_select=_node_clicked, selection_mode="points",
-                    config={"displaylogo": False, "scrollZoom": True})
+                    config={**CHART_CONFIG, "scrollZoom": True})
     if node is None:
         st.caption("Click a node of the tree to see every candidate split it had and its "
                    "arithmetic. Faded nodes were grown and then removed by γ-pruning.")
@@ -381,8 +448,9 @@ def node_detail(booster: boost.Booster, tree: pd.DataFrame, r: int, node: int,
         default = best.Feature.iloc[0] if len(best) else features[0]
         feature = st.selectbox("Feature", features, index=features.index(default),
                                key=f"cand_feature_{r}_{klass}_{node}")
-        st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"])),
-                        key="cand_chart", config={"displaylogo": False})
+        st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
+                                               large=st.session_state.get("large", False)),
+                        key="cand_chart", config=CHART_CONFIG)
     with right:
         st.markdown(f"**Node {node}, worked out**")
         steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
@@ -409,6 +477,7 @@ def main() -> None:
         data_ui()
         columns_ui()
         pressed = params_ui()
+        st.toggle("Large text (projector)", key="large")
     if pressed or (st.session_state.config is None and st.session_state.data is not None):
         st.session_state.config = current_config()
     model = trained_model()

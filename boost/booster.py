@@ -155,6 +155,18 @@ class Booster:
         r = self._check_round(round_idx, allow_zero=False)
         return (r - 1) * self.num_groups + self._check_class(class_idx)
 
+    def tree_outputs(self, X, round_idx: int | None = None) -> np.ndarray:
+        """Each tree's contribution to each row's margin: shape (n_samples, n_trees) for the
+        trees of rounds 1..round_idx (all by default), float32 leaf values (eta * w)."""
+        X32, _ = as_features(X, expected_names=self.feature_names)
+        r = self.num_boosted_rounds() if round_idx is None else self._check_round(round_idx)
+        n_trees = r * self.num_groups
+        out = np.empty((X32.shape[0], n_trees), dtype=np.float32)
+        for t in range(n_trees):
+            sl = self.forest.node_slice(t)
+            out[:, t] = self.forest.value[sl][leaf_of_rows(self.forest, X32, t)]
+        return out
+
     def round_view(self, round_idx: int) -> RoundView:
         """Per-row state of the training data after ``round_idx`` rounds (see RoundView).
 

@@ -33,7 +33,7 @@ def test_sample_opens_at_the_baseline():
     at = _app()
     assert _status(at).startswith("#### Round 0 of 20")
     assert at.selectbox(key="target").value == "y"
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) >= 2  # fit and loss (and the tabs' charts)
     assert not at.error
 
 
@@ -160,3 +160,11 @@ def test_selected_node_shows_its_candidates():
     assert "= 120.333" in latex and r"\eta \cdot w" in latex
     assert best.Threshold == 15.0 and best.Gain == pytest.approx(120.33, abs=0.01)
     assert at.query_params["node"] == "0"
+
+
+def test_teaching_tabs_render_for_every_sample():
+    for sample in ("four_points", "moons", "three_blobs", "diabetes", "penguins"):
+        at = _app(sample=sample, round="3", node="0")
+        assert not at.error, (sample, [e.value for e in at.error])
+        assert any(t.label == "Learning rates" for t in at.tabs)
+

@@ -99,3 +99,8 @@ def test_files_over_the_size_limit_are_refused(monkeypatch):
     raw = ("x,y\n" + "\n".join(f"{i},{i}" for i in range(500))).encode()
     with pytest.raises(dataset.DataError, match="the limit is"):
         dataset.read_table(raw, "big.csv")
+
+
+def test_learning_rates_are_parsed():
+    assert urlstate.parse_etas("0.01, 0.1;0.3, 1, 2, x, 0.1, 0") == [0.01, 0.1, 0.3, 1.0]
+    assert urlstate.parse_etas("") == []

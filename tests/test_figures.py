@@ -20,7 +20,7 @@ def test_one_feature_fit_shows_data_previous_and_current(four):
     X, y, bst = four
     fig = make_fit_figure(bst, X, y, 1)
     names = [t.name for t in fig.data]
-    assert names == ["data", "after round 0", "after round 1"]
+    assert names == ["data", "after round 0", "after round 1", "tree 1 alone (η·w)"]
     np.testing.assert_array_equal(fig.data[0].y, y)
     # The current curve is the model's prediction at round 1: the four-point leaves.
     curve = fig.data[2]
@@ -28,6 +28,8 @@ def test_one_feature_fit_shows_data_previous_and_current(four):
     nearest = min(at, key=lambda x: abs(x - 10.0))
     assert at[nearest] == pytest.approx(0.5 - 3.15, abs=1e-5)
     assert np.allclose(fig.data[1].y, 0.5)  # round 0 = base_score
+    step = fig.data[3]  # the round's tree alone: its leaf values eta * w
+    assert set(np.round(np.asarray(step.y, dtype=float), 5)) == {-3.15, 2.1, -2.25}
     assert fig.layout.title.text == "Fit after round 1"
 
 
@@ -47,7 +49,9 @@ def test_two_feature_classification_surface():
     assert heat.type == "heatmap" and heat.zmin == 0 and heat.zmax == 1
     grid = np.array(np.meshgrid(heat.x, heat.y)).reshape(2, -1).T
     np.testing.assert_allclose(np.asarray(heat.z).ravel(), bst.predict(grid), rtol=1e-6)
-    assert [t.name for t in fig.data[1:]] == ["y = no", "y = yes"]
+    assert [t.name for t in fig.data[1:]] == ["y = no", "y = yes", "tree 5's leaves"]
+    leaves = bst.trees_to_dataframe().query("Round == 5 and Feature == 'Leaf'")
+    assert len(np.unique(np.asarray(fig.data[3].z))) == len(leaves)
 
 
 def test_many_features_regression_is_predicted_against_actual():

@@ -99,3 +99,56 @@ def test_worked_arithmetic_classification_probability():
     assert probability.name == "log-odds to probability"
     assert probability.value == pytest.approx(1 / (1 + np.exp(-leaf.Value)), rel=1e-6)
     assert "p_i(1 - p_i)" in steps[0].latex
+
+
+def test_residual_figure_before_and_after():
+    bst = boost.train(BASE, X, Y, 2)
+    before, after = bst.round_view(0), bst.round_view(1)
+    from viz.residuals import make_residual_figure
+
+    fig = make_residual_figure(before, after, bst.objective)
+    rows = fig.data[2]
+    np.testing.assert_allclose(rows.x, [-10.5, 6.5, 7.5, -7.5])
+    np.testing.assert_allclose(rows.y, [-7.35, 4.4, 5.4, -5.25], rtol=1e-5)
+    assert "removed 30.0%" in fig.layout.title.text  # eta = 0.3 with pure leaves
+
+
+def test_waterfall_adds_up_to_the_margin():
+    from viz.residuals import make_waterfall_figure
+
+    Xc, yc = X, (Y > 0).astype(float)
+    bst = boost.train({"objective": "binary:logistic", "max_depth": 2, "min_child_weight": 0},
+                      Xc, yc, 5)
+    fig = make_waterfall_figure(bst, Xc[1], 5, label="row 1")
+    w = fig.data[0]
+    assert list(w.measure) == ["absolute"] + ["relative"] * 5 + ["total"]
+    margin = float(bst.predict(Xc[1:2], output_margin=True)[0])
+    assert w.y[-1] == pytest.approx(margin, abs=1e-5)
+    assert sum(w.y[:-1]) == pytest.approx(margin, abs=1e-5)
+    assert f"p = {1 / (1 + np.exp(-margin)):.4g}" in fig.layout.title.text
+
+
+def test_learning_rate_figure_marks_best_rounds():
+    from viz.learning_rate import best_round, make_learning_rate_figure
+
+    boosters = {eta: boost.train({**BASE, "eta": eta}, X, Y, 6,
+                                 evals=[(X, Y, "valid")]) for eta in (0.1, 1.0)}
+    histories = {eta: b.loss_history() for eta, b in boosters.items()}
+    fig = make_learning_rate_figure(histories, 3, "rmse")
+    assert {t.name for t in fig.data if t.name} >= {"η = 0.1 valid", "η = 1 train"}
+    column, best = best_round(histories[1.0])
+    assert column == "valid" and best == int(histories[1.0]["valid"].to_numpy().argmin())
+    assert fig.layout.shapes[0].x0 == 3
+
+
+def test_importance_by_round_ends_at_get_score():
+    from viz.importance import importance_by_round, make_importance_figure
+
+    bst = boost.train({"max_depth": 2}, np.c_[X, X[::-1]], Y, 4)
+    table = importance_by_round(bst, "gain")
+    final = bst.get_score(importance_type="gain")
+    for i, name in enumerate(bst.feature_names):
+        assert table[-1, i] == pytest.approx(final.get(name, 0.0), rel=1e-6)
+    assert (table[0] == 0).all()
+    fig = make_importance_figure(bst, "gain", 2)
+    assert fig.layout.shapes[0].x0 == 2

@@ -63,3 +63,13 @@ def write(state: dict) -> dict:
             continue
         out[key] = f"{value:g}" if isinstance(value, float) else str(value)
     return out
+
+
+def parse_etas(text: str, limit: int = 6) -> list[float]:
+    """Learning rates from the user's text: numbers in (0, 1], unique, at most ``limit``."""
+    values: list[float] = []
+    for part in str(text).replace(";", ",").split(","):
+        value = parse_number(part.strip(), float, None, 0.0, 1.0)
+        if value and value not in values:
+            values.append(value)
+    return values[:limit]

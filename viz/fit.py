@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from boost import Booster, objectives
+from boost.tree import leaf_of_rows
 
 from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout
 
@@ -73,9 +74,22 @@ def _fit_1d(booster, X, y, r, name, large):
         x=grid[:, 0], y=predictions_at(booster, grid, r), mode="lines", name=f"after round {r}",
         line={"color": CURRENT, "width": 3, "shape": "hv"},
         hovertemplate=f"{name}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>round {r}</extra>"))
+    extra = {}
+    if r > 0:
+        # The round's own tree: its leaf values eta*w as a step function of x (log-odds on a
+        # second axis for classification).
+        step = booster.tree_outputs(grid, r)[:, -1]
+        traces.append(go.Scatter(
+            x=grid[:, 0], y=step, mode="lines", name=f"tree {r} alone (η·w)",
+            line={"color": PALETTE[2], "width": 2, "shape": "hv"}, fill="tozeroy",
+            fillcolor="rgba(0,158,115,0.12)", yaxis="y2" if classify else "y",
+            hovertemplate=f"{name}=%{{x:.4g}}<br>η·w=%{{y:.4g}}<extra>tree {r}</extra>"))
+        if classify:
+            extra["yaxis2"] = {"overlaying": "y", "side": "right", "showgrid": False,
+                               "title": {"text": f"tree {r} output (log-odds)"}}
     title = f"Fit after round {r}" + (" (baseline)" if r == 0 else "")
     return go.Figure(data=traces, layout=layout(
-        title, large, xtitle=name, ytitle="y / P(y = 1)" if classify else "y"))
+        title, large, xtitle=name, ytitle="y / P(y = 1)" if classify else "y", **extra))
 
 
 def _fit_2d(booster, X, y, r, names, class_names, large):
@@ -127,6 +141,16 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
                 marker={"color": y[rows], "colorscale": DIVERGING, "size": 8,
                         "line": {"width": 1, "color": "#333"}, "showscale": False}))
         title = f"Prediction surface after round {r}"
+    if r > 0 and booster.num_groups == 1:
+        # The round's tree partitions the plane into rectangles, one per leaf.
+        leaves = leaf_of_rows(booster.forest, np.ascontiguousarray(mesh, dtype=np.float32),
+                              booster.tree_index(r))
+        z = leaves.reshape(GRID, GRID).astype(float)
+        traces.append(go.Contour(
+            x=gx, y=gy, z=z, contours={"coloring": "none", "start": z.min() + 0.5,
+                                       "end": z.max(), "size": 1.0},
+            line={"color": "#222", "width": 1.5}, showscale=False, hoverinfo="skip",
+            name=f"tree {r}'s leaves", showlegend=True))
     return go.Figure(data=traces, layout=layout(title, large, height=480, xtitle=names[0],
                                                 ytitle=names[1]))
 

@@ -1,0 +1,71 @@
+"""Several learning rates trained on the same data: loss curves overlaid, the current round
+marked and each eta's best validation round noted; for 1-D data, each eta's fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from boost import Booster
+
+from .fit import predictions_at
+from .theme import CURRENT, PALETTE, layout
+
+
+def best_round(history: pd.DataFrame) -> tuple[str, int]:
+    """(column, round) of the lowest loss of the validation set (train if there is none)."""
+    column = "valid" if "valid" in history.columns else "train"
+    return column, int(history[column].to_numpy().argmin())
+
+
+def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: int,
+                              metric: str, large: bool = False) -> go.Figure:
+    traces = []
+    annotations = []
+    for i, (eta, history) in enumerate(sorted(histories.items())):
+        color = PALETTE[i % len(PALETTE)]
+        for column, dash in (("train", "dot"), ("valid", "solid")):
+            if column not in history.columns:
+                continue
+            traces.append(go.Scatter(
+                x=history.index.to_numpy(), y=history[column].to_numpy(), mode="lines",
+                name=f"η = {eta:g} {column}", line={"color": color, "dash": dash, "width": 2.5},
+                hovertemplate=f"η = {eta:g}, round %{{x}}<br>{column} {metric} = %{{y:.5g}}"
+                              "<extra></extra>"))
+        column, best = best_round(history)
+        value = float(history[column].iloc[best])
+        traces.append(go.Scatter(x=[best], y=[value], mode="markers", showlegend=False,
+                                 marker={"color": color, "symbol": "diamond", "size": 12},
+                                 hovertemplate=f"η = {eta:g}: best {column} round {best}, "
+                                               f"{metric} {value:.5g}<extra></extra>"))
+        annotations.append({"x": best, "y": value, "text": f"best {best}", "showarrow": True,
+                            "arrowhead": 0, "ax": 0, "ay": -22 - 14 * i,
+                            "font": {"color": color}})
+    marker = {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
+              "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
+    return go.Figure(data=traces, layout=layout(
+        f"Loss ({metric}) by round for each learning rate (solid: validation, dotted: train)",
+        large, height=440, xtitle="round (0 = baseline)", ytitle=metric, shapes=[marker],
+        annotations=annotations, legend={"orientation": "v", "x": 1.02, "xanchor": "left",
+                                         "y": 1.0, "yanchor": "top"}))
+
+
+def make_learning_rate_fit_figure(boosters: dict[float, Booster], X: np.ndarray,
+                                  y: np.ndarray, round_idx: int, feature: str,
+                                  large: bool = False) -> go.Figure:
+    """1-D data: each eta's prediction curve after ``round_idx`` rounds over the data."""
+    x = np.asarray(X, dtype=float)[:, 0]
+    lo, hi = np.nanmin(x), np.nanmax(x)
+    grid = np.linspace(lo, hi, 400)[:, None]
+    traces = [go.Scatter(x=x, y=y, mode="markers", name="data",
+                         marker={"color": "#777", "size": 7, "opacity": 0.5})]
+    for i, (eta, booster) in enumerate(sorted(boosters.items())):
+        r = min(round_idx, booster.num_boosted_rounds())
+        traces.append(go.Scatter(x=grid[:, 0], y=predictions_at(booster, grid, r),
+                                 mode="lines", name=f"η = {eta:g}",
+                                 line={"color": PALETTE[i % len(PALETTE)], "width": 3,
+                                       "shape": "hv"}))
+    return go.Figure(data=traces, layout=layout(
+        f"Each learning rate's fit after round {round_idx}", large, xtitle=feature,
+        ytitle="prediction"))
