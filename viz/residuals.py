@@ -64,11 +64,11 @@ def make_waterfall_figure(booster: Booster, x_row: np.ndarray, round_idx: int,
     names = ["base_score"] + [f"tree {k}" for k in range(1, len(contrib) + 1)] + ["margin"]
     values = [base] + contrib.astype(float).tolist() + [total]
     measure = ["absolute"] + ["relative"] * len(contrib) + ["total"]
-    title = f"How the prediction of {label} is built (rounds 1–{round_idx})"
+    title = f"{label.capitalize()}: base_score + each tree, rounds 1–{round_idx}"
     if booster.objective == "binary:logistic":
-        title += f": log-odds {total:.4g} → p = {1 / (1 + np.exp(-total)):.4g}"
+        title += f"<br><sup>log-odds {total:.4g} → p = {1 / (1 + np.exp(-total)):.4g}</sup>"
     elif booster.objective == "multi:softprob":
-        title += f" (class {class_idx} log-odds)"
+        title += f"<br><sup>class {class_idx} log-odds {total:.4g}</sup>"
     fig = go.Figure(data=[go.Waterfall(
         x=names, y=values, measure=measure, connector={"line": {"color": "#BBB"}},
         increasing={"marker": {"color": PALETTE[0]}},
