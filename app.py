@@ -60,6 +60,7 @@ def init_state() -> None:
     st.session_state.url_target = url["target"]
     st.session_state.url_round = url["round"]
     st.session_state.node = url["node"]
+    st.session_state.view = url["view"]
     st.session_state.playing = False
     st.session_state.data = None  # the last good table: (name, digest, DataFrame, notes)
     st.session_state.config = None  # the last trained configuration
@@ -317,15 +318,16 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
     with right:
         st.plotly_chart(make_loss_figure(history, r, booster.metric_name, large=large),
                         key="loss", config=CHART_CONFIG)
-    tabs = st.tabs(["Tree and splits", "Residuals and gradients", "Learning rates",
-                    "Feature importance"])
-    with tabs[0]:
+    # One view at a time (only the chosen one is computed, so stepping stays fast).
+    view = st.segmented_control("View", VIEWS, key="view", label_visibility="collapsed")
+    view = view or VIEWS[0]
+    if view == VIEWS[0]:
         tree_table(booster, config, r)
-    with tabs[1]:
+    elif view == VIEWS[1]:
         residuals_view(booster, prep, r, large)
-    with tabs[2]:
+    elif view == VIEWS[2]:
         learning_rate_view(booster, prep, config, r, large)
-    with tabs[3]:
+    else:
         kind = st.segmented_control("Importance", ["gain", "weight", "cover", "total_gain",
                                                    "total_cover"], default="gain",
                                     key="importance_type")
@@ -334,6 +336,7 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
     share_url(config)
 
 
+VIEWS = list(urlstate.VIEWS)
 CHART_CONFIG = {"displaylogo": False,
                 "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "boostscope"}}
 
@@ -506,6 +509,7 @@ def share_url(config: dict) -> None:
              **{k: config[k] for k in urlstate.PARAMS},
              "base_score": config["base_score"] or None,
              "round": st.session_state.get("round", 0),
+             "view": VIEWS.index(st.session_state.get("view") or VIEWS[0]),
              "node": st.session_state.get("node")}
     st.query_params.from_dict(urlstate.write(state))
 

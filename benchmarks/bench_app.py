@@ -81,11 +81,59 @@ def step_milliseconds(n_rows: int = 100_000) -> tuple[float, float, float]:
     return train_s, statistics.median(forward), statistics.median(back)
 
 
+def round_and_node_milliseconds(n_rows: int = 100_000) -> tuple[float, float]:
+    """Server-side time of moving the round slider and of selecting another node, with
+    every view on screen (median of 8 each)."""
+    from streamlit.testing.v1 import AppTest
+
+    rng = np.random.default_rng(1)
+    x1, x2 = rng.normal(size=(2, n_rows))
+    label = (x1 * x2 + rng.normal(scale=0.5, size=n_rows) > 0).astype(int)
+    csv = "x1,x2,label\n" + "\n".join(f"{a:.4f},{b:.4f},{c}"
+                                       for a, b, c in zip(x1, x2, label, strict=True))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    at.get("file_uploader")[0].set_value(("big2d.csv", csv.encode(), "text/csv")).run()
+    at.slider(key="round").set_value(1).run()
+    rounds, nodes = [], []
+    for r in range(2, 10):
+        t = time.perf_counter()
+        at.slider(key="round").set_value(r).run()
+        rounds.append((time.perf_counter() - t) * 1000)
+    for node in range(8):
+        at.session_state["node"] = node % 7
+        t = time.perf_counter()
+        at.run()
+        nodes.append((time.perf_counter() - t) * 1000)
+    assert not at.exception
+    return statistics.median(rounds), statistics.median(nodes)
+
+
+def learning_rate_seconds(n_rows: int = 10_000, rounds: int = 200) -> float:
+    """Four models (eta 0.01, 0.1, 0.3, 1.0), 200 rounds each, on 10k rows, app defaults."""
+    import boost
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(n_rows, 4))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + rng.normal(scale=0.3, size=n_rows)
+    boost.train({"max_depth": 3}, X[:100], y[:100], 2)
+    t = time.perf_counter()
+    for eta in (0.01, 0.1, 0.3, 1.0):
+        boost.train({"eta": eta, "max_depth": 3}, X, y, rounds, evals=[(X[:2000], y[:2000],
+                                                                        "valid")])
+    return time.perf_counter() - t
+
+
 def main() -> None:
     print(f"first chart after `streamlit run` (warm cache): {first_chart_seconds():.1f} s")
     train_s, fwd, back = step_milliseconds()
     print(f"100,000 rows x 3 features: upload + parse + train 20 rounds {train_s:.1f} s; "
           f"step forward {fwd:.0f} ms, step back {back:.0f} ms (server-side, median of 10)")
+    round_ms, node_ms = round_and_node_milliseconds()
+    print(f"100,000 rows x 2 features (surface, tree, candidates, residuals, learning rates, "
+          f"importance): change round {round_ms:.0f} ms, change node {node_ms:.0f} ms")
+    print(f"learning-rate comparison, 4 etas x 200 rounds on 10,000 rows: "
+          f"{learning_rate_seconds():.2f} s")
 
 
 if __name__ == "__main__":

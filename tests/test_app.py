@@ -162,9 +162,11 @@ def test_selected_node_shows_its_candidates():
     assert at.query_params["node"] == "0"
 
 
-def test_teaching_tabs_render_for_every_sample():
+@pytest.mark.parametrize("view", range(4))
+def test_every_view_renders_for_every_sample(view):
     for sample in ("four_points", "moons", "three_blobs", "diabetes", "penguins"):
-        at = _app(sample=sample, round="3", node="0")
+        at = _app(sample=sample, round="3", node="0", view=str(view))
         assert not at.error, (sample, [e.value for e in at.error])
-        assert any(t.label == "Learning rates" for t in at.tabs)
+        assert at.query_params["view"] == str(view)
+        assert len(at.get("plotly_chart")) >= 3  # fit, loss and the view's chart
 

@@ -20,6 +20,7 @@ PARAMS = {
     "rounds": (int, 20, 1, 500),
 }
 TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
+VIEWS = ("Tree and splits", "Residuals and gradients", "Learning rates", "Feature importance")
 
 
 def parse_number(text, kind, default, low, high):
@@ -52,6 +53,7 @@ def read(query: dict, samples: list[str]) -> dict:
     out["target"] = query.get("target")
     out["round"] = parse_number(query.get("round"), int, None, 0, 10_000)
     out["node"] = parse_number(query.get("node"), int, None, 0, 100_000)
+    out["view"] = VIEWS[parse_number(query.get("view"), int, 0, 0, len(VIEWS) - 1)]
     return out
 
 
