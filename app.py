@@ -416,7 +416,7 @@ def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
         st.caption("Click a node of the tree to see every candidate split it had and its "
                    "arithmetic. Faded nodes were grown and then removed by γ-pruning.")
     else:
-        node_detail(booster, tree, r, node, klass)
+        node_detail(booster, config, tree, r, node, klass)
     with st.expander(f"Tree of round {r} as a table (XGBoost's trees_to_dataframe + trace)"):
         columns = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing",
                    "Gain", "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value",
@@ -440,10 +440,17 @@ def _node_clicked() -> None:
         st.session_state.node = node
 
 
-def node_detail(booster: boost.Booster, tree: pd.DataFrame, r: int, node: int,
+@st.cache_resource(max_entries=64, show_spinner=False)
+def node_candidates(config: dict, _booster: boost.Booster, r: int, node: int,
+                    klass: int) -> pd.DataFrame:
+    """split_candidates of one node, once per (model, round, node, class)."""
+    return _booster.split_candidates(r, node, klass)
+
+
+def node_detail(booster: boost.Booster, config: dict, tree: pd.DataFrame, r: int, node: int,
                 klass: int) -> None:
     row = tree[tree.Node == node].iloc[0]
-    cand = booster.split_candidates(r, node, klass)
+    cand = node_candidates(config, booster, r, node, klass)
     best = cand[cand.Best]
     left, right = st.columns([1, 1.1])
     with left:

@@ -9,6 +9,21 @@ import plotly.graph_objects as go
 from .theme import CURRENT, PALETTE, layout
 
 BLOCKED = "#9E9E9E"
+MAX_POINTS = 1500  # per series; big nodes have one candidate per distinct value
+
+
+def _thin(frame: pd.DataFrame) -> pd.DataFrame:
+    """At most MAX_POINTS rows, evenly spread, always keeping the chosen split and the
+    largest gains (the table lists every candidate)."""
+    if len(frame) <= MAX_POINTS:
+        return frame
+    step = int(np.ceil(len(frame) / MAX_POINTS))
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[::step] = True
+    gains = frame.Gain.to_numpy()
+    keep[np.argsort(-gains)[:20]] = True
+    keep |= frame.Best.to_numpy()
+    return frame[keep]
 
 
 def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
@@ -21,7 +36,7 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     shapes = []
     directions = sorted(part.DefaultLeft.unique(), reverse=True)
     for i, default_left in enumerate(directions):
-        side = part[part.DefaultLeft == default_left]
+        side = _thin(part[part.DefaultLeft == default_left])
         name = "missing → left (yes)" if default_left else "missing → right (no)"
         if len(directions) == 1:
             name = "candidates"
@@ -87,4 +102,9 @@ def top_candidates(cand: pd.DataFrame, n: int = 15) -> pd.DataFrame:
     cols = ["Feature", "Threshold", "DefaultLeft", "SumGradLeft", "SumHessLeft", "SumGradRight",
             "SumHessRight", "SimilarityLeft", "SimilarityRight", "SimilarityParent", "Gain",
             "Valid", "Best"]
-    return cand.sort_values(["Valid", "Gain"], ascending=[False, False])[cols].head(n)
+    valid = cand[cand.Valid]
+    if len(valid) > n:
+        valid = valid.iloc[np.argpartition(-valid.Gain.to_numpy(), n - 1)[:n]]
+    rest = cand[~cand.Valid].head(max(0, n - len(valid)))
+    top = pd.concat([valid.sort_values("Gain", ascending=False), rest])
+    return top[cols].head(n)

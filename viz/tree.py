@@ -23,11 +23,13 @@ LABEL_MAX_NODES = 40  # above this only hover text names the numbers (zoom to re
 def tree_positions(tree: pd.DataFrame) -> dict[int, tuple[float, float]]:
     """x: leaves evenly spaced left to right in-order, a split centred over its children;
     y: minus the depth."""
-    by_node = tree.set_index("Node")
-    kids = {int(n): [] for n in by_node.index}
-    for node, row in by_node.iterrows():
-        if row.Parent >= 0:
-            kids[int(row.Parent)].append(int(node))
+    nodes = tree.Node.to_numpy().astype(int)
+    parents = tree.Parent.to_numpy().astype(int)
+    depth = dict(zip(nodes, tree.Depth.to_numpy().astype(int), strict=True))
+    kids: dict[int, list[int]] = {int(n): [] for n in nodes}
+    for node, parent in zip(nodes, parents, strict=True):
+        if parent >= 0:
+            kids[int(parent)].append(int(node))
     pos: dict[int, tuple[float, float]] = {}
     next_x = [0.0]
 
@@ -37,16 +39,15 @@ def tree_positions(tree: pd.DataFrame) -> dict[int, tuple[float, float]]:
             x = next_x[0]
             next_x[0] += 1.0
         else:
-            xs = [place(c) for c in children]
-            x = float(np.mean(xs))
-        pos[node] = (x, -float(by_node.loc[node, "Depth"]))
+            x = float(np.mean([place(c) for c in children]))
+        pos[node] = (x, -float(depth[node]))
         return x
 
     place(0)
     return pos
 
 
-def _hover(row: pd.Series, gamma: float) -> str:
+def _hover(row, gamma: float) -> str:
     lines = [f"<b>node {int(row.Node)}</b> (depth {int(row.Depth)})",
              f"G = {row.SumGrad:.6g}, H (cover) = {row.SumHess:.6g}",
              f"similarity = G²/(H+λ) = {row.Similarity:.6g}",
@@ -62,7 +63,7 @@ def _hover(row: pd.Series, gamma: float) -> str:
     return "<br>".join(lines)
 
 
-def _label(row: pd.Series, is_leaf: bool) -> str:
+def _label(row, is_leaf: bool) -> str:
     if not is_leaf:
         return f"{row.Feature} < {row.Split:.4g}<br>gain {row.Gain:.4g}"
     return f"w {row.Weight:.3g}<br>η·w {row.Value:.3g}"
@@ -78,15 +79,12 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
     if tree.Tree.nunique() != 1:
         raise ValueError("make_tree_figure draws one tree: filter the frame to one Tree.")
     pos = tree_positions(tree)
-    by_node = tree.set_index("Node", drop=False)
     edge_x, edge_y, ghost_x, ghost_y = [], [], [], []
-    for node, row in by_node.iterrows():
-        if row.Parent < 0:
+    for node, parent, pruned in zip(tree.Node, tree.Parent, tree.Pruned, strict=True):
+        if parent < 0:
             continue
-        xs, ys = edge_x, edge_y
-        if row.Pruned:
-            xs, ys = ghost_x, ghost_y
-        (x0, y0), (x1, y1) = pos[int(row.Parent)], pos[int(node)]
+        xs, ys = (ghost_x, ghost_y) if pruned else (edge_x, edge_y)
+        (x0, y0), (x1, y1) = pos[int(parent)], pos[int(node)]
         xs += [x0, x1, None]
         ys += [y0, y1, None]
     traces = [
@@ -109,9 +107,9 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         xs = [pos[int(n)][0] for n in part.Node]
         ys = [pos[int(n)][1] for n in part.Node]
         is_leaf = name != "split"
-        collapsed = part.Leaf & (part.Feature != "Leaf")
-        text = [_label(r, is_leaf or c) for (_, r), c in zip(part.iterrows(), collapsed,
-                                                              strict=True)]
+        rows = list(part.itertuples(index=False))
+        collapsed = (part.Leaf & (part.Feature != "Leaf")).to_numpy()
+        text = [_label(r, is_leaf or c) for r, c in zip(rows, collapsed, strict=True)]
         traces.append(go.Scatter(
             x=xs, y=ys, mode="markers+text" if show_labels else "markers", name=name,
             marker={"color": color, "symbol": symbol, "size": 26 if large else 20,
@@ -119,8 +117,7 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
             text=text, textposition="bottom center",
             textfont={"size": 13 if large else 11, "color": GHOST if name.startswith("pruned")
                       else "#222"},
-            customdata=part.Node.to_numpy(), hovertext=[_hover(r, gamma) for _, r in
-                                                        part.iterrows()],
+            customdata=part.Node.to_numpy(), hovertext=[_hover(r, gamma) for r in rows],
             hovertemplate="%{hovertext}<extra></extra>"))
     if selected is not None and selected in pos:
         x, y = pos[selected]
