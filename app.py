@@ -7,6 +7,8 @@ the current round, the fit, the loss curves and the round's tree.
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -62,6 +64,7 @@ def init_state() -> None:
     st.session_state.node = url["node"]
     st.session_state.view = url["view"]
     st.session_state.playing = False
+    st.session_state.speed = 1.0
     st.session_state.data = None  # the last good table: (name, digest, DataFrame, notes)
     st.session_state.config = None  # the last trained configuration
 
@@ -260,10 +263,18 @@ def _toggle_play(n: int) -> None:
     if playing and st.session_state.get("round", 0) >= n:
         st.session_state["round"] = 0
     st.session_state.playing = playing
+    st.session_state.rerun_app = True  # the fragment's timer is set on a full run only
+
+
+def _speed_changed() -> None:
+    if st.session_state.playing:
+        st.session_state.rerun_app = True
 
 
 def transport_ui(n: int) -> None:
-    """First, back, play/pause, step, last and the speed, outside the animated fragment."""
+    """First, back, play/pause, step, last and the speed. They live in the round fragment,
+    so a step reruns only the fragment; Play and the speed ask for one full run, which is
+    when Streamlit reads the fragment's timer."""
     cols = st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
     playing = st.session_state.playing
     cols[0].button("First", key="first", on_click=_jump, args=(0,), shortcut="Home",
@@ -279,22 +290,29 @@ def transport_ui(n: int) -> None:
     cols[4].button("Last", key="last", on_click=_jump, args=(n,), shortcut="End",
                    icon=":material/last_page:", icon_position="right",
                    use_container_width=True)
-    cols[5].select_slider("Speed", options=[0.25, 0.5, 1.0, 2.0], value=1.0, key="speed",
-                          format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
+    cols[5].select_slider("Speed", options=[0.25, 0.5, 1.0, 2.0], key="speed",
+                          on_change=_speed_changed, format_func=lambda s: f"{s:g} s / round",
+                          label_visibility="collapsed")
+    if st.session_state.pop("rerun_app", False):
+        st.rerun(scope="app")
 
 
 def round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -> None:
     """Everything that follows the current round; re-run alone while playing."""
+    start = time.perf_counter()
     try:
         _round_stage(booster, prep, config)
     except Exception as exc:  # never a traceback on a lecturer's screen
         st.session_state.playing = False
         st.error(f"This round could not be drawn ({type(exc).__name__}: {exc}). Step to "
                  "another round or choose other columns; the trained model is kept.")
+    # What a step costs the server (benchmarks/bench_app.py reads it).
+    st.session_state.stage_ms = (time.perf_counter() - start) * 1000
 
 
 def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -> None:
     n = booster.num_boosted_rounds()
+    transport_ui(n)
     if st.session_state.playing:
         if st.session_state.get("round", 0) >= n:
             st.session_state.playing = False
@@ -503,8 +521,7 @@ def main() -> None:
         st.session_state["round"] = n
     for note in prep.notes:
         st.caption(":material/info: " + note)
-    transport_ui(n)
-    interval = {0.25: 0.25, 0.5: 0.5, 1.0: 1.0, 2.0: 2.0}[st.session_state.get("speed", 1.0)]
+    interval = float(st.session_state.get("speed", 1.0))
     fragment = st.fragment(round_stage, run_every=interval if st.session_state.playing else None)
     fragment(booster, prep, config)
 
