@@ -332,10 +332,10 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
     with left:
         st.plotly_chart(make_fit_figure(booster, X_train, prep.y_train, r,
                                         class_names=prep.class_names, large=large),
-                        key="fit", config=CHART_CONFIG)
+                        key="fit", config=chart_config())
     with right:
         st.plotly_chart(make_loss_figure(history, r, booster.metric_name, large=large),
-                        key="loss", config=CHART_CONFIG)
+                        key="loss", config=chart_config())
     # One view at a time (only the chosen one is computed, so stepping stays fast).
     view = st.segmented_control("View", VIEWS, key="view", label_visibility="collapsed")
     view = view or VIEWS[0]
@@ -350,13 +350,16 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
                                                    "total_cover"], default="gain",
                                     key="importance_type")
         st.plotly_chart(make_importance_figure(booster, kind or "gain", r, large=large),
-                        key="importance", config=CHART_CONFIG)
+                        key="importance", config=chart_config())
     share_url(config)
 
 
 VIEWS = list(urlstate.VIEWS)
-CHART_CONFIG = {"displaylogo": False,
-                "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "boostscope"}}
+def chart_config() -> dict:
+    """Plotly's toolbar settings; the camera button saves PNG or SVG (sidebar choice)."""
+    fmt = st.session_state.get("export_format", "png")
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": fmt, "scale": 2, "filename": "boostscope"}}
 
 
 def residuals_view(booster: boost.Booster, prep: dataset.Prepared, r: int, large: bool) -> None:
@@ -368,14 +371,14 @@ def residuals_view(booster: boost.Booster, prep: dataset.Prepared, r: int, large
     left, right = st.columns(2)
     with left:
         st.plotly_chart(make_residual_figure(before, after, booster.objective, klass, large),
-                        key="residuals", config=CHART_CONFIG)
+                        key="residuals", config=chart_config())
     with right:
         n = len(prep.y_train)
         row = st.number_input("Row (training set)", 0, n - 1, 0, key="waterfall_row",
                               help="Follow one row from base_score through every tree.")
         st.plotly_chart(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(),
                                               r, klass, label=f"row {row}", large=large),
-                        key="waterfall", config=CHART_CONFIG)
+                        key="waterfall", config=chart_config())
 
 
 def learning_rate_view(booster, prep, config, r, large) -> None:
@@ -397,11 +400,11 @@ def learning_rate_view(booster, prep, config, r, large) -> None:
         return
     histories = {eta: b.loss_history() for eta, b in boosters.items()}
     st.plotly_chart(make_learning_rate_figure(histories, r, booster.metric_name, large),
-                    key="lr_curves", config=CHART_CONFIG)
+                    key="lr_curves", config=chart_config())
     if prep.X_train.shape[1] == 1 and booster.objective != "multi:softprob":
         st.plotly_chart(make_learning_rate_fit_figure(
             boosters, prep.X_train.to_numpy(dtype=float), prep.y_train, r,
-            prep.feature_names[0], large), key="lr_fits", config=CHART_CONFIG)
+            prep.feature_names[0], large), key="lr_fits", config=chart_config())
 
 
 def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
@@ -429,7 +432,7 @@ def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
                                      + " — click a node",
                                      large=st.session_state.get("large", False)),
                     key="tree_chart", on_select=_node_clicked, selection_mode="points",
-                    config={**CHART_CONFIG, "scrollZoom": True})
+                    config={**chart_config(), "scrollZoom": True})
     if node is None:
         st.caption("Click a node of the tree to see every candidate split it had and its "
                    "arithmetic. Faded nodes were grown and then removed by γ-pruning.")
@@ -478,7 +481,7 @@ def node_detail(booster: boost.Booster, config: dict, tree: pd.DataFrame, r: int
                                key=f"cand_feature_{r}_{klass}_{node}")
         st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
                                                large=st.session_state.get("large", False)),
-                        key="cand_chart", config=CHART_CONFIG)
+                        key="cand_chart", config=chart_config())
     with right:
         st.markdown(f"**Node {node}, worked out**")
         steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
@@ -506,6 +509,8 @@ def main() -> None:
         columns_ui()
         pressed = params_ui()
         st.toggle("Large text (projector)", key="large")
+        st.segmented_control("Chart download format (camera button)", ["png", "svg"],
+                             key="export_format", default="png")
     if pressed or (st.session_state.config is None and st.session_state.data is not None):
         st.session_state.config = current_config()
     model = trained_model()

@@ -35,7 +35,10 @@ def test_tree_figure_nodes_and_clickable_ids():
     assert "η·w -3.15" in by_name["leaf"].text[0]
     assert "gain − γ = 120.333" in by_name["split"].hovertext[0]
     assert by_name["selected"].x == (1.5,)
-    assert all(t.hoverinfo == "skip" for t in fig.data if t.mode == "lines")
+    assert all(t.hoverinfo == "skip" for t in fig.data if t.mode in ("lines", "text"))
+    edge_labels = next(t for t in fig.data if t.mode == "text").text
+    # Node 0 sends missing values to node 1 ("yes"); node 2 to node 3.
+    assert list(edge_labels) == ["yes + missing", "no", "yes + missing", "no"]
 
 
 def test_pruned_branches_stay_as_ghosts():

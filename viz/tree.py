@@ -80,6 +80,8 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         raise ValueError("make_tree_figure draws one tree: filter the frame to one Tree.")
     pos = tree_positions(tree)
     edge_x, edge_y, ghost_x, ghost_y = [], [], [], []
+    label_x, label_y, label_text = [], [], []
+    by_node = {int(r.Node): r for r in tree.itertuples(index=False)}
     for node, parent, pruned in zip(tree.Node, tree.Parent, tree.Pruned, strict=True):
         if parent < 0:
             continue
@@ -87,6 +89,12 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         (x0, y0), (x1, y1) = pos[int(parent)], pos[int(node)]
         xs += [x0, x1, None]
         ys += [y0, y1, None]
+        up = by_node[int(parent)]
+        side = "yes" if up.Yes == f"{up.Tree}-{int(node)}" else "no"
+        missing = up.Missing == f"{up.Tree}-{int(node)}"
+        label_x.append(x0 + (x1 - x0) * 0.35)
+        label_y.append(y0 + (y1 - y0) * 0.35)
+        label_text.append(side + (" + missing" if missing else ""))
     traces = [
         go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#888", "width": 2},
                    hoverinfo="skip", showlegend=False, name=""),
@@ -95,6 +103,10 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
                    showlegend=False, name=""),
     ]
     show_labels = len(tree) <= LABEL_MAX_NODES
+    if show_labels:
+        traces.append(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text,
+                                 textfont={"size": 12 if large else 10, "color": "#666"},
+                                 hoverinfo="skip", showlegend=False, name=""))
     groups = [
         ("split", (tree.Feature != "Leaf") & ~tree.Leaf & ~tree.Pruned, SPLIT, "square", 1.0),
         ("leaf", tree.Leaf & ~tree.Pruned, LEAF, "circle", 1.0),
