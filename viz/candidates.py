@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import CURRENT, PALETTE, layout
+from .theme import CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
 MAX_POINTS = 1500  # per series; big nodes have one candidate per distinct value
@@ -78,7 +78,7 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     return go.Figure(data=traces, layout=layout(
         f"Gain of every split on {feature}", large, height=400,
         xtitle=f"threshold ({feature} < threshold goes left)",
-        ytitle=f"gain = S_L + S_R − {parent:.4g}", shapes=shapes, annotations=[note]))
+        ytitle=f"gain = S_L + S_R − {short(parent)}", shapes=shapes, annotations=[note]))
 
 
 def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:

@@ -45,3 +45,10 @@ def layout(title: str, large: bool = False, height: int = 420, xtitle: str = "",
         else:
             out[key] = value
     return out
+
+
+def short(x: float) -> str:
+    """A number for a label: thousands separated (27,910), else 4 significant digits."""
+    if x != x:  # NaN
+        return "n/a"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"

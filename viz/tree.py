@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import CURRENT, PALETTE, layout
+from .theme import CURRENT, PALETTE, layout, short
 
 SPLIT = PALETTE[0]
 LEAF = PALETTE[2]
@@ -65,8 +65,8 @@ def _hover(row, gamma: float) -> str:
 
 def _label(row, is_leaf: bool) -> str:
     if not is_leaf:
-        return f"{row.Feature} < {row.Split:.4g}<br>gain {row.Gain:.4g}"
-    return f"w {row.Weight:.3g}<br>η·w {row.Value:.3g}"
+        return f"{row.Feature} < {short(row.Split)}<br>gain {short(row.Gain)}"
+    return f"w {short(row.Weight)}<br>η·w {short(row.Value)}"
 
 
 def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | None = None,
@@ -92,8 +92,8 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         up = by_node[int(parent)]
         side = "yes" if up.Yes == f"{up.Tree}-{int(node)}" else "no"
         missing = up.Missing == f"{up.Tree}-{int(node)}"
-        label_x.append(x0 + (x1 - x0) * 0.35)
-        label_y.append(y0 + (y1 - y0) * 0.35)
+        label_x.append(x0 + (x1 - x0) * 0.55)
+        label_y.append(y0 + (y1 - y0) * 0.55)
         label_text.append(side + (" + missing" if missing else ""))
     traces = [
         go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#888", "width": 2},
