@@ -24,6 +24,7 @@ from viz.loss import make_loss_figure
 from viz.residuals import make_residual_figure, make_waterfall_figure
 from viz.tree import make_tree_figure, selected_node
 
+VIEWS = list(urlstate.VIEWS)
 HELP = {
     "eta": "Learning rate η: every leaf value is η·w, so each round moves the prediction only "
            "part of the way. Smaller η needs more rounds.",
@@ -354,7 +355,6 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
     share_url(config)
 
 
-VIEWS = list(urlstate.VIEWS)
 def chart_config() -> dict:
     """Plotly's toolbar settings; the camera button saves PNG or SVG (sidebar choice)."""
     fmt = st.session_state.get("export_format", "png")

@@ -123,12 +123,9 @@ def _logit32(p):
 
 def _sample_mean(y: np.ndarray, weight: np.ndarray | None) -> np.float32:
     # XGBoost accumulates y_i / n (or y_i / sum_w * w_i) in double, row by row.
+    # np.cumsum adds left to right, so its last element is the sequential sum.
     if weight is None:
-        n = float(y.shape[0])
-        total = 0.0
-        for v in y.astype(np.float64) / n:
-            total += v
-        return np.float32(total)
+        return np.float32(np.cumsum(y.astype(np.float64) / float(y.shape[0]))[-1])
     sum_w = float(np.cumsum(weight.astype(np.float64))[-1])
     terms = y.astype(np.float64) / sum_w * weight.astype(np.float64)
     return np.float32(np.cumsum(terms)[-1])
