@@ -341,7 +341,7 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
     view = st.segmented_control("View", VIEWS, key="view", label_visibility="collapsed")
     view = view or VIEWS[0]
     if view == VIEWS[0]:
-        tree_table(booster, config, r)
+        tree_table(booster, prep, config, r)
     elif view == VIEWS[1]:
         residuals_view(booster, prep, r, large)
     elif view == VIEWS[2]:
@@ -407,7 +407,7 @@ def learning_rate_view(booster, prep, config, r, large) -> None:
             prep.feature_names[0], large), key="lr_fits", config=chart_config())
 
 
-def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
+def tree_table(booster: boost.Booster, prep: dataset.Prepared, config: dict, r: int) -> None:
     """The round's tree (click a node), the selected node's candidates and arithmetic, and
     the tree as a table."""
     if r == 0:
@@ -427,10 +427,15 @@ def tree_table(booster: boost.Booster, config: dict, r: int) -> None:
     node = st.session_state.get("node")
     if node not in set(tree.Node):
         node = None
+    follow = st.number_input("Follow a row of the training set through the tree (empty: "
+                             "none)", 0, len(prep.y_train) - 1, value=None, key="follow_row",
+                             placeholder="row number")
+    path = (booster.decision_path(prep.X_train.iloc[follow].to_numpy(), r, klass)
+            if follow is not None else None)
     st.plotly_chart(make_tree_figure(tree, gamma, node, title=f"Tree of round {r}"
                                      + (f", class {klass}" if booster.num_groups > 1 else "")
                                      + " — click a node",
-                                     large=st.session_state.get("large", False)),
+                                     large=st.session_state.get("large", False), path=path),
                     key="tree_chart", on_select=_node_clicked, selection_mode="points",
                     config={**chart_config(), "scrollZoom": True})
     if node is None:

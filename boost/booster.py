@@ -167,6 +167,23 @@ class Booster:
             out[:, t] = self.forest.value[sl][leaf_of_rows(self.forest, X32, t)]
         return out
 
+    def decision_path(self, x_row, round_idx: int, class_idx: int = 0) -> list[int]:
+        """Node ids one row visits in the tree of round ``round_idx`` (1-based), root first,
+        down to the leaf of the final (pruned) tree."""
+        X32, _ = as_features(np.asarray(x_row, dtype=float).reshape(1, -1),
+                             expected_names=self.feature_names)
+        f = self.forest
+        off = int(f.tree_ptr[self.tree_index(round_idx, class_idx)])
+        path = [0]
+        while not f.is_leaf[off + path[-1]]:
+            i = off + path[-1]
+            x = X32[0, f.feature[i]]
+            if np.isnan(x):
+                path.append(int(f.left[i] if f.default_left[i] else f.right[i]))
+            else:
+                path.append(int(f.left[i] if x < f.threshold[i] else f.right[i]))
+        return path
+
     def round_view(self, round_idx: int) -> RoundView:
         """Per-row state of the training data after ``round_idx`` rounds (see RoundView).
 

@@ -155,3 +155,13 @@ def test_importance_by_round_ends_at_get_score():
     assert (table[0] == 0).all()
     fig = make_importance_figure(bst, "gain", 2)
     assert fig.layout.shapes[0].x0 == 2
+
+
+def test_decision_path_is_drawn():
+    bst, tree = _tree(BASE)
+    assert bst.decision_path(X[2], 1) == [0, 2, 3]  # x = 25: right of 15, left of 30
+    assert bst.decision_path([np.nan], 1) == [0, 1]  # missing goes to the default (yes)
+    fig = make_tree_figure(tree, path=[0, 2, 3])
+    line = next(t for t in fig.data if t.name == "the row's path")
+    pos = tree_positions(tree)
+    assert list(line.x) == [pos[0][0], pos[2][0], pos[3][0]]

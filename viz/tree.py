@@ -70,11 +70,13 @@ def _label(row, is_leaf: bool) -> str:
 
 
 def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | None = None,
-                     title: str = "", large: bool = False) -> go.Figure:
+                     title: str = "", large: bool = False,
+                     path: list[int] | None = None) -> go.Figure:
     """Draw one grown tree (rows of a single Tree from trees_to_dataframe(include_pruned=True)).
 
     A node that pruning turned into a leaf is drawn as a leaf (its former split and gain in
-    the hover text) with its removed subtree faded below it.
+    the hover text) with its removed subtree faded below it. ``path`` (node ids, root first,
+    e.g. Booster.decision_path) is drawn as a thick line: one row's way down the tree.
     """
     if tree.Tree.nunique() != 1:
         raise ValueError("make_tree_figure draws one tree: filter the frame to one Tree.")
@@ -102,6 +104,11 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
                    line={"color": GHOST, "width": 1.5, "dash": "dot"}, hoverinfo="skip",
                    showlegend=False, name=""),
     ]
+    if path:
+        traces.append(go.Scatter(x=[pos[n][0] for n in path], y=[pos[n][1] for n in path],
+                                 mode="lines", name="the row's path",
+                                 line={"color": CURRENT, "width": 6}, opacity=0.5,
+                                 hoverinfo="skip"))
     show_labels = len(tree) <= LABEL_MAX_NODES
     if show_labels:
         traces.append(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text,
