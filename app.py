@@ -427,9 +427,10 @@ def tree_table(booster: boost.Booster, prep: dataset.Prepared, config: dict, r: 
     node = st.session_state.get("node")
     if node not in set(tree.Node):
         node = None
-    follow = st.number_input("Follow a row of the training set through the tree (empty: "
-                             "none)", 0, len(prep.y_train) - 1, value=None, key="follow_row",
-                             placeholder="row number")
+    follow = st.columns([1, 2])[0].number_input(
+        "Follow a row through the tree", 0, len(prep.y_train) - 1, value=None,
+        key="follow_row", placeholder="row of the training set",
+        help="Draws the path of one training row from the root to its leaf.")
     path = (booster.decision_path(prep.X_train.iloc[follow].to_numpy(), r, klass)
             if follow is not None else None)
     st.plotly_chart(make_tree_figure(tree, gamma, node, title=f"Tree of round {r}"
