@@ -164,3 +164,30 @@ def test_results_do_not_depend_on_threads():
     two = boost.train({**params, "nthread": 2}, X, y, 5)
     assert one.get_dump() == two.get_dump()
     np.testing.assert_array_equal(one.predict(X), two.predict(X))
+
+
+@pytest.mark.parametrize("case", ["all_nan_column", "two_rows", "one_class_only",
+                                  "zero_weights", "huge_values"])
+def test_edge_cases_match(case):
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] * 2 + rng.normal(size=60)
+    params = {"max_depth": 3, "min_child_weight": 0.5}
+    weight = None
+    if case == "all_nan_column":
+        X[:, 1] = np.nan
+    elif case == "two_rows":
+        X, y = X[:2], y[:2]
+    elif case == "one_class_only":
+        params["objective"] = "binary:logistic"
+        y = np.zeros(60)
+    elif case == "zero_weights":
+        weight = rng.uniform(0, 2, 60)
+        weight[::3] = 0.0
+    elif case == "huge_values":
+        X = X * 1e30
+    ours = boost.train(params, X, y, 4, sample_weight=weight)
+    ref, _ = xgb_train(params, X, y, 4, sample_weight=weight)
+    assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+    diff = np.abs(ours.predict(X, output_margin=True) - xgb_margin(ref, X))
+    assert diff.max() <= 1e-6
