@@ -367,7 +367,7 @@ def residuals_view(booster: boost.Booster, prep: dataset.Prepared, r: int, large
         st.info("Step to round 1 or later to see what each round's tree did to the rows.")
         return
     klass = st.session_state.get("klass", 0) if booster.num_groups > 1 else 0
-    before, after = booster.round_view(r - 1), booster.round_view(r)
+    before, after = booster.round_views(r)
     left, right = st.columns(2)
     with left:
         st.plotly_chart(make_residual_figure(before, after, booster.objective, klass, large),

@@ -10,7 +10,14 @@ import pandas as pd
 from . import candidates, dump, importance, objectives
 from .data import as_features
 from .params import Params
-from .tree import Forest, add_tree_outputs, initial_margin, leaf_of_rows, rows_in_node
+from .tree import (
+    Forest,
+    add_tree_outputs,
+    initial_margin,
+    leaf_of_rows,
+    path_of_row,
+    rows_in_node,
+)
 
 
 @dataclass(frozen=True)
@@ -20,6 +27,7 @@ class TrainingData:
     X: np.ndarray  # (n_samples, n_features) float32, NaN = missing
     y: np.ndarray  # (n_samples,) float32
     weight: np.ndarray | None  # (n_samples,) float32
+    need_forward: np.ndarray  # (n_features,) bool: the exact search's forward scan runs
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,6 @@ class Booster:
         self.data = data
         self._history = history
         self._eval_names = list(eval_names)
-        self._need_forward = None
 
     # ----------------------------------------------------------------- model facts
     @property
@@ -160,37 +167,46 @@ class Booster:
         trees of rounds 1..round_idx (all by default), float32 leaf values (eta * w)."""
         X32, _ = as_features(X, expected_names=self.feature_names)
         r = self.num_boosted_rounds() if round_idx is None else self._check_round(round_idx)
-        n_trees = r * self.num_groups
-        out = np.empty((X32.shape[0], n_trees), dtype=np.float32)
-        for t in range(n_trees):
-            sl = self.forest.node_slice(t)
-            out[:, t] = self.forest.value[sl][leaf_of_rows(self.forest, X32, t)]
+        out = np.empty((X32.shape[0], r * self.num_groups), dtype=np.float32)
+        for t in range(out.shape[1]):
+            out[:, t] = self._tree_output(X32, t)
         return out
+
+    def tree_output(self, X, round_idx: int, class_idx: int = 0) -> np.ndarray:
+        """The contribution (eta * w of its leaf) of one tree to each row's margin."""
+        X32, _ = as_features(X, expected_names=self.feature_names)
+        return self._tree_output(X32, self.tree_index(round_idx, class_idx))
+
+    def _tree_output(self, X32: np.ndarray, tree_idx: int) -> np.ndarray:
+        values = self.forest.value[self.forest.node_slice(tree_idx)]
+        return values[leaf_of_rows(self.forest, X32, tree_idx)]
 
     def decision_path(self, x_row, round_idx: int, class_idx: int = 0) -> list[int]:
         """Node ids one row visits in the tree of round ``round_idx`` (1-based), root first,
         down to the leaf of the final (pruned) tree."""
         X32, _ = as_features(np.asarray(x_row, dtype=float).reshape(1, -1),
                              expected_names=self.feature_names)
-        f = self.forest
-        off = int(f.tree_ptr[self.tree_index(round_idx, class_idx)])
-        path = [0]
-        while not f.is_leaf[off + path[-1]]:
-            i = off + path[-1]
-            x = X32[0, f.feature[i]]
-            if np.isnan(x):
-                path.append(int(f.left[i] if f.default_left[i] else f.right[i]))
-            else:
-                path.append(int(f.left[i] if x < f.threshold[i] else f.right[i]))
-        return path
+        return path_of_row(self.forest, X32, self.tree_index(round_idx, class_idx))
 
     def round_view(self, round_idx: int) -> RoundView:
         """Per-row state of the training data after ``round_idx`` rounds (see RoundView).
 
         Recomputed from the trees each time; nothing rounds x rows is stored."""
         r = self._check_round(round_idx)
+        return self._view(self._margin(self.data.X, 0, r), r)
+
+    def round_views(self, round_idx: int) -> tuple[RoundView, RoundView]:
+        """(round_view(round_idx - 1), round_view(round_idx)), walking the trees once: the
+        later margin is the earlier one plus the round's trees."""
+        r = self._check_round(round_idx, allow_zero=False)
+        before = self._margin(self.data.X, 0, r - 1)
+        after = before.copy()
+        add_tree_outputs(self.forest, self.data.X, after, (r - 1) * self.num_groups,
+                         r * self.num_groups)
+        return self._view(before, r - 1), self._view(after, r)
+
+    def _view(self, margin: np.ndarray, r: int) -> RoundView:
         X, y, w = self.data.X, self.data.y, self.data.weight
-        margin = self._margin(X, 0, r)
         grad, hess = objectives.gradients(self.objective, margin, y, w)
         prediction = objectives.transform(self.objective, margin)
         if self.num_groups > 1:
@@ -228,16 +244,10 @@ class Booster:
         margin = self._margin(X, 0, round_idx - 1)
         grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight)
         rows = np.nonzero(rows_in_node(self.forest, X, t, node_id) & (hess[:, class_idx] >= 0))[0]
-        if self._need_forward is None:
-            missing = np.isnan(X)
-            has_missing = missing.any(axis=0)
-            lo = np.where(missing, np.inf, X).min(axis=0)
-            hi = np.where(missing, -np.inf, X).max(axis=0)
-            self._need_forward = has_missing & ~(lo == hi) & ~missing.all(axis=0)
         split_made = self.forest.left[sl.start + node_id] != -1
         return candidates.split_candidates(
             X, rows, np.ascontiguousarray(grad[:, class_idx]),
-            np.ascontiguousarray(hess[:, class_idx]), self._need_forward, self._params,
+            np.ascontiguousarray(hess[:, class_idx]), self.data.need_forward, self._params,
             self.feature_names, bool(split_made))
 
     # ----------------------------------------------------------------- losses

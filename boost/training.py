@@ -166,7 +166,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
                 history[name].append(objectives.metric(p.objective, m, y_e, None))
     forest = builder.build()
-    data = TrainingData(X=X32, y=y32, weight=w32)
+    data = TrainingData(X=X32, y=y32, weight=w32, need_forward=columns.need_forward)
     for arr in (X32, y32) + (() if w32 is None else (w32,)):
         arr.flags.writeable = False
     return Booster(params=p, feature_names=names, base_score=base_score,

@@ -149,6 +149,27 @@ def leaf_of_rows(forest: Forest, X: np.ndarray, tree_idx: int) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def _path(x, off, left, right, feature, threshold, default_left, is_leaf, out):
+    node = 0
+    n = 0
+    out[n] = 0
+    while not is_leaf[off + node]:
+        node = _child(x, 0, off + node, left, right, feature, threshold, default_left)
+        n += 1
+        out[n] = node
+    return n + 1
+
+
+def path_of_row(forest: Forest, x32: np.ndarray, tree_idx: int) -> list[int]:
+    """Node ids (root first) a single row (shape (1, n_features), float32) visits down to
+    the final leaf of tree ``tree_idx``."""
+    out = np.empty(int(forest.depth.max(initial=0)) + 1, dtype=np.int32)
+    n = _path(x32, int(forest.tree_ptr[tree_idx]), forest.left, forest.right, forest.feature,
+              forest.threshold, forest.default_left, forest.is_leaf, out)
+    return out[:n].tolist()
+
+
 def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int) -> np.ndarray:
     """Boolean mask of the rows that reach ``node_id`` of the grown tree (pruned or not)."""
     out = np.empty(X.shape[0], dtype=np.bool_)

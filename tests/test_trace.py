@@ -118,6 +118,10 @@ def test_round_views_rebuild_the_margins(booster):
         tree = booster.trees_to_dataframe().query("Round == @r").set_index("Node")
         np.testing.assert_allclose(after.margin[:, 0] - before.margin[:, 0],
                                    tree.Value.loc[after.leaf[:, 0]].to_numpy(), atol=2e-7)
+    pair = booster.round_views(3)
+    np.testing.assert_array_equal(pair[0].margin, booster.round_view(2).margin)
+    np.testing.assert_array_equal(pair[1].margin, booster.round_view(3).margin)
+    np.testing.assert_array_equal(pair[1].leaf, booster.round_view(3).leaf)
     last = booster.round_view(booster.num_boosted_rounds())
     np.testing.assert_allclose(last.prediction, booster.predict(X), rtol=1e-6)
     p = last.prediction

@@ -9,18 +9,10 @@ import plotly.graph_objects as go
 from boost import Booster, objectives
 from boost.tree import leaf_of_rows
 
-from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout
+from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
 
 GRID = 80
 CURVE_POINTS = 400
-MAX_POINTS = 3000  # points drawn; more rows are sampled (the model uses every row)
-WEBGL_ABOVE = 1500  # SVG scatter gets slow in the browser above a few thousand points
-
-
-def _sample(n: int, seed: int = 0) -> np.ndarray:
-    if n <= MAX_POINTS:
-        return np.arange(n)
-    return np.sort(np.random.default_rng(seed).choice(n, MAX_POINTS, replace=False))
 
 
 def predictions_at(booster: Booster, X: np.ndarray, round_idx: int) -> np.ndarray:
@@ -43,16 +35,12 @@ def make_fit_figure(booster: Booster, X: np.ndarray, y: np.ndarray, round_idx: i
     return _fit_many(booster, X, y, round_idx, class_names, large)
 
 
-def _scatter(n_points: int):
-    return go.Scattergl if n_points > WEBGL_ABOVE else go.Scatter
-
-
 def _label(class_names, c) -> str:
     return class_names[c] if class_names else str(c)
 
 
 def _fit_1d(booster, X, y, r, name, large):
-    rows = _sample(len(X))
+    rows = sample_rows(len(X))
     x = X[rows, 0]
     present = ~np.isnan(x)
     lo, hi = np.nanmin(X[:, 0]), np.nanmax(X[:, 0])
@@ -60,7 +48,7 @@ def _fit_1d(booster, X, y, r, name, large):
     grid = np.linspace(lo - pad, hi + pad, CURVE_POINTS)[:, None]
     classify = booster.objective == "binary:logistic"
     what = "P(y = 1)" if classify else "prediction"
-    traces = [_scatter(len(rows))(
+    traces = [scatter_type(len(rows))(
         x=x[present], y=y[rows][present], mode="markers", name="data",
         marker={"color": PALETTE[0], "size": 8, "opacity": 0.65},
         hovertemplate=f"{name}=%{{x}}<br>y=%{{y}}<extra>data</extra>")]
@@ -78,7 +66,7 @@ def _fit_1d(booster, X, y, r, name, large):
     if r > 0:
         # The round's own tree: its leaf values eta*w as a step function of x (log-odds on a
         # second axis for classification).
-        step = booster.tree_outputs(grid, r)[:, -1]
+        step = booster.tree_output(grid, r)
         traces.append(go.Scatter(
             x=grid[:, 0], y=step, mode="lines", name=f"tree {r} alone (η·w)",
             line={"color": PALETTE[2], "width": 2, "shape": "hv"}, fill="tozeroy",
@@ -93,7 +81,7 @@ def _fit_1d(booster, X, y, r, name, large):
 
 
 def _fit_2d(booster, X, y, r, names, class_names, large):
-    rows = _sample(len(X))
+    rows = sample_rows(len(X))
     lo = np.nanmin(X, axis=0)
     hi = np.nanmax(X, axis=0)
     pad = (hi - lo) * 0.05
@@ -156,16 +144,16 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
 
 
 def _fit_many(booster, X, y, r, class_names, large):
-    rows = _sample(len(X))
+    rows = sample_rows(len(X))
     now = predictions_at(booster, X[rows], r)
     traces = []
     if booster.objective == "reg:squarederror":
         if r > 0:
-            traces.append(_scatter(len(rows))(
+            traces.append(scatter_type(len(rows))(
                 x=y[rows], y=predictions_at(booster, X[rows], r - 1), mode="markers",
                 name=f"after round {r - 1}",
                 marker={"color": PREVIOUS, "size": 6, "opacity": 0.4}))
-        traces.append(_scatter(len(rows))(
+        traces.append(scatter_type(len(rows))(
             x=y[rows], y=now, mode="markers", name=f"after round {r}",
             marker={"color": CURRENT, "size": 7, "opacity": 0.75},
             hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra></extra>"))

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from boost import Booster
 from boost.importance import get_score
 
-from .theme import CURRENT, PALETTE, layout
+from .theme import PALETTE, layout, round_marker
 
 MAX_FEATURES = 8
 
@@ -35,8 +35,6 @@ def make_importance_figure(booster: Booster, importance_type: str, round_idx: in
                          hovertemplate=f"{names[f]}: %{{y:.5g}} after round %{{x}}"
                                        "<extra></extra>")
               for i, f in enumerate(top)]
-    marker = {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
-              "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
     return go.Figure(data=traces, layout=layout(
         f"Feature importance ({importance_type}) of the trees so far", large, height=380,
-        xtitle="round", ytitle=importance_type, shapes=[marker]))
+        xtitle="round", ytitle=importance_type, shapes=[round_marker(round_idx)]))

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from boost import Booster
 
 from .fit import predictions_at
-from .theme import CURRENT, PALETTE, layout
+from .theme import PALETTE, layout, round_marker
 
 
 def best_round(history: pd.DataFrame) -> tuple[str, int]:
@@ -42,11 +42,10 @@ def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: i
         annotations.append({"x": best, "y": value, "text": f"best {best}", "showarrow": True,
                             "arrowhead": 0, "ax": 0, "ay": -22 - 14 * i,
                             "font": {"color": color}})
-    marker = {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
-              "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
     return go.Figure(data=traces, layout=layout(
         f"Loss ({metric}) by round for each learning rate (solid: validation, dotted: train)",
-        large, height=440, xtitle="round (0 = baseline)", ytitle=metric, shapes=[marker],
+        large, height=440, xtitle="round (0 = baseline)", ytitle=metric,
+        shapes=[round_marker(round_idx)],
         annotations=annotations, legend={"orientation": "v", "x": 1.02, "xanchor": "left",
                                          "y": 1.0, "yanchor": "top"}))
 

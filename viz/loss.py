@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import CURRENT, PALETTE, TRAIN, VALID, layout
+from .theme import PALETTE, TRAIN, VALID, layout, round_marker
 
 
 def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
@@ -24,8 +24,6 @@ def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
             showlegend=False, marker={"color": color, "size": 12,
                                       "line": {"width": 2, "color": "white"}},
             hovertemplate=f"round {round_idx}<br>{name} = %{{y:.5g}}<extra></extra>"))
-    marker = {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
-              "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
     return go.Figure(data=traces, layout=layout(
         f"Loss ({metric}) by round", large, height=360, xtitle="round (0 = baseline)",
-        ytitle=metric, shapes=[marker]))
+        ytitle=metric, shapes=[round_marker(round_idx)]))

@@ -8,9 +8,7 @@ import plotly.graph_objects as go
 
 from boost import Booster, RoundView
 
-from .theme import CURRENT, PALETTE, PREVIOUS, layout
-
-MAX_POINTS = 3000
+from .theme import CURRENT, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
 
 
 def make_residual_figure(before: RoundView, after: RoundView, objective: str,
@@ -20,8 +18,7 @@ def make_residual_figure(before: RoundView, after: RoundView, objective: str,
     the zero line it removed the whole residual."""
     r = after.round_idx
     n = before.margin.shape[0]
-    rows = np.arange(n) if n <= MAX_POINTS else np.sort(
-        np.random.default_rng(0).choice(n, MAX_POINTS, replace=False))
+    rows = sample_rows(n)
     if objective == "reg:squarederror":
         x, y = before.residual[rows], after.residual[rows]
         what = "residual y − ŷ"
@@ -33,7 +30,7 @@ def make_residual_figure(before: RoundView, after: RoundView, objective: str,
     removed = 1.0 - np.abs(y).sum() / max(np.abs(x).sum(), 1e-300)
     lo = float(min(x.min(), y.min(), 0.0))
     hi = float(max(x.max(), y.max(), 0.0))
-    scatter = go.Scattergl if len(rows) > 1500 else go.Scatter
+    scatter = scatter_type(len(rows))
     traces = [
         go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="unchanged (y = x)",
                    line={"color": PREVIOUS, "dash": "dot"}, hoverinfo="skip"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import plotly.graph_objects as go
+
 # Okabe & Ito (2008), safe for the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
            "#000000"]
@@ -52,3 +55,25 @@ def short(x: float) -> str:
     if x != x:  # NaN
         return "n/a"
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+MAX_POINTS = 3000  # points drawn per scatter; more rows are sampled (the model uses every row)
+WEBGL_ABOVE = 1500  # SVG scatter gets slow in the browser above a few thousand points
+
+
+def sample_rows(n: int, seed: int = 0) -> np.ndarray:
+    """Indices of at most MAX_POINTS rows (all rows when there are fewer), sorted."""
+    if n <= MAX_POINTS:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, MAX_POINTS, replace=False))
+
+
+def scatter_type(n_points: int):
+    """go.Scattergl for many points, go.Scatter otherwise."""
+    return go.Scattergl if n_points > WEBGL_ABOVE else go.Scatter
+
+
+def round_marker(round_idx: int) -> dict:
+    """The dotted vertical line that marks the current round on a by-round chart."""
+    return {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
+            "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
