@@ -138,9 +138,10 @@ def test_learning_rate_figure_marks_best_rounds():
                                  evals=[(X, Y, "valid")]) for eta in (0.1, 1.0)}
     histories = {eta: b.loss_history() for eta, b in boosters.items()}
     fig = make_learning_rate_figure(histories, 3, "rmse")
-    assert {t.name for t in fig.data if t.name} >= {"η = 0.1 valid", "η = 1 train"}
     column, best = best_round(histories[1.0])
     assert column == "valid" and best == int(histories[1.0]["valid"].to_numpy().argmin())
+    assert {t.name for t in fig.data if t.name} >= {f"η = 1 valid (best: round {best})",
+                                                    "η = 1 train"}
     assert fig.layout.shapes[0].x0 == 3
 
 

@@ -37,4 +37,5 @@ def make_importance_figure(booster: Booster, importance_type: str, round_idx: in
               for i, f in enumerate(top)]
     return go.Figure(data=traces, layout=layout(
         f"Feature importance ({importance_type}) of the trees so far", large, height=380,
-        xtitle="round", ytitle=importance_type, shapes=[round_marker(round_idx)]))
+        xtitle="round", ytitle=importance_type, shapes=[round_marker(round_idx)],
+        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"}))

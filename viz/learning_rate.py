@@ -22,31 +22,28 @@ def best_round(history: pd.DataFrame) -> tuple[str, int]:
 def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: int,
                               metric: str, large: bool = False) -> go.Figure:
     traces = []
-    annotations = []
     for i, (eta, history) in enumerate(sorted(histories.items())):
         color = PALETTE[i % len(PALETTE)]
+        best_column, best = best_round(history)
         for column, dash in (("train", "dot"), ("valid", "solid")):
             if column not in history.columns:
                 continue
+            name = f"η = {eta:g} {column}" + (f" (best: round {best})"
+                                               if column == best_column else "")
             traces.append(go.Scatter(
                 x=history.index.to_numpy(), y=history[column].to_numpy(), mode="lines",
-                name=f"η = {eta:g} {column}", line={"color": color, "dash": dash, "width": 2.5},
+                name=name, line={"color": color, "dash": dash, "width": 2.5},
                 hovertemplate=f"η = {eta:g}, round %{{x}}<br>{column} {metric} = %{{y:.5g}}"
                               "<extra></extra>"))
-        column, best = best_round(history)
-        value = float(history[column].iloc[best])
+        value = float(history[best_column].iloc[best])
         traces.append(go.Scatter(x=[best], y=[value], mode="markers", showlegend=False,
                                  marker={"color": color, "symbol": "diamond", "size": 12},
-                                 hovertemplate=f"η = {eta:g}: best {column} round {best}, "
+                                 hovertemplate=f"η = {eta:g}: best {best_column} round {best}, "
                                                f"{metric} {value:.5g}<extra></extra>"))
-        annotations.append({"x": best, "y": value, "text": f"best {best}", "showarrow": True,
-                            "arrowhead": 0, "ax": 0, "ay": -22 - 14 * i,
-                            "font": {"color": color}})
     return go.Figure(data=traces, layout=layout(
         f"Loss ({metric}) by round for each learning rate (solid: validation, dotted: train)",
         large, height=440, xtitle="round (0 = baseline)", ytitle=metric,
-        shapes=[round_marker(round_idx)],
-        annotations=annotations, legend={"orientation": "v", "x": 1.02, "xanchor": "left",
+        shapes=[round_marker(round_idx)], legend={"orientation": "v", "x": 1.02, "xanchor": "left",
                                          "y": 1.0, "yanchor": "top"}))
 
 
