@@ -27,7 +27,9 @@ class TrainingData:
     X: np.ndarray  # (n_samples, n_features) float32, NaN = missing
     y: np.ndarray  # (n_samples,) float32
     weight: np.ndarray | None  # (n_samples,) float32
-    need_forward: np.ndarray  # (n_features,) bool: the exact search's forward scan runs
+    need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
+    tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
+    dense: bool | None = None  # hist: no value missing anywhere (XGBoost's root-sum rule)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,13 @@ _F32_EXP_CAP = np.float32(88.7)
 _F32_RT_EPS = np.float32(1e-6)
 _F32_TINY = np.float32(np.finfo(np.float32).tiny)  # C++ numeric_limits<float>::min()
 
+# XGBoost's ObjInfo::const_hess: approx keeps its first sketch for these.
+CONSTANT_HESSIAN = {
+    "reg:squarederror": True,
+    "binary:logistic": False,
+    "multi:softprob": False,
+}
+
 DEFAULT_METRIC = {
     "reg:squarederror": "rmse",
     "binary:logistic": "logloss",

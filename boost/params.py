@@ -13,10 +13,8 @@ from dataclasses import asdict, dataclass
 from ._dtypes import PARAM
 
 OBJECTIVES = ("reg:squarederror", "binary:logistic", "multi:softprob")
-TREE_METHODS = ("exact",)
-# Methods XGBoost has that this engine does not build (yet): refused with a clear message
-# rather than silently trained with another method.
-_OTHER_TREE_METHODS = ("hist", "approx", "auto", "gpu_hist")
+# "auto" is XGBoost's default and means hist, as in XGBoost 3.2.
+TREE_METHODS = ("hist", "exact", "approx", "auto")
 
 ALIASES = {
     "learning_rate": "eta",
@@ -41,7 +39,8 @@ class Params:
     min_child_weight: float = 1.0
     max_delta_step: float = 0.0
     base_score: float | None = None
-    tree_method: str = "exact"
+    tree_method: str = "hist"
+    max_bin: int = 256
     num_class: int = 1
     nthread: int = 0
     seed: int = 0
@@ -121,9 +120,14 @@ def parse_params(params: dict | None) -> Params:
         canon[name] = value
     known = {
         "objective", "eta", "lambda", "alpha", "gamma", "max_depth", "min_child_weight",
-        "max_delta_step", "base_score", "tree_method", "num_class", "nthread", "seed",
-        "verbosity",
+        "max_delta_step", "base_score", "tree_method", "max_bin", "num_class", "nthread",
+        "seed", "verbosity",
     }
+    if "sketch_eps" in canon:
+        raise ValueError(
+            "Parameter 'sketch_eps' no longer exists in XGBoost 3.2 (it was removed in 2.0); "
+            "the sketch's accuracy is set by 'max_bin' (default 256)."
+        )
     unknown = sorted(set(canon) - known)
     if unknown:
         raise ValueError(
@@ -142,17 +146,21 @@ def parse_params(params: dict | None) -> Params:
         )
     out["objective"] = objective
 
-    tree_method = canon.get("tree_method", "exact")
-    if tree_method in _OTHER_TREE_METHODS:
-        raise ValueError(
-            f"Parameter 'tree_method' = {tree_method!r} is not available in this engine yet; "
-            "use 'exact' (XGBoost's exact greedy algorithm)."
-        )
+    tree_method = canon.get("tree_method", "hist")
     if tree_method not in TREE_METHODS:
         raise ValueError(
-            f"Parameter 'tree_method' = {tree_method!r} is unknown; use 'exact'."
+            f"Parameter 'tree_method' = {tree_method!r} is not supported; use 'hist' (the "
+            "default, histograms of max_bin quantile bins), 'approx' (bins re-sketched every "
+            "round, weighted by the hessian) or 'exact' (every distinct value)."
         )
-    out["tree_method"] = tree_method
+    out["tree_method"] = "hist" if tree_method == "auto" else tree_method
+    if "max_bin" in canon:
+        out["max_bin"] = _integer("max_bin", canon["max_bin"])
+        if not 2 <= out["max_bin"] <= 65535:
+            raise ValueError(
+                f"Parameter 'max_bin' = {canon['max_bin']!r} is out of range: it must be "
+                "between 2 and 65535 (XGBoost's default is 256)."
+            )
 
     for name, field in (("eta", "eta"), ("lambda", "reg_lambda"), ("alpha", "alpha"),
                         ("gamma", "gamma"), ("min_child_weight", "min_child_weight"),
@@ -167,8 +175,8 @@ def parse_params(params: dict | None) -> Params:
         out["max_depth"] = _integer("max_depth", canon["max_depth"])
         if not 1 <= out["max_depth"] <= 30:
             raise ValueError(
-                f"Parameter 'max_depth' = {canon['max_depth']!r} is out of range: the exact "
-                "method needs 1 <= max_depth <= 30."
+                f"Parameter 'max_depth' = {canon['max_depth']!r} is out of range: depth-wise "
+                "growth needs 1 <= max_depth <= 30."
             )
 
     num_class = canon.get("num_class")

@@ -1,9 +1,18 @@
 """The boosting loop: ``train(params, X, y, ...)`` -> ``Booster`` with the full trace.
 
 Round by round (Chen & Guestrin 2016, Alg. 1 with Eq. 6-7): gradients and hessians at the
-current float32 margin, one tree per output group grown exactly and pruned with gamma, then
-``margin += eta * w(leaf)``. The loss of the training set and of every evaluation set is
-recorded after each round, with the baseline (round 0) first.
+current float32 margin, one tree per output group, then ``margin += eta * w(leaf)``. The
+tree method decides how a tree grows:
+
+* ``exact`` (``exact.py``): every distinct value is a candidate; grown, then pruned with gamma.
+* ``hist`` (``hist.py``): the quantile bins of ``sketch.hist_cuts`` (built once); gamma
+  stops a split before it is made.
+* ``approx``: as hist, but the bins are re-sketched for every tree with weights
+  hessian x sample weight (``sketch.sorted_cuts``); objectives with a constant hessian keep
+  the first sketch, as XGBoost does.
+
+The loss of the training set and of every evaluation set is recorded after each round, with
+the baseline (round 0) first.
 """
 
 from __future__ import annotations
@@ -15,11 +24,13 @@ import numba
 import numpy as np
 
 from . import objectives
-from ._dtypes import INDEX, REASON_MAX_DEPTH, SUM, WEIGHT
+from ._dtypes import INDEX, PARAM, REASON_MAX_DEPTH, SUM, WEIGHT
 from .booster import Booster, TrainingData
 from .data import as_features, as_labels, as_weights, check_training_rows
 from .exact import SortedColumns, grow_exact, new_segments, prune
+from .hist import HistWorkspace, bin_matrix, grow_hist
 from .params import parse_params
+from .sketch import hist_cuts, sorted_cuts
 from .tree import ForestBuilder, add_tree_outputs, initial_margin
 
 
@@ -52,6 +63,12 @@ def _node_buffers(capacity: int) -> dict:
     }
 
 
+def _finish(buf, n_nodes, eta):
+    nodes = {k: v[:n_nodes].copy() for k, v in buf.items()}
+    nodes["value"] = (nodes["weight"] * eta).astype(WEIGHT)
+    return nodes
+
+
 def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf):
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
@@ -65,13 +82,46 @@ def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf):
         buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
         buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
     )
-    nodes = {k: v[:n_nodes].copy() for k, v in buf.items()}
+    nodes = _finish(buf, n_nodes, eta)
     nodes["is_leaf"] = np.empty(n_nodes, dtype=np.bool_)
     nodes["removed"] = np.empty(n_nodes, dtype=np.bool_)
     prune(n_nodes, nodes["parent"], nodes["left"], nodes["right"], nodes["loss_chg"], gamma,
           nodes["is_leaf"], nodes["removed"], nodes["reason"])
-    nodes["value"] = (nodes["weight"] * eta).astype(WEIGHT)
     return nodes
+
+
+class _HistGrower:
+    """hist and approx: the cuts (per tree for approx) and the binned matrix they imply."""
+
+    def __init__(self, X, w, p, columns):
+        self.X, self.w, self.p, self.columns = X, w, p, columns
+        self.dense = not bool(np.isnan(X).any())
+        self.ws = HistWorkspace(X.shape[0])
+        self.cuts = self.bins = None
+        self.tree_cuts = []  # the cuts each tree was grown on
+        if p.tree_method == "hist":
+            self._set_cuts(hist_cuts(X, w, p.max_bin))
+        self.regen = p.tree_method == "approx" and not objectives.CONSTANT_HESSIAN[p.objective]
+
+    def _set_cuts(self, cuts):
+        self.cuts = cuts
+        self.bins = bin_matrix(self.X, cuts)
+
+    def grow(self, g, h, buf):
+        if self.p.tree_method == "approx" and (self.regen or self.cuts is None):
+            weights = h if self.w is None else (h * self.w).astype(np.float32)
+            if self.regen:
+                c = self.columns
+                self._set_cuts(sorted_cuts(c.col_ptr, c.rows, c.values, weights, self.p.max_bin))
+            else:
+                self._set_cuts(hist_cuts(self.X, weights, self.p.max_bin))
+        n_nodes = grow_hist(self.bins, self.cuts, self.dense and self.p.tree_method == "hist",
+                            g, h, self.p, self.ws, buf)
+        nodes = _finish(buf, n_nodes, PARAM(self.p.eta))
+        nodes["is_leaf"] = nodes["left"] == -1
+        nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
+        self.tree_cuts.append(self.cuts)
+        return nodes
 
 
 def _check_evals(evals, names, p):
@@ -99,7 +149,8 @@ def _check_evals(evals, names, p):
 
 def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None
           ) -> Booster:
-    """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``tree_method='exact'``).
+    """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``exact``, ``hist`` or
+    ``approx``).
 
     Parameters
     ----------
@@ -147,10 +198,14 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         history[name] = [objectives.metric(p.objective, m, y_e, None)]
 
     builder = ForestBuilder()
+    exact = p.tree_method == "exact"
     with _threads(p.nthread):
-        columns = SortedColumns(X32)
-        position = np.empty(n_samples, dtype=INDEX)
-        segments = new_segments(columns)
+        columns = SortedColumns(X32) if p.tree_method != "hist" else None
+        if exact:
+            position = np.empty(n_samples, dtype=INDEX)
+            segments = new_segments(columns)
+        else:
+            grower = _HistGrower(X32, w32, p, columns)
         buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
         for _ in range(num_boost_round):
             g, h = objectives.gradients(p.objective, margin, y32, w32)
@@ -158,7 +213,11 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             for k in range(n_groups):
                 gk = np.ascontiguousarray(g[:, k])
                 hk = np.ascontiguousarray(h[:, k])
-                builder.add(k, grow_tree(X32, columns, gk, hk, p, position, segments, buf))
+                if exact:
+                    nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf)
+                else:
+                    nodes = grower.grow(gk, hk, buf)
+                builder.add(k, nodes)
             new_trees = builder.build(first_tree)
             add_tree_outputs(new_trees, X32, margin, 0, n_groups)
             history["train"].append(objectives.metric(p.objective, margin, y32, w32))
@@ -166,7 +225,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
                 history[name].append(objectives.metric(p.objective, m, y_e, None))
     forest = builder.build()
-    data = TrainingData(X=X32, y=y32, weight=w32, need_forward=columns.need_forward)
+    data = TrainingData(X=X32, y=y32, weight=w32,
+                        need_forward=columns.need_forward if exact else None,
+                        tree_cuts=None if exact else grower.tree_cuts,
+                        dense=None if exact else grower.dense)
     for arr in (X32, y32) + (() if w32 is None else (w32,)):
         arr.flags.writeable = False
     return Booster(params=p, feature_names=names, base_score=base_score,

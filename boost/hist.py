@@ -1,0 +1,404 @@
+"""The histogram tree grower (XGBoost's ``grow_quantile_histmaker``), depth-wise.
+
+Each feature value is replaced by its bin (``bin_matrix``: uint8 when every feature has at
+most 255 bins, else uint16; the largest code means missing). A node's search reads only its
+histogram: per bin, the float64 sums of g and h of the node's rows. Per level:
+
+1. every node whose best split is valid is expanded — valid means loss_chg > 1e-6, both
+   children have H != 0, loss_chg >= gamma (**pre-pruning**: a refused node stays a leaf
+   with Reason "gamma", its best split kept for the trace) and depth < max_depth;
+2. the rows of the expanded nodes are partitioned stably (rows stay in ascending order);
+3. if the children may still split, the child with the smaller H gets its histogram built
+   from its rows and its sibling's is ``parent - built`` (histogram subtraction);
+4. every child's splits are evaluated from its histogram.
+
+The scan of a feature (shared/XGBOOST_SEMANTICS.md §1, §3, §6, §8): forward over the bins,
+left = bins 0..i, threshold = cut[i], missing right; then, only if the present rows' sums
+differ from the node's (exact float64 comparison), backward, right = bins i.., threshold =
+cut[i-1] (``min_val`` for i = 0), missing left. Child sums are the scan's sums (the right
+side is ``parent - left``), as XGBoost keeps them. All of it is float64 summed in row order
+and float32 gains, so the trees equal XGBoost's with ``nthread=1``; features are processed
+in parallel and merged in feature order, so the result does not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ._dtypes import (
+    REASON_GAMMA,
+    REASON_MAX_DEPTH,
+    REASON_MIN_CHILD_WEIGHT,
+    REASON_NO_GAIN,
+    REASON_NONE,
+    RT_EPS,
+)
+from .sketch import Cuts
+from .split_math import leaf_weight, similarity, split_loss_change
+
+_F32_ZERO = np.float32(0.0)
+_NEG_INF32 = np.float32(-np.inf)
+
+# best[f, node, :] of the evaluation kernel
+_B_LOSS, _B_THR, _B_DL, _B_BIN, _B_GL, _B_HL, _B_GR, _B_HR, _B_BLOCKED = range(9)
+_B_SIZE = 9
+
+
+def bin_dtype(cuts: Cuts):
+    return np.uint8 if cuts.max_bins <= 255 else np.uint16
+
+
+@njit(cache=True, parallel=True)
+def _bin_kernel(X, ptrs, values, missing, out):
+    n_samples, n_features = X.shape
+    for f in prange(n_features):
+        a = ptrs[f]
+        n_cuts = ptrs[f + 1] - a
+        cuts = values[a:a + n_cuts]
+        for r in range(n_samples):
+            x = X[r, f]
+            if math.isnan(x):
+                out[f, r] = missing
+                continue
+            lo = 0
+            hi = n_cuts  # first cut > x (upper_bound), clamped to the last bin
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if cuts[mid] <= x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[f, r] = min(lo, n_cuts - 1)
+
+
+def bin_matrix(X: np.ndarray, cuts: Cuts) -> np.ndarray:
+    """Feature-major bin codes, shape (n_features, n_samples); missing = dtype's max."""
+    dtype = bin_dtype(cuts)
+    out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
+    _bin_kernel(X, cuts.ptrs, cuts.values, np.iinfo(dtype).max, out)
+    return out
+
+
+# ------------------------------------------------------------------ kernels
+@njit(cache=True, parallel=True)
+def _build(bins, missing, ptrs, rows, gh, starts, ends, slots, hist):
+    """hist[slots[t]] += the (g, h) of rows[starts[t]:ends[t]], per feature bin."""
+    n_features = bins.shape[0]
+    for f in prange(n_features):
+        off = ptrs[f]
+        col = bins[f]
+        for t in range(starts.shape[0]):
+            hh = hist[slots[t]]
+            for k in range(starts[t], ends[t]):
+                b = col[rows[k]]
+                if b != missing:
+                    hh[off + b, 0] += gh[k, 0]
+                    hh[off + b, 1] += gh[k, 1]
+
+
+@njit(cache=True, parallel=True)
+def _subtract(hist_parent, parent_slots, hist, built_slots, sub_slots):
+    n = sub_slots.shape[0]
+    n_bins = hist.shape[1]
+    for t in prange(n):
+        p = hist_parent[parent_slots[t]]
+        b = hist[built_slots[t]]
+        s = hist[sub_slots[t]]
+        for i in range(n_bins):
+            s[i, 0] = p[i, 0] - b[i, 0]
+            s[i, 1] = p[i, 1] - b[i, 1]
+
+
+@njit(cache=True)
+def _record(best, loss, thr, dl, split_bin, gl, hl, gr, hr):
+    best[_B_LOSS] = loss
+    best[_B_THR] = thr
+    best[_B_DL] = 1.0 if dl else 0.0
+    best[_B_BIN] = split_bin
+    best[_B_GL] = gl
+    best[_B_HL] = hl
+    best[_B_GR] = gr
+    best[_B_HR] = hr
+
+
+@njit(cache=True)
+def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds, best,
+                 out):
+    """Forward then (if anything is missing) backward scan of one feature's bins
+    ``hh[a:b]``. Keeps the first strictly best loss in ``best`` (float64 array, see _B_*).
+    If ``out`` has rows, every candidate is written there too (for ``split_candidates``):
+    [bin, default_left, gl, hl, gr, hr, loss, valid, threshold]; returns their count."""
+    record_all = out.shape[0] > 0
+    n_out = 0
+    sg = 0.0
+    sh = 0.0
+    for i in range(a, b):
+        sg += hh[i, 0]
+        sh += hh[i, 1]
+        rg = pg - sg
+        rh = ph - sh
+        valid = sh >= mcw and rh >= mcw
+        loss = split_loss_change(sg, sh, rg, rh, psim, reg_lambda, alpha, mcw, mds)
+        if record_all:
+            out[n_out, 0] = i - a
+            out[n_out, 1] = 0.0
+            out[n_out, 2], out[n_out, 3], out[n_out, 4], out[n_out, 5] = sg, sh, rg, rh
+            out[n_out, 6] = loss
+            out[n_out, 7] = 1.0 if valid else 0.0
+            out[n_out, 8] = cut_vals[i]
+            n_out += 1
+        if valid:
+            if not math.isinf(loss) and loss > best[_B_LOSS]:
+                _record(best, loss, cut_vals[i], False, i - a, sg, sh, rg, rh)
+        elif loss > best[_B_BLOCKED]:
+            best[_B_BLOCKED] = loss
+    if sg == pg and sh == ph:
+        return n_out
+    sg = 0.0
+    sh = 0.0
+    for i in range(b - 1, a - 1, -1):
+        sg += hh[i, 0]
+        sh += hh[i, 1]
+        lg = pg - sg
+        lh = ph - sh
+        valid = sh >= mcw and lh >= mcw
+        loss = split_loss_change(lg, lh, sg, sh, psim, reg_lambda, alpha, mcw, mds)
+        thr = min_val if i == a else cut_vals[i - 1]
+        if record_all:
+            out[n_out, 0] = i - a - 1
+            out[n_out, 1] = 1.0
+            out[n_out, 2], out[n_out, 3], out[n_out, 4], out[n_out, 5] = lg, lh, sg, sh
+            out[n_out, 6] = loss
+            out[n_out, 7] = 1.0 if valid else 0.0
+            out[n_out, 8] = thr
+            n_out += 1
+        if valid:
+            if not math.isinf(loss) and loss > best[_B_LOSS]:
+                _record(best, loss, thr, True, i - a - 1, lg, lh, sg, sh)
+        elif loss > best[_B_BLOCKED]:
+            best[_B_BLOCKED] = loss
+    return n_out
+
+
+@njit(cache=True, parallel=True)
+def _evaluate(hist, slots, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda, alpha, mcw,
+              mds, best):
+    """best[f, t] = the best split of feature f for the node whose histogram is
+    hist[slots[t]] and whose sums are node_g[t], node_h[t]."""
+    n_features = ptrs.shape[0] - 1
+    n_nodes = slots.shape[0]
+    no_out = np.empty((0, 9), dtype=np.float64)
+    for f in prange(n_features):
+        for t in range(n_nodes):
+            bt = best[f, t]
+            bt[:] = 0.0
+            bt[_B_BLOCKED] = -np.inf
+            psim = similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
+            scan_feature(hist[slots[t]], ptrs[f], ptrs[f + 1], min_vals[f], cut_vals, node_g[t],
+                         node_h[t], psim, reg_lambda, alpha, mcw, mds, bt, no_out)
+
+
+@njit(cache=True, parallel=True)
+def _partition(bins, missing, rows, gh, tmp_rows, tmp_gh, starts, ends, feats, split_bins,
+               default_left, n_left):
+    """Stable partition of each node's rows (and their g, h) into left then right."""
+    for t in prange(starts.shape[0]):
+        s = starts[t]
+        e = ends[t]
+        col = bins[feats[t]]
+        sb = split_bins[t]
+        dl = default_left[t]
+        nl = 0
+        for k in range(s, e):
+            b = col[rows[k]]
+            if (dl if b == missing else np.int64(b) <= sb):
+                nl += 1
+        li = s
+        ri = s + nl
+        for k in range(s, e):
+            b = col[rows[k]]
+            if (dl if b == missing else np.int64(b) <= sb):
+                tmp_rows[li] = rows[k]
+                tmp_gh[li, 0] = gh[k, 0]
+                tmp_gh[li, 1] = gh[k, 1]
+                li += 1
+            else:
+                tmp_rows[ri] = rows[k]
+                tmp_gh[ri, 0] = gh[k, 0]
+                tmp_gh[ri, 1] = gh[k, 1]
+                ri += 1
+        for k in range(s, e):
+            rows[k] = tmp_rows[k]
+            gh[k, 0] = tmp_gh[k, 0]
+            gh[k, 1] = tmp_gh[k, 1]
+        n_left[t] = nl
+
+
+@njit(cache=True, parallel=True)
+def _start_rows(g, h, rows, gh):
+    for r in prange(g.shape[0]):
+        rows[r] = r
+        gh[r, 0] = g[r]
+        gh[r, 1] = h[r]
+
+
+@njit(cache=True)
+def _sequential_sums(g, h):
+    sg = 0.0
+    sh = 0.0
+    for r in range(g.shape[0]):
+        sg += g[r]
+        sh += h[r]
+    return sg, sh
+
+
+@njit(cache=True)
+def _bin_sums(hh, a, b):
+    sg = 0.0
+    sh = 0.0
+    for i in range(a, b):
+        sg += hh[i, 0]
+        sh += hh[i, 1]
+    return sg, sh
+
+
+@njit(cache=True)
+def _pick(best, t):
+    """The best split over features (ascending: equal gains keep the lower feature)."""
+    f_best = -1
+    loss = _F32_ZERO
+    blocked = -np.inf
+    for f in range(best.shape[0]):
+        if best[f, t, _B_LOSS] > loss:
+            loss = np.float32(best[f, t, _B_LOSS])
+            f_best = f
+        if best[f, t, _B_BLOCKED] > blocked:
+            blocked = best[f, t, _B_BLOCKED]
+    return f_best, loss, blocked
+
+
+class HistWorkspace:
+    """Scratch reused across trees: row order, aligned (g, h), partition buffers."""
+
+    def __init__(self, n_samples: int):
+        self.rows = np.empty(n_samples, dtype=np.int32)
+        self.gh = np.empty((n_samples, 2), dtype=np.float32)
+        self.tmp_rows = np.empty(n_samples, dtype=np.int32)
+        self.tmp_gh = np.empty((n_samples, 2), dtype=np.float32)
+
+
+def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict) -> int:
+    """Grow one tree depth-wise on float32 ``g``/``h``; fill ``buf`` (``_node_buffers``
+    arrays) and return the number of nodes."""
+    eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
+    missing = np.iinfo(bins.dtype).max
+    ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
+    n_features = len(ptrs) - 1
+    total_bins = int(ptrs[-1])
+    n_samples = g.shape[0]
+    parent, left, right, depth = buf["parent"], buf["left"], buf["right"], buf["depth"]
+    feature, threshold, default_left = buf["feature"], buf["threshold"], buf["default_left"]
+    loss_chg, sum_grad, sum_hess = buf["loss_chg"], buf["sum_grad"], buf["sum_hess"]
+    weight, reason = buf["weight"], buf["reason"]
+
+    def new_node(nid, par, d, G, H):
+        parent[nid] = par
+        depth[nid] = d
+        left[nid] = right[nid] = feature[nid] = -1
+        threshold[nid] = 0.0
+        default_left[nid] = False
+        loss_chg[nid] = 0.0
+        sum_grad[nid] = G
+        sum_hess[nid] = H
+        weight[nid] = leaf_weight(G, H, reg_lambda, alpha, mcw, mds)
+        reason[nid] = REASON_MAX_DEPTH
+
+    _start_rows(g, h, ws.rows, ws.gh)
+    hist = np.zeros((1, total_bins, 2), dtype=np.float64)
+    one = np.zeros(1, dtype=np.int64)
+    _build(bins, missing, ptrs, ws.rows, ws.gh, one, np.array([n_samples]), one, hist)
+    if dense:
+        root_g, root_h = _bin_sums(hist[0], int(ptrs[0]), int(ptrs[1]))
+    else:
+        root_g, root_h = _sequential_sums(g, h)
+    new_node(0, -1, 0, root_g, root_h)
+    starts = {0: 0}
+    ends = {0: n_samples}
+    best = np.empty((n_features, 1, _B_SIZE), dtype=np.float64)
+    _evaluate(hist, one, ptrs, cut_vals, min_vals, np.array([root_g]), np.array([root_h]),
+              reg_lambda, alpha, mcw, mds, best)
+    level = [0]  # nodes of the current depth that were evaluated, in id order
+    n_nodes = 1
+    d = 0
+    while level:
+        expand = []  # (nid, level slot, feature, split bin)
+        for t, nid in enumerate(level):
+            f, loss, blocked = _pick(best, t)
+            if f < 0 or loss <= RT_EPS:
+                reason[nid] = REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
+                loss_chg[nid] = 0.0
+                continue
+            bt = best[f, t]
+            if bt[_B_HL] == 0.0 or bt[_B_HR] == 0.0:  # XGBoost refuses an empty child
+                reason[nid] = REASON_NO_GAIN
+                continue
+            loss_chg[nid] = loss
+            feature[nid] = f
+            threshold[nid] = bt[_B_THR]
+            default_left[nid] = bt[_B_DL] != 0.0
+            if loss < gamma:
+                reason[nid] = REASON_GAMMA
+                continue
+            reason[nid] = REASON_NONE
+            left[nid] = n_nodes
+            right[nid] = n_nodes + 1
+            sum_grad[nid] = bt[_B_GL] + bt[_B_GR]
+            sum_hess[nid] = bt[_B_HL] + bt[_B_HR]
+            weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
+            new_node(n_nodes, nid, d + 1, bt[_B_GL], bt[_B_HL])
+            new_node(n_nodes + 1, nid, d + 1, bt[_B_GR], bt[_B_HR])
+            n_nodes += 2
+            expand.append((nid, t, f, int(bt[_B_BIN])))
+        if not expand or d + 1 >= p.max_depth:
+            break
+        m = len(expand)
+        e_start = np.array([starts[nid] for nid, _, _, _ in expand], dtype=np.int64)
+        e_end = np.array([ends[nid] for nid, _, _, _ in expand], dtype=np.int64)
+        n_left = np.empty(m, dtype=np.int64)
+        _partition(bins, missing, ws.rows, ws.gh, ws.tmp_rows, ws.tmp_gh, e_start, e_end,
+                   np.array([e[2] for e in expand], dtype=np.int64),
+                   np.array([e[3] for e in expand], dtype=np.int64),
+                   np.array([default_left[e[0]] for e in expand], dtype=np.bool_), n_left)
+        children = []
+        b_start, b_end, b_slot, s_slot, p_slot = [], [], [], [], []
+        for j, (nid, t, _, _) in enumerate(expand):
+            lc, rc = int(left[nid]), int(right[nid])
+            mid = int(e_start[j] + n_left[j])
+            starts[lc], ends[lc] = int(e_start[j]), mid
+            starts[rc], ends[rc] = mid, int(e_end[j])
+            children += [lc, rc]
+            lslot, rslot = 2 * j, 2 * j + 1
+            if sum_hess[rc] < sum_hess[lc]:  # build the child with the smaller hessian
+                b_start.append(mid), b_end.append(int(e_end[j])), b_slot.append(rslot)
+                s_slot.append(lslot)
+            else:
+                b_start.append(int(e_start[j])), b_end.append(mid), b_slot.append(lslot)
+                s_slot.append(rslot)
+            p_slot.append(t)
+        child_hist = np.zeros((2 * m, total_bins, 2), dtype=np.float64)
+        b_slot_a = np.array(b_slot, dtype=np.int64)
+        _build(bins, missing, ptrs, ws.rows, ws.gh, np.array(b_start, dtype=np.int64),
+               np.array(b_end, dtype=np.int64), b_slot_a, child_hist)
+        _subtract(hist, np.array(p_slot, dtype=np.int64), child_hist, b_slot_a,
+                  np.array(s_slot, dtype=np.int64))
+        hist = child_hist
+        best = np.empty((n_features, 2 * m, _B_SIZE), dtype=np.float64)
+        _evaluate(hist, np.arange(2 * m, dtype=np.int64), ptrs, cut_vals, min_vals,
+                  sum_grad[children].astype(np.float64), sum_hess[children].astype(np.float64),
+                  reg_lambda, alpha, mcw, mds, best)
+        level = children
+        d += 1
+    return n_nodes
