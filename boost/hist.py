@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -47,56 +48,77 @@ _B_LOSS, _B_THR, _B_DL, _B_BIN, _B_GL, _B_HL, _B_GR, _B_HR, _B_BLOCKED = range(9
 _B_SIZE = 9
 
 
-def bin_dtype(cuts: Cuts):
-    return np.uint8 if cuts.max_bins <= 255 else np.uint16
+def bin_dtype(cuts: Cuts, dense: bool):
+    """uint8 when the codes (and, if anything is missing, the missing code) fit in a byte."""
+    return np.uint8 if cuts.max_bins <= (256 if dense else 255) else np.uint16
+
+
+def missing_code(dtype, dense: bool) -> int:
+    """The code of a missing value: the dtype's largest value, or -1 (matches no code) for
+    data without missing values, where every byte value may be a bin."""
+    return -1 if dense else int(np.iinfo(dtype).max)
 
 
 @njit(cache=True, parallel=True)
 def _bin_kernel(X, ptrs, values, missing, out):
     n_samples, n_features = X.shape
-    for f in prange(n_features):
-        a = ptrs[f]
-        n_cuts = ptrs[f + 1] - a
-        cuts = values[a:a + n_cuts]
-        for r in range(n_samples):
+    for r in prange(n_samples):  # codes beyond n_features stay 0 (padding)
+        for f in range(n_features):
             x = X[r, f]
             if math.isnan(x):
-                out[f, r] = missing
+                out[r, f] = missing
                 continue
+            a = ptrs[f]
             lo = 0
-            hi = n_cuts  # first cut > x (upper_bound), clamped to the last bin
+            hi = ptrs[f + 1] - a  # first cut > x (upper_bound), clamped to the last bin
+            n_cuts = hi
             while lo < hi:
                 mid = (lo + hi) >> 1
-                if cuts[mid] <= x:
+                if values[a + mid] <= x:
                     lo = mid + 1
                 else:
                     hi = mid
-            out[f, r] = min(lo, n_cuts - 1)
+            out[r, f] = min(lo, n_cuts - 1)
 
 
-def bin_matrix(X: np.ndarray, cuts: Cuts) -> np.ndarray:
-    """Feature-major bin codes, shape (n_features, n_samples); missing = dtype's max."""
-    dtype = bin_dtype(cuts)
-    out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
-    _bin_kernel(X, cuts.ptrs, cuts.values, np.iinfo(dtype).max, out)
-    return out
+def bin_matrix(X: np.ndarray, cuts: Cuts) -> tuple[np.ndarray, int]:
+    """Bin codes, shape (n_samples, n_features rounded up to 8 bytes), and the code of a
+    missing value."""
+    dense = not bool(np.isnan(X).any())
+    dtype = bin_dtype(cuts, dense)
+    # Rows padded to a multiple of 8 bytes, so a partition moves a row as whole words.
+    per_word = 8 // np.dtype(dtype).itemsize
+    width = -(-X.shape[1] // per_word) * per_word
+    out = np.zeros((X.shape[0], width), dtype=dtype)
+    missing = missing_code(dtype, dense)
+    _bin_kernel(X, cuts.ptrs, cuts.values, missing, out)
+    return out, missing
 
 
 # ------------------------------------------------------------------ kernels
 @njit(cache=True, parallel=True)
-def _build(bins, missing, ptrs, rows, gh, starts, ends, slots, hist):
-    """hist[slots[t]] += the (g, h) of rows[starts[t]:ends[t]], per feature bin."""
-    n_features = bins.shape[0]
-    for f in prange(n_features):
-        off = ptrs[f]
-        col = bins[f]
+def _build(bins, missing, ptrs, gh, starts, ends, slots, hist, n_blocks):
+    """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t] of the
+    node-ordered ``bins``/``gh``, per feature bin.
+
+    Features are split into ``n_blocks`` contiguous blocks processed in parallel; within a
+    block each row is read once for all its features. Every bin still accumulates its rows
+    in row order, so the sums do not depend on the blocking."""
+    n_features = ptrs.shape[0] - 1
+    for blk in prange(n_blocks):
+        f0 = blk * n_features // n_blocks
+        f1 = (blk + 1) * n_features // n_blocks
         for t in range(starts.shape[0]):
             hh = hist[slots[t]]
             for k in range(starts[t], ends[t]):
-                b = col[rows[k]]
-                if b != missing:
-                    hh[off + b, 0] += gh[k, 0]
-                    hh[off + b, 1] += gh[k, 1]
+                gk = np.float64(gh[k, 0])
+                hk = np.float64(gh[k, 1])
+                for f in range(f0, f1):
+                    b = bins[k, f]
+                    if b != missing:
+                        i = ptrs[f] + b
+                        hh[i, 0] += gk
+                        hh[i, 1] += hk
 
 
 @njit(cache=True, parallel=True)
@@ -201,40 +223,88 @@ def _evaluate(hist, slots, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda,
                          node_h[t], psim, reg_lambda, alpha, mcw, mds, bt, no_out)
 
 
+_CHUNK = 16384
+
+
 @njit(cache=True, parallel=True)
-def _partition(bins, missing, rows, gh, tmp_rows, tmp_gh, starts, ends, feats, split_bins,
-               default_left, n_left):
-    """Stable partition of each node's rows (and their g, h) into left then right."""
-    for t in prange(starts.shape[0]):
-        s = starts[t]
-        e = ends[t]
-        col = bins[feats[t]]
+def _partition(bins, gh, rows, out_bins, out_gh, out_rows, side, starts, ends, feats,
+               split_bins, default_left, missing, n_left):
+    """Stable partition of each node's rows (bin codes, g and h, row id) from the node-ordered
+    buffers into ``out_*``: left child first, then right, each in ascending row order.
+
+    Each node's range is cut into chunks handled in parallel: decide and count, then write
+    each chunk's rows at offsets from the counts of the chunks before it."""
+    m = starts.shape[0]
+    words = bins.view(np.uint64)
+    out_words = out_bins.view(np.uint64)
+    n_words = words.shape[1]
+    chunk_ptr = np.zeros(m + 1, dtype=np.int64)
+    for t in range(m):
+        chunk_ptr[t + 1] = chunk_ptr[t] + max(1, (ends[t] - starts[t] + _CHUNK - 1) // _CHUNK)
+    n_chunks = chunk_ptr[m]
+    owner = np.empty(n_chunks, dtype=np.int64)
+    for t in range(m):
+        for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
+            owner[c] = t
+    n_l = np.zeros(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        t = owner[c]
+        a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
+        b = min(ends[t], a + _CHUNK)
+        f = feats[t]
         sb = split_bins[t]
         dl = default_left[t]
-        nl = 0
-        for k in range(s, e):
-            b = col[rows[k]]
-            if (dl if b == missing else np.int64(b) <= sb):
-                nl += 1
-        li = s
-        ri = s + nl
-        for k in range(s, e):
-            b = col[rows[k]]
-            if (dl if b == missing else np.int64(b) <= sb):
-                tmp_rows[li] = rows[k]
-                tmp_gh[li, 0] = gh[k, 0]
-                tmp_gh[li, 1] = gh[k, 1]
+        cnt = 0
+        for k in range(a, b):
+            code = bins[k, f]
+            go = dl if code == missing else np.int64(code) <= sb
+            side[k] = go
+            cnt += go
+        n_l[c] = cnt
+    off_l = np.empty(n_chunks, dtype=np.int64)
+    off_r = np.empty(n_chunks, dtype=np.int64)
+    for t in range(m):
+        total = 0
+        for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
+            total += n_l[c]
+        n_left[t] = total
+        li = starts[t]
+        ri = starts[t] + total
+        for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
+            a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
+            b = min(ends[t], a + _CHUNK)
+            off_l[c] = li
+            off_r[c] = ri
+            li += n_l[c]
+            ri += (b - a) - n_l[c]
+    for c in prange(n_chunks):
+        t = owner[c]
+        a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
+        b = min(ends[t], a + _CHUNK)
+        li = off_l[c]
+        ri = off_r[c]
+        for k in range(a, b):
+            if side[k]:
+                j = li
                 li += 1
             else:
-                tmp_rows[ri] = rows[k]
-                tmp_gh[ri, 0] = gh[k, 0]
-                tmp_gh[ri, 1] = gh[k, 1]
+                j = ri
                 ri += 1
-        for k in range(s, e):
-            rows[k] = tmp_rows[k]
-            gh[k, 0] = tmp_gh[k, 0]
-            gh[k, 1] = tmp_gh[k, 1]
-        n_left[t] = nl
+            for w in range(n_words):
+                out_words[j, w] = words[k, w]
+            out_gh[j, 0] = gh[k, 0]
+            out_gh[j, 1] = gh[k, 1]
+            out_rows[j] = rows[k]
+
+
+@njit(cache=True, parallel=True)
+def _add_leaf_values(rows, starts, ends, values, margin, group):
+    """margin[r, group] += value of the leaf holding row r, for the leaves whose rows are
+    ``rows[starts[t]:ends[t]]`` (float32, as XGBoost's prediction cache)."""
+    for t in prange(starts.shape[0]):
+        v = values[t]
+        for k in range(starts[t], ends[t]):
+            margin[rows[k], group] += v
 
 
 @njit(cache=True, parallel=True)
@@ -281,20 +351,29 @@ def _pick(best, t):
 
 
 class HistWorkspace:
-    """Scratch reused across trees: row order, aligned (g, h), partition buffers."""
+    """Scratch reused across trees: two node-ordered copies of the bin codes, (g, h) and row
+    ids (a level reads one and partitions into the other), and the root's row order."""
 
-    def __init__(self, n_samples: int):
+    def __init__(self, bins: np.ndarray, missing: int):
+        n_samples = bins.shape[0]
+        self.bins = bins
+        self.missing = missing
         self.rows = np.empty(n_samples, dtype=np.int32)
         self.gh = np.empty((n_samples, 2), dtype=np.float32)
-        self.tmp_rows = np.empty(n_samples, dtype=np.int32)
-        self.tmp_gh = np.empty((n_samples, 2), dtype=np.float32)
+        self.side = np.empty(n_samples, dtype=np.bool_)
+        self.buffers = [
+            (np.empty_like(bins), np.empty((n_samples, 2), dtype=np.float32),
+             np.empty(n_samples, dtype=np.int32))
+            for _ in range(2)
+        ]
 
 
-def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict) -> int:
+def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, margin,
+              group: int) -> int:
     """Grow one tree depth-wise on float32 ``g``/``h``; fill ``buf`` (``_node_buffers``
-    arrays) and return the number of nodes."""
+    arrays), add the tree's leaf values to ``margin[:, group]`` and return the node count."""
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
-    missing = np.iinfo(bins.dtype).max
+    missing = ws.missing
     ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
     n_features = len(ptrs) - 1
     total_bins = int(ptrs[-1])
@@ -316,10 +395,20 @@ def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: di
         weight[nid] = leaf_weight(G, H, reg_lambda, alpha, mcw, mds)
         reason[nid] = REASON_MAX_DEPTH
 
+    def add_leaves(nodes, rows):
+        if nodes:
+            values = (weight[nodes] * eta).astype(np.float32)
+            _add_leaf_values(rows, np.array([starts[i] for i in nodes], dtype=np.int64),
+                             np.array([ends[i] for i in nodes], dtype=np.int64), values,
+                             margin, group)
+
+    n_blocks = min(numba.get_num_threads(), n_features)
     _start_rows(g, h, ws.rows, ws.gh)
+    cur = (ws.bins, ws.gh, ws.rows)  # the root reads the training order; never written
+    spare = 0  # index of the work buffer the next partition writes into
     hist = np.zeros((1, total_bins, 2), dtype=np.float64)
     one = np.zeros(1, dtype=np.int64)
-    _build(bins, missing, ptrs, ws.rows, ws.gh, one, np.array([n_samples]), one, hist)
+    _build(ws.bins, missing, ptrs, ws.gh, one, np.array([n_samples]), one, hist, n_blocks)
     if dense:
         root_g, root_h = _bin_sums(hist[0], int(ptrs[0]), int(ptrs[1]))
     else:
@@ -339,7 +428,6 @@ def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: di
             f, loss, blocked = _pick(best, t)
             if f < 0 or loss <= RT_EPS:
                 reason[nid] = REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
-                loss_chg[nid] = 0.0
                 continue
             bt = best[f, t]
             if bt[_B_HL] == 0.0 or bt[_B_HR] == 0.0:  # XGBoost refuses an empty child
@@ -349,7 +437,7 @@ def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: di
             feature[nid] = f
             threshold[nid] = bt[_B_THR]
             default_left[nid] = bt[_B_DL] != 0.0
-            if loss < gamma:
+            if loss < gamma:  # pre-pruning: the split is refused, the search is kept
                 reason[nid] = REASON_GAMMA
                 continue
             reason[nid] = REASON_NONE
@@ -362,16 +450,20 @@ def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: di
             new_node(n_nodes + 1, nid, d + 1, bt[_B_GR], bt[_B_HR])
             n_nodes += 2
             expand.append((nid, t, f, int(bt[_B_BIN])))
-        if not expand or d + 1 >= p.max_depth:
+        add_leaves([nid for nid in level if left[nid] == -1], cur[2])
+        if not expand:
             break
         m = len(expand)
         e_start = np.array([starts[nid] for nid, _, _, _ in expand], dtype=np.int64)
         e_end = np.array([ends[nid] for nid, _, _, _ in expand], dtype=np.int64)
         n_left = np.empty(m, dtype=np.int64)
-        _partition(bins, missing, ws.rows, ws.gh, ws.tmp_rows, ws.tmp_gh, e_start, e_end,
+        nxt = ws.buffers[spare]
+        _partition(*cur, *nxt, ws.side, e_start, e_end,
                    np.array([e[2] for e in expand], dtype=np.int64),
                    np.array([e[3] for e in expand], dtype=np.int64),
-                   np.array([default_left[e[0]] for e in expand], dtype=np.bool_), n_left)
+                   np.array([default_left[e[0]] for e in expand], dtype=np.bool_), missing,
+                   n_left)
+        cur, spare = nxt, 1 - spare
         children = []
         b_start, b_end, b_slot, s_slot, p_slot = [], [], [], [], []
         for j, (nid, t, _, _) in enumerate(expand):
@@ -388,10 +480,13 @@ def grow_hist(bins, cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: di
                 b_start.append(int(e_start[j])), b_end.append(mid), b_slot.append(lslot)
                 s_slot.append(rslot)
             p_slot.append(t)
+        if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
+            add_leaves(children, cur[2])
+            break
         child_hist = np.zeros((2 * m, total_bins, 2), dtype=np.float64)
         b_slot_a = np.array(b_slot, dtype=np.int64)
-        _build(bins, missing, ptrs, ws.rows, ws.gh, np.array(b_start, dtype=np.int64),
-               np.array(b_end, dtype=np.int64), b_slot_a, child_hist)
+        _build(cur[0], missing, ptrs, cur[1], np.array(b_start, dtype=np.int64),
+               np.array(b_end, dtype=np.int64), b_slot_a, child_hist, n_blocks)
         _subtract(hist, np.array(p_slot, dtype=np.int64), child_hist, b_slot_a,
                   np.array(s_slot, dtype=np.int64))
         hist = child_hist

@@ -204,17 +204,56 @@ def _softmax_rows(margin):
     return out
 
 
+_METRIC_CHUNK = 4096
+
+
+@njit(cache=True, parallel=True)
+def _metric_sums(kind, pred, y, w, use_w):
+    """(sum of w * loss_i, sum of w) in float64, summed in fixed chunks so the result does not
+    depend on the thread count. kind 0 = squared error, 1 = logloss, 2 = mlogloss."""
+    n = y.shape[0]
+    n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
+    part = np.zeros((n_chunks, 2))
+    eps = 1e-16
+    for c in prange(n_chunks):
+        a = c * _METRIC_CHUNK
+        b = min(n, a + _METRIC_CHUNK)
+        s_loss = 0.0
+        s_w = 0.0
+        for i in range(a, b):
+            wi = np.float64(w[i]) if use_w else 1.0
+            yi = np.float64(y[i])
+            if kind == 0:
+                d = np.float64(pred[i, 0]) - yi
+                loss = d * d
+            elif kind == 1:
+                p = min(max(np.float64(pred[i, 0]), eps), 1.0 - eps)
+                loss = -(yi * math.log(p) + (1.0 - yi) * math.log(1.0 - p))
+            else:
+                loss = -math.log(max(np.float64(pred[i, np.int64(yi)]), eps))
+            s_loss += wi * loss
+            s_w += wi
+        part[c, 0] = s_loss
+        part[c, 1] = s_w
+    total = 0.0
+    total_w = 0.0
+    for c in range(n_chunks):
+        total += part[c, 0]
+        total_w += part[c, 1]
+    return total, total_w
+
+
+_METRIC_KIND = {"reg:squarederror": 0, "binary:logistic": 1, "multi:softprob": 2}
+
+
 def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
     """XGBoost's default evaluation metric for the objective (rmse, logloss, mlogloss)."""
-    w = np.ones(y.shape[0]) if weight is None else weight.astype(np.float64)
-    pred = transform(objective, margin).astype(np.float64)
-    yy = y.astype(np.float64)
+    pred = transform(objective, margin)
+    if pred.ndim == 1:
+        pred = pred[:, None]
+    use_w = weight is not None
+    w = weight if use_w else np.ones(1, dtype=np.float32)
+    total, total_w = _metric_sums(_METRIC_KIND[objective], pred, y, w, use_w)
     if objective == "reg:squarederror":
-        return float(math.sqrt(np.sum(w * (pred - yy) ** 2) / np.sum(w)))
-    eps = 1e-16
-    if objective == "binary:logistic":
-        p = np.clip(pred, eps, 1.0 - eps)
-        loss = -(yy * np.log(p) + (1.0 - yy) * np.log(1.0 - p))
-        return float(np.sum(w * loss) / np.sum(w))
-    p = pred[np.arange(y.shape[0]), y.astype(np.int64)]
-    return float(np.sum(w * -np.log(np.maximum(p, eps))) / np.sum(w))
+        return float(math.sqrt(total / total_w))
+    return float(total / total_w)

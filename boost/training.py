@@ -96,8 +96,8 @@ class _HistGrower:
     def __init__(self, X, w, p, columns):
         self.X, self.w, self.p, self.columns = X, w, p, columns
         self.dense = not bool(np.isnan(X).any())
-        self.ws = HistWorkspace(X.shape[0])
-        self.cuts = self.bins = None
+        self.ws = None
+        self.cuts = None
         self.tree_cuts = []  # the cuts each tree was grown on
         if p.tree_method == "hist":
             self._set_cuts(hist_cuts(X, w, p.max_bin))
@@ -105,9 +105,14 @@ class _HistGrower:
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
-        self.bins = bin_matrix(self.X, cuts)
+        bins, missing = bin_matrix(self.X, cuts)
+        if self.ws is None or self.ws.bins.dtype != bins.dtype:
+            self.ws = HistWorkspace(bins, missing)
+        else:
+            self.ws.bins, self.ws.missing = bins, missing
 
-    def grow(self, g, h, buf):
+    def grow(self, g, h, buf, margin, group):
+        """Grow one tree and add its leaf values to ``margin[:, group]``."""
         if self.p.tree_method == "approx" and (self.regen or self.cuts is None):
             weights = h if self.w is None else (h * self.w).astype(np.float32)
             if self.regen:
@@ -115,8 +120,8 @@ class _HistGrower:
                 self._set_cuts(sorted_cuts(c.col_ptr, c.rows, c.values, weights, self.p.max_bin))
             else:
                 self._set_cuts(hist_cuts(self.X, weights, self.p.max_bin))
-        n_nodes = grow_hist(self.bins, self.cuts, self.dense and self.p.tree_method == "hist",
-                            g, h, self.p, self.ws, buf)
+        n_nodes = grow_hist(self.cuts, self.dense and self.p.tree_method == "hist", g, h,
+                            self.p, self.ws, buf, margin, group)
         nodes = _finish(buf, n_nodes, PARAM(self.p.eta))
         nodes["is_leaf"] = nodes["left"] == -1
         nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
@@ -216,10 +221,11 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                 if exact:
                     nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf)
                 else:
-                    nodes = grower.grow(gk, hk, buf)
+                    nodes = grower.grow(gk, hk, buf, margin, k)
                 builder.add(k, nodes)
             new_trees = builder.build(first_tree)
-            add_tree_outputs(new_trees, X32, margin, 0, n_groups)
+            if exact:
+                add_tree_outputs(new_trees, X32, margin, 0, n_groups)
             history["train"].append(objectives.metric(p.objective, margin, y32, w32))
             for (name, X_e, y_e), m in zip(eval_sets, eval_margins, strict=True):
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
