@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import candidates, dump, importance, objectives
+from . import candidates, dump, hist, importance, objectives
 from .data import as_features
 from .params import Params
 from .tree import (
@@ -68,6 +68,7 @@ class Booster:
         self.base_margin = base_margin
         self.forest = forest
         self.data = data
+        self._bins_cache = None
         self._history = history
         self._eval_names = list(eval_names)
 
@@ -227,12 +228,13 @@ class Booster:
     def split_candidates(self, round_idx: int, node_id: int, class_idx: int = 0
                          ) -> pd.DataFrame:
         """Every candidate split of node ``node_id`` of the tree grown in round
-        ``round_idx`` (1-based) for class ``class_idx``, as the exact search saw it.
+        ``round_idx`` (1-based) for class ``class_idx``, as the search saw it.
 
         Columns: Feature, Threshold, DefaultLeft, CountLeft, CountRight, SumGradLeft,
         SumHessLeft, SumGradRight, SumHessRight, SimilarityLeft, SimilarityRight,
         SimilarityParent, Gain (XGBoost's loss change), Valid (False when min_child_weight
-        blocks it), Best (the split the search chose).
+        blocks it), Best (the split the search chose; for hist/approx also the split gamma
+        refused). hist/approx add Bin: the candidates are bins, left = bins 0..Bin.
         """
         t = self.tree_index(round_idx, class_idx)
         sl = self.forest.node_slice(t)
@@ -245,12 +247,52 @@ class Booster:
         X = self.data.X
         margin = self._margin(X, 0, round_idx - 1)
         grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight)
-        rows = np.nonzero(rows_in_node(self.forest, X, t, node_id) & (hess[:, class_idx] >= 0))[0]
-        split_made = self.forest.left[sl.start + node_id] != -1
-        return candidates.split_candidates(
-            X, rows, np.ascontiguousarray(grad[:, class_idx]),
-            np.ascontiguousarray(hess[:, class_idx]), self.data.need_forward, self._params,
-            self.feature_names, bool(split_made))
+        g = np.ascontiguousarray(grad[:, class_idx])
+        h = np.ascontiguousarray(hess[:, class_idx])
+        f = self.forest
+        split_made = bool(f.feature[sl.start + node_id] != -1)
+        if self._params.tree_method == "exact":
+            rows = np.nonzero(rows_in_node(f, X, t, node_id) & (h >= 0))[0]
+            return candidates.split_candidates(X, rows, g, h, self.data.need_forward,
+                                               self._params, self.feature_names,
+                                               split_made and f.left[sl.start + node_id] != -1)
+        path = [node_id]
+        while path[-1] != 0:
+            path.append(int(f.parent[sl.start + path[-1]]))
+        path.reverse()
+        masks = [rows_in_node(f, X, t, n) for n in path]
+        sides = [f.left[sl.start + a] == b for a, b in zip(path, path[1:])]
+        feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
+        cuts = self.data.tree_cuts[t]
+        bins, missing = self._bins(t)
+        node_hist, counts, pg, ph = hist.node_histogram(
+            bins, missing, cuts, g, h, masks, sides, feats,
+            bool(self.data.dense) and self._params.tree_method == "hist", self._params)
+        table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._params)
+        return candidates.hist_split_candidates(table, counts, cuts, int(masks[-1].sum()), psim,
+                                                self._params, self.feature_names, split_made)
+
+    def _bins(self, tree_idx: int):
+        """Bin codes of the training rows under the cuts tree ``tree_idx`` was grown on."""
+        cuts = self.data.tree_cuts[tree_idx]
+        if self._bins_cache is None or self._bins_cache[0] is not cuts:
+            self._bins_cache = (cuts, *hist.bin_matrix(self.data.X, cuts))
+        return self._bins_cache[1], self._bins_cache[2]
+
+    def cuts(self, round_idx: int | None = None, class_idx: int = 0) -> dict[str, np.ndarray]:
+        """The histogram bins of every feature: {feature name: cut values}. A value x is in
+        bin i when cut[i-1] <= x < cut[i]; the last cut is a sentinel above every value.
+        hist has one set for the whole model; approx re-sketches, so give the round.
+        Raises ValueError for exact, which has no bins."""
+        if self._params.tree_method == "exact":
+            raise ValueError("tree_method='exact' has no bins: every distinct value is a "
+                             "candidate. Train with tree_method='hist' or 'approx'.")
+        t = 0 if round_idx is None else self.tree_index(round_idx, class_idx)
+        if round_idx is None and self._params.tree_method == "approx":
+            raise ValueError("tree_method='approx' re-sketches its bins for every tree; pass "
+                             "round_idx (and class_idx) to say which tree's bins.")
+        c = self.data.tree_cuts[t]
+        return {name: c.feature_cuts(i).copy() for i, name in enumerate(self.feature_names)}
 
     # ----------------------------------------------------------------- losses
     @property

@@ -1,8 +1,12 @@
 """Every candidate split of one node, computed on demand from the node's rows.
 
-The enumeration is the exact grower's (``exact._scan``) for a single node, except that it
-records each candidate instead of keeping only the best, including the ones min_child_weight
-blocks (``Valid = False``; XGBoost skips them without computing their gain).
+exact: the enumeration is the exact grower's (``exact._scan``) for a single node, except that
+it records each candidate instead of keeping only the best, including the ones
+min_child_weight blocks (``Valid = False``; XGBoost skips them without computing their gain).
+
+hist/approx: the candidates are bins. The node's histogram is replayed bit for bit
+(``hist.node_histogram``) and scanned as the grower scans it (``hist.scan_feature``); the
+extra column ``Bin`` is the last bin that goes left.
 """
 
 from __future__ import annotations
@@ -108,6 +112,68 @@ def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
             c_hr[:n], c_loss[:n], c_valid[:n], psim)
 
 
+def _mark_best(valid, loss, split_made):
+    """The candidate the search picks: the first, in scan order, of the largest valid gains
+    (so on equal gains the lower feature and the earlier scan win)."""
+    best = np.zeros(len(loss), dtype=bool)
+    if split_made:
+        ok = valid & ~np.isinf(loss)
+        best_loss = np.float32(0.0)
+        best_i = -1
+        for i in np.nonzero(ok)[0]:
+            if loss[i] > best_loss:
+                best_loss, best_i = loss[i], i
+        if best_i >= 0 and best_loss > RT_EPS:
+            best[best_i] = True
+    return best
+
+
+def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim, params,
+           split_made, extra=None):
+    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
+    columns = {
+        "Feature": [names[f] for f in feat],
+        "Threshold": thr.astype(np.float64),
+        "DefaultLeft": left,
+        "CountLeft": nl,
+        "CountRight": n_rows - nl,
+        "SumGradLeft": gl,
+        "SumHessLeft": hl,
+        "SumGradRight": gr,
+        "SumHessRight": hr,
+        "SimilarityLeft": sims[0].astype(np.float64),
+        "SimilarityRight": sims[1].astype(np.float64),
+        "SimilarityParent": np.full(len(feat), float(psim)),
+        "Gain": loss.astype(np.float64),
+        "Valid": valid,
+        "Best": _mark_best(valid, loss, split_made),
+    }
+    order = list(COLUMNS)
+    if extra:
+        columns.update(extra)
+        order += list(extra)
+    return pd.DataFrame(columns, columns=order)
+
+
+def hist_split_candidates(table, counts, cuts, n_rows, psim, params, names, split_made: bool
+                          ) -> pd.DataFrame:
+    """DataFrame of every bin candidate of a node (``hist.node_candidates`` rows and the
+    node's row count per bin)."""
+    feat = table[:, 0].astype(np.int64)
+    split_bin = table[:, 1].astype(np.int64)
+    left = table[:, 2] != 0.0
+    loss = table[:, 7].astype(np.float32)
+    nl = np.empty(len(feat), dtype=np.int64)
+    for i, (f, b, dl) in enumerate(zip(feat, split_bin, left, strict=True)):
+        a = int(cuts.ptrs[f])
+        present = int(counts[a:int(cuts.ptrs[f + 1])].sum())
+        nl[i] = int(counts[a:a + b + 1].sum()) + (n_rows - present if dl else 0)
+    return _frame(names, feat, table[:, 9].astype(np.float32), left, nl, n_rows,
+                  table[:, 3], table[:, 4], table[:, 5], table[:, 6], loss, table[:, 8] != 0.0,
+                  psim, params, split_made, extra={"Bin": split_bin})
+
+
 def split_candidates(X, rows, g, h, need_forward, params, names, split_made: bool
                      ) -> pd.DataFrame:
     """DataFrame of every candidate split of the node whose rows are ``rows``.
@@ -118,31 +184,5 @@ def split_candidates(X, rows, g, h, need_forward, params, names, split_made: boo
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
         X, rows.astype(np.int64), g, h, need_forward, reg_lambda, alpha, mcw, mds)
-    sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
-    best = np.zeros(len(feat), dtype=bool)
-    if split_made:
-        ok = valid & ~np.isinf(loss)
-        best_loss = np.float32(0.0)
-        best_i = -1
-        for i in np.nonzero(ok)[0]:
-            if loss[i] > best_loss:
-                best_loss, best_i = loss[i], i
-        if best_i >= 0 and best_loss > RT_EPS:
-            best[best_i] = True
-    return pd.DataFrame({
-        "Feature": [names[f] for f in feat],
-        "Threshold": thr.astype(np.float64),
-        "DefaultLeft": left,
-        "CountLeft": nl,
-        "CountRight": len(rows) - nl,
-        "SumGradLeft": gl,
-        "SumHessLeft": hl,
-        "SumGradRight": gr,
-        "SumHessRight": hr,
-        "SimilarityLeft": sims[0].astype(np.float64),
-        "SimilarityRight": sims[1].astype(np.float64),
-        "SimilarityParent": np.full(len(feat), float(psim)),
-        "Gain": loss.astype(np.float64),
-        "Valid": valid,
-        "Best": best,
-    }, columns=COLUMNS)
+    return _frame(names, feat, thr, left, nl, len(rows), gl, hl, gr, hr, loss, valid, psim,
+                  params, split_made)

@@ -497,3 +497,87 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
         level = children
         d += 1
     return n_nodes
+
+
+# ------------------------------------------------------------------ one node, on demand
+@njit(cache=True)
+def _node_hist(bins, missing, ptrs, g, h, mask, out, counts):
+    """Histogram (and row count per bin) of the rows with ``mask`` set, in row order."""
+    n_features = ptrs.shape[0] - 1
+    for r in range(bins.shape[0]):
+        if not mask[r]:
+            continue
+        gr = np.float64(g[r])
+        hr = np.float64(h[r])
+        for f in range(n_features):
+            b = bins[r, f]
+            if b != missing:
+                i = ptrs[f] + b
+                out[i, 0] += gr
+                out[i, 1] += hr
+                counts[i] += 1
+
+
+def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path_features,
+                   dense: bool, params) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Replay the histogram and sums the grower had for the last node of a root-to-node path.
+
+    ``path_masks[i]`` are the rows of the i-th node on the path (root first),
+    ``path_sides[i]`` whether node i+1 is the left child of node i and ``path_features[i]``
+    the feature node i split on. Along the path a child's histogram is built from its rows
+    when it is the child with the smaller hessian and is ``parent - sibling`` otherwise; its
+    sums are the parent's best scan sums on that feature — as in ``grow_hist``, so the
+    result is bit-identical to what the search saw.
+
+    Returns (histogram (total_bins, 2), row counts per bin, G, H) of the last node."""
+    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    ptrs, total_bins = cuts.ptrs, int(cuts.ptrs[-1])
+
+    def build(mask):
+        out = np.zeros((total_bins, 2), dtype=np.float64)
+        cnt = np.zeros(total_bins, dtype=np.int64)
+        _node_hist(bins, missing, ptrs, g, h, mask, out, cnt)
+        return out, cnt
+
+    hist, counts = build(path_masks[0])
+    if dense:
+        pg, ph = _bin_sums(hist, int(ptrs[0]), int(ptrs[1]))
+    else:
+        pg, ph = _sequential_sums(g, h)
+    no_out = np.empty((0, 9), dtype=np.float64)
+    for i in range(len(path_masks) - 1):
+        f = path_features[i]
+        best = np.zeros(_B_SIZE, dtype=np.float64)
+        best[_B_BLOCKED] = -np.inf
+        psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+        scan_feature(hist, ptrs[f], ptrs[f + 1], cuts.min_vals[f], cuts.values, pg, ph, psim,
+                     reg_lambda, alpha, mcw, mds, best, no_out)
+        is_left = path_sides[i]
+        child, parent_mask = path_masks[i + 1], path_masks[i]
+        built_right = best[_B_HR] < best[_B_HL]
+        if built_right != is_left:  # this child was built from its rows
+            hist, counts = build(child)
+        else:  # this child was the parent minus its built sibling
+            sibling, _ = build(parent_mask & ~child)
+            hist = hist - sibling
+            _, counts = build(child)
+        pg, ph = (best[_B_GL], best[_B_HL]) if is_left else (best[_B_GR], best[_B_HR])
+    return hist, counts, pg, ph
+
+
+def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, float]:
+    """Every candidate of every feature as the search enumerates them (feature ascending,
+    forward bins then backward bins): rows [feature, bin, default_left, gl, hl, gr, hr,
+    loss, valid, threshold], and the node's similarity."""
+    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+    parts = []
+    for f in range(cuts.n_features):
+        a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
+        out = np.empty((2 * (b - a), 9), dtype=np.float64)
+        best = np.zeros(_B_SIZE, dtype=np.float64)
+        best[_B_BLOCKED] = -np.inf
+        n = scan_feature(hist, a, b, cuts.min_vals[f], cuts.values, pg, ph, psim, reg_lambda,
+                         alpha, mcw, mds, best, out)
+        parts.append(np.column_stack([np.full(n, f, dtype=np.float64), out[:n]]))
+    return np.concatenate(parts), float(psim)

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from .stdsort import std_sort
+
 RMIN, RMAX, WMIN, VALUE = 0, 1, 2, 3
 _F32_TWO = np.float32(2.0)
 _K_FACTOR = 8  # XGBoost's kFactor: intermediate summaries keep 8 x max_bin entries
@@ -288,17 +290,18 @@ def _push_temp(temp, n_temp, levels, level_size, limit, wx):
 
 @njit(cache=True)
 def _queue_summary(qv, qw, qtail, out):
-    """Queue::MakeSummary: sort the queued values, merge equal ones, exact ranks."""
-    order = np.argsort(qv[:qtail], kind="mergesort")
+    """Queue::MakeSummary: sort the queued values (as std::sort does, see ``stdsort``), merge
+    equal ones keeping the first, exact ranks."""
+    std_sort(qv, qw, qtail)
     size = 0
     wsum = np.float32(0.0)
     i = 0
     while i < qtail:
-        v = qv[order[i]]
-        w = qw[order[i]]
+        v = qv[i]
+        w = qw[i]
         j = i + 1
-        while j < qtail and qv[order[j]] == v:
-            w += qw[order[j]]
+        while j < qtail and qv[j] == v:
+            w += qw[j]
             j += 1
         _put(out, size, wsum, wsum + w, w, v)
         size += 1
@@ -518,9 +521,37 @@ def _sorted_cuts_kernel(col_ptr, rows, values, weights, max_bin, limits, n_level
         out_min[f] = mv
 
 
+@njit(cache=True, parallel=True)
+def _std_sorted_kernel(X, col_ptr, rows, values):
+    for f in prange(X.shape[1]):
+        k = col_ptr[f]
+        for r in range(X.shape[0]):
+            x = X[r, f]
+            if not math.isnan(x):
+                values[k] = x
+                rows[k] = r
+                k += 1
+        a = col_ptr[f]
+        std_sort(values[a:k], rows[a:k], k - a)
+
+
+def std_sorted_columns(X: np.ndarray):
+    """Each feature's present values sorted as XGBoost's sorted column page is: the column in
+    row order, then ``std::sort`` by value (so equal values keep libstdc++'s order).
+    Returns (col_ptr, rows, values)."""
+    counts = np.count_nonzero(~np.isnan(X), axis=0)
+    col_ptr = np.zeros(X.shape[1] + 1, dtype=np.int64)
+    np.cumsum(counts, out=col_ptr[1:])
+    rows = np.empty(col_ptr[-1], dtype=np.int32)
+    values = np.empty(col_ptr[-1], dtype=np.float32)
+    _std_sorted_kernel(X, col_ptr, rows, values)
+    return col_ptr, rows, values
+
+
 def sorted_cuts(col_ptr, rows, values, weights: np.ndarray, max_bin: int) -> Cuts:
     """Cut points of ``tree_method='approx'`` for one round: each feature's present values in
-    ascending order (``SortedColumns``) weighted by ``weights`` (hessian x sample weight)."""
+    ascending order (``std_sorted_columns``) weighted by ``weights`` (hessian x sample
+    weight)."""
     n_features = len(col_ptr) - 1
     eps = 2.0 / max_bin
     limits = np.empty(n_features, dtype=np.int64)

@@ -30,7 +30,7 @@ from .data import as_features, as_labels, as_weights, check_training_rows
 from .exact import SortedColumns, grow_exact, new_segments, prune
 from .hist import HistWorkspace, bin_matrix, grow_hist
 from .params import parse_params
-from .sketch import hist_cuts, sorted_cuts
+from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
 from .tree import ForestBuilder, add_tree_outputs, initial_margin
 
 
@@ -93,8 +93,8 @@ def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf):
 class _HistGrower:
     """hist and approx: the cuts (per tree for approx) and the binned matrix they imply."""
 
-    def __init__(self, X, w, p, columns):
-        self.X, self.w, self.p, self.columns = X, w, p, columns
+    def __init__(self, X, w, p):
+        self.X, self.w, self.p = X, w, p
         self.dense = not bool(np.isnan(X).any())
         self.ws = None
         self.cuts = None
@@ -102,6 +102,7 @@ class _HistGrower:
         if p.tree_method == "hist":
             self._set_cuts(hist_cuts(X, w, p.max_bin))
         self.regen = p.tree_method == "approx" and not objectives.CONSTANT_HESSIAN[p.objective]
+        self.columns = std_sorted_columns(X) if self.regen else None
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
@@ -116,8 +117,7 @@ class _HistGrower:
         if self.p.tree_method == "approx" and (self.regen or self.cuts is None):
             weights = h if self.w is None else (h * self.w).astype(np.float32)
             if self.regen:
-                c = self.columns
-                self._set_cuts(sorted_cuts(c.col_ptr, c.rows, c.values, weights, self.p.max_bin))
+                self._set_cuts(sorted_cuts(*self.columns, weights, self.p.max_bin))
             else:
                 self._set_cuts(hist_cuts(self.X, weights, self.p.max_bin))
         n_nodes = grow_hist(self.cuts, self.dense and self.p.tree_method == "hist", g, h,
@@ -205,12 +205,12 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     builder = ForestBuilder()
     exact = p.tree_method == "exact"
     with _threads(p.nthread):
-        columns = SortedColumns(X32) if p.tree_method != "hist" else None
         if exact:
+            columns = SortedColumns(X32)
             position = np.empty(n_samples, dtype=INDEX)
             segments = new_segments(columns)
         else:
-            grower = _HistGrower(X32, w32, p, columns)
+            grower = _HistGrower(X32, w32, p)
         buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
         for _ in range(num_boost_round):
             g, h = objectives.gradients(p.objective, margin, y32, w32)

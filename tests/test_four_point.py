@@ -5,7 +5,7 @@ import pytest
 
 import boost
 
-BASE = {"base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
+BASE = {"tree_method": "exact", "base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
 
 
 def _node(df, node):

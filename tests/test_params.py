@@ -34,7 +34,10 @@ def test_aliases():
     ({"objective": "multi:softprob"}, "num_class"),
     ({"num_class": 3}, "only applies"),
     ({"objective": "binary:logistic", "base_score": 1.5}, "between 0 and 1"),
-    ({"tree_method": "hist"}, "not available"),
+    ({"tree_method": "gpu_hist"}, "'tree_method' = 'gpu_hist' is not supported"),
+    ({"max_bin": 1}, "'max_bin' = 1 is out of range"),
+    ({"max_bin": 300.5}, "whole number"),
+    ({"sketch_eps": 0.03}, "no longer exists in XGBoost 3.2"),
     ({"nthread": -1}, "nthread"),
 ])
 def test_bad_parameters_are_named(params, match):
@@ -49,3 +52,9 @@ def test_float_parameters_are_float32_in_the_arithmetic():
     bst = boost.train({"base_score": 0.0, "lambda": 0, "max_depth": 1}, X, y, 1)
     assert bst.trees_to_dataframe().Value[0] == float(np.float32(np.float32(1.0) *
                                                                  np.float32(0.3)))
+
+
+def test_tree_method_defaults_and_auto_are_hist_as_in_xgboost():
+    assert parse_params({}).tree_method == "hist"
+    assert parse_params({"tree_method": "auto"}).tree_method == "hist"
+    assert parse_params({}).max_bin == 256

@@ -10,7 +10,7 @@ from viz.tree import make_tree_figure, selected_node, tree_positions
 
 X = np.array([[10.0], [20.0], [25.0], [35.0]])
 Y = np.array([-10.0, 7.0, 8.0, -7.0])
-BASE = {"base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
+BASE = {"tree_method": "exact", "base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
 
 
 def _tree(params):

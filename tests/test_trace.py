@@ -13,8 +13,8 @@ import boost
 @pytest.fixture(scope="module")
 def booster():
     X, y = make_data(seed=20, n=400, nan=0.15, objective="binary:logistic")
-    return boost.train({"objective": "binary:logistic", "max_depth": 4, "gamma": 0.8,
-                        "min_child_weight": 2}, X, y, 6)
+    return boost.train({"tree_method": "exact", "objective": "binary:logistic", "max_depth": 4,
+                        "gamma": 0.8, "min_child_weight": 2}, X, y, 6)
 
 
 def test_children_partition_their_parent(booster):
@@ -75,7 +75,7 @@ def _brute_force_candidates(X, g, h, rows, lam):
 
 def test_candidates_against_brute_force():
     X, y = make_data(seed=21, n=60, n_features=3, nan=0.2, constant_column=False)
-    bst = boost.train({"max_depth": 2, "min_child_weight": 0}, X, y, 2)
+    bst = boost.train({"tree_method": "exact", "max_depth": 2, "min_child_weight": 0}, X, y, 2)
     view = bst.round_view(1)  # gradients the round-2 trees fit
     g = view.grad[:, 0].astype(np.float64)
     h = view.hess[:, 0].astype(np.float64)

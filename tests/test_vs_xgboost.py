@@ -1,4 +1,4 @@
-"""XGBoost 3.2 (``tree_method='exact'``) as the oracle: identical trees, dumps and margins."""
+"""XGBoost 3.2 as the oracle, for exact, hist and approx: identical trees, dumps, margins."""
 
 import json
 
@@ -11,6 +11,7 @@ from oracle import xgb_margin, xgb_train
 import boost
 
 OBJECTIVES = ["reg:squarederror", "binary:logistic", "multi:softprob"]
+METHODS = ["exact", "hist", "approx"]
 
 # (lambda, alpha, gamma, min_child_weight, max_delta_step, max_depth, nan, ties, base_score)
 SWEEP = [
@@ -25,9 +26,10 @@ SWEEP = [
 ]
 
 
-def _params(objective, case):
+def _params(objective, case, method):
     lam, alpha, gamma, mcw, mds, depth, _, _, base_score = case
-    params = {"objective": objective, "eta": 0.3, "reg_lambda": lam, "alpha": alpha,
+    params = {"tree_method": method, "objective": objective, "eta": 0.3, "reg_lambda": lam,
+              "alpha": alpha,
               "gamma": gamma, "min_child_weight": mcw, "max_delta_step": mds,
               "max_depth": depth}
     if objective == "multi:softprob":
@@ -37,13 +39,14 @@ def _params(objective, case):
     return params
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("objective", OBJECTIVES)
 @pytest.mark.parametrize("case", SWEEP, ids=[f"case{i}" for i in range(len(SWEEP))])
-def test_identical_trees_and_margins(objective, case):
+def test_identical_trees_and_margins(objective, case, method):
     nan, ties = case[6], case[7]
     X, y = make_data(seed=1, nan=nan, ties=ties, objective=objective)
     X_test, _ = make_data(seed=2, nan=nan, ties=ties, objective=objective)
-    params = _params(objective, case)
+    params = _params(objective, case, method)
     ours = boost.train(params, X, y, 8)
     ref, _ = xgb_train(params, X, y, 8)
     assert ours.get_dump("json") == ref.get_dump(dump_format="json", with_stats=True)
@@ -53,20 +56,23 @@ def test_identical_trees_and_margins(objective, case):
         assert diff.max() <= 1e-6
 
 
-def test_dump_without_stats_and_with_feature_names():
+@pytest.mark.parametrize("method", METHODS)
+def test_dump_without_stats_and_with_feature_names(method):
     X, y = make_data(seed=3, nan=0.2)
     frame = pd.DataFrame(X, columns=["age", "income", "my score", "x3", "const"])
-    ours = boost.train({"max_depth": 3}, frame, y, 3)
-    ref, _ = xgb_train({"max_depth": 3}, frame, y, 3)
+    params = {"max_depth": 3, "tree_method": method}
+    ours = boost.train(params, frame, y, 3)
+    ref, _ = xgb_train(params, frame, y, 3)
     assert ours.get_dump("json", with_stats=False) == ref.get_dump(dump_format="json")
     assert ours.get_dump("text", with_stats=False) == ref.get_dump(dump_format="text")
     assert ours.feature_names == ["age", "income", "my score", "x3", "const"]
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("objective", OBJECTIVES)
-def test_trees_to_dataframe_matches(objective):
+def test_trees_to_dataframe_matches(objective, method):
     X, y = make_data(seed=4, nan=0.1, objective=objective)
-    params = {"objective": objective, "max_depth": 4, "gamma": 1.0}
+    params = {"objective": objective, "max_depth": 4, "gamma": 1.0, "tree_method": method}
     if objective == "multi:softprob":
         params["num_class"] = 3
     ours = boost.train(params, X, y, 5).trees_to_dataframe()
@@ -75,11 +81,12 @@ def test_trees_to_dataframe_matches(objective):
     pd.testing.assert_frame_equal(ours[cols].astype(object), ref[cols].astype(object))
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("importance_type", ["weight", "gain", "cover", "total_gain",
                                              "total_cover"])
-def test_get_score_matches(importance_type):
+def test_get_score_matches(importance_type, method):
     X, y = make_data(seed=5, objective="binary:logistic", nan=0.1)
-    params = {"objective": "binary:logistic", "max_depth": 4, "gamma": 0.5}
+    params = {"objective": "binary:logistic", "max_depth": 4, "gamma": 0.5, "tree_method": method}
     ours = boost.train(params, X, y, 10).get_score(importance_type=importance_type)
     ref = xgb_train(params, X, y, 10)[0].get_score(importance_type=importance_type)
     assert ours.keys() == ref.keys()
@@ -122,10 +129,12 @@ def test_estimated_base_score_matches(objective, weighted):
     np.testing.assert_allclose(margin, xgb_margin(ref, X), atol=1e-6)
 
 
-def test_sample_weights_give_identical_trees():
+@pytest.mark.parametrize("method", METHODS)
+def test_sample_weights_give_identical_trees(method):
     X, y = make_data(seed=9, nan=0.1, objective="binary:logistic")
     weight = np.random.default_rng(1).uniform(0.0, 3.0, len(y))
-    params = {"objective": "binary:logistic", "max_depth": 4, "min_child_weight": 0.5}
+    params = {"objective": "binary:logistic", "max_depth": 4, "min_child_weight": 0.5,
+              "tree_method": method}
     ours = boost.train(params, X, y, 5, sample_weight=weight)
     ref, _ = xgb_train(params, X, y, 5, sample_weight=weight)
     assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
@@ -147,7 +156,7 @@ def test_multiclass_tree_layout():
 
 def test_iteration_range_matches():
     X, y = make_data(seed=11)
-    ours = boost.train({"max_depth": 3}, X, y, 6)
+    ours = boost.train({"max_depth": 3}, X, y, 6)  # both default to hist
     ref, _ = xgb_train({"max_depth": 3}, X, y, 6)
     import xgboost as xgb
 
@@ -157,22 +166,24 @@ def test_iteration_range_matches():
         np.testing.assert_allclose(got, expected, atol=1e-6)
 
 
-def test_results_do_not_depend_on_threads():
-    X, y = make_data(seed=12, n=2000, n_features=8, nan=0.1, objective="binary:logistic")
-    params = {"objective": "binary:logistic", "max_depth": 6}
+@pytest.mark.parametrize("method", METHODS)
+def test_results_do_not_depend_on_threads(method):
+    X, y = make_data(seed=12, n=40000, n_features=8, nan=0.1, objective="binary:logistic")
+    params = {"objective": "binary:logistic", "max_depth": 6, "tree_method": method}
     one = boost.train({**params, "nthread": 1}, X, y, 5)
     two = boost.train({**params, "nthread": 2}, X, y, 5)
     assert one.get_dump() == two.get_dump()
     np.testing.assert_array_equal(one.predict(X), two.predict(X))
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("case", ["all_nan_column", "two_rows", "one_class_only",
                                   "zero_weights", "huge_values"])
-def test_edge_cases_match(case):
+def test_edge_cases_match(case, method):
     rng = np.random.default_rng(13)
     X = rng.normal(size=(60, 3))
     y = X[:, 0] * 2 + rng.normal(size=60)
-    params = {"max_depth": 3, "min_child_weight": 0.5}
+    params = {"max_depth": 3, "min_child_weight": 0.5, "tree_method": method}
     weight = None
     if case == "all_nan_column":
         X[:, 1] = np.nan

@@ -1,0 +1,171 @@
+"""hist and approx: cut points equal to XGBoost's sketch, pre-pruning, bin candidates."""
+
+import numpy as np
+import pytest
+import xgboost as xgb
+from conftest import make_data
+from oracle import xgb_margin, xgb_train
+
+import boost
+from boost.hist import bin_matrix
+from boost.sketch import hist_cuts
+
+FOUR_X = np.array([[10.0], [20.0], [25.0], [35.0]])
+FOUR_Y = np.array([-10.0, 7.0, 8.0, -7.0])
+HIST = {"tree_method": "hist", "base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
+
+
+def _xgb_cuts(X, weight=None, max_bin=256):
+    d = xgb.DMatrix(X, label=np.zeros(len(X)), weight=weight, missing=np.nan)
+    xgb.train({"tree_method": "hist", "max_bin": max_bin, "nthread": 1}, d, 1)
+    indptr, values = d.get_quantile_cut()
+    return indptr, values
+
+
+def _data(kind, rng):
+    if kind == "multi_level":  # > 8k rows and > max_bin distinct values: the merged levels
+        return rng.normal(size=(30000, 3)).astype(np.float32)
+    if kind == "duplicates":
+        return np.round(rng.normal(size=(50000, 2)) * 20) / 20
+    if kind == "integers":
+        return rng.integers(0, 400, size=(5000, 2)).astype(np.float64)
+    if kind == "nan":
+        X = rng.normal(size=(20000, 3))
+        X[rng.random(X.shape) < 0.2] = np.nan
+        return X
+    if kind == "signed_zeros":  # -0.0 == 0.0: which one is the cut follows std::sort
+        return np.round(rng.normal(size=(20000, 2)) * 2) / 2 * rng.choice([-1.0, 1.0], (20000, 2))
+    return rng.exponential(size=(200000, 1)) ** 3  # skewed, four levels of merging
+
+
+@pytest.mark.parametrize("kind", ["multi_level", "duplicates", "integers", "nan",
+                                  "signed_zeros", "large_skewed"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_bin", [256, 16])
+def test_cut_points_equal_xgboost(kind, weighted, max_bin):
+    rng = np.random.default_rng(0)
+    X = _data(kind, rng)
+    weight = rng.uniform(0, 3, len(X)).astype(np.float32) if weighted else None
+    if weighted:
+        weight[::7] = 0.0  # zero weights are skipped by the sketch
+    indptr, values = _xgb_cuts(X, weight, max_bin)
+    cuts = hist_cuts(X.astype(np.float32), weight, max_bin)
+    for f in range(X.shape[1]):
+        expected = values[indptr[f]:indptr[f + 1]]
+        got = np.r_[cuts.min_vals[f], cuts.feature_cuts(f)]
+        np.testing.assert_array_equal(got, expected)
+        assert (np.signbit(got) == np.signbit(expected)).all()
+    assert cuts.max_bins <= max_bin
+
+
+def test_small_data_cuts_are_the_distinct_values():
+    # shared/XGBOOST_SEMANTICS.md §10: {10, 20, 20, 25, 35} -> [20, 25, 35, 70.00001].
+    X = np.array([[10.0], [20.0], [20.0], [25.0], [35.0]], dtype=np.float32)
+    cuts = hist_cuts(X, None, 256)
+    np.testing.assert_array_equal(cuts.feature_cuts(0),
+                                  np.float32([20, 25, 35, np.float32(70.00001)]))
+    assert cuts.min_vals[0] == np.float32(-1e-05)
+    bins, missing = bin_matrix(np.array([[10], [20], [24.9], [35], [np.nan]], np.float32), cuts)
+    assert bins[:, 0].tolist() == [0, 1, 1, 3, missing]
+
+
+def test_four_points_hist_thresholds_are_cut_values():
+    # DESIGN.md's example under hist: f0<20 (not 15), right child f0<35, same gains.
+    df = boost.train(HIST, FOUR_X, FOUR_Y, 1).trees_to_dataframe().set_index("Node")
+    assert df.loc[0, "Split"] == 20.0 and df.loc[2, "Split"] == 35.0
+    assert df.loc[0, "Gain"] == pytest.approx(120.333336, abs=1e-5)
+    assert df.loc[2, "Gain"] == pytest.approx(140.166672, abs=1e-5)
+    assert df.loc[[1, 3, 4], "Value"].tolist() == pytest.approx([-3.15, 2.1, -2.25], abs=1e-6)
+    assert df.loc[0, "Missing"] == "0-2"  # no missing value seen: missing goes right
+
+
+@pytest.mark.parametrize("gamma", [130, 150])
+def test_gamma_pre_prunes_and_keeps_the_refused_split(gamma):
+    # exact keeps the whole tree at gamma=130 (140.17 protects the root); hist never splits
+    # the root because 120.33 < 130, and leaves one leaf -0.3 (prediction 0.2).
+    bst = boost.train({**HIST, "gamma": gamma}, FOUR_X, FOUR_Y, 1)
+    df = bst.trees_to_dataframe()
+    assert len(df) == 1
+    root = df.iloc[0]
+    assert root.Feature == "Leaf" and root.Reason == "gamma"
+    assert root.Value == pytest.approx(-0.3, abs=1e-7)
+    np.testing.assert_allclose(bst.predict(FOUR_X), 0.2, atol=1e-6)
+    cand = bst.split_candidates(1, 0)
+    refused = cand[cand.Best].iloc[0]
+    assert refused.Threshold == 20.0 and refused.Gain == pytest.approx(120.333336, abs=1e-5)
+    assert bst.forest.feature[0] == 0 and bst.forest.loss_chg[0] == np.float32(refused.Gain)
+
+
+def test_gamma_equal_to_the_gain_keeps_the_split():
+    bst = boost.train({**HIST, "gamma": float(np.float32(120.333336))}, FOUR_X, FOUR_Y, 1)
+    assert len(bst.trees_to_dataframe()) == 5
+
+
+@pytest.mark.parametrize("method", ["hist", "approx"])
+def test_bin_candidates_against_brute_force(method):
+    X, y = make_data(seed=23, n=300, n_features=3, nan=0.2, objective="binary:logistic")
+    bst = boost.train({"tree_method": method, "objective": "binary:logistic", "max_depth": 3,
+                       "max_bin": 16, "min_child_weight": 0}, X, y, 2)
+    view = bst.round_view(1)
+    g = view.grad[:, 0].astype(np.float64)
+    h = view.hess[:, 0].astype(np.float64)
+    X32 = bst.data.X
+    tree = bst.trees_to_dataframe().query("Round == 2").set_index("Node")
+    for node in (0, 1, 2):
+        rows = np.nonzero(boost.tree.rows_in_node(bst.forest, X32, bst.tree_index(2), node))[0]
+        cand = bst.split_candidates(2, node)
+        G, H = g[rows].sum(), h[rows].sum()
+        for row in cand.itertuples():
+            x = X32[rows, bst.feature_names.index(row.Feature)]
+            left = np.where(np.isnan(x), row.DefaultLeft, x < np.float32(row.Threshold))
+            assert row.CountLeft == left.sum()
+            gl, hl = g[rows][left].sum(), h[rows][left].sum()
+            assert row.SumGradLeft == pytest.approx(gl, abs=1e-9)
+            assert row.SumHessLeft == pytest.approx(hl, abs=1e-9)
+            if hl > 1e-9 and H - hl > 1e-9:
+                expected = gl**2 / (hl + 1) + (G - gl) ** 2 / (H - hl + 1) - G**2 / (H + 1)
+                assert row.Gain == pytest.approx(expected, rel=1e-4, abs=1e-4)
+        if node in tree.index and tree.loc[node, "Feature"] != "Leaf":
+            best = cand[cand.Best].iloc[0]
+            assert best.Feature == tree.loc[node, "Feature"]
+            assert np.float32(best.Threshold) == np.float32(tree.loc[node, "Split"])
+            assert np.float32(best.Gain) == np.float32(tree.loc[node, "Gain"])
+
+
+def test_approx_resketches_with_hessian_weights():
+    X, y = make_data(seed=24, n=3000, n_features=2, objective="binary:logistic")
+    bst = boost.train({"tree_method": "approx", "objective": "binary:logistic",
+                       "max_depth": 3, "max_bin": 32}, X, y, 3)
+    first, third = bst.cuts(1), bst.cuts(3)
+    assert any(not np.array_equal(first[k], third[k]) for k in first)
+    ref, _ = xgb_train({"tree_method": "approx", "objective": "binary:logistic",
+                        "max_depth": 3, "max_bin": 32}, X, y, 3)
+    assert bst.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+    with pytest.raises(ValueError, match="pass round_idx"):
+        bst.cuts()
+
+
+def test_hist_cuts_accessor_and_exact_has_none():
+    X, y = make_data(seed=25, n=500)
+    bst = boost.train({"max_depth": 2}, X, y, 2)
+    indptr, values = _xgb_cuts(bst.data.X)
+    for f, (name, cut) in enumerate(bst.cuts().items()):
+        np.testing.assert_array_equal(cut, values[indptr[f] + 1:indptr[f + 1]])
+        assert name == bst.feature_names[f]
+    with pytest.raises(ValueError, match="no bins"):
+        boost.train({"tree_method": "exact", "max_depth": 2}, X, y, 1).cuts()
+
+
+def test_large_data_many_rounds_match():
+    # 20k rows x 4 with NaN and weights: the multi-level sketch, uint16 bins (256 bins plus
+    # the missing code), node-ordered partitions over many levels.
+    rng = np.random.default_rng(26)
+    X = rng.normal(size=(20000, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=20000) > 1)
+    weight = rng.uniform(0.2, 2.0, 20000)
+    params = {"objective": "binary:logistic", "max_depth": 7, "eta": 0.2, "gamma": 0.5}
+    ours = boost.train(params, X, y, 12, sample_weight=weight)
+    ref, _ = xgb_train(params, X, y, 12, sample_weight=weight)
+    assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+    assert np.abs(ours.predict(X, output_margin=True) - xgb_margin(ref, X)).max() <= 1e-6
