@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -261,7 +262,7 @@ class Booster:
             path.append(int(f.parent[sl.start + path[-1]]))
         path.reverse()
         masks = [rows_in_node(f, X, t, n) for n in path]
-        sides = [f.left[sl.start + a] == b for a, b in zip(path, path[1:])]
+        sides = [f.left[sl.start + a] == b for a, b in pairwise(path)]
         feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
         cuts = self.data.tree_cuts[t]
         bins, missing = self._bins(t)
