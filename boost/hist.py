@@ -97,9 +97,11 @@ def bin_matrix(X: np.ndarray, cuts: Cuts) -> tuple[np.ndarray, int]:
 
 # ------------------------------------------------------------------ kernels
 @njit(cache=True, parallel=True)
-def _build(bins, missing, ptrs, gh, starts, ends, slots, hist, n_blocks):
-    """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t] of the
-    node-ordered ``bins``/``gh``, per feature bin.
+def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_blocks):
+    """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t], per bin.
+
+    ``indexed``: the position k holds row ``rows[k]`` of ``bins``/``gh`` (kept in training
+    order); otherwise ``bins``/``gh`` are themselves in node order (position k).
 
     Features are split into ``n_blocks`` contiguous blocks processed in parallel; within a
     block each row is read once for all its features. Every bin still accumulates its rows
@@ -108,15 +110,20 @@ def _build(bins, missing, ptrs, gh, starts, ends, slots, hist, n_blocks):
     for blk in prange(n_blocks):
         f0 = blk * n_features // n_blocks
         f1 = (blk + 1) * n_features // n_blocks
+        offs = np.empty(f1 - f0, dtype=np.int64)
+        for f in range(f0, f1):
+            offs[f - f0] = ptrs[f]
         for t in range(starts.shape[0]):
             hh = hist[slots[t]]
             for k in range(starts[t], ends[t]):
-                gk = np.float64(gh[k, 0])
-                hk = np.float64(gh[k, 1])
-                for f in range(f0, f1):
-                    b = bins[k, f]
+                r = rows[k] if indexed else k
+                gk = np.float64(gh[r, 0])
+                hk = np.float64(gh[r, 1])
+                row = bins[r]
+                for j in range(f1 - f0):
+                    b = row[f0 + j]
                     if b != missing:
-                        i = ptrs[f] + b
+                        i = offs[j] + np.int64(b)
                         hh[i, 0] += gk
                         hh[i, 1] += hk
 
@@ -227,14 +234,22 @@ _CHUNK = 16384
 
 
 @njit(cache=True, parallel=True)
-def _partition(bins, gh, rows, out_bins, out_gh, out_rows, side, starts, ends, feats,
-               split_bins, default_left, missing, n_left):
-    """Stable partition of each node's rows (bin codes, g and h, row id) from the node-ordered
-    buffers into ``out_*``: left child first, then right, each in ascending row order.
+def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, side, expand, left, right,
+               default_left, missing, node_start, node_end):
+    """Stable partition of each node's rows into ``out_*``: left child first, then right,
+    each in ascending row order. Row ids always move; bin codes and (g, h) move too unless
+    ``indexed`` (they stay in training order and are read through the row ids).
+    ``expand`` rows are (node, level slot, feature, split bin); the children's ranges are
+    written to ``node_start``/``node_end``.
 
     Each node's range is cut into chunks handled in parallel: decide and count, then write
     each chunk's rows at offsets from the counts of the chunks before it."""
-    m = starts.shape[0]
+    m = expand.shape[0]
+    starts = np.empty(m, dtype=np.int64)
+    ends = np.empty(m, dtype=np.int64)
+    for t in range(m):
+        starts[t] = node_start[expand[t, 0]]
+        ends[t] = node_end[expand[t, 0]]
     words = bins.view(np.uint64)
     out_words = out_bins.view(np.uint64)
     n_words = words.shape[1]
@@ -251,12 +266,12 @@ def _partition(bins, gh, rows, out_bins, out_gh, out_rows, side, starts, ends, f
         t = owner[c]
         a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
         b = min(ends[t], a + _CHUNK)
-        f = feats[t]
-        sb = split_bins[t]
-        dl = default_left[t]
+        f = expand[t, 2]
+        sb = expand[t, 3]
+        dl = default_left[expand[t, 0]]
         cnt = 0
         for k in range(a, b):
-            code = bins[k, f]
+            code = bins[rows[k] if indexed else k, f]
             go = dl if code == missing else np.int64(code) <= sb
             side[k] = go
             cnt += go
@@ -267,7 +282,11 @@ def _partition(bins, gh, rows, out_bins, out_gh, out_rows, side, starts, ends, f
         total = 0
         for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
             total += n_l[c]
-        n_left[t] = total
+        nid = expand[t, 0]
+        node_start[left[nid]] = starts[t]
+        node_end[left[nid]] = starts[t] + total
+        node_start[right[nid]] = starts[t] + total
+        node_end[right[nid]] = ends[t]
         li = starts[t]
         ri = starts[t] + total
         for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
@@ -290,20 +309,24 @@ def _partition(bins, gh, rows, out_bins, out_gh, out_rows, side, starts, ends, f
             else:
                 j = ri
                 ri += 1
-            for w in range(n_words):
-                out_words[j, w] = words[k, w]
-            out_gh[j, 0] = gh[k, 0]
-            out_gh[j, 1] = gh[k, 1]
+            if not indexed:
+                for w in range(n_words):
+                    out_words[j, w] = words[k, w]
+                out_gh[j, 0] = gh[k, 0]
+                out_gh[j, 1] = gh[k, 1]
             out_rows[j] = rows[k]
 
 
 @njit(cache=True, parallel=True)
-def _add_leaf_values(rows, starts, ends, values, margin, group):
-    """margin[r, group] += value of the leaf holding row r, for the leaves whose rows are
-    ``rows[starts[t]:ends[t]]`` (float32, as XGBoost's prediction cache)."""
-    for t in prange(starts.shape[0]):
-        v = values[t]
-        for k in range(starts[t], ends[t]):
+def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margin, group):
+    """margin[r, group] += eta * w of the leaf holding row r, for the nodes in ``nodes`` that
+    are leaves (float32, as XGBoost's prediction cache)."""
+    for t in prange(nodes.shape[0]):
+        nid = nodes[t]
+        if left[nid] != -1:
+            continue
+        v = weight[nid] * eta
+        for k in range(node_start[nid], node_end[nid]):
             margin[rows[k], group] += v
 
 
@@ -336,36 +359,136 @@ def _bin_sums(hh, a, b):
 
 
 @njit(cache=True)
-def _pick(best, t):
-    """The best split over features (ascending: equal gains keep the lower feature)."""
-    f_best = -1
-    loss = _F32_ZERO
-    blocked = -np.inf
-    for f in range(best.shape[0]):
-        if best[f, t, _B_LOSS] > loss:
-            loss = np.float32(best[f, t, _B_LOSS])
-            f_best = f
-        if best[f, t, _B_BLOCKED] > blocked:
-            blocked = best[f, t, _B_BLOCKED]
-    return f_best, loss, blocked
+def _new_node(nid, par, d, G, H, parent, left, right, depth, feature, threshold,
+              default_left, loss_chg, sum_grad, sum_hess, weight, reason, reg_lambda, alpha,
+              mcw, mds):
+    parent[nid] = par
+    depth[nid] = d
+    left[nid] = -1
+    right[nid] = -1
+    feature[nid] = -1
+    threshold[nid] = 0.0
+    default_left[nid] = False
+    loss_chg[nid] = 0.0
+    sum_grad[nid] = G
+    sum_hess[nid] = H
+    weight[nid] = leaf_weight(G, H, reg_lambda, alpha, mcw, mds)
+    reason[nid] = REASON_MAX_DEPTH
+
+
+@njit(cache=True)
+def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, parent, left,
+                 right, depth, feature, threshold, default_left, loss_chg, sum_grad, sum_hess,
+                 weight, reason, expand):
+    """Decide every node of the level from its best split (over features in ascending
+    order, so equal gains keep the lower feature) and create the children of the expanded
+    ones. Fills ``expand`` rows (node, level slot, feature, split bin); returns
+    (number expanded, new node count)."""
+    m = 0
+    for t in range(level.shape[0]):
+        nid = level[t]
+        f_best = -1
+        loss = _F32_ZERO
+        blocked = -np.inf
+        for f in range(best.shape[0]):
+            if best[f, t, _B_LOSS] > loss:
+                loss = np.float32(best[f, t, _B_LOSS])
+                f_best = f
+            if best[f, t, _B_BLOCKED] > blocked:
+                blocked = best[f, t, _B_BLOCKED]
+        if f_best < 0 or loss <= RT_EPS:
+            reason[nid] = REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
+            continue
+        bt = best[f_best, t]
+        if bt[_B_HL] == 0.0 or bt[_B_HR] == 0.0:  # XGBoost refuses an empty child
+            reason[nid] = REASON_NO_GAIN
+            continue
+        loss_chg[nid] = loss
+        feature[nid] = f_best
+        threshold[nid] = bt[_B_THR]
+        default_left[nid] = bt[_B_DL] != 0.0
+        if loss < gamma:  # pre-pruning: the split is refused, the search is kept
+            reason[nid] = REASON_GAMMA
+            continue
+        reason[nid] = REASON_NONE
+        left[nid] = n_nodes
+        right[nid] = n_nodes + 1
+        sum_grad[nid] = bt[_B_GL] + bt[_B_GR]  # XGBoost's cover of a split node: L + R
+        sum_hess[nid] = bt[_B_HL] + bt[_B_HR]
+        weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
+        for c, G, H in ((n_nodes, bt[_B_GL], bt[_B_HL]), (n_nodes + 1, bt[_B_GR], bt[_B_HR])):
+            _new_node(c, nid, d + 1, G, H, parent, left, right, depth, feature, threshold,
+                      default_left, loss_chg, sum_grad, sum_hess, weight, reason, reg_lambda,
+                      alpha, mcw, mds)
+        n_nodes += 2
+        expand[m, 0] = nid
+        expand[m, 1] = t
+        expand[m, 2] = f_best
+        expand[m, 3] = np.int64(bt[_B_BIN])
+        m += 1
+    return m, n_nodes
+
+
+@njit(cache=True)
+def _plan_children(expand, left, right, sum_grad, sum_hess, node_start, node_end):
+    """For each expanded node: the child to build (the one with the smaller hessian, as
+    XGBoost) and the one to get by subtraction, as slots 2j / 2j + 1 of the next level.
+    Returns (children ids, their G, their H, build start, build end, build slot,
+    subtract slot, parent slot)."""
+    m = expand.shape[0]
+    children = np.empty(2 * m, dtype=np.int64)
+    cg = np.empty(2 * m, dtype=np.float64)
+    ch = np.empty(2 * m, dtype=np.float64)
+    b_start = np.empty(m, dtype=np.int64)
+    b_end = np.empty(m, dtype=np.int64)
+    b_slot = np.empty(m, dtype=np.int64)
+    s_slot = np.empty(m, dtype=np.int64)
+    p_slot = np.empty(m, dtype=np.int64)
+    for j in range(m):
+        nid = expand[j, 0]
+        lc = left[nid]
+        rc = right[nid]
+        children[2 * j] = lc
+        children[2 * j + 1] = rc
+        cg[2 * j], ch[2 * j] = sum_grad[lc], sum_hess[lc]
+        cg[2 * j + 1], ch[2 * j + 1] = sum_grad[rc], sum_hess[rc]
+        built = rc if sum_hess[rc] < sum_hess[lc] else lc
+        b_start[j] = node_start[built]
+        b_end[j] = node_end[built]
+        b_slot[j] = 2 * j + 1 if built == rc else 2 * j
+        s_slot[j] = 2 * j if built == rc else 2 * j + 1
+        p_slot[j] = expand[j, 1]
+    return children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot
+
+
+# Above this many bytes of bin codes, a node's rows are read far apart in memory, so the
+# partition moves the codes and (g, h) into node order; below it they stay in cache.
+ORDERED_BYTES = 8 << 20
 
 
 class HistWorkspace:
-    """Scratch reused across trees: two node-ordered copies of the bin codes, (g, h) and row
-    ids (a level reads one and partitions into the other), and the root's row order."""
+    """Scratch reused across trees: the row ids in node order (two buffers: a level reads one
+    and partitions into the other) and, for large data, node-ordered copies of the bin codes
+    and (g, h) that move with them."""
 
     def __init__(self, bins: np.ndarray, missing: int):
         n_samples = bins.shape[0]
         self.bins = bins
         self.missing = missing
+        self.ordered = bins.nbytes > ORDERED_BYTES
         self.rows = np.empty(n_samples, dtype=np.int32)
         self.gh = np.empty((n_samples, 2), dtype=np.float32)
         self.side = np.empty(n_samples, dtype=np.bool_)
-        self.buffers = [
-            (np.empty_like(bins), np.empty((n_samples, 2), dtype=np.float32),
-             np.empty(n_samples, dtype=np.int32))
-            for _ in range(2)
-        ]
+        self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
+        self._bins = [np.empty_like(bins) for _ in range(2)] if self.ordered else None
+        self._gh = [np.empty((n_samples, 2), dtype=np.float32)
+                    for _ in range(2)] if self.ordered else None
+
+    def buffer(self, i: int):
+        """(bin codes, (g, h), row ids) of work buffer ``i``."""
+        if self.ordered:
+            return self._bins[i], self._gh[i], self._rows[i]
+        return self.bins, self.gh, self._rows[i]
 
 
 def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, margin,
@@ -378,121 +501,60 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
     n_features = len(ptrs) - 1
     total_bins = int(ptrs[-1])
     n_samples = g.shape[0]
-    parent, left, right, depth = buf["parent"], buf["left"], buf["right"], buf["depth"]
-    feature, threshold, default_left = buf["feature"], buf["threshold"], buf["default_left"]
-    loss_chg, sum_grad, sum_hess = buf["loss_chg"], buf["sum_grad"], buf["sum_hess"]
-    weight, reason = buf["weight"], buf["reason"]
-
-    def new_node(nid, par, d, G, H):
-        parent[nid] = par
-        depth[nid] = d
-        left[nid] = right[nid] = feature[nid] = -1
-        threshold[nid] = 0.0
-        default_left[nid] = False
-        loss_chg[nid] = 0.0
-        sum_grad[nid] = G
-        sum_hess[nid] = H
-        weight[nid] = leaf_weight(G, H, reg_lambda, alpha, mcw, mds)
-        reason[nid] = REASON_MAX_DEPTH
-
-    def add_leaves(nodes, rows):
-        if nodes:
-            values = (weight[nodes] * eta).astype(np.float32)
-            _add_leaf_values(rows, np.array([starts[i] for i in nodes], dtype=np.int64),
-                             np.array([ends[i] for i in nodes], dtype=np.int64), values,
-                             margin, group)
-
+    nodes = (buf["parent"], buf["left"], buf["right"], buf["depth"], buf["feature"],
+             buf["threshold"], buf["default_left"], buf["loss_chg"], buf["sum_grad"],
+             buf["sum_hess"], buf["weight"], buf["reason"])
+    left, sum_grad, sum_hess, weight = buf["left"], buf["sum_grad"], buf["sum_hess"], buf["weight"]
+    capacity = len(left)
+    node_start = np.zeros(capacity, dtype=np.int64)
+    node_end = np.zeros(capacity, dtype=np.int64)
     n_blocks = min(numba.get_num_threads(), n_features)
+    indexed = not ws.ordered
+
     _start_rows(g, h, ws.rows, ws.gh)
     cur = (ws.bins, ws.gh, ws.rows)  # the root reads the training order; never written
-    spare = 0  # index of the work buffer the next partition writes into
+    spare = 0  # the work buffer the next partition writes into
     hist = np.zeros((1, total_bins, 2), dtype=np.float64)
     one = np.zeros(1, dtype=np.int64)
-    _build(ws.bins, missing, ptrs, ws.gh, one, np.array([n_samples]), one, hist, n_blocks)
+    _build(ws.bins, missing, ptrs, ws.gh, ws.rows, False, one, np.array([n_samples]), one,
+           hist, n_blocks)
     if dense:
         root_g, root_h = _bin_sums(hist[0], int(ptrs[0]), int(ptrs[1]))
     else:
         root_g, root_h = _sequential_sums(g, h)
-    new_node(0, -1, 0, root_g, root_h)
-    starts = {0: 0}
-    ends = {0: n_samples}
+    _new_node(0, -1, 0, root_g, root_h, *nodes, reg_lambda, alpha, mcw, mds)
+    node_end[0] = n_samples
     best = np.empty((n_features, 1, _B_SIZE), dtype=np.float64)
     _evaluate(hist, one, ptrs, cut_vals, min_vals, np.array([root_g]), np.array([root_h]),
               reg_lambda, alpha, mcw, mds, best)
-    level = [0]  # nodes of the current depth that were evaluated, in id order
+    level = np.zeros(1, dtype=np.int64)  # nodes of the current depth, in id order
     n_nodes = 1
     d = 0
-    while level:
-        expand = []  # (nid, level slot, feature, split bin)
-        for t, nid in enumerate(level):
-            f, loss, blocked = _pick(best, t)
-            if f < 0 or loss <= RT_EPS:
-                reason[nid] = REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
-                continue
-            bt = best[f, t]
-            if bt[_B_HL] == 0.0 or bt[_B_HR] == 0.0:  # XGBoost refuses an empty child
-                reason[nid] = REASON_NO_GAIN
-                continue
-            loss_chg[nid] = loss
-            feature[nid] = f
-            threshold[nid] = bt[_B_THR]
-            default_left[nid] = bt[_B_DL] != 0.0
-            if loss < gamma:  # pre-pruning: the split is refused, the search is kept
-                reason[nid] = REASON_GAMMA
-                continue
-            reason[nid] = REASON_NONE
-            left[nid] = n_nodes
-            right[nid] = n_nodes + 1
-            sum_grad[nid] = bt[_B_GL] + bt[_B_GR]
-            sum_hess[nid] = bt[_B_HL] + bt[_B_HR]
-            weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
-            new_node(n_nodes, nid, d + 1, bt[_B_GL], bt[_B_HL])
-            new_node(n_nodes + 1, nid, d + 1, bt[_B_GR], bt[_B_HR])
-            n_nodes += 2
-            expand.append((nid, t, f, int(bt[_B_BIN])))
-        add_leaves([nid for nid in level if left[nid] == -1], cur[2])
-        if not expand:
+    while True:
+        expand = np.empty((len(level), 4), dtype=np.int64)
+        m, n_nodes = _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds,
+                                  *nodes, expand)
+        expand = expand[:m]
+        _add_leaf_values(cur[2], level, left, node_start, node_end, weight, eta, margin, group)
+        if m == 0:
             break
-        m = len(expand)
-        e_start = np.array([starts[nid] for nid, _, _, _ in expand], dtype=np.int64)
-        e_end = np.array([ends[nid] for nid, _, _, _ in expand], dtype=np.int64)
-        n_left = np.empty(m, dtype=np.int64)
-        nxt = ws.buffers[spare]
-        _partition(*cur, *nxt, ws.side, e_start, e_end,
-                   np.array([e[2] for e in expand], dtype=np.int64),
-                   np.array([e[3] for e in expand], dtype=np.int64),
-                   np.array([default_left[e[0]] for e in expand], dtype=np.bool_), missing,
-                   n_left)
+        nxt = ws.buffer(spare)
+        _partition(*cur, *nxt, indexed, ws.side, expand, left, buf["right"],
+                   buf["default_left"], missing, node_start, node_end)
         cur, spare = nxt, 1 - spare
-        children = []
-        b_start, b_end, b_slot, s_slot, p_slot = [], [], [], [], []
-        for j, (nid, t, _, _) in enumerate(expand):
-            lc, rc = int(left[nid]), int(right[nid])
-            mid = int(e_start[j] + n_left[j])
-            starts[lc], ends[lc] = int(e_start[j]), mid
-            starts[rc], ends[rc] = mid, int(e_end[j])
-            children += [lc, rc]
-            lslot, rslot = 2 * j, 2 * j + 1
-            if sum_hess[rc] < sum_hess[lc]:  # build the child with the smaller hessian
-                b_start.append(mid), b_end.append(int(e_end[j])), b_slot.append(rslot)
-                s_slot.append(lslot)
-            else:
-                b_start.append(int(e_start[j])), b_end.append(mid), b_slot.append(lslot)
-                s_slot.append(rslot)
-            p_slot.append(t)
+        children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
+            expand, left, buf["right"], sum_grad, sum_hess, node_start, node_end)
         if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
-            add_leaves(children, cur[2])
+            _add_leaf_values(cur[2], children, left, node_start, node_end, weight, eta, margin,
+                             group)
             break
         child_hist = np.zeros((2 * m, total_bins, 2), dtype=np.float64)
-        b_slot_a = np.array(b_slot, dtype=np.int64)
-        _build(cur[0], missing, ptrs, cur[1], np.array(b_start, dtype=np.int64),
-               np.array(b_end, dtype=np.int64), b_slot_a, child_hist, n_blocks)
-        _subtract(hist, np.array(p_slot, dtype=np.int64), child_hist, b_slot_a,
-                  np.array(s_slot, dtype=np.int64))
+        _build(cur[0], missing, ptrs, cur[1], cur[2], indexed, b_start, b_end, b_slot,
+               child_hist, n_blocks)
+        _subtract(hist, p_slot, child_hist, b_slot, s_slot)
         hist = child_hist
         best = np.empty((n_features, 2 * m, _B_SIZE), dtype=np.float64)
-        _evaluate(hist, np.arange(2 * m, dtype=np.int64), ptrs, cut_vals, min_vals,
-                  sum_grad[children].astype(np.float64), sum_hess[children].astype(np.float64),
+        _evaluate(hist, np.arange(2 * m, dtype=np.int64), ptrs, cut_vals, min_vals, cg, ch,
                   reg_lambda, alpha, mcw, mds, best)
         level = children
         d += 1

@@ -107,7 +107,7 @@ class _HistGrower:
     def _set_cuts(self, cuts):
         self.cuts = cuts
         bins, missing = bin_matrix(self.X, cuts)
-        if self.ws is None or self.ws.bins.dtype != bins.dtype:
+        if self.ws is None or self.ws.bins.dtype != bins.dtype or self.ws.bins.shape != bins.shape:
             self.ws = HistWorkspace(bins, missing)
         else:
             self.ws.bins, self.ws.missing = bins, missing
