@@ -2,7 +2,8 @@
 
 Each feature value is replaced by its bin (``bin_matrix``: uint8 when every feature has at
 most 255 bins, else uint16; the largest code means missing). A node's search reads only its
-histogram: per bin, the float64 sums of g and h of the node's rows. Per level:
+histogram: per bin, the float64 sums of g and h of the node's rows, stored as one complex128
+(G in .real, H in .imag, so a row adds both with one 16-byte add). Per level:
 
 1. every node whose best split is valid is expanded — valid means loss_chg > 1e-6, both
    children have H != 0, loss_chg >= gamma (**pre-pruning**: a refused node stays a leaf
@@ -115,17 +116,17 @@ def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_
             offs[f - f0] = ptrs[f]
         for t in range(starts.shape[0]):
             hh = hist[slots[t]]
+            for i in range(ptrs[f0], ptrs[f1]):  # the pool is reused: clear this block
+                hh[i] = 0.0
             for k in range(starts[t], ends[t]):
                 r = rows[k] if indexed else k
-                gk = np.float64(gh[r, 0])
-                hk = np.float64(gh[r, 1])
+                ghr = gh[r]
                 row = bins[r]
                 for j in range(f1 - f0):
                     b = row[f0 + j]
                     if b != missing:
                         i = offs[j] + np.int64(b)
-                        hh[i, 0] += gk
-                        hh[i, 1] += hk
+                        hh[i] += ghr  # one 16-byte add: g in .real, h in .imag
 
 
 @njit(cache=True, parallel=True)
@@ -137,8 +138,7 @@ def _subtract(hist_parent, parent_slots, hist, built_slots, sub_slots):
         b = hist[built_slots[t]]
         s = hist[sub_slots[t]]
         for i in range(n_bins):
-            s[i, 0] = p[i, 0] - b[i, 0]
-            s[i, 1] = p[i, 1] - b[i, 1]
+            s[i] = p[i] - b[i]
 
 
 @njit(cache=True)
@@ -165,8 +165,8 @@ def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, m
     sg = 0.0
     sh = 0.0
     for i in range(a, b):
-        sg += hh[i, 0]
-        sh += hh[i, 1]
+        sg += hh[i].real
+        sh += hh[i].imag
         rg = pg - sg
         rh = ph - sh
         valid = sh >= mcw and rh >= mcw
@@ -189,8 +189,8 @@ def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, m
     sg = 0.0
     sh = 0.0
     for i in range(b - 1, a - 1, -1):
-        sg += hh[i, 0]
-        sh += hh[i, 1]
+        sg += hh[i].real
+        sh += hh[i].imag
         lg = pg - sg
         lh = ph - sh
         valid = sh >= mcw and lh >= mcw
@@ -312,8 +312,7 @@ def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, side, expand
             if not indexed:
                 for w in range(n_words):
                     out_words[j, w] = words[k, w]
-                out_gh[j, 0] = gh[k, 0]
-                out_gh[j, 1] = gh[k, 1]
+                out_gh[j] = gh[k]
             out_rows[j] = rows[k]
 
 
@@ -334,8 +333,7 @@ def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margi
 def _start_rows(g, h, rows, gh):
     for r in prange(g.shape[0]):
         rows[r] = r
-        gh[r, 0] = g[r]
-        gh[r, 1] = h[r]
+        gh[r] = complex(np.float64(g[r]), np.float64(h[r]))
 
 
 @njit(cache=True)
@@ -353,8 +351,8 @@ def _bin_sums(hh, a, b):
     sg = 0.0
     sh = 0.0
     for i in range(a, b):
-        sg += hh[i, 0]
-        sh += hh[i, 1]
+        sg += hh[i].real
+        sh += hh[i].imag
     return sg, sh
 
 
@@ -477,12 +475,23 @@ class HistWorkspace:
         self.missing = missing
         self.ordered = bins.nbytes > ORDERED_BYTES
         self.rows = np.empty(n_samples, dtype=np.int32)
-        self.gh = np.empty((n_samples, 2), dtype=np.float32)
+        self.gh = np.empty(n_samples, dtype=np.complex128)
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._bins = [np.empty_like(bins) for _ in range(2)] if self.ordered else None
-        self._gh = [np.empty((n_samples, 2), dtype=np.float32)
+        self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
+        self._gh = [np.empty(n_samples, dtype=np.complex128)
                     for _ in range(2)] if self.ordered else None
+
+    def histograms(self, i: int, n_slots: int, total_bins: int) -> np.ndarray:
+        """Histogram pool ``i`` with at least ``n_slots`` slots, kept across levels and trees
+        (fresh arrays would page-fault on every first write); ``_build`` clears what it
+        fills and ``_subtract`` overwrites the rest."""
+        pool = self._hist[i]
+        if pool.shape[0] < n_slots or pool.shape[1] != total_bins:
+            pool = np.empty((max(n_slots, 2 * pool.shape[0]), total_bins), dtype=np.complex128)
+            self._hist[i] = pool
+        return pool
 
     def buffer(self, i: int):
         """(bin codes, (g, h), row ids) of work buffer ``i``."""
@@ -514,7 +523,8 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
     _start_rows(g, h, ws.rows, ws.gh)
     cur = (ws.bins, ws.gh, ws.rows)  # the root reads the training order; never written
     spare = 0  # the work buffer the next partition writes into
-    hist = np.zeros((1, total_bins, 2), dtype=np.float64)
+    hist = ws.histograms(0, 1, total_bins)
+    pool = 1
     one = np.zeros(1, dtype=np.int64)
     _build(ws.bins, missing, ptrs, ws.gh, ws.rows, False, one, np.array([n_samples]), one,
            hist, n_blocks)
@@ -548,7 +558,8 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
             _add_leaf_values(cur[2], children, left, node_start, node_end, weight, eta, margin,
                              group)
             break
-        child_hist = np.zeros((2 * m, total_bins, 2), dtype=np.float64)
+        child_hist = ws.histograms(pool, 2 * m, total_bins)
+        pool = 1 - pool
         _build(cur[0], missing, ptrs, cur[1], cur[2], indexed, b_start, b_end, b_slot,
                child_hist, n_blocks)
         _subtract(hist, p_slot, child_hist, b_slot, s_slot)
@@ -569,14 +580,12 @@ def _node_hist(bins, missing, ptrs, g, h, mask, out, counts):
     for r in range(bins.shape[0]):
         if not mask[r]:
             continue
-        gr = np.float64(g[r])
-        hr = np.float64(h[r])
+        ghr = complex(np.float64(g[r]), np.float64(h[r]))
         for f in range(n_features):
             b = bins[r, f]
             if b != missing:
                 i = ptrs[f] + b
-                out[i, 0] += gr
-                out[i, 1] += hr
+                out[i] += ghr
                 counts[i] += 1
 
 
@@ -591,12 +600,13 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
     sums are the parent's best scan sums on that feature — as in ``grow_hist``, so the
     result is bit-identical to what the search saw.
 
-    Returns (histogram (total_bins, 2), row counts per bin, G, H) of the last node."""
+    Returns (histogram (total_bins,) complex: G in .real, H in .imag; row counts per bin;
+    G; H) of the last node."""
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
     ptrs, total_bins = cuts.ptrs, int(cuts.ptrs[-1])
 
     def build(mask):
-        out = np.zeros((total_bins, 2), dtype=np.float64)
+        out = np.zeros(total_bins, dtype=np.complex128)
         cnt = np.zeros(total_bins, dtype=np.int64)
         _node_hist(bins, missing, ptrs, g, h, mask, out, cnt)
         return out, cnt
