@@ -7,5 +7,6 @@
 
 from .booster import Booster, RoundView
 from .training import train
+from .warmup import warmup
 
-__all__ = ["Booster", "RoundView", "train"]
+__all__ = ["Booster", "RoundView", "train", "warmup"]

@@ -31,6 +31,9 @@ class TrainingData:
     need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
     tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
     dense: bool | None = None  # hist: no value missing anywhere (XGBoost's root-sum rule)
+    # The training margins after a few rounds ({round: (n_samples, n_groups) float32}), so a
+    # round's per-row view adds a few trees instead of all of them (DESIGN.md: checkpoints).
+    checkpoints: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,15 @@ class Booster:
 
     # ----------------------------------------------------------------- prediction
     def _margin(self, X32: np.ndarray, begin: int, end: int) -> np.ndarray:
-        margin = initial_margin(X32.shape[0], self.base_margin)
         g = self.num_groups
+        if X32 is self.data.X and begin == 0 and self.data.checkpoints:
+            # The latest checkpoint at or before ``end``: same float32 sums in the same order.
+            start = max((c for c in self.data.checkpoints if c <= end), default=0)
+            if start > 0:
+                margin = self.data.checkpoints[start].copy()
+                add_tree_outputs(self.forest, X32, margin, start * g, end * g)
+                return margin
+        margin = initial_margin(X32.shape[0], self.base_margin)
         add_tree_outputs(self.forest, X32, margin, begin * g, end * g)
         return margin
 

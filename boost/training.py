@@ -129,6 +129,20 @@ class _HistGrower:
         return nodes
 
 
+# Training margins kept for round views: at most this many, and at most this many bytes.
+_MAX_CHECKPOINTS = 16
+_CHECKPOINT_BYTES = 256 << 20
+
+
+def _checkpoint_every(rounds: int, n_samples: int, n_groups: int) -> int:
+    """Spacing of margin checkpoints: about 16 over the run, fewer if they would be large."""
+    every = max(1, -(-rounds // _MAX_CHECKPOINTS))
+    size = n_samples * n_groups * 4
+    while (rounds // every) * size > _CHECKPOINT_BYTES and every < rounds:
+        every *= 2
+    return every
+
+
 def _check_evals(evals, names, p):
     checked = []
     seen = set()
@@ -203,6 +217,8 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         history[name] = [objectives.metric(p.objective, m, y_e, None)]
 
     builder = ForestBuilder()
+    every = _checkpoint_every(num_boost_round, n_samples, n_groups)
+    checkpoints = {}
     exact = p.tree_method == "exact"
     with _threads(p.nthread):
         if exact:
@@ -227,6 +243,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             if exact:
                 add_tree_outputs(new_trees, X32, margin, 0, n_groups)
             history["train"].append(objectives.metric(p.objective, margin, y32, w32))
+            done = len(history["train"]) - 1
+            if done % every == 0 and done < num_boost_round:
+                checkpoints[done] = margin.copy()
+                checkpoints[done].flags.writeable = False
             for (name, X_e, y_e), m in zip(eval_sets, eval_margins, strict=True):
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
                 history[name].append(objectives.metric(p.objective, m, y_e, None))
@@ -234,7 +254,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     data = TrainingData(X=X32, y=y32, weight=w32,
                         need_forward=columns.need_forward if exact else None,
                         tree_cuts=None if exact else grower.tree_cuts,
-                        dense=None if exact else grower.dense)
+                        dense=None if exact else grower.dense, checkpoints=checkpoints)
     for arr in (X32, y32) + (() if w32 is None else (w32,)):
         arr.flags.writeable = False
     return Booster(params=p, feature_names=names, base_score=base_score,

@@ -103,14 +103,38 @@ def _walk(X, r, off, left, right, feature, threshold, default_left, stop):
     return node
 
 
+@njit(cache=True, inline="always")
+def _walk_fast(X, r, off, left, feature, threshold, default_left, stop):
+    """``_walk`` without branches on the data: children are stored side by side (right =
+    left + 1), so the next node is ``left + (not go_left)``."""
+    node = 0
+    while not stop[off + node]:
+        i = off + node
+        x = X[r, feature[i]]
+        go_left = (x < threshold[i]) | ((x != x) & default_left[i])
+        node = left[i] + 1 - np.int32(go_left)
+    return node
+
+
+_ROW_BLOCK = 64
+
+
 @njit(cache=True, parallel=True)
 def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default_left,
                is_leaf, value, t_begin, t_end, margin):
-    for r in prange(X.shape[0]):
+    # Blocks of rows, trees in order within each row: the walks of a block are independent,
+    # so the processor overlaps them; each row still adds its trees in tree order.
+    n = X.shape[0]
+    n_blocks = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+    for blk in prange(n_blocks):
+        r0 = blk * _ROW_BLOCK
+        r1 = min(n, r0 + _ROW_BLOCK)
         for t in range(t_begin, t_end):
             off = tree_ptr[t]
-            node = _walk(X, r, off, left, right, feature, threshold, default_left, is_leaf)
-            margin[r, tree_group[t]] += value[off + node]
+            k = tree_group[t]
+            for r in range(r0, r1):
+                node = _walk_fast(X, r, off, left, feature, threshold, default_left, is_leaf)
+                margin[r, k] += value[off + node]
 
 
 @njit(cache=True, parallel=True)

@@ -1,0 +1,232 @@
+"""BoostScope hist vs XGBoost hist, LightGBM and scikit-learn, in one process, same data.
+
+    python -m pip install -r benchmarks/requirements.txt    # the peers (LightGBM, sklearn)
+    python benchmarks/bench_hist.py                          # 100k x 20 and 1M x 28
+    python benchmarks/bench_hist.py --sizes 100000x20 --rounds 30
+
+Synthetic binary classification; 100 rounds, depth 6, eta 0.1, 2 threads, 256 bins (LightGBM
+and scikit-learn: 255, their maximum). For each library: wall time of training (including
+building its own binned dataset from the float matrix), peak extra memory (the process's
+resident-set high-water mark above what it held before, reset before each library through
+``/proc/self/clear_refs``) and the ratio to XGBoost hist. Also: BoostScope vs XGBoost trees
+(identical?) and margins, BoostScope's result with 1 vs 2 threads, the latency of one round on
+10k rows, the interactivity budget (retrain 100 rounds on 10k x 10; the per-row view of a
+round on 100k rows) and numba's compile time (``boost.warmup()``) with a cold and warm cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "2")  # scikit-learn's OpenMP pool, before import
+
+import gc  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+THREADS = 2
+ROUNDS = 100
+PARAMS = {"tree_method": "hist", "objective": "binary:logistic", "max_depth": 6, "eta": 0.1,
+          "max_bin": 256, "nthread": THREADS}
+
+
+def make_data(n_samples: int, n_features: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features)).astype(np.float32)
+    logit = X[:, 0] + X[:, 1] ** 2 - X[:, 2] * X[:, 3] + 0.5 * rng.normal(size=n_samples)
+    return X, (logit > 1.0).astype(np.float32)
+
+
+# ------------------------------------------------------------------ memory
+def _rss_kib(field: str) -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def measure(fn):
+    """(seconds, peak extra MiB, result) of ``fn()``."""
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")  # reset VmHWM to the current resident set
+    before = _rss_kib("VmRSS")
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    peak = (_rss_kib("VmHWM") - before) / 1024
+    return seconds, peak, result
+
+
+# ------------------------------------------------------------------ the libraries
+def run_boostscope(X, y, rounds, nthread=THREADS):
+    import boost
+
+    return boost.train({**PARAMS, "nthread": nthread}, X, y, rounds)
+
+
+def run_xgboost(X, y, rounds):
+    import xgboost as xgb
+
+    dtrain = xgb.DMatrix(X, label=y, nthread=THREADS)
+    return xgb.train(PARAMS, dtrain, rounds), dtrain
+
+
+def run_lightgbm(X, y, rounds):
+    import lightgbm as lgb
+
+    params = {"objective": "binary", "learning_rate": 0.1, "max_depth": 6, "num_leaves": 64,
+              "max_bin": 255, "num_threads": THREADS, "min_data_in_leaf": 1,
+              "min_sum_hessian_in_leaf": 1.0, "lambda_l2": 1.0, "verbose": -1,
+              "deterministic": True, "force_row_wise": True}
+    return lgb.train(params, lgb.Dataset(X, label=y), rounds)
+
+
+def run_sklearn(X, y, rounds):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model = HistGradientBoostingClassifier(max_iter=rounds, learning_rate=0.1, max_depth=6,
+                                           max_leaf_nodes=None, max_bins=255,
+                                           early_stopping=False, l2_regularization=1.0,
+                                           min_samples_leaf=1)
+    return model.fit(X, y)
+
+
+def peers_available() -> list[str]:
+    names = []
+    for module in ("lightgbm", "sklearn"):
+        try:
+            __import__(module)
+            names.append(module)
+        except ImportError:
+            print(f"({module} is not installed: pip install -r benchmarks/requirements.txt)")
+    return names
+
+
+def bench_size(n_samples, n_features, rounds, peers):
+    import boost
+
+    X, y = make_data(n_samples, n_features)
+    boost.warmup()
+    rows = []
+    t_bs, m_bs, ours = measure(lambda: run_boostscope(X, y, rounds))
+    t_xgb, m_xgb, (ref, dtrain) = measure(lambda: run_xgboost(X, y, rounds))
+    rows.append(("BoostScope hist", t_bs, m_bs))
+    rows.append(("XGBoost hist", t_xgb, m_xgb))
+    if "lightgbm" in peers:
+        t, m, _ = measure(lambda: run_lightgbm(X, y, rounds))
+        rows.append(("LightGBM", t, m))
+    if "sklearn" in peers:
+        t, m, _ = measure(lambda: run_sklearn(X, y, rounds))
+        rows.append(("scikit-learn HGB", t, m))
+    same = ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+    diff = float(np.abs(ours.predict(X, output_margin=True)
+                        - ref.predict(dtrain, output_margin=True)).max())
+    one_thread = run_boostscope(X, y, min(rounds, 20), nthread=1)
+    two_threads = run_boostscope(X, y, min(rounds, 20), nthread=2)
+    threads_same = one_thread.get_dump() == two_threads.get_dump()
+    print(f"\n{n_samples:,} x {n_features}, {rounds} rounds, depth 6, eta 0.1, "
+          f"{THREADS} threads")
+    print(f"  {'library':<18} {'time':>8} {'time / XGBoost':>15} {'peak memory':>12} "
+          f"{'memory / XGBoost':>17}")
+    for name, t, m in rows:
+        print(f"  {name:<18} {t:>7.2f}s {t / t_xgb:>14.2f}x {m:>9.0f} MiB {m / m_xgb:>16.2f}x")
+    print(f"  BoostScope vs XGBoost: identical trees {same}, max |margin difference| "
+          f"{diff:.1e}; 1 vs 2 threads bit-identical: {threads_same}")
+
+
+def round_latency(peers):
+    """One boosting round on 10k rows (what a click on 'train' costs beyond the first)."""
+    X, y = make_data(10_000, 10)
+    out = []
+    for name, fn in (("BoostScope hist", lambda: run_boostscope(X, y, 1)),
+                     ("XGBoost hist", lambda: run_xgboost(X, y, 1)),
+                     ("LightGBM", lambda: run_lightgbm(X, y, 1)),
+                     ("scikit-learn HGB", lambda: run_sklearn(X, y, 1))):
+        if name == "LightGBM" and "lightgbm" not in peers:
+            continue
+        if name == "scikit-learn HGB" and "sklearn" not in peers:
+            continue
+        fn()
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        out.append(f"{name} {1000 * min(times):.1f} ms")
+    print("\none round on 10,000 x 10 (best of 5): " + ", ".join(out))
+
+
+def interactivity():
+    import boost
+
+    X, y = make_data(10_000, 10)
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        boost.train({**PARAMS, "nthread": 0}, X, y, 100)
+        times.append(time.perf_counter() - start)
+    print(f"interactivity: retrain 100 rounds on 10,000 x 10: {min(times):.2f} s (budget 1 s)")
+    X, y = make_data(100_000, 20)
+    bst = boost.train({**PARAMS, "nthread": 0}, X, y, 100)
+    for r in (1, 50, 100):
+        views = []
+        for _ in range(3):
+            start = time.perf_counter()
+            bst.round_view(r)
+            views.append(time.perf_counter() - start)
+        print(f"interactivity: per-row view of round {r} on 100,000 rows: "
+              f"{1000 * min(views):.0f} ms (budget 50 ms)")
+
+
+_COMPILE_SNIPPET = """
+import time
+t = time.perf_counter()
+import boost
+boost.warmup()
+print(time.perf_counter() - t)
+"""
+
+
+def compile_times() -> tuple[float, float]:
+    """Seconds to import boost and run ``boost.warmup()``: empty numba cache, then warm."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        runs = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env,
+                                 capture_output=True, text=True, check=True)
+            runs.append(float(out.stdout.strip().splitlines()[-1]))
+    return runs[0], runs[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000x20,1000000x28")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--skip-compile", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_compile:
+        cold, warm = compile_times()
+        print(f"boost.warmup() (every kernel of every method): cold cache {cold:.1f} s, "
+              f"warm cache {warm:.1f} s")
+    peers = peers_available()
+    for size in args.sizes.split(","):
+        n, f = (int(v) for v in size.split("x"))
+        bench_size(n, f, args.rounds, peers)
+    round_latency(peers)
+    interactivity()
+
+
+if __name__ == "__main__":
+    main()
