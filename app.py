@@ -30,8 +30,17 @@ HELP = {
            "part of the way. Smaller η needs more rounds.",
     "lambda": "L2 regularisation λ: leaf weight w = −G / (H + λ), similarity = G² / (H + λ). "
               "Larger λ shrinks leaves and gains.",
-    "gamma": "γ (min_split_loss): with the exact method a split is pruned afterwards, bottom-up, "
-             "when its gain = sim(L) + sim(R) − sim(parent) is below γ.",
+    "gamma": "γ (min_split_loss), compared with gain = sim(L) + sim(R) − sim(parent). exact "
+             "grows the tree, then prunes bottom-up every split with gain < γ (a parent "
+             "survives if a split below it is kept). hist and approx refuse a split with "
+             "gain < γ before growing it, so nothing below it is ever tried.",
+    "tree_method": "How split candidates are found. exact: every distinct value (thresholds "
+                   "halfway between neighbours), then γ-pruning. hist (XGBoost's default): "
+                   "each feature cut into at most max_bin quantile bins once, thresholds are "
+                   "bin edges, γ stops splits before they are made. approx: like hist, but "
+                   "the bins are re-cut for every tree, weighted by the hessian.",
+    "max_bin": "hist/approx: at most this many bins per feature (XGBoost's default 256). "
+               "Fewer bins, fewer candidate thresholds.",
     "max_depth": "Maximum depth of each tree (the root is depth 0).",
     "min_child_weight": "A split is allowed only if both children have hessian sum H ≥ "
                         "min_child_weight (H = number of rows for squared error, Σ p(1−p) for "
@@ -60,6 +69,7 @@ def init_state() -> None:
         st.session_state[f"p_{name}"] = url[name]
     st.session_state.p_base_score = "" if url["base_score"] is None else f"{url['base_score']:g}"
     st.session_state.task = url["task"]
+    st.session_state.p_tree_method = url["tree_method"]
     st.session_state.url_target = url["target"]
     st.session_state.url_round = url["round"]
     st.session_state.node = url["node"]
@@ -174,7 +184,10 @@ def params_ui() -> bool:
         st.text_input("base_score", key="p_base_score", placeholder="estimated from the data",
                       help=HELP["base_score"])
         st.number_input("rounds", 1, 500, key="p_rounds", step=1, help=HELP["rounds"])
-        st.caption("tree_method: exact (XGBoost's exact greedy algorithm)")
+        st.segmented_control("tree_method", urlstate.TREE_METHODS, key="p_tree_method",
+                             help=HELP["tree_method"])
+        st.number_input("max_bin (hist, approx)", 2, 1024, key="p_max_bin", step=1,
+                        help=HELP["max_bin"])
         return st.form_submit_button("Train", key="train", type="primary",
                                      use_container_width=True)
 
@@ -187,6 +200,7 @@ def current_config() -> dict:
         "features": tuple(st.session_state.features), "task": st.session_state.task,
         **{k: st.session_state[f"p_{k}"] for k in urlstate.PARAMS},
         "base_score": st.session_state.p_base_score.strip(),
+        "tree_method": st.session_state.p_tree_method or urlstate.TREE_METHODS[0],
     }
 
 
@@ -206,7 +220,8 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     params = {"objective": prep.objective, "eta": config["eta"], "lambda": config["lambda"],
               "gamma": config["gamma"], "max_depth": config["max_depth"],
               "min_child_weight": config["min_child_weight"], "alpha": config["alpha"],
-              "max_delta_step": config["max_delta_step"], "tree_method": "exact"}
+              "max_delta_step": config["max_delta_step"], "tree_method": config["tree_method"],
+              "max_bin": config["max_bin"]}
     if prep.objective == "multi:softprob":
         params["num_class"] = prep.num_class
     if config["base_score"]:
@@ -441,7 +456,9 @@ def tree_table(booster: boost.Booster, prep: dataset.Prepared, config: dict, r: 
                     config={**chart_config(), "scrollZoom": True})
     if node is None:
         st.caption("Click a node of the tree to see every candidate split it had and its "
-                   "arithmetic. Faded nodes were grown and then removed by γ-pruning.")
+                   "arithmetic. " + ("Faded nodes were grown and then removed by γ-pruning."
+                                     if config["tree_method"] == "exact" else
+                                     "Dashed stubs mark splits γ refused before growing them."))
     else:
         node_detail(booster, config, tree, r, node, klass)
     with st.expander(f"Tree of round {r} as a table (XGBoost's trees_to_dataframe + trace)"):
@@ -485,8 +502,10 @@ def node_detail(booster: boost.Booster, config: dict, tree: pd.DataFrame, r: int
         default = best.Feature.iloc[0] if len(best) else features[0]
         feature = st.selectbox("Feature", features, index=features.index(default),
                                key=f"cand_feature_{r}_{klass}_{node}")
+        refused = bool(row.Leaf and row.Feature != "Leaf" and row.Yes is None)
         st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
-                                               large=st.session_state.get("large", False)),
+                                               large=st.session_state.get("large", False),
+                                               refused=refused),
                         key="cand_chart", config=chart_config())
     with right:
         st.markdown(f"**Node {node}, worked out**")
@@ -543,6 +562,7 @@ def share_url(config: dict) -> None:
              "target": config["target"], "task": config["task"],
              **{k: config[k] for k in urlstate.PARAMS},
              "base_score": config["base_score"] or None,
+             "tree_method": config["tree_method"],
              "round": st.session_state.get("round", 0),
              "view": VIEWS.index(st.session_state.get("view") or VIEWS[0]),
              "node": st.session_state.get("node")}

@@ -161,7 +161,9 @@ class Booster:
 
         With ``include_pruned=True`` the frame shows the trees as grown: the nodes pruning
         removed are included (Pruned=True) and a node that pruning turned into a leaf keeps
-        its grown split in Feature/Split/Yes/No/Gain (Leaf=True, Reason='gamma').
+        its grown split in Feature/Split/Yes/No/Gain (Leaf=True, Reason='gamma'). With hist
+        and approx (pre-pruning) a leaf whose best split gamma refused shows that split in
+        Feature/Split/Gain, with no Yes/No (Leaf=True, Reason='gamma').
         """
         return dump.trees_to_dataframe(self.forest, self.feature_names, self._params,
                                        include_pruned)

@@ -101,20 +101,24 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
     # With include_pruned the split columns describe the tree as grown; otherwise the model.
     split_row = (forest.left != -1) if include_pruned else ~forest.is_leaf
     leaf_row = ~split_row
+    # hist/approx pre-pruning: a leaf whose best split gamma refused keeps that split (no
+    # children) in the grown view, as a collapsed exact node keeps its pruned one.
+    refused = include_pruned & (forest.left == -1) & (forest.feature != -1)
+    plain_leaf = leaf_row & ~refused
 
     def ref(local):
         return np.where(split_row, [f"{t}-{c}" for t, c in zip(tree, local, strict=True)], None)
 
-    pairs = zip(leaf_row, forest.feature, strict=True)
+    pairs = zip(plain_leaf, forest.feature, strict=True)
     feature = np.array(["Leaf" if leaf else str(names[f]) for leaf, f in pairs], dtype=object)
     missing_child = np.where(forest.default_left, forest.left, forest.right)
-    gain = np.where(leaf_row, _to_9g(forest.value), _to_9g(forest.loss_chg))
+    gain = np.where(plain_leaf, _to_9g(forest.value), _to_9g(forest.loss_chg))
     df = pd.DataFrame({
         "Tree": tree,
         "Node": node,
         "ID": [f"{t}-{c}" for t, c in zip(tree, node, strict=True)],
         "Feature": feature,
-        "Split": np.where(leaf_row, np.nan, _to_9g(forest.threshold)),
+        "Split": np.where(plain_leaf, np.nan, _to_9g(forest.threshold)),
         "Yes": ref(forest.left),
         "No": ref(forest.right),
         "Missing": ref(missing_child),

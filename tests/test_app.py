@@ -170,3 +170,30 @@ def test_every_view_renders_for_every_sample(view):
         assert at.query_params["view"] == str(view)
         assert len(at.get("plotly_chart")) >= 3  # fit, loss and the view's chart
 
+
+
+def test_hist_refuses_the_split_exact_keeps():
+    # DESIGN.md: gamma = 130 keeps the four-point tree under exact (140.17 protects the root)
+    # but hist never splits the root (120.33 < 130): one leaf, the refused split shown.
+    common = {"sample": "four_points", "round": "1", "node": "0", "base_score": "0.5",
+              "max_depth": "2", "lambda": "0", "gamma": "130"}
+    exact = _app(**common, tree_method="exact")
+    hist = _app(**common, tree_method="hist")
+    assert exact.query_params["tree_method"] == "exact"
+    assert hist.segmented_control(key="p_tree_method").value == "hist"
+    tables = {name: next(d.value for d in at.dataframe if "Best" in d.value.columns)
+              for name, at in (("exact", exact), ("hist", hist))}
+    assert tables["exact"][tables["exact"].Best].iloc[0].Threshold == 15.0
+    refused = tables["hist"][tables["hist"].Best].iloc[0]
+    assert refused.Threshold == 20.0 and refused.Gain == pytest.approx(120.33, abs=0.01)
+    latex = " ".join(x.value for x in hist.latex)
+    assert r"\text{refused: the node stays a leaf}" in latex
+    overview = _app(**{k: v for k, v in common.items() if k != "node"}, tree_method="hist")
+    assert any("refused before growing" in c.value for c in overview.caption)
+
+
+def test_max_bin_reaches_the_engine():
+    at = _app(sample="noisy_1d", tree_method="hist", max_bin="8", round="1", node="0")
+    table = next(d.value for d in at.dataframe if "Best" in d.value.columns)
+    assert len(table) <= 2 * 8  # forward candidates over at most 8 bins (no missing values)
+    assert at.number_input(key="p_max_bin").value == 8

@@ -166,3 +166,20 @@ def test_decision_path_is_drawn():
     line = next(t for t in fig.data if t.name == "the row's path")
     pos = tree_positions(tree)
     assert list(line.x) == [pos[0][0], pos[2][0], pos[3][0]]
+
+
+def test_hist_refused_split_is_drawn_as_stubs():
+    bst = boost.train({**BASE, "tree_method": "hist", "gamma": 130}, X, Y, 1)
+    tree = bst.trees_to_dataframe(include_pruned=True)
+    root = tree.iloc[0]
+    assert root.Feature == "f0" and root.Split == 20.0 and root.Yes is None
+    assert root.Leaf and root.Reason == "gamma" and not root.Pruned
+    assert bst.trees_to_dataframe().iloc[0].Feature == "Leaf"  # the model: one leaf
+    fig = make_tree_figure(tree, gamma=130)
+    stubs = next(t for t in fig.data if t.name == "refused by γ")
+    assert len(stubs.x) == 2
+    leaf = next(t for t in fig.data if t.name == "leaf")
+    assert "split refused" in leaf.hovertext[0]
+    steps = worked_arithmetic(root, bst.split_candidates(1, 0).query("Best").iloc[0],
+                              bst.params, bst.objective)
+    assert r"\text{refused: the node stays a leaf}" in steps[-3].latex

@@ -18,7 +18,11 @@ PARAMS = {
     "alpha": (float, 0.0, 0.0, 100.0),
     "max_delta_step": (float, 0.0, 0.0, 10.0),
     "rounds": (int, 20, 1, 500),
+    "max_bin": (int, 256, 2, 1024),
 }
+# The app's default is exact (every distinct value a candidate, midpoint thresholds, pruning
+# after growing: the algorithm of the XGBoost paper's §3.1); XGBoost's own default is hist.
+TREE_METHODS = ("exact", "hist", "approx")
 TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
 VIEWS = ("Tree and splits", "Residuals and gradients", "Learning rates", "Feature importance")
 
@@ -45,6 +49,8 @@ def read(query: dict, samples: list[str]) -> dict:
             out[name] = parse_number(query[name], kind, default, low, high)
     out["sample"] = query.get("sample") if query.get("sample") in samples else None
     out["task"] = query.get("task") if query.get("task") in TASK_CHOICES else "auto"
+    method = query.get("tree_method")
+    out["tree_method"] = method if method in TREE_METHODS else TREE_METHODS[0]
     base = query.get("base_score")
     out["base_score"] = None
     if base not in (None, "", "auto"):

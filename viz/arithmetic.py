@@ -72,8 +72,12 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
         steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
                           rf" \\ &= {_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
                           rf" = {_n(gain)}\end{{aligned}}", gain))
-        verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
-                   r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
+        if params.get("tree_method", "exact") == "exact":
+            verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
+                       r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
+        else:  # hist/approx decide before growing: no split below can rescue it
+            verdict = (r"\ge 0 \;\Rightarrow\; \text{split}" if gain >= gamma else
+                       r"< 0 \;\Rightarrow\; \text{refused: the node stays a leaf}")
         steps.append(Step("gain minus gamma", rf"\begin{{aligned}}\text{{gain}} - \gamma &= "
                           rf"{_n(gain)} - {_n(gamma)} = {_n(gain - gamma)} \\ &{verdict}"
                           rf"\end{{aligned}}", gain - gamma))

@@ -27,11 +27,15 @@ def _thin(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
-                           large: bool = False) -> go.Figure:
+                           large: bool = False, refused: bool = False) -> go.Figure:
     """``cand``: Booster.split_candidates(...). Gain of every threshold of ``feature``, one
     series per default direction (missing → left / right), min_child_weight-blocked ones grey
-    with their range shaded, the chosen split starred, and the γ line."""
-    part = cand[cand.Feature == feature].sort_values("Threshold")
+    with their range shaded, the chosen split starred, and the γ line. Candidates that put
+    every row on one side (hist's last bin edge, for one) split nothing and are left out of
+    the chart (the table keeps them). ``refused``: the best split was refused by γ before
+    growing it (hist, approx), and is labelled so."""
+    part = cand[(cand.Feature == feature) & (cand.CountLeft > 0) & (cand.CountRight > 0)]
+    part = part.sort_values("Threshold")
     traces = []
     shapes = []
     directions = sorted(part.DefaultLeft.unique(), reverse=True)
@@ -66,7 +70,7 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     if len(best):
         traces.append(go.Scatter(
             x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
-            name="chosen split", marker={"color": CURRENT, "symbol": "star", "size": 20,
+            name="best split, refused by γ" if refused else "chosen split", marker={"color": CURRENT, "symbol": "star", "size": 20,
                                          "line": {"width": 1, "color": "white"}},
             hovertemplate=f"chosen: {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
     shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,

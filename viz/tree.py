@@ -58,6 +58,8 @@ def _hover(row, gamma: float) -> str:
         lines.append(f"gain = {row.Gain:.6g}, gain − γ = {row.Gain - gamma:.6g}")
     if row.Pruned:
         lines.append("<b>removed by pruning</b>: an ancestor's gain < γ")
+    elif row.Feature != "Leaf" and row.Yes is None:
+        lines.append("<b>split refused</b>: gain < γ, so hist never grew it")
     elif row.Reason:
         lines.append(f"leaf because: {row.Reason}")
     return "<br>".join(lines)
@@ -75,12 +77,14 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
     """Draw one grown tree (rows of a single Tree from trees_to_dataframe(include_pruned=True)).
 
     A node that pruning turned into a leaf is drawn as a leaf (its former split and gain in
-    the hover text) with its removed subtree faded below it. ``path`` (node ids, root first,
+    the hover text) with its removed subtree faded below it; a hist/approx leaf whose split
+    gamma refused gets two dashed stubs ("refused by γ"). ``path`` (node ids, root first,
     e.g. Booster.decision_path) is drawn as a thick line: one row's way down the tree.
     """
     if tree.Tree.nunique() != 1:
         raise ValueError("make_tree_figure draws one tree: filter the frame to one Tree.")
     pos = tree_positions(tree)
+    show_labels = len(tree) <= LABEL_MAX_NODES
     edge_x, edge_y, ghost_x, ghost_y = [], [], [], []
     label_x, label_y, label_text = [], [], []
     by_node = {int(r.Node): r for r in tree.itertuples(index=False)}
@@ -104,12 +108,37 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
                    line={"color": GHOST, "width": 1.5, "dash": "dot"}, hoverinfo="skip",
                    showlegend=False, name=""),
     ]
+    # hist/approx: a split gamma refused before growing it, drawn as two stubs below the leaf.
+    refused = tree[tree.Leaf & (tree.Feature != "Leaf") & tree.Yes.isna()]
+    stub_x, stub_y, tip_x, tip_y, note_x, note_y, notes = [], [], [], [], [], [], []
+    for r in refused.itertuples(index=False):
+        x0, y0 = pos[int(r.Node)]
+        for dx in (-0.3, 0.3):
+            stub_x += [x0, x0 + dx, None]
+            stub_y += [y0 - 0.5, y0 - 0.85, None]
+            tip_x.append(x0 + dx)
+            tip_y.append(y0 - 0.8)
+        note_x.append(x0)
+        note_y.append(y0 - 1.05)
+        notes.append(f"{r.Feature} < {short(r.Split)} refused:<br>gain {short(r.Gain)} < "
+                     f"γ {short(gamma)}")
+    if tip_x:
+        traces.append(go.Scatter(x=stub_x, y=stub_y, mode="lines", hoverinfo="skip",
+                                 line={"color": GHOST, "width": 1.5, "dash": "dash"},
+                                 showlegend=False, name=""))
+        traces.append(go.Scatter(x=tip_x, y=tip_y, mode="markers", name="refused by γ",
+                                 marker={"color": GHOST, "symbol": "x-thin-open", "size": 14,
+                                         "line": {"width": 2, "color": GHOST}},
+                                 hoverinfo="skip"))
+        if show_labels:
+            traces.append(go.Scatter(x=note_x, y=note_y, mode="text", text=notes,
+                                     textfont={"size": 12 if large else 10, "color": "#666"},
+                                     hoverinfo="skip", showlegend=False, name=""))
     if path:
         traces.append(go.Scatter(x=[pos[n][0] for n in path], y=[pos[n][1] for n in path],
                                  mode="lines", name="the row's path",
                                  line={"color": CURRENT, "width": 6}, opacity=0.5,
                                  hoverinfo="skip"))
-    show_labels = len(tree) <= LABEL_MAX_NODES
     if show_labels:
         traces.append(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text,
                                  textfont={"size": 12 if large else 10, "color": "#666"},
@@ -145,11 +174,14 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
                                          "line": {"width": 3, "color": CURRENT}},
                                  hoverinfo="skip"))
     depth = int(tree.Depth.max())
-    height = 180 + 110 * (depth + 1)
+    height = 180 + 110 * (depth + 1) + (90 if tip_x else 0)
     fig = go.Figure(data=traces, layout=layout(
         title, large, height=height,
-        xaxis={"visible": False, "showgrid": False},
-        yaxis={"visible": False, "showgrid": False, "range": [-depth - 0.7, 0.45]},
+        xaxis={"visible": False, "showgrid": False,
+               "range": [min(x for x, _ in pos.values()) - 1.0,
+                         max(x for x, _ in pos.values()) + 1.0]},
+        yaxis={"visible": False, "showgrid": False,
+               "range": [-depth - (1.6 if tip_x else 0.7), 0.45]},
         dragmode="pan", clickmode="event+select", hovermode="closest"))
     fig.update_layout(legend={"itemclick": False, "itemdoubleclick": False})
     return fig
