@@ -70,7 +70,8 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     if len(best):
         traces.append(go.Scatter(
             x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
-            name="best split, refused by γ" if refused else "chosen split", marker={"color": CURRENT, "symbol": "star", "size": 20,
+            name="best split, refused by γ" if refused else "chosen split",
+            marker={"color": CURRENT, "symbol": "star", "size": 20,
                                          "line": {"width": 1, "color": "white"}},
             hovertemplate=f"chosen: {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
     shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,
