@@ -72,8 +72,9 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
             x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
             name="best split, refused by γ" if refused else "chosen split",
             marker={"color": CURRENT, "symbol": "star", "size": 20,
-                                         "line": {"width": 1, "color": "white"}},
-            hovertemplate=f"chosen: {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
+                    "line": {"width": 1, "color": "white"}},
+            hovertemplate=("refused" if refused else "chosen")
+            + f": {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
     shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,
                    "y1": gamma, "line": {"color": CURRENT, "dash": "dash", "width": 2}})
     parent = float(cand.SimilarityParent.iloc[0]) if len(cand) else float("nan")
