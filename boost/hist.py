@@ -70,16 +70,16 @@ def _bin_kernel(X, ptrs, values, missing, out):
                 out[r, f] = missing
                 continue
             a = ptrs[f]
-            lo = 0
-            hi = ptrs[f + 1] - a  # first cut > x (upper_bound), clamped to the last bin
-            n_cuts = hi
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if values[a + mid] <= x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[r, f] = min(lo, n_cuts - 1)
+            n_cuts = ptrs[f + 1] - a
+            # upper_bound (first cut > x), branch-free: halve the range keeping the answer.
+            base = 0
+            n = n_cuts
+            while n > 1:
+                half = n >> 1
+                base += half * np.int64(values[a + base + half - 1] <= x)
+                n -= half
+            base += np.int64(values[a + base] <= x)
+            out[r, f] = min(base, n_cuts - 1)
 
 
 def bin_matrix(X: np.ndarray, cuts: Cuts) -> tuple[np.ndarray, int]:
@@ -234,11 +234,12 @@ _CHUNK = 16384
 
 
 @njit(cache=True, parallel=True)
-def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, side, expand, left, right,
-               default_left, missing, node_start, node_end):
+def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, move_data, side, expand,
+               left, right, default_left, missing, node_start, node_end):
     """Stable partition of each node's rows into ``out_*``: left child first, then right,
-    each in ascending row order. Row ids always move; bin codes and (g, h) move too unless
-    ``indexed`` (they stay in training order and are read through the row ids).
+    each in ascending row order. Row ids always move; bin codes and (g, h) move too when
+    ``move_data`` (node-ordered copies). ``indexed``: they are in training order and read
+    through the row ids.
     ``expand`` rows are (node, level slot, feature, split bin); the children's ranges are
     written to ``node_start``/``node_end``.
 
@@ -309,7 +310,7 @@ def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, side, expand
             else:
                 j = ri
                 ri += 1
-            if not indexed:
+            if move_data:
                 for w in range(n_words):
                     out_words[j, w] = words[k, w]
                 out_gh[j] = gh[k]
@@ -549,12 +550,13 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
         if m == 0:
             break
         nxt = ws.buffer(spare)
-        _partition(*cur, *nxt, indexed, ws.side, expand, left, buf["right"],
-                   buf["default_left"], missing, node_start, node_end)
+        last = d + 1 >= p.max_depth  # the children are leaves: only their rows are needed
+        _partition(*cur, *nxt, indexed, ws.ordered and not last, ws.side, expand, left,
+                   buf["right"], buf["default_left"], missing, node_start, node_end)
         cur, spare = nxt, 1 - spare
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
             expand, left, buf["right"], sum_grad, sum_hess, node_start, node_end)
-        if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
+        if last:  # the children are leaves at max_depth: no search
             _add_leaf_values(cur[2], children, left, node_start, node_end, weight, eta, margin,
                              group)
             break

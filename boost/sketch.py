@@ -28,8 +28,10 @@ right.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -61,7 +63,7 @@ class Cuts:
 
 
 # ------------------------------------------------------------------ summary primitives
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _limit_size(maxn, eps):
     """XGBoost's LimitSizeLevel: the size of each level's summary."""
     nlevel = 1
@@ -73,7 +75,7 @@ def _limit_size(maxn, eps):
         nlevel += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _copy(src, n, dst):
     for i in range(n):
         for c in range(4):
@@ -81,7 +83,7 @@ def _copy(src, n, dst):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _prune(src, n_src, maxsize, dst):
     """WQSummary::SetPrune: keep ``maxsize`` entries nearest to evenly spaced ranks."""
     if n_src <= maxsize:
@@ -120,7 +122,7 @@ def _prune(src, n_src, maxsize, dst):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _put(dst, k, rmin, rmax, wmin, value):
     dst[k, RMIN] = rmin
     dst[k, RMAX] = rmax
@@ -128,7 +130,7 @@ def _put(dst, k, rmin, rmax, wmin, value):
     dst[k, VALUE] = value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _combine(a, na, b, nb, dst):
     """WQSummary::SetCombine: merge two summaries, then repair rounding (FixError)."""
     if na == 0:
@@ -190,7 +192,7 @@ def _combine(a, na, b, nb, dst):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _prune_wx(src, n_src, maxsize, dst):
     """WXQSummary::SetPrune: like ``_prune`` but entries heavier than a chunk always stay."""
     if n_src <= maxsize:
@@ -262,7 +264,7 @@ def _prune_wx(src, n_src, maxsize, dst):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _prune_any(src, n_src, maxsize, dst, wx):
     if wx:
         return _prune_wx(src, n_src, maxsize, dst)
@@ -270,7 +272,7 @@ def _prune_any(src, n_src, maxsize, dst, wx):
 
 
 # ------------------------------------------------------------------ the level structure
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _push_temp(temp, n_temp, levels, level_size, limit, wx):
     """QuantileSketchTemplate::PushTemp: carry a summary up the levels (binary counter)."""
     scratch = levels[0]
@@ -288,7 +290,7 @@ def _push_temp(temp, n_temp, levels, level_size, limit, wx):
     raise RuntimeError("quantile sketch: out of levels")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _queue_summary(qv, qw, qtail, out):
     """Queue::MakeSummary: sort the queued values (as std::sort does, see ``stdsort``), merge
     equal ones keeping the first, exact ranks."""
@@ -310,7 +312,7 @@ def _queue_summary(qv, qw, qtail, out):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _final_summary(levels, level_size, n_levels_used, out, n_out, limit, wx):
     """GetSummary once the levels are in use: fold every level into one summary."""
     level_size[0] = _prune_any(out, n_out, limit, levels[0], wx)
@@ -414,7 +416,7 @@ def _feature_summary_sorted(values, w, sum_total, max_bin, limit, n_levels, out)
     return _final_summary(levels, level_size, n_levels, out, 0, limit, True)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cuts_from_summary(summary, n, column_size, max_bin, out_vals, wx):
     """MakeCuts for one feature: prune to 8 x max_bin, then to max_bin + 1, read the cuts.
 
@@ -446,9 +448,11 @@ def _cuts_from_summary(summary, n, column_size, max_bin, out_vals, wx):
 
 
 @njit(cache=True, parallel=True)
-def _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, out_vals, out_n, out_min):
+def _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, skip, out_vals, out_n, out_min):
     n_features = X.shape[1]
     for f in prange(n_features):
+        if skip[f]:
+            continue
         col = np.ascontiguousarray(X[:, f])
         column_size = 0
         for r in range(col.shape[0]):
@@ -462,6 +466,100 @@ def _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, out_vals, out_n, o
         k, mv = _cuts_from_summary(summary, n, column_size, max_bin, out_vals[f], False)
         out_n[f] = k
         out_min[f] = mv
+
+
+# ------------------------------------------------------------------ unweighted, large columns
+# Without sample weights every weight is 1, so equal values are interchangeable except for
+# the sign of zero: the queue's chunks can be sorted with numpy's (much faster) sort, and only
+# a chunk holding both -0.0 and +0.0 needs std::sort's exact order.
+@njit(cache=True, nogil=True)
+def _chunk_bounds(col, qcap):
+    """Where the queue of capacity ``qcap`` is flushed while pushing ``col`` in order (equal
+    neighbours share an entry, NaN skipped): the start of every chunk after the first."""
+    out = np.empty(col.shape[0] // qcap + 2, dtype=np.int64)
+    n_out = 0
+    qtail = 0
+    last = np.float32(0.0)
+    for r in range(col.shape[0]):
+        x = col[r]
+        if math.isnan(x):
+            continue
+        if qtail == qcap and last != x:
+            out[n_out] = r
+            n_out += 1
+            qtail = 0
+        if qtail == 0 or last != x:
+            qtail += 1
+        last = x
+    return out[:n_out]
+
+
+@njit(cache=True, nogil=True)
+def _counted_summary(s, out):
+    """The exact summary of sorted unit-weight values (MakeSummary after the sort)."""
+    size = 0
+    wsum = np.float32(0.0)
+    i = 0
+    n = s.shape[0]
+    while i < n:
+        j = i + 1
+        while j < n and s[j] == s[i]:
+            j += 1
+        w = np.float32(j - i)
+        _put(out, size, wsum, wsum + w, w, s[i])
+        size += 1
+        wsum += w
+        i = j
+    return size
+
+
+@njit(cache=True, nogil=True)
+def _chunk_queue_summary(col, a, b, out):
+    """Fallback for a chunk with both signed zeros: the queue exactly as XGBoost fills it
+    (equal neighbours merged), sorted by ``std_sort``."""
+    qv = np.empty(b - a, dtype=np.float32)
+    qw = np.empty(b - a, dtype=np.float32)
+    qtail = 0
+    for r in range(a, b):
+        x = col[r]
+        if math.isnan(x):
+            continue
+        if qtail == 0 or qv[qtail - 1] != x:
+            qv[qtail] = x
+            qw[qtail] = 1.0
+            qtail += 1
+        else:
+            qw[qtail - 1] += 1.0
+    return _queue_summary(qv, qw, qtail, out)
+
+
+def _chunk_summary(col, a, b, out) -> int:
+    values = col[a:b]
+    values = values[~np.isnan(values)]
+    negative_zero = np.signbit(values) & (values == 0)
+    if negative_zero.any():
+        if negative_zero.sum() < np.count_nonzero(values == 0):  # both signs: exact order
+            return int(_chunk_queue_summary(col, a, b, out))
+        values = np.sort(values)
+        values[values == 0] = -0.0  # numpy's vectorised sort may drop the sign of zero
+    else:
+        values = np.sort(values)
+    return int(_counted_summary(values, out))
+
+
+def _unweighted_feature(col, limit, n_levels, column_size, max_bin, out_vals):
+    """HostSketchContainer for one unweighted column, chunks sorted with numpy."""
+    bounds = [0, *_chunk_bounds(col, 2 * limit).tolist(), col.shape[0]]
+    levels = np.zeros((n_levels, limit, 4), dtype=np.float32)
+    level_size = np.zeros(n_levels, dtype=np.int64)
+    temp = np.empty((2 * limit, 4), dtype=np.float32)
+    for a, b in zip(bounds[:-2], bounds[1:-1], strict=True):
+        n_temp = _chunk_summary(col, a, b, temp)
+        _push_temp(temp, n_temp, levels, level_size, limit, False)
+    out = np.empty((2 * limit + 1, 4), dtype=np.float32)
+    n_out = _chunk_summary(col, bounds[-2], bounds[-1], out)
+    n = _final_summary(levels, level_size, n_levels, out, n_out, limit, False)
+    return _cuts_from_summary(out, n, column_size, max_bin, out_vals, False)
 
 
 def _eps_limit(column_size: int, eps: float) -> int:
@@ -493,7 +591,22 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     out_min = np.empty(n_features, dtype=np.float32)
     use_w = weight is not None
     w = weight if use_w else np.ones(1, dtype=np.float32)
-    _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, out_vals, out_n, out_min)
+    # Columns that fill the queue more than once and carry no weights: numpy sorts them.
+    fast = (~np.full(n_features, use_w)) & (counts > 2 * limits)
+    _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, fast, out_vals, out_n, out_min)
+    todo = np.nonzero(fast)[0]
+    if len(todo):
+        columns = np.ascontiguousarray(X[:, todo].T)
+
+        def one(i):
+            f = todo[i]
+            out_n[f], out_min[f] = _unweighted_feature(
+                columns[i], int(limits[f]), int(n_levels[f]), int(counts[f]), max_bin,
+                out_vals[f])
+
+        # numpy's sort and these kernels release the GIL: one thread per core, per feature.
+        with ThreadPoolExecutor(max_workers=numba.get_num_threads()) as pool:
+            list(pool.map(one, range(len(todo))))
     return _pack(out_vals, out_n, out_min)
 
 

@@ -16,13 +16,13 @@ from numba import njit
 _THRESHOLD = 16
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _swap(v, w, i, j):
     v[i], v[j] = v[j], v[i]
     w[i], w[j] = w[j], w[i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _move_median_to_first(v, w, result, a, b, c):
     if v[a] < v[b]:
         if v[b] < v[c]:
@@ -39,7 +39,7 @@ def _move_median_to_first(v, w, result, a, b, c):
         _swap(v, w, result, b)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _unguarded_partition(v, w, first, last, pivot):
     while True:
         while v[first] < v[pivot]:
@@ -53,7 +53,7 @@ def _unguarded_partition(v, w, first, last, pivot):
         first += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _adjust_heap(v, w, first, hole, length, val, wt):
     top = hole
     second = hole
@@ -79,7 +79,7 @@ def _adjust_heap(v, w, first, hole, length, val, wt):
     w[first + hole] = wt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heap_sort(v, w, first, last):
     length = last - first
     if length >= 2:
@@ -96,7 +96,7 @@ def _heap_sort(v, w, first, last):
         _adjust_heap(v, w, first, 0, last - first, val, wt)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _introsort_loop(v, w, first, last, depth_limit):
     """libstdc++'s recursion (recurse on the right part, loop on the left) with an explicit
     stack: the parts are disjoint, so the order they are sorted in does not change the
@@ -116,7 +116,7 @@ def _introsort_loop(v, w, first, last, depth_limit):
             last = cut
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _linear_insert(v, w, last):
     val, wt = v[last], w[last]
     nxt = last - 1
@@ -127,7 +127,7 @@ def _linear_insert(v, w, last):
     v[last], w[last] = val, wt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _insertion_sort(v, w, first, last):
     if first == last:
         return
@@ -141,7 +141,7 @@ def _insertion_sort(v, w, first, last):
             _linear_insert(v, w, i)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def std_sort(v, w, n):
     """Sort ``v[:n]`` ascending in place, moving ``w`` along, exactly as ``std::sort``."""
     if n < 2:
