@@ -60,8 +60,28 @@ def missing_code(dtype, dense: bool) -> int:
     return -1 if dense else int(np.iinfo(dtype).max)
 
 
+_BUCKETS = 1024  # per feature: a value's bucket gives a first guess of its bin
+
+
 @njit(cache=True, parallel=True)
-def _bin_kernel(X, ptrs, values, missing, out):
+def _bucket_table(ptrs, values, lows, scales, table):
+    """table[f, k] = the bin of the bucket's lower end (upper_bound of it among the cuts)."""
+    for f in prange(ptrs.shape[0] - 1):
+        a = ptrs[f]
+        n_cuts = ptrs[f + 1] - a
+        b = 0
+        for k in range(_BUCKETS):
+            edge = lows[f] + k / scales[f]
+            while b < n_cuts and values[a + b] <= edge:
+                b += 1
+            table[f, k] = b
+
+
+@njit(cache=True, parallel=True)
+def _bin_kernel(X, ptrs, values, lows, scales, table, missing, out):
+    """Bin of x = index of the first cut > x (upper_bound), clamped to the last bin. The
+    bucket table gives a guess that a short walk corrects, so the result is exact whatever
+    the guess; the walk is short because cuts are quantiles."""
     n_samples, n_features = X.shape
     for r in prange(n_samples):  # codes beyond n_features stay 0 (padding)
         for f in range(n_features):
@@ -71,15 +91,14 @@ def _bin_kernel(X, ptrs, values, missing, out):
                 continue
             a = ptrs[f]
             n_cuts = ptrs[f + 1] - a
-            # upper_bound (first cut > x), branch-free: halve the range keeping the answer.
-            base = 0
-            n = n_cuts
-            while n > 1:
-                half = n >> 1
-                base += half * np.int64(values[a + base + half - 1] <= x)
-                n -= half
-            base += np.int64(values[a + base] <= x)
-            out[r, f] = min(base, n_cuts - 1)
+            t = (np.float64(x) - lows[f]) * scales[f]
+            k = 0 if t < 0.0 else (_BUCKETS - 1 if t >= _BUCKETS - 1 else np.int64(t))
+            b = table[f, k]
+            while b > 0 and values[a + b - 1] > x:
+                b -= 1
+            while b < n_cuts and values[a + b] <= x:
+                b += 1
+            out[r, f] = min(b, n_cuts - 1)
 
 
 def bin_matrix(X: np.ndarray, cuts: Cuts) -> tuple[np.ndarray, int]:
@@ -92,7 +111,17 @@ def bin_matrix(X: np.ndarray, cuts: Cuts) -> tuple[np.ndarray, int]:
     width = -(-X.shape[1] // per_word) * per_word
     out = np.zeros((X.shape[0], width), dtype=dtype)
     missing = missing_code(dtype, dense)
-    _bin_kernel(X, cuts.ptrs, cuts.values, missing, out)
+    n_features = cuts.n_features
+    first = cuts.values[cuts.ptrs[:-1]].astype(np.float64)
+    last = cuts.values[cuts.ptrs[1:] - 1].astype(np.float64)
+    lows = np.minimum(first, last)
+    spans = last - lows
+    scales = np.where(np.isfinite(spans) & (spans > 0), _BUCKETS / np.where(spans > 0, spans, 1),
+                      0.0)
+    scales[~np.isfinite(scales)] = 0.0
+    table = np.empty((n_features, _BUCKETS), dtype=np.int64)
+    _bucket_table(cuts.ptrs, cuts.values, lows, np.where(scales > 0, scales, np.inf), table)
+    _bin_kernel(X, cuts.ptrs, cuts.values, lows, scales, table, missing, out)
     return out, missing
 
 
