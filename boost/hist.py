@@ -101,14 +101,15 @@ def _bin_kernel(X, ptrs, values, lows, scales, table, missing, out):
             out[r, f] = min(b, n_cuts - 1)
 
 
-def bin_matrix(X: np.ndarray, cuts: Cuts) -> tuple[np.ndarray, int]:
+def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False) -> tuple[np.ndarray, int]:
     """Bin codes, shape (n_samples, n_features rounded up to 8 bytes), and the code of a
-    missing value."""
+    missing value. ``gh_slot`` adds 8 bytes at the end of each row for the row's (g, h) (see
+    ``HistWorkspace``)."""
     dense = not bool(np.isnan(X).any())
     dtype = bin_dtype(cuts, dense)
     # Rows padded to a multiple of 8 bytes, so a partition moves a row as whole words.
     per_word = 8 // np.dtype(dtype).itemsize
-    width = -(-X.shape[1] // per_word) * per_word
+    width = -(-X.shape[1] // per_word) * per_word + (per_word if gh_slot else 0)
     out = np.zeros((X.shape[0], width), dtype=dtype)
     missing = missing_code(dtype, dense)
     n_features = cuts.n_features
@@ -149,7 +150,7 @@ def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_
                 hh[i] = 0.0
             for k in range(starts[t], ends[t]):
                 r = rows[k] if indexed else k
-                ghr = gh[r]
+                ghr = np.complex128(gh[r])  # float32 -> float64 is exact
                 row = bins[r]
                 for j in range(f1 - f0):
                     b = row[f0 + j]
@@ -263,12 +264,12 @@ _CHUNK = 16384
 
 
 @njit(cache=True, parallel=True)
-def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, move_data, side, expand,
-               left, right, default_left, missing, node_start, node_end):
+def _partition(bins, rows, out_bins, out_rows, indexed, move_data, side, expand, left, right,
+               default_left, missing, node_start, node_end):
     """Stable partition of each node's rows into ``out_*``: left child first, then right,
-    each in ascending row order. Row ids always move; bin codes and (g, h) move too when
-    ``move_data`` (node-ordered copies). ``indexed``: they are in training order and read
-    through the row ids.
+    each in ascending row order. Row ids always move; the rows' records (bin codes and (g, h))
+    move too when ``move_data`` (node-ordered copies). ``indexed``: the records stay in
+    training order and are read through the row ids.
     ``expand`` rows are (node, level slot, feature, split bin); the children's ranges are
     written to ``node_start``/``node_end``.
 
@@ -342,7 +343,6 @@ def _partition(bins, gh, rows, out_bins, out_gh, out_rows, indexed, move_data, s
             if move_data:
                 for w in range(n_words):
                     out_words[j, w] = words[k, w]
-                out_gh[j] = gh[k]
             out_rows[j] = rows[k]
 
 
@@ -363,7 +363,7 @@ def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margi
 def _start_rows(g, h, rows, gh):
     for r in prange(g.shape[0]):
         rows[r] = r
-        gh[r] = complex(np.float64(g[r]), np.float64(h[r]))
+        gh[r] = np.complex64(complex(g[r], h[r]))  # float32 g and h, exactly
 
 
 @njit(cache=True)
@@ -494,10 +494,18 @@ def _plan_children(expand, left, right, sum_grad, sum_hess, node_start, node_end
 ORDERED_BYTES = 8 << 20
 
 
+def _gh_view(records: np.ndarray) -> np.ndarray:
+    """The (g, h) slot of every row record: its last 8 bytes, as complex64 (float32 g, h)."""
+    return records.view(np.complex64)[:, -1]
+
+
 class HistWorkspace:
-    """Scratch reused across trees: the row ids in node order (two buffers: a level reads one
-    and partitions into the other) and, for large data, node-ordered copies of the bin codes
-    and (g, h) that move with them."""
+    """Scratch reused across trees.
+
+    Each row is one record: its bin codes then its (g, h) in the last 8 bytes
+    (``bin_matrix(..., gh_slot=True)``), so a histogram build reads one place per row. Also:
+    the row ids in node order (two buffers: a level reads one and partitions into the other)
+    and, for large data, two node-ordered copies of the records that move with them."""
 
     def __init__(self, bins: np.ndarray, missing: int):
         n_samples = bins.shape[0]
@@ -505,13 +513,15 @@ class HistWorkspace:
         self.missing = missing
         self.ordered = bins.nbytes > ORDERED_BYTES
         self.rows = np.empty(n_samples, dtype=np.int32)
-        self.gh = np.empty(n_samples, dtype=np.complex128)
+        self.gh = _gh_view(bins)
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._bins = [np.empty_like(bins) for _ in range(2)] if self.ordered else None
         self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
-        self._gh = [np.empty(n_samples, dtype=np.complex128)
-                    for _ in range(2)] if self.ordered else None
+
+    def set_bins(self, bins: np.ndarray, missing: int) -> None:
+        """New records of the same shape (approx re-sketches every tree)."""
+        self.bins, self.missing, self.gh = bins, missing, _gh_view(bins)
 
     def histograms(self, i: int, n_slots: int, total_bins: int) -> np.ndarray:
         """Histogram pool ``i`` with at least ``n_slots`` slots, kept across levels and trees
@@ -526,7 +536,7 @@ class HistWorkspace:
     def buffer(self, i: int):
         """(bin codes, (g, h), row ids) of work buffer ``i``."""
         if self.ordered:
-            return self._bins[i], self._gh[i], self._rows[i]
+            return self._bins[i], _gh_view(self._bins[i]), self._rows[i]
         return self.bins, self.gh, self._rows[i]
 
 
@@ -580,8 +590,9 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
             break
         nxt = ws.buffer(spare)
         last = d + 1 >= p.max_depth  # the children are leaves: only their rows are needed
-        _partition(*cur, *nxt, indexed, ws.ordered and not last, ws.side, expand, left,
-                   buf["right"], buf["default_left"], missing, node_start, node_end)
+        _partition(cur[0], cur[2], nxt[0], nxt[2], indexed, ws.ordered and not last, ws.side,
+                   expand, left, buf["right"], buf["default_left"], missing, node_start,
+                   node_end)
         cur, spare = nxt, 1 - spare
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
             expand, left, buf["right"], sum_grad, sum_hess, node_start, node_end)

@@ -228,7 +228,12 @@ def _metric_sums(kind, pred, y, w, use_w):
                 loss = d * d
             elif kind == 1:
                 p = min(max(np.float64(pred[i, 0]), eps), 1.0 - eps)
-                loss = -(yi * math.log(p) + (1.0 - yi) * math.log(1.0 - p))
+                if yi == 1.0:  # the other term is 0 * finite = 0
+                    loss = -math.log(p)
+                elif yi == 0.0:
+                    loss = -math.log(1.0 - p)
+                else:
+                    loss = -(yi * math.log(p) + (1.0 - yi) * math.log(1.0 - p))
             else:
                 loss = -math.log(max(np.float64(pred[i, np.int64(yi)]), eps))
             s_loss += wi * loss

@@ -106,11 +106,11 @@ class _HistGrower:
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
-        bins, missing = bin_matrix(self.X, cuts)
+        bins, missing = bin_matrix(self.X, cuts, gh_slot=True)
         if self.ws is None or self.ws.bins.dtype != bins.dtype or self.ws.bins.shape != bins.shape:
             self.ws = HistWorkspace(bins, missing)
         else:
-            self.ws.bins, self.ws.missing = bins, missing
+            self.ws.set_bins(bins, missing)
 
     def grow(self, g, h, buf, margin, group):
         """Grow one tree and add its leaf values to ``margin[:, group]``."""
