@@ -7,6 +7,7 @@ the current round, the fit, the loss curves and the round's tree.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pandas as pd
@@ -525,8 +526,18 @@ def node_detail(booster: boost.Booster, config: dict, tree: pd.DataFrame, r: int
 
 
 # --------------------------------------------------------------------------- the screen
+@st.cache_resource(show_spinner=False)
+def warm_up_engine() -> threading.Thread:
+    """Once per server: compile (or load from numba's disk cache) every engine kernel in the
+    background, so switching tree method or objective later does not stall a click."""
+    thread = threading.Thread(target=boost.warmup, name="boost-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
 def main() -> None:
     st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide")
+    warm_up_engine()
     init_state()
     with st.sidebar:
         st.title(":material/forest: BoostScope")

@@ -38,6 +38,7 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
+from ._prefetch import prefetch
 from .sketch import Cuts
 from .split_math import leaf_weight, similarity, split_loss_change
 
@@ -127,6 +128,9 @@ def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False) -> tuple[np.nda
 
 
 # ------------------------------------------------------------------ kernels
+_AHEAD = 16  # rows read through row ids are prefetched this many iterations ahead
+
+
 @njit(cache=True, parallel=True)
 def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_blocks):
     """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t], per bin.
@@ -144,11 +148,15 @@ def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_
         offs = np.empty(f1 - f0, dtype=np.int64)
         for f in range(f0, f1):
             offs[f - f0] = ptrs[f]
+        width = bins.shape[1]
         for t in range(starts.shape[0]):
             hh = hist[slots[t]]
             for i in range(ptrs[f0], ptrs[f1]):  # the pool is reused: clear this block
                 hh[i] = 0.0
-            for k in range(starts[t], ends[t]):
+            end = ends[t]
+            for k in range(starts[t], end):
+                if indexed and k + _AHEAD < end:
+                    prefetch(bins, np.int64(rows[k + _AHEAD]) * width)
                 r = rows[k] if indexed else k
                 ghr = np.complex128(gh[r])  # float32 -> float64 is exact
                 row = bins[r]
@@ -301,7 +309,10 @@ def _partition(bins, rows, out_bins, out_rows, indexed, move_data, side, expand,
         sb = expand[t, 3]
         dl = default_left[expand[t, 0]]
         cnt = 0
+        width = bins.shape[1]
         for k in range(a, b):
+            if indexed and k + _AHEAD < b:
+                prefetch(bins, np.int64(rows[k + _AHEAD]) * width + f)
             code = bins[rows[k] if indexed else k, f]
             go = dl if code == missing else np.int64(code) <= sb
             side[k] = go
