@@ -11,49 +11,21 @@ and numba's compile time with a cold and a warm on-disk cache.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
+from common import ROOT, compile_times, make_data
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PARAMS = {"tree_method": "exact", "objective": "binary:logistic", "max_depth": 6, "eta": 0.1,
           "nthread": 2}
 
-_COMPILE_SNIPPET = """
-import time
-t = time.perf_counter()
-import boost
-boost.warmup()
-print(time.perf_counter() - t)
-"""
 
 
-def make_data(n_samples: int, n_features: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_samples, n_features)).astype(np.float32)
-    logit = X[:, 0] + X[:, 1] ** 2 - X[:, 2] * X[:, 3] + 0.5 * rng.normal(size=n_samples)
-    y = (logit > 1.0).astype(np.float32)
-    return X, y
 
 
-def compile_times() -> tuple[float, float]:
-    """Seconds to import and run ``boost.warmup()`` (every kernel of every tree method):
-    empty numba cache, then warm."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
-        runs = []
-        for _ in range(2):
-            out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env,
-                                 capture_output=True, text=True, check=True)
-            runs.append(float(out.stdout.strip().splitlines()[-1]))
-    return runs[0], runs[1]
 
 
 def bench(n_samples: int, n_features: int, rounds: int) -> dict:

@@ -22,15 +22,12 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "2")  # scikit-learn's OpenMP pool, before import
 
 import gc  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from common import ROOT, compile_times, make_data  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 THREADS = 2
@@ -39,11 +36,6 @@ PARAMS = {"tree_method": "hist", "objective": "binary:logistic", "max_depth": 6,
           "max_bin": 256, "nthread": THREADS}
 
 
-def make_data(n_samples: int, n_features: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_samples, n_features)).astype(np.float32)
-    logit = X[:, 0] + X[:, 1] ** 2 - X[:, 2] * X[:, 3] + 0.5 * rng.normal(size=n_samples)
-    return X, (logit > 1.0).astype(np.float32)
 
 
 # ------------------------------------------------------------------ memory
@@ -189,25 +181,8 @@ def interactivity():
               f"{1000 * min(views):.0f} ms (budget 50 ms)")
 
 
-_COMPILE_SNIPPET = """
-import time
-t = time.perf_counter()
-import boost
-boost.warmup()
-print(time.perf_counter() - t)
-"""
 
 
-def compile_times() -> tuple[float, float]:
-    """Seconds to import boost and run ``boost.warmup()``: empty numba cache, then warm."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
-        runs = []
-        for _ in range(2):
-            out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env,
-                                 capture_output=True, text=True, check=True)
-            runs.append(float(out.stdout.strip().splitlines()[-1]))
-    return runs[0], runs[1]
 
 
 def main() -> None:

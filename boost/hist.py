@@ -191,6 +191,17 @@ def _record(best, loss, thr, dl, split_bin, gl, hl, gr, hr):
     best[_B_HR] = hr
 
 
+@njit(cache=True, inline="always")
+def _write_candidate(out, n, split_bin, default_left, gl, hl, gr, hr, loss, valid, thr):
+    out[n, 0] = split_bin
+    out[n, 1] = 1.0 if default_left else 0.0
+    out[n, 2], out[n, 3], out[n, 4], out[n, 5] = gl, hl, gr, hr
+    out[n, 6] = loss
+    out[n, 7] = 1.0 if valid else 0.0
+    out[n, 8] = thr
+    return n + 1
+
+
 @njit(cache=True)
 def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds, best,
                  out):
@@ -210,13 +221,8 @@ def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, m
         valid = sh >= mcw and rh >= mcw
         loss = split_loss_change(sg, sh, rg, rh, psim, reg_lambda, alpha, mcw, mds)
         if record_all:
-            out[n_out, 0] = i - a
-            out[n_out, 1] = 0.0
-            out[n_out, 2], out[n_out, 3], out[n_out, 4], out[n_out, 5] = sg, sh, rg, rh
-            out[n_out, 6] = loss
-            out[n_out, 7] = 1.0 if valid else 0.0
-            out[n_out, 8] = cut_vals[i]
-            n_out += 1
+            n_out = _write_candidate(out, n_out, i - a, False, sg, sh, rg, rh, loss, valid,
+                                     cut_vals[i])
         if valid:
             if not math.isinf(loss) and loss > best[_B_LOSS]:
                 _record(best, loss, cut_vals[i], False, i - a, sg, sh, rg, rh)
@@ -235,13 +241,8 @@ def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, m
         loss = split_loss_change(lg, lh, sg, sh, psim, reg_lambda, alpha, mcw, mds)
         thr = min_val if i == a else cut_vals[i - 1]
         if record_all:
-            out[n_out, 0] = i - a - 1
-            out[n_out, 1] = 1.0
-            out[n_out, 2], out[n_out, 3], out[n_out, 4], out[n_out, 5] = lg, lh, sg, sh
-            out[n_out, 6] = loss
-            out[n_out, 7] = 1.0 if valid else 0.0
-            out[n_out, 8] = thr
-            n_out += 1
+            n_out = _write_candidate(out, n_out, i - a - 1, True, lg, lh, sg, sh, loss, valid,
+                                     thr)
         if valid:
             if not math.isinf(loss) and loss > best[_B_LOSS]:
                 _record(best, loss, thr, True, i - a - 1, lg, lh, sg, sh)

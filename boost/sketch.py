@@ -83,6 +83,20 @@ def _copy(src, n, dst):
     return n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _keep_nearer(src, i, dx2, dst, size, lastidx):
+    """Of entries i and i+1, keep the one whose rank is nearer the target ``dx2 / 2``, unless
+    it was just kept. Returns (size, lastidx)."""
+    j = i if dx2 < (src[i, RMIN] + src[i, WMIN]) + (src[i + 1, RMAX] - src[i + 1, WMIN]) \
+        else i + 1
+    if j != lastidx:
+        for c in range(4):
+            dst[size, c] = src[j, c]
+        size += 1
+        lastidx = j
+    return size, lastidx
+
+
 @njit(cache=True, nogil=True)
 def _prune(src, n_src, maxsize, dst):
     """WQSummary::SetPrune: keep ``maxsize`` entries nearest to evenly spaced ranks."""
@@ -103,18 +117,7 @@ def _prune(src, n_src, maxsize, dst):
             i += 1
         if i == n_src - 1:
             break
-        if dx2 < (src[i, RMIN] + src[i, WMIN]) + (src[i + 1, RMAX] - src[i + 1, WMIN]):
-            if i != lastidx:
-                for c in range(4):
-                    dst[size, c] = src[i, c]
-                size += 1
-                lastidx = i
-        else:
-            if i + 1 != lastidx:
-                for c in range(4):
-                    dst[size, c] = src[i + 1, c]
-                size += 1
-                lastidx = i + 1
+        size, lastidx = _keep_nearer(src, i, dx2, dst, size, lastidx)
     if lastidx != n_src - 1:
         for c in range(4):
             dst[size, c] = src[n_src - 1, c]
@@ -241,18 +244,7 @@ def _prune_wx(src, n_src, maxsize, dst):
                         i += 1
                     if i == end:
                         break
-                    if dx2 < (src[i, RMIN] + src[i, WMIN]) + (src[i + 1, RMAX] - src[i + 1, WMIN]):
-                        if i != lastidx:
-                            for c in range(4):
-                                dst[size, c] = src[i, c]
-                            size += 1
-                            lastidx = i
-                    else:
-                        if i + 1 != lastidx:
-                            for c in range(4):
-                                dst[size, c] = src[i + 1, c]
-                            size += 1
-                            lastidx = i + 1
+                    size, lastidx = _keep_nearer(src, i, dx2, dst, size, lastidx)
                     k += 1
             if lastidx != end:
                 for c in range(4):
