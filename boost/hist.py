@@ -273,12 +273,12 @@ _CHUNK = 16384
 
 
 @njit(cache=True, parallel=True)
-def _partition(bins, rows, out_bins, out_rows, indexed, move_data, side, expand, left, right,
+def _partition(columns, bins, rows, out_bins, out_rows, move_data, side, expand, left, right,
                default_left, missing, node_start, node_end):
     """Stable partition of each node's rows into ``out_*``: left child first, then right,
     each in ascending row order. Row ids always move; the rows' records (bin codes and (g, h))
-    move too when ``move_data`` (node-ordered copies). ``indexed``: the records stay in
-    training order and are read through the row ids.
+    move too when ``move_data`` (node-ordered copies). Which side a row goes to is read from
+    ``columns`` (the split feature's codes, contiguous, in training order) through its id.
     ``expand`` rows are (node, level slot, feature, split bin); the children's ranges are
     written to ``node_start``/``node_end``.
 
@@ -310,11 +310,9 @@ def _partition(bins, rows, out_bins, out_rows, indexed, move_data, side, expand,
         sb = expand[t, 3]
         dl = default_left[expand[t, 0]]
         cnt = 0
-        width = bins.shape[1]
+        col = columns[f]
         for k in range(a, b):
-            if indexed and k + _AHEAD < b:
-                prefetch(bins, np.int64(rows[k + _AHEAD]) * width + f)
-            code = bins[rows[k] if indexed else k, f]
+            code = col[rows[k]]
             go = dl if code == missing else np.int64(code) <= sb
             side[k] = go
             cnt += go
@@ -517,15 +515,18 @@ class HistWorkspace:
     Each row is one record: its bin codes then its (g, h) in the last 8 bytes
     (``bin_matrix(..., gh_slot=True)``), so a histogram build reads one place per row. Also:
     the row ids in node order (two buffers: a level reads one and partitions into the other)
-    and, for large data, two node-ordered copies of the records that move with them."""
+    and, for large data, two node-ordered copies of the records that move with them; and the
+    codes column by column, for the partition's decisions."""
 
-    def __init__(self, bins: np.ndarray, missing: int):
+    def __init__(self, bins: np.ndarray, missing: int, n_features: int):
         n_samples = bins.shape[0]
         self.bins = bins
         self.missing = missing
         self.ordered = bins.nbytes > ORDERED_BYTES
         self.rows = np.empty(n_samples, dtype=np.int32)
         self.gh = _gh_view(bins)
+        self.n_features = n_features
+        self.columns = np.ascontiguousarray(bins[:, :n_features].T)
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._bins = [np.empty_like(bins) for _ in range(2)] if self.ordered else None
@@ -534,6 +535,7 @@ class HistWorkspace:
     def set_bins(self, bins: np.ndarray, missing: int) -> None:
         """New records of the same shape (approx re-sketches every tree)."""
         self.bins, self.missing, self.gh = bins, missing, _gh_view(bins)
+        self.columns = np.ascontiguousarray(bins[:, :self.n_features].T)
 
     def histograms(self, i: int, n_slots: int, total_bins: int) -> np.ndarray:
         """Histogram pool ``i`` with at least ``n_slots`` slots, kept across levels and trees
@@ -602,7 +604,7 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
             break
         nxt = ws.buffer(spare)
         last = d + 1 >= p.max_depth  # the children are leaves: only their rows are needed
-        _partition(cur[0], cur[2], nxt[0], nxt[2], indexed, ws.ordered and not last, ws.side,
+        _partition(ws.columns, cur[0], cur[2], nxt[0], nxt[2], ws.ordered and not last, ws.side,
                    expand, left, buf["right"], buf["default_left"], missing, node_start,
                    node_end)
         cur, spare = nxt, 1 - spare

@@ -108,7 +108,7 @@ class _HistGrower:
         self.cuts = cuts
         bins, missing = bin_matrix(self.X, cuts, gh_slot=True)
         if self.ws is None or self.ws.bins.dtype != bins.dtype or self.ws.bins.shape != bins.shape:
-            self.ws = HistWorkspace(bins, missing)
+            self.ws = HistWorkspace(bins, missing, self.X.shape[1])
         else:
             self.ws.set_bins(bins, missing)
 

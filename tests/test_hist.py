@@ -185,6 +185,6 @@ def test_node_ordered_copies_give_the_same_trees(monkeypatch):
     for method in ("hist", "approx"):
         params = {"tree_method": method, "max_depth": 6, "gamma": 0.3, "max_bin": 64}
         ours = boost.train(params, X, y, 6, sample_weight=weight)
-        assert boost.hist.HistWorkspace(np.zeros((1, 8), np.uint8), 255).ordered
+        assert boost.hist.HistWorkspace(np.zeros((1, 16), np.uint8), 255, 6).ordered
         ref, _ = xgb_train(params, X, y, 6, sample_weight=weight)
         assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
