@@ -238,6 +238,14 @@ def train_cached(config: dict, _frame: pd.DataFrame):
                               evals=evals)
     except ValueError as exc:
         raise TrainingError(str(exc)) from None
+    except MemoryError:
+        raise TrainingError(
+            "there is not enough memory to train on this data with these settings; use fewer "
+            "rows or features, or a smaller max_depth or max_bin.") from None
+    except Exception as exc:  # never a traceback on screen: say what failed, keep the model
+        raise TrainingError(
+            f"the engine failed ({type(exc).__name__}: {exc}). This is a bug in BoostScope; "
+            "the data and the parameters in the address bar reproduce it.") from None
     return booster, prep
 
 

@@ -542,7 +542,10 @@ class HistWorkspace:
         (fresh arrays would page-fault on every first write); ``_build`` clears what it
         fills and ``_subtract`` overwrites the rest."""
         pool = self._hist[i]
-        if pool.shape[0] < n_slots or pool.shape[1] != total_bins:
+        if pool.shape[1] != total_bins:  # approx: a new sketch, a new histogram width
+            pool = np.empty((max(n_slots, pool.shape[0]), total_bins), dtype=np.complex128)
+            self._hist[i] = pool
+        elif pool.shape[0] < n_slots:
             pool = np.empty((max(n_slots, 2 * pool.shape[0]), total_bins), dtype=np.complex128)
             self._hist[i] = pool
         return pool

@@ -197,3 +197,15 @@ def test_max_bin_reaches_the_engine():
     table = next(d.value for d in at.dataframe if "Best" in d.value.columns)
     assert len(table) <= 2 * 8  # forward candidates over at most 8 bins (no missing values)
     assert at.number_input(key="p_max_bin").value == 8
+
+
+@pytest.mark.parametrize("method", ["hist", "approx"])
+def test_every_view_renders_with_bins(method):
+    # Multi-class with missing values (penguins) and without (three_blobs): approx re-sketches
+    # every tree of every class.
+    for sample in ("three_blobs", "penguins", "diabetes"):
+        for view in range(4):
+            at = _app(sample=sample, round="3", node="1", view=str(view), tree_method=method,
+                      gamma="2")
+            assert not at.error, (sample, view, [e.value for e in at.error])
+            assert at.query_params["tree_method"] == method

@@ -188,3 +188,16 @@ def test_node_ordered_copies_give_the_same_trees(monkeypatch):
         assert boost.hist.HistWorkspace(np.zeros((1, 16), np.uint8), 255, 6).ordered
         ref, _ = xgb_train(params, X, y, 6, sample_weight=weight)
         assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+
+
+def test_approx_workspace_stays_small_when_the_bins_change():
+    # approx re-sketches every tree, so the histogram width changes from tree to tree; the
+    # reused histogram pools must be resized to what a tree needs, not grow without bound.
+    X, y = make_data(seed=28, n=600, n_features=4, nan=0.1, objective="multi:softprob")
+    params = {"tree_method": "approx", "objective": "multi:softprob", "num_class": 3,
+              "max_depth": 4}
+    ours = boost.train(params, X, y, 30)
+    ref, _ = xgb_train(params, X, y, 30)
+    assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+    widths = {int(c.ptrs[-1]) for c in ours.data.tree_cuts}
+    assert len(widths) > 1  # the width did change
