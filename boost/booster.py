@@ -30,7 +30,7 @@ class TrainingData:
     weight: np.ndarray | None  # (n_samples,) float32
     need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
     tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
-    dense: bool | None = None  # hist: no value missing anywhere (XGBoost's root-sum rule)
+    root_from_bins: bool | None = None  # hist/approx: ``hist.root_sums``'s rule
     # The training margins after a few rounds ({round: (n_samples, n_groups) float32}), so a
     # round's per-row view adds a few trees instead of all of them (DESIGN.md: checkpoints).
     checkpoints: dict | None = None
@@ -279,8 +279,8 @@ class Booster:
         cuts = self.data.tree_cuts[t]
         bins, missing = self._bins(t)
         node_hist, counts, pg, ph = hist.node_histogram(
-            bins, missing, cuts, g, h, masks, sides, feats,
-            bool(self.data.dense) and self._params.tree_method == "hist", self._params)
+            bins, missing, cuts, g, h, masks, sides, feats, bool(self.data.root_from_bins),
+            self._params)
         table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._params)
         return candidates.hist_split_candidates(table, counts, cuts, int(masks[-1].sum()), psim,
                                                 self._params, self.feature_names, split_made)

@@ -509,6 +509,21 @@ def _gh_view(records: np.ndarray) -> np.ndarray:
     return records.view(np.complex64)[:, -1]
 
 
+def root_sums(root_hist, ptrs, g, h, from_bins: bool) -> tuple[float, float]:
+    """The root's (G, H) as XGBoost's hist takes them: on data without a missing value, the
+    sum of feature 0's bins; otherwise every row in order (approx: always the rows)."""
+    if from_bins:
+        return _bin_sums(root_hist, int(ptrs[0]), int(ptrs[1]))
+    return _sequential_sums(g, h)
+
+
+def _fresh_best() -> np.ndarray:
+    """A ``scan_feature`` best entry before any candidate (see _B_*)."""
+    best = np.zeros(_B_SIZE, dtype=np.float64)
+    best[_B_BLOCKED] = -np.inf
+    return best
+
+
 class HistWorkspace:
     """Scratch reused across trees.
 
@@ -557,7 +572,7 @@ class HistWorkspace:
         return self.bins, self.gh, self._rows[i]
 
 
-def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, margin,
+def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf: dict, margin,
               group: int) -> int:
     """Grow one tree depth-wise on float32 ``g``/``h``; fill ``buf`` (``_node_buffers``
     arrays), add the tree's leaf values to ``margin[:, group]`` and return the node count."""
@@ -585,10 +600,7 @@ def grow_hist(cuts: Cuts, dense: bool, g, h, p, ws: HistWorkspace, buf: dict, ma
     one = np.zeros(1, dtype=np.int64)
     _build(ws.bins, missing, ptrs, ws.gh, ws.rows, False, one, np.array([n_samples]), one,
            hist, n_blocks)
-    if dense:
-        root_g, root_h = _bin_sums(hist[0], int(ptrs[0]), int(ptrs[1]))
-    else:
-        root_g, root_h = _sequential_sums(g, h)
+    root_g, root_h = root_sums(hist[0], ptrs, g, h, root_from_bins)
     _new_node(0, -1, 0, root_g, root_h, *nodes, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
     best = np.empty((n_features, 1, _B_SIZE), dtype=np.float64)
@@ -649,7 +661,7 @@ def _node_hist(bins, missing, ptrs, g, h, mask, out, counts):
 
 
 def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path_features,
-                   dense: bool, params) -> tuple[np.ndarray, np.ndarray, float, float]:
+                   root_from_bins: bool, params) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Replay the histogram and sums the grower had for the last node of a root-to-node path.
 
     ``path_masks[i]`` are the rows of the i-th node on the path (root first),
@@ -671,15 +683,11 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
         return out, cnt
 
     hist, counts = build(path_masks[0])
-    if dense:
-        pg, ph = _bin_sums(hist, int(ptrs[0]), int(ptrs[1]))
-    else:
-        pg, ph = _sequential_sums(g, h)
+    pg, ph = root_sums(hist, ptrs, g, h, root_from_bins)
     no_out = np.empty((0, 9), dtype=np.float64)
     for i in range(len(path_masks) - 1):
         f = path_features[i]
-        best = np.zeros(_B_SIZE, dtype=np.float64)
-        best[_B_BLOCKED] = -np.inf
+        best = _fresh_best()
         psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
         scan_feature(hist, ptrs[f], ptrs[f + 1], cuts.min_vals[f], cuts.values, pg, ph, psim,
                      reg_lambda, alpha, mcw, mds, best, no_out)
@@ -706,8 +714,7 @@ def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, float
     for f in range(cuts.n_features):
         a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
         out = np.empty((2 * (b - a), 9), dtype=np.float64)
-        best = np.zeros(_B_SIZE, dtype=np.float64)
-        best[_B_BLOCKED] = -np.inf
+        best = _fresh_best()
         n = scan_feature(hist, a, b, cuts.min_vals[f], cuts.values, pg, ph, psim, reg_lambda,
                          alpha, mcw, mds, best, out)
         parts.append(np.column_stack([np.full(n, f, dtype=np.float64), out[:n]]))

@@ -95,7 +95,8 @@ class _HistGrower:
 
     def __init__(self, X, w, p):
         self.X, self.w, self.p = X, w, p
-        self.dense = not bool(np.isnan(X).any())
+        # XGBoost's hist sums the root from the bins when nothing is missing (not approx).
+        self.root_from_bins = p.tree_method == "hist" and not bool(np.isnan(X).any())
         self.ws = None
         self.cuts = None
         self.tree_cuts = []  # the cuts each tree was grown on
@@ -120,8 +121,8 @@ class _HistGrower:
                 self._set_cuts(sorted_cuts(*self.columns, weights, self.p.max_bin))
             else:
                 self._set_cuts(hist_cuts(self.X, weights, self.p.max_bin))
-        n_nodes = grow_hist(self.cuts, self.dense and self.p.tree_method == "hist", g, h,
-                            self.p, self.ws, buf, margin, group)
+        n_nodes = grow_hist(self.cuts, self.root_from_bins, g, h, self.p, self.ws, buf, margin,
+                            group)
         nodes = _finish(buf, n_nodes, PARAM(self.p.eta))
         nodes["is_leaf"] = nodes["left"] == -1
         nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
@@ -254,7 +255,8 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     data = TrainingData(X=X32, y=y32, weight=w32,
                         need_forward=columns.need_forward if exact else None,
                         tree_cuts=None if exact else grower.tree_cuts,
-                        dense=None if exact else grower.dense, checkpoints=checkpoints)
+                        root_from_bins=None if exact else grower.root_from_bins,
+                        checkpoints=checkpoints)
     for arr in (X32, y32) + (() if w32 is None else (w32,)):
         arr.flags.writeable = False
     return Booster(params=p, feature_names=names, base_score=base_score,
