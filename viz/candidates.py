@@ -30,7 +30,8 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
                            large: bool = False, refused: bool = False) -> go.Figure:
     """``cand``: Booster.split_candidates(...). Gain of every threshold of ``feature``, one
     series per default direction (missing → left / right), min_child_weight-blocked ones grey
-    with their range shaded, the chosen split starred, and the γ line. Candidates that put
+    with their range shaded, the chosen split starred, and the γ line; the x range frames the
+    valid thresholds. Candidates that put
     every row on one side (hist's last bin edge, for one) split nothing and are left out of
     the chart (the table keeps them). ``refused``: the best split was refused by γ before
     growing it (hist, approx), and is labelled so."""
@@ -81,10 +82,20 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,
             "yanchor": "bottom", "text": f"γ = {gamma:g}", "showarrow": False,
             "font": {"color": CURRENT}}
-    return go.Figure(data=traces, layout=layout(
-        f"Gain of every split on {feature}", large, height=400,
+    fig = go.Figure(data=traces, layout=layout(
+        f"Gain of every split on {feature}", large, height=440,
         xtitle=f"threshold ({feature} < threshold goes left)",
         ytitle=f"gain = S_L + S_R − {short(parent)}", shapes=shapes, annotations=[note]))
+    # The legend below the plot: four entries would wrap over the title.
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left",
+                              "x": 0.0})
+    valid = part[part.Valid].Threshold.to_numpy()
+    if len(valid) >= 2 and valid[-1] > valid[0]:
+        # Frame the valid thresholds: the blocked "every present value on one side" ones sit
+        # at sentinel thresholds (about twice the largest value) and would squash the peak.
+        pad = 0.05 * (valid[-1] - valid[0])
+        fig.update_xaxes(range=[float(valid[0] - pad), float(valid[-1] + pad)])
+    return fig
 
 
 def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
