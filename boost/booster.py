@@ -11,6 +11,8 @@ import pandas as pd
 from . import candidates, dump, hist, importance, objectives
 from .data import as_features
 from .params import Params
+from .sampling import ColumnSampler, row_mask
+from .targets import tree_gradients
 from .tree import (
     Forest,
     add_tree_outputs,
@@ -65,7 +67,8 @@ class Booster:
     """
 
     def __init__(self, *, params: Params, feature_names, base_score, base_margin,
-                 forest: Forest, data: TrainingData, history: dict, eval_names):
+                 forest: Forest, data: TrainingData, history: dict, eval_names,
+                 best_iteration: int | None = None, best_score: float | None = None):
         self._params = params
         self.feature_names = list(feature_names)
         self.base_score = base_score
@@ -75,6 +78,9 @@ class Booster:
         self._bins_cache = None
         self._history = history
         self._eval_names = list(eval_names)
+        # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
+        self.best_iteration = best_iteration
+        self.best_score = best_score
 
     # ----------------------------------------------------------------- model facts
     @property
@@ -131,7 +137,8 @@ class Booster:
         """Predictions for ``X`` (as XGBoost's ``Booster.predict``).
 
         ``iteration_range=(begin, end)`` uses the trees of rounds ``begin+1 .. end``;
-        ``(0, 0)`` means all. Shape (n,) or (n, num_class) for multi:softprob.
+        ``(0, 0)`` means all. Shape (n,) or (n, num_class) for multi:softprob;
+        multi:softmax gives the class index (float), as XGBoost.
         """
         X32, _ = as_features(X, expected_names=self.feature_names)
         n = self.num_boosted_rounds()
@@ -146,7 +153,7 @@ class Booster:
         margin = self._margin(X32, begin, end)
         if output_margin:
             return margin if self.num_groups > 1 else margin[:, 0]
-        return objectives.transform(self.objective, margin)
+        return objectives.predict_transform(self.objective, margin)
 
     # ----------------------------------------------------------------- dumps
     def get_dump(self, dump_format: str = "json", with_stats: bool = True) -> list[str]:
@@ -223,7 +230,7 @@ class Booster:
 
     def _view(self, margin: np.ndarray, r: int) -> RoundView:
         X, y, w = self.data.X, self.data.y, self.data.weight
-        grad, hess = objectives.gradients(self.objective, margin, y, w)
+        grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
         prediction = objectives.transform(self.objective, margin)
         if self.num_groups > 1:
             onehot = np.zeros_like(prediction)
@@ -258,22 +265,24 @@ class Booster:
             )
         node_id = int(node_id)
         X = self.data.X
-        margin = self._margin(X, 0, round_idx - 1)
-        grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight)
-        g = np.ascontiguousarray(grad[:, class_idx])
-        h = np.ascontiguousarray(hess[:, class_idx])
+        g, h, active = self.tree_gradients(round_idx, class_idx)
         f = self.forest
         split_made = bool(f.feature[sl.start + node_id] != -1)
+        allowed = self.features_used(round_idx, node_id, class_idx)
         if self._params.tree_method == "exact":
             rows = np.nonzero(rows_in_node(f, X, t, node_id) & (h >= 0))[0]
-            return candidates.split_candidates(X, rows, g, h, self.data.need_forward,
-                                               self._params, self.feature_names,
-                                               split_made and f.left[sl.start + node_id] != -1)
+            table = candidates.split_candidates(X, rows, g, h, self.data.need_forward,
+                                                self._params, self.feature_names,
+                                                split_made and f.left[sl.start + node_id] != -1,
+                                                allowed)
+            return table
         path = [node_id]
         while path[-1] != 0:
             path.append(int(f.parent[sl.start + path[-1]]))
         path.reverse()
         masks = [rows_in_node(f, X, t, n) for n in path]
+        if active is not None:  # rows left out by subsample add (0, 0): count only the rest
+            masks = [m & active for m in masks]
         sides = [f.left[sl.start + a] == b for a, b in pairwise(path)]
         feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
         cuts = self.data.tree_cuts[t]
@@ -283,7 +292,45 @@ class Booster:
             self._params)
         table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._params)
         return candidates.hist_split_candidates(table, counts, cuts, int(masks[-1].sum()), psim,
-                                                self._params, self.feature_names, split_made)
+                                                self._params, self.feature_names, split_made,
+                                                allowed)
+
+    def tree_gradients(self, round_idx: int, class_idx: int = 0):
+        """(g, h, rows) the tree of round ``round_idx`` (1-based) was grown on: the
+        objective's gradients at the previous round's margins, with h = weight for
+        first-order boosting and the rows left out by ``subsample`` zeroed (hist/approx) or
+        marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
+        t = self.tree_index(round_idx, class_idx)
+        margin = self._margin(self.data.X, 0, round_idx - 1)
+        grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight,
+                                          self._params.loss)
+        return tree_gradients(self._params, grad[:, class_idx], hess[:, class_idx],
+                              self.data.weight, t)
+
+    def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
+        """Bool mask of the training rows the tree of round ``round_idx`` was grown on
+        (all True unless ``subsample`` < 1). Recomputed from the seed, not stored."""
+        t = self.tree_index(round_idx, class_idx)
+        n = self.data.X.shape[0]
+        if self._params.subsample >= 1.0:
+            return np.ones(n, dtype=bool)
+        return row_mask(self._params.seed, t, n, self._params.subsample)
+
+    def features_used(self, round_idx: int, node_id: int = 0, class_idx: int = 0
+                      ) -> np.ndarray:
+        """Bool mask over the features node ``node_id`` of that tree could split on (all
+        True unless a ``colsample_*`` < 1)."""
+        t = self.tree_index(round_idx, class_idx)
+        p = self._params
+        sampler = ColumnSampler(p.seed, self.num_features, p.colsample_bytree,
+                                p.colsample_bylevel, p.colsample_bynode)
+        if not sampler.active:
+            return np.ones(self.num_features, dtype=bool)
+        sl = self.forest.node_slice(t)
+        if not 0 <= node_id < sl.stop - sl.start:
+            raise ValueError(f"node_id = {node_id} is not a node of tree {t}.")
+        depth = int(self.forest.depth[sl.start + node_id])
+        return sampler.allowed(t, depth, [node_id])[0]
 
     def _bins(self, tree_idx: int):
         """Bin codes of the training rows under the cuts tree ``tree_idx`` was grown on."""
@@ -310,7 +357,7 @@ class Booster:
     # ----------------------------------------------------------------- losses
     @property
     def metric_name(self) -> str:
-        return objectives.DEFAULT_METRIC[self.objective]
+        return objectives.metric_name(self.objective, self._params.loss)
 
     def loss_history(self) -> pd.DataFrame:
         """Loss (XGBoost's default metric) per round, round 0 (the baseline) first; one column

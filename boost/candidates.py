@@ -24,7 +24,7 @@ _F32_HALF = np.float32(0.5)
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
            "SumHessLeft", "SumGradRight", "SumHessRight", "SimilarityLeft", "SimilarityRight",
-           "SimilarityParent", "Gain", "Valid", "Best"]
+           "SimilarityParent", "Gain", "Valid", "Sampled", "Best"]
 
 
 @njit(cache=True)
@@ -129,8 +129,10 @@ def _mark_best(valid, loss, split_made):
 
 
 def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim, params,
-           split_made, extra=None):
+           split_made, allowed=None, extra=None):
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    # colsample_*: a feature the node did not draw is shown but cannot be chosen.
+    sampled = np.ones(len(feat), dtype=bool) if allowed is None else np.asarray(allowed)[feat]
     sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
     columns = {
         "Feature": [names[f] for f in feat],
@@ -147,7 +149,8 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
         "SimilarityParent": np.full(len(feat), float(psim)),
         "Gain": loss.astype(np.float64),
         "Valid": valid,
-        "Best": _mark_best(valid, loss, split_made),
+        "Sampled": sampled,
+        "Best": _mark_best(valid & sampled, loss, split_made),
     }
     order = list(COLUMNS)
     if extra:
@@ -156,8 +159,8 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
     return pd.DataFrame(columns, columns=order)
 
 
-def hist_split_candidates(table, counts, cuts, n_rows, psim, params, names, split_made: bool
-                          ) -> pd.DataFrame:
+def hist_split_candidates(table, counts, cuts, n_rows, psim, params, names, split_made: bool,
+                          allowed=None) -> pd.DataFrame:
     """DataFrame of every bin candidate of a node (``hist.node_candidates`` rows and the
     node's row count per bin)."""
     feat = table[:, 0].astype(np.int64)
@@ -171,11 +174,11 @@ def hist_split_candidates(table, counts, cuts, n_rows, psim, params, names, spli
         nl[i] = int(counts[a:a + b + 1].sum()) + (n_rows - present if dl else 0)
     return _frame(names, feat, table[:, 9].astype(np.float32), left, nl, n_rows,
                   table[:, 3], table[:, 4], table[:, 5], table[:, 6], loss, table[:, 8] != 0.0,
-                  psim, params, split_made, extra={"Bin": split_bin})
+                  psim, params, split_made, allowed, extra={"Bin": split_bin})
 
 
-def split_candidates(X, rows, g, h, need_forward, params, names, split_made: bool
-                     ) -> pd.DataFrame:
+def split_candidates(X, rows, g, h, need_forward, params, names, split_made: bool,
+                     allowed=None) -> pd.DataFrame:
     """DataFrame of every candidate split of the node whose rows are ``rows``.
 
     ``Best`` marks the candidate the exact search picks (only when the node was split):
@@ -185,4 +188,4 @@ def split_candidates(X, rows, g, h, need_forward, params, names, split_made: boo
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
         X, rows.astype(np.int64), g, h, need_forward, reg_lambda, alpha, mcw, mds)
     return _frame(names, feat, thr, left, nl, len(rows), gl, hl, gr, hr, loss, valid, psim,
-                  params, split_made)
+                  params, split_made, allowed)

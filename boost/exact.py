@@ -38,6 +38,7 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
+from .sampling import level_features
 from .split_math import leaf_weight, similarity, split_loss_change
 
 _F32_HALF = np.float32(0.5)
@@ -244,12 +245,14 @@ _new_scratch_jit = njit(cache=True)(_new_scratch)
 @njit(cache=True, parallel=True, error_model="numpy")
 def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_lambda, alpha,
                mcw, mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
-               default_left, loss_chg, sum_grad, sum_hess, weight, reason):
+               default_left, loss_chg, sum_grad, sum_hess, weight, reason, col_key, bytree,
+               bylevel, bynode, colsample):
     """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
 
     ``position`` (n_samples, int32) is scratch: the node of each row, -1 once its node is a
     leaf (or when its hessian is negative, as XGBoost ignores such rows). ``seg`` is a
-    ``Segments`` workspace (see ``new_segments``).
+    ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
+    the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
     rv_a, rvf_a, rvi_a, gh_a, ghf_a, rv_b, rvf_b, rvi_b, gh_b, ghf_b, side_buf = seg
     n_samples, n_features = X.shape
@@ -308,6 +311,10 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
             nid = level_start + li
             parent_sim[li] = similarity(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw,
                                         mds)
+        allowed = np.ones((n_level, n_features), dtype=np.bool_)
+        if colsample:
+            level_features(col_key, d, np.arange(level_start, level_end), bytree, bylevel,
+                           bynode, allowed)
         # best[f, li] = [loss, threshold, default_left, blocked]
         best = np.zeros((n_features, n_level, 4), dtype=np.float32)
         best[:, :, 3] = _NEG_INF32
@@ -316,7 +323,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
             for li in range(n_level):
                 a = ptr[f, li]
                 b = ptr[f, li + 1]
-                if b <= a:
+                if b <= a or not allowed[li, f]:
                     continue
                 nid = level_start + li
                 for forward in (True, False):

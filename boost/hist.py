@@ -39,6 +39,7 @@ from ._dtypes import (
     RT_EPS,
 )
 from ._prefetch import prefetch
+from .sampling import ColumnSampler
 from .sketch import Cuts
 from .split_math import leaf_weight, similarity, split_loss_change
 
@@ -415,6 +416,16 @@ def _new_node(nid, par, d, G, H, parent, left, right, depth, feature, threshold,
 
 
 @njit(cache=True)
+def _drop_features(best, allowed):
+    """Forget the best splits of the features a node may not use (colsample_*)."""
+    for t in range(allowed.shape[0]):
+        for f in range(allowed.shape[1]):
+            if not allowed[t, f]:
+                best[f, t, _B_LOSS] = -np.inf
+                best[f, t, _B_BLOCKED] = -np.inf
+
+
+@njit(cache=True)
 def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, parent, left,
                  right, depth, feature, threshold, default_left, loss_chg, sum_grad, sum_hess,
                  weight, reason, expand):
@@ -573,9 +584,10 @@ class HistWorkspace:
 
 
 def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf: dict, margin,
-              group: int) -> int:
+              group: int, columns: ColumnSampler | None = None, tree_idx: int = 0) -> int:
     """Grow one tree depth-wise on float32 ``g``/``h``; fill ``buf`` (``_node_buffers``
-    arrays), add the tree's leaf values to ``margin[:, group]`` and return the node count."""
+    arrays), add the tree's leaf values to ``margin[:, group]`` and return the node count.
+    With an active ``columns`` sampler each node searches only its drawn features."""
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
     missing = ws.missing
     ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
@@ -610,6 +622,8 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
     n_nodes = 1
     d = 0
     while True:
+        if columns is not None and columns.active:
+            _drop_features(best, columns.allowed(tree_idx, d, level))
         expand = np.empty((len(level), 4), dtype=np.int64)
         m, n_nodes = _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds,
                                   *nodes, expand)

@@ -1,23 +1,19 @@
 """Objectives: gradients and hessians, the intercept (base_score), link and evaluation metric.
 
-Each objective is XGBoost 3.2's, in XGBoost's float32 arithmetic (shared/XGBOOST_SEMANTICS.md
-§5, §7). Margins have shape ``(n_samples, n_groups)`` with ``n_groups = num_class`` for
-multi-class and 1 otherwise; gradients and hessians have the same shape.
+Each objective XGBoost has is XGBoost 3.2's, in XGBoost's float32 arithmetic
+(shared/XGBOOST_SEMANTICS.md §5, §7). ``binary:exponential`` is BoostScope's own: AdaBoost
+as boosting with the exponential loss (Friedman, Hastie & Tibshirani 2000). Margins have
+shape ``(n_samples, n_groups)`` with ``n_groups = num_class`` for multi-class and 1
+otherwise; gradients and hessians have the same shape.
 
-=================  ======================  =======================================
-objective          g                       h
-=================  ======================  =======================================
-reg:squarederror   m - y                   1
-binary:logistic    p - y, p = sigmoid(m)   max(p(1 - p), 1e-16)
-multi:softprob     p_k - [y = k]           max(2 p_k (1 - p_k), 1e-16)
-=================  ======================  =======================================
-
-A sample weight multiplies both g and h.
+A sample weight multiplies both g and h; so does ``scale_pos_weight`` for rows labelled 1
+in the objectives where XGBoost applies it (``Objective.scale_pos_weight``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
@@ -26,23 +22,93 @@ from ._dtypes import GRAD, WEIGHT
 
 _F32_ONE = np.float32(1.0)
 _F32_TWO = np.float32(2.0)
+_F32_ZERO = np.float32(0.0)
 _F32_EPS16 = np.float32(1e-16)
 _F32_EXP_CAP = np.float32(88.7)
 _F32_RT_EPS = np.float32(1e-6)
 _F32_TINY = np.float32(np.finfo(np.float32).tiny)  # C++ numeric_limits<float>::min()
 
-# XGBoost's ObjInfo::const_hess: approx keeps its first sketch for these.
-CONSTANT_HESSIAN = {
-    "reg:squarederror": True,
-    "binary:logistic": False,
-    "multi:softprob": False,
-}
+# Gradient kernels (``_grad_elementwise``'s ``kind``).
+_SQUARED, _LOGISTIC, _PSEUDOHUBER, _POISSON, _GAMMA, _TWEEDIE, _ABSOLUTE, _EXPONENTIAL = range(8)
+_SOFTMAX = 8
 
-DEFAULT_METRIC = {
-    "reg:squarederror": "rmse",
-    "binary:logistic": "logloss",
-    "multi:softprob": "mlogloss",
-}
+
+@dataclass(frozen=True)
+class Objective:
+    """What the engine and the app need to know about one objective."""
+
+    name: str
+    task: str  # "regression", "binary" or "multiclass"
+    kernel: int
+    link: str  # margin -> prediction: identity, sigmoid, exp, softmax, half_sigmoid
+    metric: str  # XGBoost's default evaluation metric ("tweedie-nloglik" gets "@rho")
+    const_hess: bool  # XGBoost's ObjInfo::const_hess (approx keeps its first sketch)
+    labels: str  # which labels the objective accepts, for messages
+    loss: str  # LaTeX: the loss l(y, m) of one row at margin m
+    grad: str  # LaTeX: g = dl/dm
+    hess: str  # LaTeX: h as XGBoost uses it
+    scale_pos_weight: bool = False  # label-1 rows are weighted by scale_pos_weight
+    adaptive_leaf: bool = False  # hist/approx replace leaf values by a quantile (MAE)
+    xgboost: bool = True  # False: BoostScope's own (no XGBoost oracle)
+
+
+_P = r"p = \sigma(m) = 1/(1 + e^{-m})"
+OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
+    Objective("reg:squarederror", "regression", _SQUARED, "identity", "rmse", True,
+              "any number", r"\tfrac12 (y - m)^2", r"m - y", r"1", scale_pos_weight=True),
+    Objective("reg:pseudohubererror", "regression", _PSEUDOHUBER, "identity", "mphe", False,
+              "any number",
+              r"\delta^2\left(\sqrt{1 + ((m - y)/\delta)^2} - 1\right)",
+              r"\frac{z}{\sqrt{1 + z^2/\delta^2}},\; z = m - y",
+              r"\frac{\delta^2}{(\delta^2 + z^2)\sqrt{1 + z^2/\delta^2}}"),
+    Objective("reg:absoluteerror", "regression", _ABSOLUTE, "identity", "mae", True,
+              "any number", r"|y - m|", r"\operatorname{sign}(m - y)", r"1",
+              adaptive_leaf=True),
+    Objective("count:poisson", "regression", _POISSON, "exp", "poisson-nloglik", False,
+              "counts >= 0", r"e^{m} - y\,m", r"e^{m} - y",
+              r"e^{m + \text{max\_delta\_step}}"),
+    Objective("reg:gamma", "regression", _GAMMA, "exp", "gamma-deviance", False,
+              "positive numbers", r"y\,e^{-m} + m", r"1 - y\,e^{-m}", r"y\,e^{-m}",
+              scale_pos_weight=True),
+    Objective("reg:tweedie", "regression", _TWEEDIE, "exp", "tweedie-nloglik", False,
+              "numbers >= 0",
+              r"-\frac{y\,e^{(1-\rho)m}}{1-\rho} + \frac{e^{(2-\rho)m}}{2-\rho}",
+              r"-y\,e^{(1-\rho)m} + e^{(2-\rho)m}",
+              r"-y(1-\rho)e^{(1-\rho)m} + (2-\rho)e^{(2-\rho)m}"),
+    Objective("binary:logistic", "binary", _LOGISTIC, "sigmoid", "logloss", False,
+              "0/1 (or probabilities)", r"-y\log p - (1-y)\log(1-p),\; " + _P, r"p - y",
+              r"p(1 - p)", scale_pos_weight=True),
+    Objective("binary:logitraw", "binary", _LOGISTIC, "identity", "logloss", False,
+              "0/1 (or probabilities)", r"-y\log p - (1-y)\log(1-p),\; " + _P, r"p - y",
+              r"p(1 - p)", scale_pos_weight=True),
+    Objective("binary:exponential", "binary", _EXPONENTIAL, "half_sigmoid", "exponential",
+              False, "0/1", r"e^{-\tilde y m},\; \tilde y = 2y - 1",
+              r"-\tilde y\,e^{-\tilde y m}", r"e^{-\tilde y m}", scale_pos_weight=True,
+              xgboost=False),
+    Objective("multi:softprob", "multiclass", _SOFTMAX, "softmax", "mlogloss", False,
+              "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
+              r"p_k - [y = k]", r"2\,p_k(1 - p_k)"),
+    Objective("multi:softmax", "multiclass", _SOFTMAX, "softmax", "mlogloss", False,
+              "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
+              r"p_k - [y = k]", r"2\,p_k(1 - p_k)"),
+)}
+
+
+def spec(objective: str) -> Objective:
+    return OBJECTIVES[objective]
+
+
+@dataclass(frozen=True)
+class LossParams:
+    """The objective's own parameters (XGBoost names), float32 as XGBoost stores them."""
+
+    scale_pos_weight: float = 1.0
+    huber_slope: float = 1.0
+    tweedie_variance_power: float = 1.5
+    max_delta_step: float = 0.0  # count:poisson's hessian is e^(m + max_delta_step)
+
+
+_DEFAULT_LOSS = LossParams()
 
 
 @njit(cache=True, inline="always")
@@ -56,27 +122,63 @@ def sigmoid32(x):
 
 
 @njit(cache=True, parallel=True)
-def _grad_squared(margin, y, w, g, h):
+def _grad_elementwise(kind, margin, y, w, use_w, spw, use_spw, slope, rho, mds, g, h):
     for i in prange(y.shape[0]):
-        wi = w[i]
-        g[i, 0] = (margin[i, 0] - y[i]) * wi
-        h[i, 0] = _F32_ONE * wi
+        wi = w[i] if use_w else _F32_ONE
+        m = margin[i, 0]
+        yi = y[i]
+        if use_spw and yi == _F32_ONE:
+            wi = wi * spw
+        if kind == _SQUARED:
+            gi = m - yi
+            hi = _F32_ONE
+        elif kind == _LOGISTIC:
+            p = sigmoid32(m)
+            gi = p - yi
+            hi = p * (_F32_ONE - p)
+            if hi < _F32_EPS16:
+                hi = _F32_EPS16
+        elif kind == _PSEUDOHUBER:
+            z = m - yi
+            scale_sqrt = math.sqrt(_F32_ONE + z * z / (slope * slope))
+            gi = z / scale_sqrt
+            scale = slope * slope + z * z
+            hi = slope * slope / (scale * scale_sqrt)
+        elif kind == _POISSON:
+            gi = math.exp(m) - yi
+            hi = math.exp(m + mds)
+        elif kind == _GAMMA:
+            p = math.exp(m)
+            gi = _F32_ONE - yi / p
+            hi = yi / p
+        elif kind == _TWEEDIE:
+            a = _F32_ONE - rho
+            b = _F32_TWO - rho
+            gi = -yi * math.exp(a * m) + math.exp(b * m)
+            hi = -yi * a * math.exp(a * m) + b * math.exp(b * m)
+        elif kind == _ABSOLUTE:
+            d = m - yi
+            s = _F32_ZERO
+            if d > _F32_ZERO:
+                s = _F32_ONE
+            elif d < _F32_ZERO:
+                s = -_F32_ONE
+            gi = s  # XGBoost: sign * w and w, the same as s * w and 1 * w
+            hi = _F32_ONE
+        else:  # _EXPONENTIAL
+            t = _F32_TWO * yi - _F32_ONE
+            z = -t * m
+            if z > _F32_EXP_CAP:
+                z = _F32_EXP_CAP
+            e = math.exp(z)
+            gi = -t * e
+            hi = e
+        g[i, 0] = gi * wi
+        h[i, 0] = hi * wi
 
 
 @njit(cache=True, parallel=True)
-def _grad_logistic(margin, y, w, g, h):
-    for i in prange(y.shape[0]):
-        wi = w[i]
-        p = sigmoid32(margin[i, 0])
-        g[i, 0] = (p - y[i]) * wi
-        hh = p * (_F32_ONE - p)
-        if hh < _F32_EPS16:
-            hh = _F32_EPS16
-        h[i, 0] = hh * wi
-
-
-@njit(cache=True, parallel=True)
-def _grad_softprob(margin, y, w, g, h):
+def _grad_softprob(margin, y, w, use_w, g, h):
     n_class = margin.shape[1]
     for i in prange(y.shape[0]):
         # XGBoost seeds the max with FLT_MIN (the smallest positive float), not -inf.
@@ -88,7 +190,7 @@ def _grad_softprob(margin, y, w, g, h):
         for k in range(n_class):
             wsum += math.exp(margin[i, k] - wmax)
         wsum32 = np.float32(wsum)
-        wi = w[i]
+        wi = w[i] if use_w else _F32_ONE
         label = y[i]
         for k in range(n_class):
             p = math.exp(margin[i, k] - wmax) / wsum32
@@ -101,23 +203,26 @@ def _grad_softprob(margin, y, w, g, h):
             h[i, k] = hh
 
 
-_GRAD_KERNELS = {
-    "reg:squarederror": _grad_squared,
-    "binary:logistic": _grad_logistic,
-    "multi:softprob": _grad_softprob,
-}
-
-
-def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None):
+def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
+              loss: LossParams = _DEFAULT_LOSS):
     """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins."""
-    n_samples = margin.shape[0]
-    w = np.ones(n_samples, dtype=GRAD) if weight is None else weight
+    o = OBJECTIVES[objective]
+    use_w = weight is not None
+    w = weight if use_w else np.ones(1, dtype=GRAD)
     g = np.empty(margin.shape, dtype=GRAD)
     h = np.empty(margin.shape, dtype=GRAD)
-    _GRAD_KERNELS[objective](margin, y, w, g, h)
+    if o.kernel == _SOFTMAX:
+        _grad_softprob(margin, y, w, use_w, g, h)
+    else:
+        spw = np.float32(loss.scale_pos_weight)
+        _grad_elementwise(o.kernel, margin, y, w, use_w, spw,
+                          o.scale_pos_weight and spw != _F32_ONE,
+                          np.float32(loss.huber_slope), np.float32(loss.tweedie_variance_power),
+                          np.float32(loss.max_delta_step), g, h)
     return g, h
 
 
+# ---------------------------------------------------------------------------- the intercept
 @njit(cache=True)
 def _logit32(p):
     # XGBoost's ProbToMargin for logistic: clamp to [1e-6, 1 - 1e-6], then -logf(1/p - 1).
@@ -126,6 +231,11 @@ def _logit32(p):
     if p > _F32_ONE - _F32_RT_EPS:
         p = _F32_ONE - _F32_RT_EPS
     return -math.log(_F32_ONE / p - _F32_ONE)
+
+
+@njit(cache=True)
+def _log32(x):
+    return math.log(x)
 
 
 def _sample_mean(y: np.ndarray, weight: np.ndarray | None) -> np.float32:
@@ -138,13 +248,68 @@ def _sample_mean(y: np.ndarray, weight: np.ndarray | None) -> np.float32:
     return np.float32(np.cumsum(terms)[-1])
 
 
-def base_score_estimate(objective: str, y, weight, num_class: int) -> np.ndarray:
+def quantile(values: np.ndarray, alpha: float, weight: np.ndarray | None = None) -> np.float32:
+    """XGBoost's ``common::Quantile`` (NIST linear interpolation, float32 values) or, with
+    weights, ``common::WeightedQuantile`` (step function over the float32 weight cdf)."""
+    n = values.shape[0]
+    if n == 0:
+        return np.float32(np.nan)
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    if weight is not None:
+        cdf = np.cumsum(weight[order].astype(np.float32), dtype=np.float32)
+        thresh = np.float32(float(cdf[-1]) * alpha)
+        idx = min(int(np.searchsorted(cdf, thresh, side="left")), n - 1)
+        return np.float32(v[idx])
+    nf = float(n)
+    if alpha <= 1.0 / (nf + 1.0):
+        return np.float32(v[0])
+    if alpha >= nf / (nf + 1.0):
+        return np.float32(v[-1])
+    x = alpha * (nf + 1.0)
+    k = math.floor(x) - 1.0
+    d = (x - 1.0) - k
+    v0, v1 = v[int(k)], v[int(k) + 1]
+    return np.float32(float(v0) + d * float(np.float32(v1 - v0)))
+
+
+def _fit_stump(objective: str, y, weight, loss: LossParams) -> np.float32:
+    """XGBoost's FitIntercept: one Newton step from margin 0, -sum g / max(sum h, 1e-6) in
+    double (summed row by row), then the objective's prediction transform."""
+    g, h = gradients(objective, np.zeros((y.shape[0], 1), dtype=np.float32), y, weight, loss)
+    sum_g = float(np.cumsum(g[:, 0].astype(np.float64))[-1])
+    sum_h = float(np.cumsum(h[:, 0].astype(np.float64))[-1])
+    step = np.float32(-sum_g / max(sum_h, 1e-6))
+    return transform(objective, np.array([[step]], dtype=np.float32))[0]
+
+
+def base_score_estimate(objective: str, y, weight, num_class: int,
+                        loss: LossParams = _DEFAULT_LOSS) -> np.ndarray:
     """The intercept XGBoost 3.2 estimates when ``base_score`` is not set, in response space
     (probabilities for logistic; for multi-class the per-class log-frequency margins).
     Shape ``(n_groups,)``, float32."""
-    if objective in ("reg:squarederror", "binary:logistic"):
+    o = OBJECTIVES[objective]
+    if o.task == "multiclass":
+        return _class_log_frequencies(y, weight, num_class)
+    if objective == "reg:absoluteerror":
+        # The (weighted) median, then XGBoost's "weighted average": * sum_w / sum_w in float.
+        sum_w = float(y.shape[0]) if weight is None else float(
+            np.cumsum(weight.astype(np.float64))[-1])
+        q = quantile(y, 0.5, weight)
+        return np.array([np.float32(float(np.float32(float(q) * sum_w)) / sum_w)],
+                        dtype=np.float32)
+    if objective == "binary:exponential":
+        # The optimal constant of the exponential loss, 0.5 logit(weighted mean of y),
+        # stored as that mean (the link is p = sigmoid(2m)).
         return np.array([_sample_mean(y, weight)], dtype=np.float32)
-    # multi:softprob: class frequencies p_k, then log(p_k + 1e-6) - mean_k log(...).
+    spw_newton = o.scale_pos_weight and abs(np.float32(loss.scale_pos_weight) - 1.0) > 1e-6
+    if objective == "reg:pseudohubererror" or spw_newton:
+        return np.array([_fit_stump(objective, y, weight, loss)], dtype=np.float32)
+    return np.array([_sample_mean(y, weight)], dtype=np.float32)
+
+
+def _class_log_frequencies(y, weight, num_class):
+    # Class frequencies p_k, then log(p_k + 1e-6) - mean_k log(...).
     bins = np.zeros(num_class, dtype=np.float32)
     labels = y.astype(np.int64)
     w = np.ones(y.shape[0], dtype=np.float32) if weight is None else weight
@@ -160,29 +325,72 @@ def base_score_estimate(objective: str, y, weight, num_class: int) -> np.ndarray
     return (logs - mean).astype(np.float32)
 
 
+def check_base_score(objective: str, base_score: float) -> None:
+    """Raise ValueError when a user-set base_score is outside the objective's response."""
+    link = OBJECTIVES[objective].link
+    if link in ("sigmoid", "half_sigmoid") and not 0.0 < base_score < 1.0:
+        raise ValueError(
+            f"Parameter 'base_score' = {base_score!r} is out of range: {objective} needs a "
+            "probability strictly between 0 and 1 (0.5 means margin 0)."
+        )
+    if link == "exp" and not base_score > 0.0:
+        raise ValueError(
+            f"Parameter 'base_score' = {base_score!r} is out of range: {objective} predicts "
+            "a positive mean (margin = log(base_score)), so base_score must be > 0."
+        )
+
+
 def base_margin(objective: str, base_score, num_class: int) -> np.ndarray:
     """Margin of the intercept, shape ``(n_groups,)`` float32 (link function applied)."""
-    groups = num_class if objective == "multi:softprob" else 1
+    o = OBJECTIVES[objective]
+    groups = num_class if o.task == "multiclass" else 1
     score = np.broadcast_to(np.asarray(base_score, dtype=np.float32), (groups,))
-    if objective == "binary:logistic":
+    if o.link == "sigmoid":
         return np.array([_logit32(np.float32(score[0]))], dtype=WEIGHT)
+    if o.link == "half_sigmoid":
+        return np.array([np.float32(0.5) * _logit32(np.float32(score[0]))], dtype=WEIGHT)
+    if o.link == "exp":
+        return np.array([_log32(np.float32(score[0]))], dtype=WEIGHT)
     return np.array(score, dtype=WEIGHT)
 
 
+# ---------------------------------------------------------------------------- predictions
 def transform(objective: str, margin: np.ndarray) -> np.ndarray:
-    """Predictions from margins: identity, sigmoid, or softmax over classes (float32)."""
-    if objective == "reg:squarederror":
+    """Predictions in response space (float32): identity, sigmoid, exp, or class
+    probabilities (softmax) for both multi-class objectives."""
+    link = OBJECTIVES[objective].link
+    if link == "identity":
         return margin[:, 0].copy()
-    if objective == "binary:logistic":
-        return _sigmoid_array(margin[:, 0])
+    if link == "sigmoid":
+        return _sigmoid_array(margin[:, 0], _F32_ONE)
+    if link == "half_sigmoid":
+        return _sigmoid_array(margin[:, 0], _F32_TWO)
+    if link == "exp":
+        return _exp_array(margin[:, 0])
     return _softmax_rows(margin)
 
 
+def predict_transform(objective: str, margin: np.ndarray) -> np.ndarray:
+    """What XGBoost's ``predict`` returns: ``transform`` except for ``multi:softmax``,
+    which returns the class with the largest margin (the first on ties) as float32."""
+    if objective == "multi:softmax":
+        return np.argmax(margin, axis=1).astype(np.float32)
+    return transform(objective, margin)
+
+
 @njit(cache=True, parallel=True)
-def _sigmoid_array(m):
+def _sigmoid_array(m, scale):
     out = np.empty(m.shape[0], dtype=np.float32)
     for i in prange(m.shape[0]):
-        out[i] = sigmoid32(m[i])
+        out[i] = sigmoid32(scale * m[i])
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _exp_array(m):
+    out = np.empty(m.shape[0], dtype=np.float32)
+    for i in prange(m.shape[0]):
+        out[i] = math.exp(m[i])
     return out
 
 
@@ -204,13 +412,20 @@ def _softmax_rows(margin):
     return out
 
 
+# ---------------------------------------------------------------------------- metrics
 _METRIC_CHUNK = 4096
+_M_RMSE, _M_LOGLOSS, _M_MLOGLOSS, _M_MAE, _M_MPHE, _M_POISSON, _M_GAMMA_DEV, _M_TWEEDIE, \
+    _M_EXP = range(9)
+_METRIC_KIND = {"rmse": _M_RMSE, "logloss": _M_LOGLOSS, "mlogloss": _M_MLOGLOSS, "mae": _M_MAE,
+                "mphe": _M_MPHE, "poisson-nloglik": _M_POISSON,
+                "gamma-deviance": _M_GAMMA_DEV, "tweedie-nloglik": _M_TWEEDIE,
+                "exponential": _M_EXP}
 
 
 @njit(cache=True, parallel=True)
-def _metric_sums(kind, pred, y, w, use_w):
+def _metric_sums(kind, pred, margin, y, w, use_w, slope, rho):
     """(sum of w * loss_i, sum of w) in float64, summed in fixed chunks so the result does not
-    depend on the thread count. kind 0 = squared error, 1 = logloss, 2 = mlogloss."""
+    depend on the thread count. Row losses follow XGBoost's metric definitions."""
     n = y.shape[0]
     n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
     part = np.zeros((n_chunks, 2))
@@ -223,19 +438,38 @@ def _metric_sums(kind, pred, y, w, use_w):
         for i in range(a, b):
             wi = np.float64(w[i]) if use_w else 1.0
             yi = np.float64(y[i])
-            if kind == 0:
-                d = np.float64(pred[i, 0]) - yi
+            p = np.float64(pred[i, 0])
+            if kind == _M_RMSE:
+                d = p - yi
                 loss = d * d
-            elif kind == 1:
-                p = min(max(np.float64(pred[i, 0]), eps), 1.0 - eps)
-                if yi == 1.0:  # the other term is 0 * finite = 0
-                    loss = -math.log(p)
-                elif yi == 0.0:
-                    loss = -math.log(1.0 - p)
-                else:
-                    loss = -(yi * math.log(p) + (1.0 - yi) * math.log(1.0 - p))
-            else:
+            elif kind == _M_LOGLOSS:
+                # x log y with x = 0 giving 0 (XGBoost's xlogy): the raw margin of logitraw
+                # may leave [0, 1], then the log's argument is floored at 1e-16.
+                loss = 0.0
+                if yi != 0.0:
+                    loss -= yi * math.log(max(p, eps))
+                if 1.0 - yi != 0.0:
+                    loss -= (1.0 - yi) * math.log(max(1.0 - p, eps))
+            elif kind == _M_MLOGLOSS:
                 loss = -math.log(max(np.float64(pred[i, np.int64(yi)]), eps))
+            elif kind == _M_MAE:
+                loss = abs(yi - p)
+            elif kind == _M_MPHE:
+                r = (yi - p) / slope
+                loss = slope * slope * (math.sqrt(1.0 + r * r) - 1.0)
+            elif kind == _M_POISSON:
+                py = max(p, eps)
+                loss = math.lgamma(yi + 1.0) + py - math.log(py) * yi
+            elif kind == _M_GAMMA_DEV:
+                pp = p + 1e-6
+                yy = yi + 1e-6
+                loss = math.log(pp / yy) + yy / pp - 1.0
+            elif kind == _M_TWEEDIE:
+                lp = math.log(p)
+                loss = (-yi * math.exp((1.0 - rho) * lp) / (1.0 - rho)
+                        + math.exp((2.0 - rho) * lp) / (2.0 - rho))
+            else:  # exponential: e^(-(2y-1) m)
+                loss = math.exp(-(2.0 * yi - 1.0) * np.float64(margin[i, 0]))
             s_loss += wi * loss
             s_w += wi
         part[c, 0] = s_loss
@@ -248,17 +482,30 @@ def _metric_sums(kind, pred, y, w, use_w):
     return total, total_w
 
 
-_METRIC_KIND = {"reg:squarederror": 0, "binary:logistic": 1, "multi:softprob": 2}
+def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
+    """XGBoost's default evaluation metric for the objective, as it names it."""
+    name = OBJECTIVES[objective].metric
+    if name == "tweedie-nloglik":
+        return f"{name}@{float(np.float32(loss.tweedie_variance_power)):g}"
+    return name
 
 
-def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
-    """XGBoost's default evaluation metric for the objective (rmse, logloss, mlogloss)."""
+def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
+           loss: LossParams = _DEFAULT_LOSS) -> float:
+    """The objective's default evaluation metric (weighted mean of the row losses; root of
+    it for rmse, twice it for gamma-deviance), as XGBoost computes it."""
+    o = OBJECTIVES[objective]
     pred = transform(objective, margin)
     if pred.ndim == 1:
         pred = pred[:, None]
     use_w = weight is not None
     w = weight if use_w else np.ones(1, dtype=np.float32)
-    total, total_w = _metric_sums(_METRIC_KIND[objective], pred, y, w, use_w)
-    if objective == "reg:squarederror":
+    kind = _METRIC_KIND[o.metric]
+    total, total_w = _metric_sums(kind, pred, margin, y, w, use_w,
+                                  float(np.float32(loss.huber_slope)),
+                                  float(np.float32(loss.tweedie_variance_power)))
+    if kind == _M_RMSE:
         return float(math.sqrt(total / total_w))
+    if kind == _M_GAMMA_DEV:
+        return float(2.0 * total / total_w)
     return float(total / total_w)

@@ -11,8 +11,16 @@ import numbers
 from dataclasses import asdict, dataclass
 
 from ._dtypes import PARAM
+from .objectives import OBJECTIVES as _OBJECTIVE_SPECS
+from .objectives import LossParams, check_base_score
 
-OBJECTIVES = ("reg:squarederror", "binary:logistic", "multi:softprob")
+OBJECTIVES = tuple(_OBJECTIVE_SPECS)
+# How a tree is fit to the gradients: "newton" (XGBoost: second-order, leaf -G/(H+lambda)) or
+# "first_order" (Friedman 2001: least squares on -g, then each leaf's value minimises the
+# true loss over its rows).
+BOOSTING = ("newton", "first_order")
+# count:poisson's max_delta_step when the user does not set one (XGBoost's learner).
+POISSON_MAX_DELTA_STEP = 0.7
 # "auto" is XGBoost's default and means hist, as in XGBoost 3.2.
 TREE_METHODS = ("hist", "exact", "approx", "auto")
 
@@ -45,11 +53,34 @@ class Params:
     nthread: int = 0
     seed: int = 0
     verbosity: int = 1
+    scale_pos_weight: float = 1.0
+    huber_slope: float = 1.0
+    tweedie_variance_power: float = 1.5
+    subsample: float = 1.0
+    colsample_bytree: float = 1.0
+    colsample_bylevel: float = 1.0
+    colsample_bynode: float = 1.0
+    boosting: str = "newton"
+
+    @property
+    def multiclass(self) -> bool:
+        return _OBJECTIVE_SPECS[self.objective].task == "multiclass"
 
     @property
     def num_output_group(self) -> int:
         """Trees per round: num_class for multi-class, else 1."""
-        return self.num_class if self.objective == "multi:softprob" else 1
+        return self.num_class if self.multiclass else 1
+
+    @property
+    def loss(self) -> LossParams:
+        return LossParams(self.scale_pos_weight, self.huber_slope, self.tweedie_variance_power,
+                          self.max_delta_step)
+
+    @property
+    def sampled(self) -> bool:
+        """Rows or columns are subsampled (the trace then records which)."""
+        return min(self.subsample, self.colsample_bytree, self.colsample_bylevel,
+                   self.colsample_bynode) < 1.0
 
     def as_float32(self):
         """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32 scalars."""
@@ -71,7 +102,7 @@ class Params:
         d["lambda"] = d.pop("reg_lambda")
         if d["base_score"] is None:
             del d["base_score"]
-        if self.objective != "multi:softprob":
+        if not self.multiclass:
             del d["num_class"]
         return d
 
@@ -121,7 +152,8 @@ def parse_params(params: dict | None) -> Params:
     known = {
         "objective", "eta", "lambda", "alpha", "gamma", "max_depth", "min_child_weight",
         "max_delta_step", "base_score", "tree_method", "max_bin", "num_class", "nthread",
-        "seed", "verbosity",
+        "seed", "verbosity", "scale_pos_weight", "huber_slope", "tweedie_variance_power",
+        "subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode", "boosting",
     }
     if "sketch_eps" in canon:
         raise ValueError(
@@ -170,6 +202,47 @@ def parse_params(params: dict | None) -> Params:
             if float(PARAM(value)) == math.inf:
                 raise ValueError(f"Parameter '{name}' = {value!r} overflows float32.")
             out[field] = value
+    if objective == "count:poisson" and "max_delta_step" not in canon:
+        out["max_delta_step"] = POISSON_MAX_DELTA_STEP
+
+    for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
+        if name in canon:
+            value = _number(name, canon[name])
+            if not 0.0 < value <= 1.0:
+                raise ValueError(
+                    f"Parameter '{name}' = {canon[name]!r} is out of range: it is the fraction "
+                    f"of {'rows' if name == 'subsample' else 'columns'} sampled, so it must "
+                    "be in (0, 1] (1 uses all)."
+                )
+            out[name] = value
+    for name, what in (("scale_pos_weight", "the weight of the rows labelled 1"),
+                       ("huber_slope", "the pseudo-Huber delta: errors beyond it count "
+                                       "linearly")):
+        if name in canon:
+            value = _number(name, canon[name])
+            if not value > 0.0:
+                raise ValueError(
+                    f"Parameter '{name}' = {canon[name]!r} is out of range: it is {what}, so "
+                    "it must be > 0."
+                )
+            out[name] = value
+    if "tweedie_variance_power" in canon:
+        value = _number("tweedie_variance_power", canon["tweedie_variance_power"])
+        if not 1.0 < value < 2.0:
+            raise ValueError(
+                f"Parameter 'tweedie_variance_power' = {value!r} is out of range: it must be "
+                "strictly between 1 (Poisson) and 2 (gamma); 1.5 is the default."
+            )
+        out["tweedie_variance_power"] = value
+    if "boosting" in canon:
+        if canon["boosting"] not in BOOSTING:
+            raise ValueError(
+                f"Parameter 'boosting' = {canon['boosting']!r} is not supported; use 'newton' "
+                "(XGBoost: leaves from gradients and hessians) or 'first_order' (Friedman's "
+                "gradient boosting: least squares on the negative gradients, then each leaf "
+                "minimises the loss)."
+            )
+        out["boosting"] = canon["boosting"]
 
     if "max_depth" in canon:
         out["max_depth"] = _integer("max_depth", canon["max_depth"])
@@ -180,26 +253,22 @@ def parse_params(params: dict | None) -> Params:
             )
 
     num_class = canon.get("num_class")
-    if objective == "multi:softprob":
+    if _OBJECTIVE_SPECS[objective].task == "multiclass":
         if num_class is None:
             raise ValueError(
-                "Objective 'multi:softprob' needs 'num_class' (the number of classes, >= 2)."
+                f"Objective '{objective}' needs 'num_class' (the number of classes, >= 2)."
             )
         out["num_class"] = _integer("num_class", num_class)
-        _at_least("num_class", out["num_class"], 2, "multi:softprob needs at least 2 classes")
+        _at_least("num_class", out["num_class"], 2, f"{objective} needs at least 2 classes")
     elif num_class not in (None, 1):
         raise ValueError(
-            f"Parameter 'num_class' = {num_class!r} only applies to objective "
-            "'multi:softprob'; remove it or change the objective."
+            f"Parameter 'num_class' = {num_class!r} only applies to the multi-class objectives "
+            "'multi:softprob' and 'multi:softmax'; remove it or change the objective."
         )
 
     if "base_score" in canon:
         base_score = _number("base_score", canon["base_score"])
-        if objective == "binary:logistic" and not 0.0 < base_score < 1.0:
-            raise ValueError(
-                f"Parameter 'base_score' = {base_score!r} is out of range: binary:logistic "
-                "needs a probability strictly between 0 and 1 (0.5 means margin 0)."
-            )
+        check_base_score(objective, base_score)
         out["base_score"] = base_score
 
     if "nthread" in canon:

@@ -29,9 +29,12 @@ from .booster import Booster, TrainingData
 from .data import as_features, as_labels, as_weights, check_training_rows
 from .exact import SortedColumns, grow_exact, new_segments, prune
 from .hist import HistWorkspace, bin_matrix, grow_hist
+from .leaves import line_search_leaves, quantile_leaves
 from .params import parse_params
+from .sampling import ColumnSampler, tree_key
 from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
-from .tree import ForestBuilder, add_tree_outputs, initial_margin
+from .targets import tree_gradients
+from .tree import ForestBuilder, add_tree_outputs, initial_margin, leaf_of_nodes
 
 
 @contextmanager
@@ -69,7 +72,7 @@ def _finish(buf, n_nodes, eta):
     return nodes
 
 
-def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf):
+def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf, tree_idx=0):
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
     ``position``, ``segments`` (``exact.new_segments``) and ``buf`` (``_node_buffers``) are
@@ -81,6 +84,9 @@ def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf):
         reg_lambda, alpha, mcw, mds, p.max_depth, position, segments, buf["parent"], buf["left"],
         buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
         buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
+        tree_key(p.seed, tree_idx), float(p.colsample_bytree), float(p.colsample_bylevel),
+        float(p.colsample_bynode), min(p.colsample_bytree, p.colsample_bylevel,
+                                       p.colsample_bynode) < 1.0,
     )
     nodes = _finish(buf, n_nodes, eta)
     nodes["is_leaf"] = np.empty(n_nodes, dtype=np.bool_)
@@ -102,8 +108,10 @@ class _HistGrower:
         self.tree_cuts = []  # the cuts each tree was grown on
         if p.tree_method == "hist":
             self._set_cuts(hist_cuts(X, w, p.max_bin))
-        self.regen = p.tree_method == "approx" and not objectives.CONSTANT_HESSIAN[p.objective]
+        self.regen = p.tree_method == "approx" and not objectives.spec(p.objective).const_hess
         self.columns = std_sorted_columns(X) if self.regen else None
+        self.sampler = ColumnSampler(p.seed, X.shape[1], p.colsample_bytree,
+                                     p.colsample_bylevel, p.colsample_bynode)
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
@@ -113,7 +121,7 @@ class _HistGrower:
         else:
             self.ws.set_bins(bins, missing)
 
-    def grow(self, g, h, buf, margin, group):
+    def grow(self, g, h, buf, margin, group, tree_idx):
         """Grow one tree and add its leaf values to ``margin[:, group]``."""
         if self.p.tree_method == "approx" and (self.regen or self.cuts is None):
             weights = h if self.w is None else (h * self.w).astype(np.float32)
@@ -122,7 +130,7 @@ class _HistGrower:
             else:
                 self._set_cuts(hist_cuts(self.X, weights, self.p.max_bin))
         n_nodes = grow_hist(self.cuts, self.root_from_bins, g, h, self.p, self.ws, buf, margin,
-                            group)
+                            group, self.sampler, tree_idx)
         nodes = _finish(buf, n_nodes, PARAM(self.p.eta))
         nodes["is_leaf"] = nodes["left"] == -1
         nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
@@ -167,10 +175,67 @@ def _check_evals(evals, names, p):
     return checked
 
 
-def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None
-          ) -> Booster:
+def _check_early_stopping(early_stopping_rounds, eval_sets):
+    if early_stopping_rounds is None:
+        return None
+    if isinstance(early_stopping_rounds, bool) or not isinstance(early_stopping_rounds,
+                                                                  numbers.Integral):
+        raise ValueError(
+            f"early_stopping_rounds = {early_stopping_rounds!r} must be a whole number of "
+            "rounds (or None to train every round)."
+        )
+    if early_stopping_rounds < 1:
+        raise ValueError(f"early_stopping_rounds = {early_stopping_rounds} must be >= 1.")
+    if not eval_sets:
+        raise ValueError(
+            "early_stopping_rounds needs at least one evaluation set: pass evals=[(X_valid, "
+            "y_valid, 'valid')]; training stops when the last set's loss has not improved "
+            "for that many rounds."
+        )
+    return int(early_stopping_rounds)
+
+
+class _EarlyStopping:
+    """XGBoost's EarlyStopping callback: the best round of the last evaluation set's
+    metric (all our metrics are minimised; strictly smaller is better), and the stop once
+    ``rounds`` rounds in a row did not improve it."""
+
+    def __init__(self, rounds: int):
+        self.rounds = rounds
+        self.best_iteration = None  # 0-based, as XGBoost's
+        self.best_score = None
+        self.since = 0
+
+    def update(self, epoch: int, score: float) -> bool:
+        """Record round ``epoch`` (0-based); True when training should stop."""
+        if self.best_score is None or self.best_score - score > 0:
+            self.best_score, self.best_iteration, self.since = score, epoch, 0
+        else:
+            self.since += 1
+        return self.since >= self.rounds
+
+
+def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exact):
+    """Leaf values from the loss (first-order boosting, or XGBoost's adaptive MAE leaves);
+    the margins of hist/approx, already advanced by the grower, are recomputed."""
+    first_order = p.boosting == "first_order"
+    if not first_order and (exact or not objectives.spec(p.objective).adaptive_leaf):
+        return
+    leaf = leaf_of_nodes(nodes, X32)
+    eta32 = PARAM(p.eta)
+    if first_order:
+        line_search_leaves(p.objective, p.loss, nodes, leaf, round_margin, k, y32, w32, active,
+                           eta32, float(PARAM(p.max_delta_step)))
+    else:
+        quantile_leaves(nodes, leaf, round_margin[:, k], y32, w32, active, eta32)
+    if not exact:
+        margin[:, k] = round_margin[:, k] + nodes["value"][leaf]
+
+
+def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None,
+          early_stopping_rounds: int | None = None) -> Booster:
     """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``exact``, ``hist`` or
-    ``approx``).
+    ``approx``), or with first-order (Friedman) trees when ``boosting="first_order"``.
 
     Parameters
     ----------
@@ -184,6 +249,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     evals : sequence of (X, y, name)
         Sets whose loss is recorded after every round.
     sample_weight : array-like of shape (n_samples,), optional
+    early_stopping_rounds : int, optional
+        As XGBoost: stop when the last evaluation set's loss has not improved for this many
+        rounds; ``Booster.best_iteration`` / ``best_score`` say where it was best (the trees
+        after it are kept, as XGBoost keeps them).
 
     Returns
     -------
@@ -202,25 +271,37 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     y32 = as_labels(y, n_samples, p.objective, p.num_class)
     w32 = as_weights(sample_weight, n_samples)
     eval_sets = _check_evals(evals, names, p)
+    stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
+    stopper = None if stopping_rounds is None else _EarlyStopping(stopping_rounds)
 
     if p.base_score is None:
-        base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class)
+        base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class, p.loss)
     else:
-        base_score = np.full(p.num_output_group if p.objective == "multi:softprob" else 1,
-                             p.base_score, dtype=np.float32)
+        base_score = np.full(p.num_output_group, p.base_score, dtype=np.float32)
     base_margin = objectives.base_margin(p.objective, base_score, p.num_class)
     n_groups = p.num_output_group
+    if not np.all(np.isfinite(base_margin)):
+        raise ValueError(
+            f"The intercept of {p.objective} is not finite (base_score {base_score.tolist()}): "
+            "the labels' mean is 0, and its log is -inf. Set base_score to a small positive "
+            "number, or check the target column."
+        )
+
+    def loss_of(m, y_, w_):
+        return objectives.metric(p.objective, m, y_, w_, p.loss)
 
     margin = initial_margin(n_samples, base_margin)
     eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _ in eval_sets]
-    history = {"train": [objectives.metric(p.objective, margin, y32, w32)]}
+    history = {"train": [loss_of(margin, y32, w32)]}
     for (name, _, y_e), m in zip(eval_sets, eval_margins, strict=True):
-        history[name] = [objectives.metric(p.objective, m, y_e, None)]
+        history[name] = [loss_of(m, y_e, None)]
 
     builder = ForestBuilder()
     every = _checkpoint_every(num_boost_round, n_samples, n_groups)
     checkpoints = {}
     exact = p.tree_method == "exact"
+    refit = p.boosting == "first_order" or (objectives.spec(p.objective).adaptive_leaf
+                                            and not exact)
     with _threads(p.nthread):
         if exact:
             columns = SortedColumns(X32)
@@ -230,27 +311,33 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             grower = _HistGrower(X32, w32, p)
         buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
         for _ in range(num_boost_round):
-            g, h = objectives.gradients(p.objective, margin, y32, w32)
+            g, h = objectives.gradients(p.objective, margin, y32, w32, p.loss)
+            round_margin = margin.copy() if refit else None
             first_tree = len(builder)
             for k in range(n_groups):
-                gk = np.ascontiguousarray(g[:, k])
-                hk = np.ascontiguousarray(h[:, k])
+                t = first_tree + k
+                gk, hk, active = tree_gradients(p, g[:, k], h[:, k], w32, t)
                 if exact:
-                    nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf)
+                    nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf, t)
                 else:
-                    nodes = grower.grow(gk, hk, buf, margin, k)
+                    nodes = grower.grow(gk, hk, buf, margin, k, t)
+                if refit:
+                    _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active,
+                                  exact)
                 builder.add(k, nodes)
             new_trees = builder.build(first_tree)
             if exact:
                 add_tree_outputs(new_trees, X32, margin, 0, n_groups)
-            history["train"].append(objectives.metric(p.objective, margin, y32, w32))
+            history["train"].append(loss_of(margin, y32, w32))
             done = len(history["train"]) - 1
             if done % every == 0 and done < num_boost_round:
                 checkpoints[done] = margin.copy()
                 checkpoints[done].flags.writeable = False
             for (name, X_e, y_e), m in zip(eval_sets, eval_margins, strict=True):
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
-                history[name].append(objectives.metric(p.objective, m, y_e, None))
+                history[name].append(loss_of(m, y_e, None))
+            if stopper is not None and stopper.update(done - 1, history[eval_sets[-1][0]][-1]):
+                break
     forest = builder.build()
     data = TrainingData(X=X32, y=y32, weight=w32,
                         need_forward=columns.need_forward if exact else None,
@@ -262,4 +349,6 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     return Booster(params=p, feature_names=names, base_score=base_score,
                    base_margin=base_margin, forest=forest, data=data,
                    history={k: np.array(v) for k, v in history.items()},
-                   eval_names=[name for name, _, _ in eval_sets])
+                   eval_names=[name for name, _, _ in eval_sets],
+                   best_iteration=None if stopper is None else stopper.best_iteration,
+                   best_score=None if stopper is None else stopper.best_score)

@@ -206,3 +206,12 @@ def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int) -> 
 def initial_margin(n_samples: int, base_margin: np.ndarray) -> np.ndarray:
     """``(n_samples, n_groups)`` float32 margins filled with the intercept."""
     return np.tile(base_margin.astype(WEIGHT), (n_samples, 1))
+
+
+def leaf_of_nodes(nodes: dict, X: np.ndarray) -> np.ndarray:
+    """``leaf_of_rows`` for one tree still held as node arrays (while training)."""
+    out = np.empty(X.shape[0], dtype=np.int32)
+    ptr = np.array([0, len(nodes["left"])], dtype=np.int64)
+    _leaves(X, ptr, np.zeros(1, dtype=np.int32), nodes["left"], nodes["right"], nodes["feature"],
+            nodes["threshold"], nodes["default_left"], nodes["is_leaf"], nodes["value"], 0, out)
+    return out
