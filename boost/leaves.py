@@ -100,7 +100,10 @@ def line_search_value(objective: str, loss: objectives.LossParams, margin_rows, 
         n_class = margin_rows.shape[1]
         return 0.0 if den <= 0.0 else (n_class - 1) / n_class * float(np.sum(w64 * r)) / den
     if objective == "reg:squarederror":
-        return float(np.sum(w64 * (y64 - m)) / np.sum(w64))
+        # The weighted mean residual, summed as XGBoost sums -G/H: float32 g = (m - y) w
+        # added row by row in double (so with lambda = 0 it is XGBoost's leaf to the bit).
+        g = ((margin_rows[:, k] - y) * w).astype(np.float64)
+        return -float(np.cumsum(g)[-1]) / float(np.cumsum(w64)[-1])
     if objective == "reg:absoluteerror":
         return float(objectives.quantile((y - margin_rows[:, k]).astype(np.float32), 0.5,
                                          None if np.all(w == 1) else w))

@@ -44,4 +44,13 @@ def warmup() -> float:
             bst.predict(data, output_margin=True)
             bst.tree_outputs(data)
             bst.decision_path(data[0], 1)
+    # The other objectives share the kernels above; sampling and first-order trees add the
+    # row/column draws and the leaf line search.
+    counts = np.arange(64) % 4
+    for method in ("exact", "hist"):
+        bst = train({"objective": "count:poisson", "tree_method": method, "max_depth": 3,
+                     "subsample": 0.8, "colsample_bynode": 0.7, "boosting": "first_order"},
+                    X, counts, 2, evals=[(X, counts, "valid")], early_stopping_rounds=1)
+        bst.split_candidates(1, 0)
+        bst.round_views(1)
     return time.perf_counter() - start
