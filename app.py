@@ -16,12 +16,12 @@ import streamlit as st
 import boost
 from ui import dataset, urlstate
 from ui.samples import BY_KEY, SAMPLES
-from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
+from viz.arithmetic import objective_latex, steps_latex, steps_table, worked_arithmetic
 from viz.candidates import make_candidates_figure, top_candidates
 from viz.fit import make_fit_figure
 from viz.importance import make_importance_figure
 from viz.learning_rate import make_learning_rate_figure, make_learning_rate_fit_figure
-from viz.loss import make_loss_figure
+from viz.loss import make_loss_comparison_figure, make_loss_figure
 from viz.residuals import make_residual_figure, make_waterfall_figure
 from viz.tree import make_tree_figure, selected_node
 
@@ -48,13 +48,34 @@ HELP = {
                         "logistic).",
     "alpha": "L1 regularisation α: G is soft-thresholded, T_α(G) = sign(G)·max(|G| − α, 0), "
              "in w = −T_α(G)/(H + λ) and similarity = T_α(G)²/(H + λ).",
-    "max_delta_step": "Caps |w| (before η); 0 means no cap.",
+    "max_delta_step": "Caps |w| (before η); 0 means no cap (count:poisson then uses "
+                      "XGBoost's 0.7, in its hessian and as the cap).",
     "base_score": "The starting prediction (round 0). Empty: estimated from the data as "
                   "XGBoost 3.2 does (mean of y; class frequencies for classification).",
     "rounds": "Number of boosting rounds (trees per class).",
-    "task": "What the target is: inferred from the column, or chosen here. Objective: "
-            "regression → reg:squarederror, binary → binary:logistic, multi-class → "
-            "multi:softprob.",
+    "task": "What the target is: inferred from the column, or chosen here. It decides "
+            "which objectives (losses) fit.",
+    "objective": "The loss the trees descend. Its gradient g and hessian h are what every "
+                 "tree fits (the formulas are under 'Objective' above the charts).",
+    "boosting": "Newton (XGBoost): splits scored by G²/(H + λ) with the hessian, leaf "
+                "w = −G/(H + λ). First-order (Friedman 2001): the tree is a least-squares fit "
+                "to −g (h ≡ 1), then each leaf gets the value that minimises the loss over "
+                "its rows. The 'Newton vs first-order' view trains both.",
+    "subsample": "Fraction of rows each tree is grown on (a fresh random draw per tree; "
+                 "the left-out rows are drawn hollow in the residual view).",
+    "colsample_bytree": "Fraction of the features each tree may use.",
+    "colsample_bylevel": "Fraction of the tree's features each depth may use.",
+    "colsample_bynode": "Fraction of the depth's features each node may use.",
+    "seed": "Random seed of the row and column draws: the same seed gives the same model.",
+    "early_stopping_rounds": "Stop when the validation loss has not improved for this many "
+                             "rounds (0 = train every round). The best round is marked on "
+                             "the loss curves.",
+    "scale_pos_weight": "Weight of the rows labelled 1 (e.g. negatives / positives for "
+                        "imbalanced classes).",
+    "huber_slope": "δ of the pseudo-Huber loss: errors well below δ count quadratically, "
+                   "well above it linearly.",
+    "tweedie_variance_power": "ρ of the Tweedie loss, between 1 (Poisson-like) and 2 "
+                              "(gamma-like).",
 }
 
 
@@ -71,6 +92,8 @@ def init_state() -> None:
     st.session_state.p_base_score = "" if url["base_score"] is None else f"{url['base_score']:g}"
     st.session_state.task = url["task"]
     st.session_state.p_tree_method = url["tree_method"]
+    st.session_state.p_objective = url["objective"]
+    st.session_state.p_boosting = url["boosting"]
     st.session_state.url_target = url["target"]
     st.session_state.url_round = url["round"]
     st.session_state.node = url["node"]
@@ -161,6 +184,28 @@ def columns_ui() -> None:
             st.caption(f":material/warning: `{column}`: {why}"
                        + (" — left out by default." if left_out else "."))
     st.selectbox("Task", urlstate.TASK_CHOICES, key="task", help=HELP["task"])
+    task = resolved_task()
+    options = urlstate.OBJECTIVES.get(task, urlstate.ALL_OBJECTIVES)
+    if st.session_state.get("p_objective") not in options:
+        st.session_state.p_objective = options[0]
+    st.selectbox("Objective", options, key="p_objective", help=HELP["objective"],
+                 format_func=lambda o: o + (" (default)" if o == options[0] else ""))
+
+
+def resolved_task() -> str | None:
+    """The task the data will be trained as: the choice, or the one read from the target."""
+    if st.session_state.task != "auto":
+        return st.session_state.task
+    name, digest, frame, _ = st.session_state.data
+    return inferred_task(digest, st.session_state.target, frame)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def inferred_task(digest: str, target: str, _frame: pd.DataFrame) -> str | None:
+    column = _frame[target]
+    if column.isna().all() or column.nunique() < 2:
+        return None  # training will say what is wrong with the target
+    return dataset.infer_task(column.dropna())
 
 
 def _target_changed() -> None:
@@ -173,6 +218,8 @@ def params_ui() -> bool:
     """The parameter form; returns True when Train was pressed."""
     with st.form("params", border=False):
         st.header("Parameters")
+        st.segmented_control("Boosting", list(urlstate.BOOSTING), key="p_boosting",
+                             format_func=urlstate.BOOSTING.get, help=HELP["boosting"])
         st.slider("eta (learning rate)", 0.01, 1.0, key="p_eta", step=0.01, help=HELP["eta"])
         st.number_input("lambda", 0.0, 100.0, key="p_lambda", step=0.5, help=HELP["lambda"])
         st.number_input("gamma", 0.0, 1000.0, key="p_gamma", step=1.0, help=HELP["gamma"])
@@ -189,8 +236,33 @@ def params_ui() -> bool:
                              help=HELP["tree_method"])
         st.number_input("max_bin (hist, approx)", 2, 1024, key="p_max_bin", step=1,
                         help=HELP["max_bin"])
+        objective_params_ui()
+        with st.expander("Sampling and early stopping"):
+            st.slider("subsample (rows per tree)", 0.05, 1.0, key="p_subsample", step=0.05,
+                      help=HELP["subsample"])
+            for name in ("colsample_bytree", "colsample_bylevel", "colsample_bynode"):
+                st.slider(name, 0.05, 1.0, key=f"p_{name}", step=0.05, help=HELP[name])
+            st.number_input("seed", 0, 2**31 - 1, key="p_seed", step=1, help=HELP["seed"])
+            st.number_input("early_stopping_rounds (0 = off)", 0, 500,
+                            key="p_early_stopping_rounds", step=1,
+                            help=HELP["early_stopping_rounds"])
         return st.form_submit_button("Train", key="train", type="primary",
                                      use_container_width=True)
+
+
+def objective_params_ui() -> None:
+    """The chosen objective's own parameters (the objective is picked outside the form, so
+    the form shows only what applies)."""
+    objective = st.session_state.get("p_objective")
+    if objective == "reg:pseudohubererror":
+        st.number_input("huber_slope (δ)", 0.001, 1000.0, key="p_huber_slope", step=0.5,
+                        help=HELP["huber_slope"])
+    elif objective == "reg:tweedie":
+        st.number_input("tweedie_variance_power (ρ)", 1.01, 1.99, key="p_tweedie_variance_power",
+                        step=0.05, help=HELP["tweedie_variance_power"])
+    elif objective in urlstate.OBJECTIVES["binary"]:
+        st.number_input("scale_pos_weight", 0.001, 1000.0, key="p_scale_pos_weight", step=0.5,
+                        help=HELP["scale_pos_weight"])
 
 
 def current_config() -> dict:
@@ -202,6 +274,8 @@ def current_config() -> dict:
         **{k: st.session_state[f"p_{k}"] for k in urlstate.PARAMS},
         "base_score": st.session_state.p_base_score.strip(),
         "tree_method": st.session_state.p_tree_method or urlstate.TREE_METHODS[0],
+        "objective": st.session_state.p_objective,
+        "boosting": st.session_state.p_boosting or "newton",
     }
 
 
@@ -215,15 +289,24 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     """Train once per (data digest, choices, parameters); the result is shared read-only."""
     task = None if config["task"] == "auto" else config["task"]
     try:
-        prep = dataset.prepare(_frame, config["target"], list(config["features"]), task=task)
+        prep = dataset.prepare(_frame, config["target"], list(config["features"]), task=task,
+                               objective=config["objective"])
     except dataset.DataError as exc:
         raise TrainingError(str(exc)) from None
-    params = {"objective": prep.objective, "eta": config["eta"], "lambda": config["lambda"],
-              "gamma": config["gamma"], "max_depth": config["max_depth"],
-              "min_child_weight": config["min_child_weight"], "alpha": config["alpha"],
-              "max_delta_step": config["max_delta_step"], "tree_method": config["tree_method"],
-              "max_bin": config["max_bin"]}
-    if prep.objective == "multi:softprob":
+    params = {"objective": prep.objective, "boosting": config["boosting"],
+              **{k: config[k] for k in ("eta", "lambda", "gamma", "max_depth",
+                                        "min_child_weight", "alpha", "max_delta_step",
+                                        "tree_method", "max_bin", "subsample",
+                                        "colsample_bytree", "colsample_bylevel",
+                                        "colsample_bynode", "seed")}}
+    if prep.objective == "count:poisson" and not config["max_delta_step"]:
+        del params["max_delta_step"]  # XGBoost's 0.7 for Poisson, as when it is not given
+    own = {"reg:pseudohubererror": "huber_slope", "reg:tweedie": "tweedie_variance_power"}
+    if prep.objective in own:
+        params[own[prep.objective]] = config[own[prep.objective]]
+    if prep.task == "binary":
+        params["scale_pos_weight"] = config["scale_pos_weight"]
+    if prep.task == "multi-class":
         params["num_class"] = prep.num_class
     if config["base_score"]:
         try:
@@ -233,9 +316,13 @@ def train_cached(config: dict, _frame: pd.DataFrame):
                 f"base_score {config['base_score']!r} is not a number; leave it empty to "
                 "estimate it from the data.") from None
     evals = [(prep.X_valid, prep.y_valid, "valid")] if len(prep.y_valid) else []
+    stopping = config["early_stopping_rounds"] or None
+    if stopping and not evals:
+        raise TrainingError("early stopping watches the validation set, and data with fewer "
+                            "than 10 rows has none; set early_stopping_rounds to 0.")
     try:
         booster = boost.train(params, prep.X_train, prep.y_train, config["rounds"],
-                              evals=evals)
+                              evals=evals, early_stopping_rounds=stopping)
     except ValueError as exc:
         raise TrainingError(str(exc)) from None
     except MemoryError:
@@ -359,7 +446,9 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
                                         class_names=prep.class_names, large=large),
                         key="fit", config=chart_config())
     with right:
-        st.plotly_chart(make_loss_figure(history, r, booster.metric_name, large=large),
+        best = None if booster.best_iteration is None else booster.best_iteration + 1
+        st.plotly_chart(make_loss_figure(history, r, booster.metric_name, large=large,
+                                         best_round=best),
                         key="loss", config=chart_config())
     # One view at a time (only the chosen one is computed, so stepping stays fast).
     view = st.segmented_control("View", VIEWS, key="view", label_visibility="collapsed")
@@ -370,6 +459,8 @@ def _round_stage(booster: boost.Booster, prep: dataset.Prepared, config: dict) -
         residuals_view(booster, prep, r, large)
     elif view == VIEWS[2]:
         learning_rate_view(booster, prep, config, r, large)
+    elif view == VIEWS[4]:
+        comparison_view(booster, prep, config, r, large)
     else:
         kind = st.segmented_control("Importance", ["gain", "weight", "cover", "total_gain",
                                                    "total_cover"], default="gain",
@@ -392,9 +483,11 @@ def residuals_view(booster: boost.Booster, prep: dataset.Prepared, r: int, large
         return
     klass = st.session_state.get("klass", 0) if booster.num_groups > 1 else 0
     before, after = booster.round_views(r)
+    used = booster.rows_used(r, klass) if booster.params["subsample"] < 1 else None
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(make_residual_figure(before, after, booster.objective, klass, large),
+        st.plotly_chart(make_residual_figure(before, after, booster.objective, klass, large,
+                                             used=used),
                         key="residuals", config=chart_config())
     with right:
         n = len(prep.y_train)
@@ -423,9 +516,15 @@ def learning_rate_view(booster, prep, config, r, large) -> None:
         st.info("Train on the current data to compare learning rates.")
         return
     histories = {eta: b.loss_history() for eta, b in boosters.items()}
-    st.plotly_chart(make_learning_rate_figure(histories, r, booster.metric_name, large),
+    stopped = {eta: b.best_iteration + 1 for eta, b in boosters.items()
+               if b.best_iteration is not None}
+    st.plotly_chart(make_learning_rate_figure(histories, r, booster.metric_name, large,
+                                              stopped=stopped),
                     key="lr_curves", config=chart_config())
-    if prep.X_train.shape[1] == 1 and booster.objective != "multi:softprob":
+    if stopped:
+        st.caption("★ marks the round early stopping kept for each learning rate; each curve "
+                   "ends where its training stopped.")
+    if prep.X_train.shape[1] == 1 and booster.num_groups == 1:
         st.plotly_chart(make_learning_rate_fit_figure(
             boosters, prep.X_train.to_numpy(dtype=float), prep.y_train, r,
             prep.feature_names[0], large), key="lr_fits", config=chart_config())
@@ -448,6 +547,7 @@ def tree_table(booster: boost.Booster, prep: dataset.Prepared, config: dict, r: 
                              format_func=lambda k: f"{k}: {_class_name(k)}")
     tree = df[df.Class == klass]
     gamma = float(booster.params["gamma"])
+    sampling_caption(booster, r, klass)
     node = st.session_state.get("node")
     if node not in set(tree.Node):
         node = None
@@ -481,6 +581,23 @@ def tree_table(booster: boost.Booster, prep: dataset.Prepared, config: dict, r: 
         st.dataframe(df[columns], hide_index=True)
 
 
+def sampling_caption(booster: boost.Booster, r: int, klass: int) -> None:
+    """Which rows and features the round's tree could use (subsample, colsample_*)."""
+    p = booster.params
+    parts = []
+    if p["subsample"] < 1:
+        used = booster.rows_used(r, klass)
+        parts.append(f"grown on **{int(used.sum()):,} of {len(used):,} rows** (subsample "
+                     f"{p['subsample']:g}; the others are hollow in the residual view)")
+    if p["colsample_bytree"] < 1:
+        # the tree's set is the root's set when only bytree samples; show the root's draw
+        drawn = booster.features_used(r, 0, klass)
+        names = [n for n, u in zip(booster.feature_names, drawn, strict=True) if u]
+        parts.append("features drawn for the root: " + ", ".join(f"`{n}`" for n in names))
+    if parts:
+        st.caption(f"Round {r}'s tree was " + "; ".join(parts) + ".")
+
+
 def _class_name(k: int) -> str:
     model = st.session_state.get("last_good_model")
     names = model[1].class_names if model else []
@@ -505,12 +622,18 @@ def node_detail(booster: boost.Booster, config: dict, tree: pd.DataFrame, r: int
     row = tree[tree.Node == node].iloc[0]
     cand = node_candidates(config, booster, r, node, klass)
     best = cand[cand.Best]
+    drawn = set(cand.Feature[cand.Sampled])
     left, right = st.columns([1, 1.1])
     with left:
         features = list(dict.fromkeys(cand.Feature)) or booster.feature_names
         default = best.Feature.iloc[0] if len(best) else features[0]
         feature = st.selectbox("Feature", features, index=features.index(default),
-                               key=f"cand_feature_{r}_{klass}_{node}")
+                               key=f"cand_feature_{r}_{klass}_{node}",
+                               format_func=lambda f: f if f in drawn else f"{f} (not drawn)")
+        if len(drawn) < len(features):
+            st.caption(f"colsample: this node could split only on {len(drawn)} of "
+                       f"{len(features)} features; the others' candidates are shown but could "
+                       "not be chosen.")
         refused = bool(row.Leaf and row.Feature != "Leaf" and row.Yes is None)
         st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
                                                large=st.session_state.get("large", False),
@@ -528,8 +651,10 @@ def node_detail(booster: boost.Booster, config: dict, tree: pd.DataFrame, r: int
                           icon=":material/download:", key="dl_tex")
         b.download_button("CSV", steps_table(steps).to_csv(index=False),
                           f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
-    st.markdown(f"**Best candidate splits of node {node}** ({len(cand)} in all; G, H and "
-                "similarity of both children)")
+    drawn_note = (f"; listed: the {len(drawn)} features this node drew" if len(drawn) < len(
+        set(cand.Feature)) else "")
+    st.markdown(f"**Best candidate splits of node {node}** ({len(cand)} in all{drawn_note}; "
+                "G, H and similarity of both children)")
     st.dataframe(top_candidates(cand), hide_index=True)
 
 
@@ -570,9 +695,87 @@ def main() -> None:
         st.session_state["round"] = n
     for note in prep.notes:
         st.caption(":material/info: " + note)
+    objective_panel(booster, config)
     interval = float(st.session_state.get("speed", 1.0))
     fragment = st.fragment(round_stage, run_every=interval if st.session_state.playing else None)
     fragment(booster, prep, config)
+
+
+def objective_panel(booster: boost.Booster, config: dict) -> None:
+    """The objective's loss, g and h as formulas, and early stopping's verdict."""
+    mode = urlstate.BOOSTING[config["boosting"]]
+    with st.expander(f"Objective **{booster.objective}** ({mode}): loss, gradient g, "
+                     "hessian h, leaf value"):
+        for _, line in objective_latex(booster.objective, booster.params):
+            st.latex(line)
+    y = booster.data.y
+    base = float(booster.base_score[0])
+    if (booster.num_groups == 1 and not config["base_score"]
+            and not float(y.min()) <= base <= float(y.max())):
+        st.warning(f"The estimated base_score {base:.4g} lies outside the target's range "
+                   f"[{float(y.min()):.4g}, {float(y.max()):.4g}]. XGBoost estimates it for "
+                   f"{booster.objective} with one Newton step from 0, which overshoots when "
+                   "the labels are far from 0 relative to the loss's scale (for pseudo-Huber: "
+                   "huber_slope). Set base_score (e.g. the median of the target) or a larger "
+                   "huber_slope.", icon=":material/warning:")
+    if booster.best_iteration is not None:
+        n = booster.num_boosted_rounds()
+        best = booster.best_iteration + 1
+        verdict = (f"stopped after round {n}: {config['early_stopping_rounds']} rounds "
+                   "without improvement" if n < config["rounds"] else
+                   f"did not stop before round {n}")
+        st.caption(f":material/flag: Early stopping: validation {booster.metric_name} was "
+                   f"best at round {best} ({booster.best_score:.5g}); training {verdict}. As "
+                   "in XGBoost, the model keeps every round trained.")
+
+
+def comparison_view(booster: boost.Booster, prep: dataset.Prepared, config: dict, r: int,
+                    large: bool) -> None:
+    """The same data and parameters, Newton and first-order, side by side."""
+    frame = st.session_state.data[2] if st.session_state.data else None
+    if frame is None or config.get("digest") != st.session_state.data[1]:
+        st.info("Train on the current data to compare Newton and first-order boosting.")
+        return
+    models = {}
+    with st.spinner("Training the other kind of boosting…", show_time=True):
+        for mode in urlstate.BOOSTING:
+            other = {**config, "boosting": mode}
+            models[mode] = booster if mode == config["boosting"] else train_cached(other,
+                                                                                   frame)[0]
+    labels = urlstate.BOOSTING
+    st.plotly_chart(make_loss_comparison_figure(
+        {labels[m]: b.loss_history() for m, b in models.items()}, r, booster.metric_name,
+        large), key="cmp_loss", config=chart_config())
+    if r == 0:
+        st.info("Step to round 1: both start from the same baseline; from round 1 on, "
+                "compare their trees.")
+        return
+    klass = 0
+    if booster.num_groups > 1:
+        klass = st.selectbox("Class", list(range(booster.num_groups)), key="cmp_klass",
+                             format_func=lambda k: f"{k}: {_class_name(k)}")
+    st.caption("Both trees of round 1 fit the gradients of the same baseline: the difference "
+               "is only how they use them. Newton scores splits by G²/(H + λ) and sets "
+               "w = −G/(H + λ); first-order fits −g by least squares (H counts rows) and then "
+               "gives each leaf the value that minimises the loss. After round 1 the models "
+               "have different margins, so their gradients differ too.")
+    columns = st.columns(2)
+    for col, (mode, model) in zip(columns, models.items(), strict=True):
+        with col:
+            n = model.num_boosted_rounds()
+            if r > n:
+                st.info(f"{labels[mode]} stopped early after round {n}.")
+                continue
+            trees = tree_frame({**config, "boosting": mode}, model)
+            tree = trees[(trees.Round == r) & (trees.Class == klass)]
+            st.plotly_chart(make_tree_figure(tree, float(model.params["gamma"]), None,
+                                             title=f"{labels[mode]}, round {r}", large=large),
+                            key=f"cmp_tree_{mode}", config=chart_config())
+            leaves = tree[tree.Leaf & ~tree.Pruned][["Node", "SumGrad", "SumHess", "Weight",
+                                                     "Value"]]
+            st.dataframe(leaves.rename(columns={"SumGrad": "G", "SumHess": "H (cover)",
+                                                "Weight": "w", "Value": "η·w"}),
+                         hide_index=True)
 
 
 def share_url(config: dict) -> None:
@@ -582,6 +785,7 @@ def share_url(config: dict) -> None:
              **{k: config[k] for k in urlstate.PARAMS},
              "base_score": config["base_score"] or None,
              "tree_method": config["tree_method"],
+             "objective": config["objective"], "boosting": config["boosting"],
              "round": st.session_state.get("round", 0),
              "view": VIEWS.index(st.session_state.get("view") or VIEWS[0]),
              "node": st.session_state.get("node")}

@@ -231,7 +231,7 @@ class Booster:
     def _view(self, margin: np.ndarray, r: int) -> RoundView:
         X, y, w = self.data.X, self.data.y, self.data.weight
         grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
-        prediction = objectives.transform(self.objective, margin)
+        prediction = objectives.response(self.objective, margin)
         if self.num_groups > 1:
             onehot = np.zeros_like(prediction)
             onehot[np.arange(len(y)), y.astype(np.int64)] = 1.0

@@ -370,6 +370,16 @@ def transform(objective: str, margin: np.ndarray) -> np.ndarray:
     return _softmax_rows(margin)
 
 
+def response(objective: str, margin: np.ndarray) -> np.ndarray:
+    """What the app plots as the prediction: P(y = 1) for every binary objective (logitraw's
+    margin through the sigmoid too), class probabilities, or the regression mean."""
+    o = OBJECTIVES[objective]
+    if o.task == "binary":
+        scale = _F32_TWO if o.link == "half_sigmoid" else _F32_ONE
+        return _sigmoid_array(margin[:, 0], scale)
+    return transform(objective, margin)
+
+
 def predict_transform(objective: str, margin: np.ndarray) -> np.ndarray:
     """What XGBoost's ``predict`` returns: ``transform`` except for ``multi:softmax``,
     which returns the class with the largest margin (the first on ties) as float32."""

@@ -101,7 +101,7 @@ def test_worked_arithmetic_classification_probability():
     probability = steps[-1]
     assert probability.name == "log-odds to probability"
     assert probability.value == pytest.approx(1 / (1 + np.exp(-leaf.Value)), rel=1e-6)
-    assert "p_i(1 - p_i)" in steps[0].latex
+    assert "p(1 - p)" in steps[0].latex and "p - y" in steps[0].latex
 
 
 def test_residual_figure_before_and_after():
@@ -128,7 +128,7 @@ def test_waterfall_adds_up_to_the_margin():
     margin = float(bst.predict(Xc[1:2], output_margin=True)[0])
     assert w.y[-1] == pytest.approx(margin, abs=1e-5)
     assert sum(w.y[:-1]) == pytest.approx(margin, abs=1e-5)
-    assert f"p = {1 / (1 + np.exp(-margin)):.4g}" in fig.layout.title.text
+    assert f"P(y = 1) = {1 / (1 + np.exp(-margin)):.4g}" in fig.layout.title.text
 
 
 def test_learning_rate_figure_marks_best_rounds():

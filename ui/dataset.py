@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from boost.data import as_labels
+from boost.objectives import OBJECTIVES
+
 MAX_BYTES = 50 * 1024 * 1024
 MAX_COLUMNS = 200
 MAX_CATEGORIES = 30  # a text column with more levels is treated as an identifier
@@ -173,6 +176,25 @@ def infer_task(y: pd.Series) -> str:
     return "regression"
 
 
+def _objective_for(task: str, objective: str | None, target: str, y: np.ndarray,
+                   num_class: int) -> str:
+    """The objective to train with, checked against the task and the target's values."""
+    if objective is None:
+        return TASKS[task]
+    spec = OBJECTIVES.get(objective)
+    wanted = {"regression": "regression", "binary": "binary", "multi-class": "multiclass"}
+    if spec is None or spec.task != wanted[task]:
+        raise DataError(
+            f"The objective {objective!r} does not fit the {task} task of the target "
+            f"{target!r}. Choose one of the {task} objectives, or change the task."
+        )
+    try:
+        as_labels(y, len(y), objective, num_class, what=f"The target {target!r}")
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    return objective
+
+
 @dataclass
 class Prepared:
     """Model inputs: numeric X (NaN = missing), encoded y, and what the user should know."""
@@ -191,8 +213,12 @@ class Prepared:
 
 
 def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | None = None,
-            valid_fraction: float = 0.2, seed: int = 0) -> Prepared:
-    """Encode ``features`` and ``target`` for the engine; raises ``DataError``."""
+            valid_fraction: float = 0.2, seed: int = 0, objective: str | None = None
+            ) -> Prepared:
+    """Encode ``features`` and ``target`` for the engine; raises ``DataError``.
+
+    ``objective`` (an engine objective name) must suit the task; None means the task's
+    default (``TASKS``)."""
     if target not in frame.columns:
         raise DataError(f"The target column {target!r} is not in the data.")
     features = [f for f in features if f != target]
@@ -240,6 +266,7 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
                 "Is it really a class label? Choose regression for a numeric target."
             )
         y = codes.astype(float)
+    objective = _objective_for(task, objective, target, y, num_class)
     X = data[features]
     dropped = [c for c in features if X[c].isna().all()]
     if dropped:
@@ -274,7 +301,7 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
     return Prepared(
         X_train=X.iloc[train_idx].reset_index(drop=True), y_train=y[train_idx],
         X_valid=X.iloc[valid_idx].reset_index(drop=True), y_valid=y[valid_idx],
-        task=task, objective=TASKS[task], num_class=num_class, class_names=class_names,
+        task=task, objective=objective, num_class=num_class, class_names=class_names,
         feature_names=list(X.columns), raw_features=[c for c in features if c not in dropped],
         notes=notes,
     )

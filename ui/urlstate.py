@@ -19,12 +19,32 @@ PARAMS = {
     "max_delta_step": (float, 0.0, 0.0, 10.0),
     "rounds": (int, 20, 1, 500),
     "max_bin": (int, 256, 2, 1024),
+    "subsample": (float, 1.0, 0.01, 1.0),
+    "colsample_bytree": (float, 1.0, 0.01, 1.0),
+    "colsample_bylevel": (float, 1.0, 0.01, 1.0),
+    "colsample_bynode": (float, 1.0, 0.01, 1.0),
+    "seed": (int, 0, 0, 2**31 - 1),
+    "early_stopping_rounds": (int, 0, 0, 500),  # 0 = off
+    "scale_pos_weight": (float, 1.0, 0.001, 1000.0),
+    "huber_slope": (float, 1.0, 0.001, 1000.0),
+    "tweedie_variance_power": (float, 1.5, 1.01, 1.99),
 }
+# Objectives by task; the first is the task's default. "auto" picks it.
+OBJECTIVES = {
+    "regression": ("reg:squarederror", "reg:pseudohubererror", "reg:absoluteerror",
+                   "count:poisson", "reg:gamma", "reg:tweedie"),
+    "binary": ("binary:logistic", "binary:logitraw", "binary:exponential"),
+    "multi-class": ("multi:softprob", "multi:softmax"),
+}
+ALL_OBJECTIVES = tuple(o for group in OBJECTIVES.values() for o in group)
+# Newton (XGBoost) or first-order (Friedman) trees: the engine's ``boosting`` parameter.
+BOOSTING = {"newton": "Newton (XGBoost)", "first_order": "First-order (Friedman)"}
 # The app's default is exact (every distinct value a candidate, midpoint thresholds, pruning
 # after growing: the algorithm of the XGBoost paper's §3.1); XGBoost's own default is hist.
 TREE_METHODS = ("exact", "hist", "approx")
 TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
-VIEWS = ("Tree and splits", "Residuals and gradients", "Learning rates", "Feature importance")
+VIEWS = ("Tree and splits", "Residuals and gradients", "Learning rates", "Feature importance",
+         "Newton vs first-order")
 
 
 def parse_number(text, kind, default, low, high):
@@ -51,6 +71,10 @@ def read(query: dict, samples: list[str]) -> dict:
     out["task"] = query.get("task") if query.get("task") in TASK_CHOICES else "auto"
     method = query.get("tree_method")
     out["tree_method"] = method if method in TREE_METHODS else TREE_METHODS[0]
+    objective = query.get("objective")
+    out["objective"] = objective if objective in ALL_OBJECTIVES else "auto"
+    boosting = query.get("boosting")
+    out["boosting"] = boosting if boosting in BOOSTING else "newton"
     base = query.get("base_score")
     out["base_score"] = None
     if base not in (None, "", "auto"):

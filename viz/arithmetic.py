@@ -12,6 +12,41 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from boost import objectives
+
+# How first-order boosting finds each objective's leaf value (boost/leaves.py).
+LINE_SEARCH = {
+    "reg:squarederror": "the mean residual",
+    "reg:absoluteerror": "the median residual",
+    "reg:pseudohubererror": "bisection on the derivative",
+    "count:poisson": "closed form, a log of a ratio of sums",
+    "reg:gamma": "closed form, a log of a ratio of sums",
+    "reg:tweedie": "closed form, a log of a ratio of sums",
+    "binary:logistic": "Friedman's Newton step",
+    "binary:logitraw": "Friedman's Newton step",
+    "binary:exponential": "AdaBoost's half log-ratio",
+    "multi:softprob": "Friedman's multi-class step",
+    "multi:softmax": "Friedman's multi-class step",
+}
+
+
+def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
+    """(label, LaTeX) lines: the objective's loss, its g and h, and how leaves are set."""
+    spec = objectives.spec(objective)
+    first_order = params.get("boosting", "newton") == "first_order"
+    lines = [("loss", rf"l(y, m) = {spec.loss}"),
+             ("gradient", rf"g = \frac{{\partial l}}{{\partial m}} = {spec.grad}"),
+             ("hessian", rf"h = {spec.hess}" + (r"\quad\text{(XGBoost's, as it computes it)}"
+                                                if spec.hess != "1" else ""))]
+    if first_order:
+        lines.append(("tree", r"\text{first-order: the tree fits } -g \text{ by least "
+                              r"squares } (h \equiv 1)"))
+        lines.append(("leaf", r"w = \arg\min_v \sum_{i \in \text{leaf}} l(y_i, m_i + v)"
+                              rf"\quad\text{{({LINE_SEARCH[objective]})}}"))
+    else:
+        lines.append(("leaf", r"w = -\frac{G}{H + \lambda}\quad\text{(Newton step)}"))
+    return lines
+
 
 @dataclass(frozen=True)
 class Step:
@@ -49,13 +84,11 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
     gamma = float(params.get("gamma", 0.0))
     mds = float(params.get("max_delta_step", 0.0))
     G, H = float(node.SumGrad), float(node.SumHess)
+    first_order = params.get("boosting", "newton") == "first_order"
+    spec = objectives.spec(objective)
     steps = []
-    if objective == "reg:squarederror":
-        steps.append(Step("per row", r"g_i = \hat y_i - y_i,\qquad h_i = 1", float("nan")))
-    else:
-        steps.append(Step("per row", r"g_i = p_i - y_i,\qquad h_i = "
-                          + (r"2\,p_i(1 - p_i)" if objective == "multi:softprob"
-                             else r"p_i(1 - p_i)"), float("nan")))
+    hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
+    steps.append(Step("per row", rf"g_i = {spec.grad},\qquad h_i = {hess}", float("nan")))
     steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G))
     steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H))
     steps.append(Step("similarity", _sim_formula(G, H, lam, alpha, "node")
@@ -82,17 +115,29 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
                           rf"{_n(gain)} - {_n(gamma)} = {_n(gain - gamma)} \\ &{verdict}"
                           rf"\end{{aligned}}", gain - gamma))
     weight = float(node.Weight)
-    formula = (r"w = -\frac{T_\alpha(G)}{H + \lambda}" if alpha else r"w = -\frac{G}{H + \lambda}")
-    raw = -math.copysign(max(abs(G) - alpha, 0.0), G) / (H + lam) if H + lam else 0.0
-    clip = (rf",\ \text{{clipped to }} \pm {_n(mds)}" if mds and abs(raw) > mds else "")
-    numerator = rf"T_\alpha({_n(G)})" if alpha else _n(G)
-    steps.append(Step("leaf weight", rf"{formula} = -\frac{{{numerator}}}"
-                      rf"{{{_n(H)} + {_n(lam)}}} = {_n(weight)}{clip}", weight))
+    refit = node.Feature == "Leaf" and (first_order or (
+        spec.adaptive_leaf and params.get("tree_method", "exact") != "exact"))
+    if refit and first_order:
+        how = LINE_SEARCH.get(objective, "line search")
+        steps.append(Step("leaf weight", r"w = \arg\min_v \sum_{i \in \text{leaf}} "
+                          rf"l(y_i, m_i + v) = {_n(weight)}\quad \text{{({how})}}", weight))
+    elif refit:
+        steps.append(Step("leaf weight", r"w = \operatorname{median}_{i \in \text{leaf}}"
+                          rf"(y_i - m_i) = {_n(weight)}\quad \text{{(XGBoost re-estimates "
+                          r"absolute-error leaves)}}", weight))
+    else:
+        formula = (r"w = -\frac{T_\alpha(G)}{H + \lambda}" if alpha
+                   else r"w = -\frac{G}{H + \lambda}")
+        raw = -math.copysign(max(abs(G) - alpha, 0.0), G) / (H + lam) if H + lam else 0.0
+        clip = (rf",\ \text{{clipped to }} \pm {_n(mds)}" if mds and abs(raw) > mds else "")
+        numerator = rf"T_\alpha({_n(G)})" if alpha else _n(G)
+        steps.append(Step("leaf weight", rf"{formula} = -\frac{{{numerator}}}"
+                          rf"{{{_n(H)} + {_n(lam)}}} = {_n(weight)}{clip}", weight))
     value = float(node.Value)
     shown = f"({_n(weight)})" if weight < 0 else _n(weight)
     steps.append(Step("leaf value", rf"\eta \cdot w = {_n(eta)} \times {shown} = {_n(value)}",
                       value))
-    if objective == "binary:logistic" and base_margin is not None:
+    if spec.link == "sigmoid" and base_margin is not None:
         m = base_margin + value
         p = 1.0 / (1.0 + math.exp(-m))
         steps.append(Step("log-odds to probability",

@@ -115,10 +115,14 @@ def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
 
 
 def top_candidates(cand: pd.DataFrame, n: int = 15) -> pd.DataFrame:
-    """The ``n`` best valid candidates (all features), with the columns a student needs."""
+    """The ``n`` best valid candidates (all features), with the columns a student needs;
+    with column sampling, only the features the node drew (column ``Sampled`` is then
+    shown: the table is what the search could choose from)."""
     cols = ["Feature", "Threshold", "DefaultLeft", "SumGradLeft", "SumHessLeft", "SumGradRight",
             "SumHessRight", "SimilarityLeft", "SimilarityRight", "SimilarityParent", "Gain",
             "Valid", "Best"]
+    if "Sampled" in cand.columns and not cand.Sampled.all():
+        cand = cand[cand.Sampled]
     valid = cand[cand.Valid]
     if len(valid) > n:
         valid = valid.iloc[np.argpartition(-valid.Gain.to_numpy(), n - 1)[:n]]

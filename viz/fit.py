@@ -19,8 +19,14 @@ def predictions_at(booster: Booster, X: np.ndarray, round_idx: int) -> np.ndarra
     """Predictions (probabilities for classification) of the first ``round_idx`` rounds."""
     if round_idx == 0:
         margin = np.tile(booster.base_margin, (len(X), 1)).astype(np.float32)
-        return objectives.transform(booster.objective, margin)
-    return booster.predict(X, iteration_range=(0, round_idx))
+    else:
+        margin = booster.predict(X, output_margin=True, iteration_range=(0, round_idx))
+        margin = margin.reshape(len(X), -1)
+    return objectives.response(booster.objective, margin)
+
+
+def _task(booster: Booster) -> str:
+    return objectives.spec(booster.objective).task
 
 
 def make_fit_figure(booster: Booster, X: np.ndarray, y: np.ndarray, round_idx: int,
@@ -28,7 +34,7 @@ def make_fit_figure(booster: Booster, X: np.ndarray, y: np.ndarray, round_idx: i
     """The model after ``round_idx`` rounds against the data (and after ``round_idx - 1``)."""
     X = np.asarray(X, dtype=float)
     names = booster.feature_names
-    if X.shape[1] == 1 and booster.objective != "multi:softprob":
+    if X.shape[1] == 1 and _task(booster) != "multiclass":
         return _fit_1d(booster, X, y, round_idx, names[0], large)
     if X.shape[1] == 2:
         return _fit_2d(booster, X, y, round_idx, names, class_names, large)
@@ -46,7 +52,7 @@ def _fit_1d(booster, X, y, r, name, large):
     lo, hi = np.nanmin(X[:, 0]), np.nanmax(X[:, 0])
     pad = (hi - lo) * 0.02 or 1.0
     grid = np.linspace(lo - pad, hi + pad, CURVE_POINTS)[:, None]
-    classify = booster.objective == "binary:logistic"
+    classify = _task(booster) == "binary"
     what = "P(y = 1)" if classify else "prediction"
     traces = [scatter_type(len(rows))(
         x=x[present], y=y[rows][present], mode="markers", name="data",
@@ -91,7 +97,7 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
     pred = predictions_at(booster, mesh, r)
     hover = f"{names[0]}=%{{x:.3g}}<br>{names[1]}=%{{y:.3g}}"
     traces = []
-    if booster.objective == "multi:softprob":
+    if _task(booster) == "multiclass":
         k = pred.shape[1]
         scale = [[i / max(1, k - 1), PALETTE[i % len(PALETTE)]] for i in range(k)]
         traces.append(go.Heatmap(x=gx, y=gy, z=pred.argmax(axis=1).reshape(GRID, GRID),
@@ -106,7 +112,7 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
                                              "line": {"width": 1, "color": "white"}}))
         title = f"Predicted class after round {r}"
     else:
-        classify = booster.objective == "binary:logistic"
+        classify = _task(booster) == "binary"
         traces.append(go.Heatmap(
             x=gx, y=gy, z=pred.reshape(GRID, GRID), colorscale=DIVERGING, opacity=0.75,
             zmin=0 if classify else float(np.nanmin(y)),
@@ -147,7 +153,7 @@ def _fit_many(booster, X, y, r, class_names, large):
     rows = sample_rows(len(X))
     now = predictions_at(booster, X[rows], r)
     traces = []
-    if booster.objective == "reg:squarederror":
+    if _task(booster) == "regression":
         if r > 0:
             traces.append(scatter_type(len(rows))(
                 x=y[rows], y=predictions_at(booster, X[rows], r - 1), mode="markers",

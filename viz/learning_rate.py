@@ -20,11 +20,17 @@ def best_round(history: pd.DataFrame) -> tuple[str, int]:
 
 
 def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: int,
-                              metric: str, large: bool = False) -> go.Figure:
+                              metric: str, large: bool = False,
+                              stopped: dict[float, int] | None = None) -> go.Figure:
+    """``stopped``: {eta: best round (1-based)} for the models early stopping ended; their
+    best round is then the one early stopping kept, and the curve ends where it stopped."""
     traces = []
+    stopped = stopped or {}
     for i, (eta, history) in enumerate(sorted(histories.items())):
         color = PALETTE[i % len(PALETTE)]
         best_column, best = best_round(history)
+        if eta in stopped:
+            best = stopped[eta]
         for column, dash in (("train", "dot"), ("valid", "solid")):
             if column not in history.columns:
                 continue
@@ -36,10 +42,13 @@ def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: i
                 hovertemplate=f"η = {eta:g}, round %{{x}}<br>{column} {metric} = %{{y:.5g}}"
                               "<extra></extra>"))
         value = float(history[best_column].iloc[best])
+        how = (f"early stopping kept round {best}, stopped at {history.index[-1]}"
+               if eta in stopped else f"best {best_column} round {best}")
         traces.append(go.Scatter(x=[best], y=[value], mode="markers", showlegend=False,
-                                 marker={"color": color, "symbol": "diamond", "size": 12},
-                                 hovertemplate=f"η = {eta:g}: best {best_column} round {best}, "
-                                               f"{metric} {value:.5g}<extra></extra>"))
+                                 marker={"color": color, "size": 13,
+                                         "symbol": "star" if eta in stopped else "diamond"},
+                                 hovertemplate=f"η = {eta:g}: {how}, {metric} {value:.5g}"
+                                               "<extra></extra>"))
     return go.Figure(data=traces, layout=layout(
         f"Loss ({metric}) by round for each learning rate (solid: validation, dotted: train)",
         large, height=440, xtitle="round (0 = baseline)", ytitle=metric,

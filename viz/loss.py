@@ -5,12 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import PALETTE, TRAIN, VALID, layout, round_marker
+from .theme import PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker
 
 
 def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
-                     large: bool = False) -> go.Figure:
-    """``history``: Booster.loss_history() (index = round, 0 = baseline)."""
+                     large: bool = False, best_round: int | None = None) -> go.Figure:
+    """``history``: Booster.loss_history() (index = round, 0 = baseline). ``best_round``
+    (1-based, Booster.best_iteration + 1): where early stopping found the best validation
+    loss; training went on ``early_stopping_rounds`` more rounds and stopped."""
     colors = {"train": TRAIN, "valid": VALID}
     traces = []
     for i, name in enumerate(history.columns):
@@ -24,6 +26,39 @@ def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
             showlegend=False, marker={"color": color, "size": 12,
                                       "line": {"width": 2, "color": "white"}},
             hovertemplate=f"round {round_idx}<br>{name} = %{{y:.5g}}<extra></extra>"))
+    shapes, notes = [round_marker(round_idx)], []
+    if best_round is not None:
+        shape, note = best_round_marks(best_round, f"best: round {best_round}<br>"
+                                                   f"stopped at {history.index[-1]}")
+        shapes.append(shape)
+        notes.append(note)
     return go.Figure(data=traces, layout=layout(
         f"Loss ({metric}) by round", large, height=360, xtitle="round (0 = baseline)",
-        ytitle=metric, shapes=[round_marker(round_idx)]))
+        ytitle=metric, shapes=shapes, annotations=notes))
+
+
+def make_loss_comparison_figure(histories: dict[str, pd.DataFrame], round_idx: int,
+                                metric: str, large: bool = False) -> go.Figure:
+    """Several models' loss curves on one chart: one colour per model, solid validation,
+    dotted train; the current round marked."""
+    traces = []
+    for i, (label, history) in enumerate(histories.items()):
+        color = PALETTE[i % len(PALETTE)]
+        for column, dash in (("train", "dot"), ("valid", "solid")):
+            if column not in history.columns:
+                continue
+            traces.append(go.Scatter(
+                x=history.index.to_numpy(), y=history[column].to_numpy(), mode="lines",
+                name=f"{label}: {column}", line={"color": color, "dash": dash, "width": 3},
+                hovertemplate=f"{label}, round %{{x}}<br>{column} {metric} = %{{y:.5g}}"
+                              "<extra></extra>"))
+            if round_idx <= history.index[-1]:
+                traces.append(go.Scatter(
+                    x=[round_idx], y=[history[column].iloc[round_idx]], mode="markers",
+                    showlegend=False, marker={"color": color, "size": 11,
+                                              "line": {"width": 2, "color": "white"}},
+                    hoverinfo="skip"))
+    return go.Figure(data=traces, layout=layout(
+        f"Loss ({metric}) by round (solid: validation, dotted: train)", large, height=380,
+        xtitle="round (0 = baseline)", ytitle=metric, shapes=[round_marker(round_idx)],
+        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0}))

@@ -6,26 +6,27 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from boost import Booster, RoundView
+from boost import Booster, RoundView, objectives
 
 from .theme import CURRENT, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
 
 
 def make_residual_figure(before: RoundView, after: RoundView, objective: str,
-                         class_idx: int = 0, large: bool = False) -> go.Figure:
-    """Each row's residual y - prediction (regression) or gradient g = p - y (classification)
+                         class_idx: int = 0, large: bool = False,
+                         used: np.ndarray | None = None) -> go.Figure:
+    """Each row's residual y - prediction (regression) or gradient g (classification)
     before round r's tree (x) and after it (y). On the diagonal the round changed nothing; on
-    the zero line it removed the whole residual."""
+    the zero line it removed the whole residual. ``used``: the rows the tree was grown on
+    (subsample); the others are drawn hollow."""
     r = after.round_idx
     n = before.margin.shape[0]
     rows = sample_rows(n)
-    if objective == "reg:squarederror":
+    if objectives.spec(objective).task == "regression":
         x, y = before.residual[rows], after.residual[rows]
         what = "residual y − ŷ"
     else:
         x, y = before.grad[rows, class_idx], after.grad[rows, class_idx]
-        what = "gradient g = p − y" + (f" (class {class_idx})" if before.grad.shape[1] > 1
-                                       else "")
+        what = "gradient g" + (f" (class {class_idx})" if before.grad.shape[1] > 1 else "")
     hess = before.hess[rows, class_idx]
     removed = 1.0 - np.abs(y).sum() / max(np.abs(x).sum(), 1e-300)
     lo = float(min(x.min(), y.min(), 0.0))
@@ -36,16 +37,25 @@ def make_residual_figure(before: RoundView, after: RoundView, objective: str,
                    line={"color": PREVIOUS, "dash": "dot"}, hoverinfo="skip"),
         go.Scatter(x=[lo, hi], y=[0, 0], mode="lines", name="fully removed",
                    line={"color": PALETTE[2], "dash": "dash"}, hoverinfo="skip"),
-        scatter(x=x, y=y, mode="markers", name="rows", marker={"color": CURRENT, "size": 8,
-                                                               "opacity": 0.7},
-                customdata=np.c_[rows, hess],
-                hovertemplate=(f"row %{{customdata[0]}}<br>before round {r}: %{{x:.5g}}<br>"
-                               f"after: %{{y:.5g}}<br>h = %{{customdata[1]:.4g}}"
-                               "<extra></extra>")),
     ]
+    in_tree = np.ones(len(rows), dtype=bool) if used is None else used[rows]
+    hover = (f"row %{{customdata[0]}}<br>before round {r}: %{{x:.5g}}<br>"
+             f"after: %{{y:.5g}}<br>h = %{{customdata[1]:.4g}}")
+    for keep, name, marker in (
+            (in_tree, "rows" if used is None else "rows the tree was grown on",
+             {"color": CURRENT, "size": 8, "opacity": 0.7}),
+            (~in_tree, "rows left out (subsample)",
+             {"color": "rgba(0,0,0,0)", "size": 8, "line": {"color": PREVIOUS, "width": 1.5}})):
+        if keep.any():
+            traces.append(scatter(x=x[keep], y=y[keep], mode="markers", name=name,
+                                  marker=marker, customdata=np.c_[rows[keep], hess[keep]],
+                                  hovertemplate=hover + "<extra></extra>"))
     return go.Figure(data=traces, layout=layout(
         f"Round {r} removed {removed:.1%} of the total |{what.split(' ')[0]}|", large,
-        xtitle=f"{what} before round {r}", ytitle=f"after round {r}"))
+        xtitle=f"{what} before round {r}", ytitle=f"after round {r}", height=470,
+        # below the plot: four entries on top would wrap over the title
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
+        margin={"b": 110}))
 
 
 def make_waterfall_figure(booster: Booster, x_row: np.ndarray, round_idx: int,
@@ -62,10 +72,14 @@ def make_waterfall_figure(booster: Booster, x_row: np.ndarray, round_idx: int,
     values = [base] + contrib.astype(float).tolist() + [total]
     measure = ["absolute"] + ["relative"] * len(contrib) + ["total"]
     title = f"{label.capitalize()}: base_score + each tree, rounds 1–{round_idx}"
-    if booster.objective == "binary:logistic":
-        title += f"<br><sup>log-odds {total:.4g} → p = {1 / (1 + np.exp(-total)):.4g}</sup>"
-    elif booster.objective == "multi:softprob":
+    o = objectives.spec(booster.objective)
+    if o.task == "binary":
+        p = float(objectives.response(booster.objective, np.array([[total]], np.float32))[0])
+        title += f"<br><sup>margin {total:.4g} → P(y = 1) = {p:.4g}</sup>"
+    elif o.task == "multiclass":
         title += f"<br><sup>class {class_idx} log-odds {total:.4g}</sup>"
+    elif o.link == "exp":
+        title += f"<br><sup>log-mean {total:.4g} → mean = e^m = {np.exp(total):.4g}</sup>"
     fig = go.Figure(data=[go.Waterfall(
         x=names, y=values, measure=measure, connector={"line": {"color": "#BBB"}},
         increasing={"marker": {"color": PALETTE[0]}},

@@ -77,3 +77,15 @@ def round_marker(round_idx: int) -> dict:
     """The dotted vertical line that marks the current round on a by-round chart."""
     return {"type": "line", "x0": round_idx, "x1": round_idx, "xref": "x", "y0": 0, "y1": 1,
             "yref": "paper", "line": {"color": CURRENT, "width": 2, "dash": "dot"}}
+
+
+def best_round_marks(best_round: int, label: str) -> tuple[dict, dict]:
+    """(shape, annotation): the round early stopping kept, as a dashed green line with a
+    label at the top of the plot."""
+    shape = {"type": "line", "x0": best_round, "x1": best_round, "xref": "x", "y0": 0,
+             "y1": 1, "yref": "paper", "line": {"color": PALETTE[2], "width": 2,
+                                                "dash": "dash"}}
+    note = {"x": best_round, "xref": "x", "y": 1.0, "yref": "paper", "text": label,
+            "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4,
+            "font": {"color": PALETTE[2]}, "bgcolor": "rgba(255,255,255,0.85)"}
+    return shape, note
