@@ -1,5 +1,6 @@
 """The app's flows with Streamlit's AppTest (no browser)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -162,7 +163,7 @@ def test_selected_node_shows_its_candidates():
     assert at.query_params["node"] == "0"
 
 
-@pytest.mark.parametrize("view", range(4))
+@pytest.mark.parametrize("view", range(5))
 def test_every_view_renders_for_every_sample(view):
     for sample in ("four_points", "moons", "three_blobs", "diabetes", "penguins"):
         at = _app(sample=sample, round="3", node="0", view=str(view))
@@ -209,3 +210,63 @@ def test_every_view_renders_with_bins(method):
                       gamma="2")
             assert not at.error, (sample, view, [e.value for e in at.error])
             assert at.query_params["tree_method"] == method
+
+
+def _figures(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_objective_from_the_url_trains_and_shows_its_formulas():
+    at = _app(sample="diabetes", objective="count:poisson", round="2")
+    assert "poisson-nloglik" in _status(at)
+    assert at.selectbox(key="p_objective").value == "count:poisson"
+    latex = " ".join(x.value for x in at.latex)
+    assert "e^{m} - y" in latex and r"e^{m + \text{max\_delta\_step}}" in latex
+    assert at.query_params["objective"] == "count:poisson"
+    assert not at.error
+
+
+def test_objective_that_does_not_fit_the_target_is_explained():
+    at = _app(sample="noisy_1d", objective="count:poisson")
+    assert any("negative values" in e.value and "count:poisson" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_early_stopping_is_marked_on_the_loss_curve():
+    at = _app(sample="diabetes", rounds="300", eta="0.5", early_stopping_rounds="3")
+    status = _status(at)
+    n = int(status.split(" of ")[1].split(" ")[0])
+    assert n < 300
+    assert any("Early stopping" in c.value for c in at.caption)
+    loss = next(f for f in _figures(at) if f["layout"]["title"]["text"].startswith("Loss"))
+    notes = [a["text"] for a in loss["layout"].get("annotations", [])]
+    assert any(t.startswith("best: round") and f"stopped at {n}" in t for t in notes)
+
+
+def test_newton_and_first_order_side_by_side():
+    at = _app(sample="moons", round="1", view="4", max_depth="2")
+    titles = [f["layout"]["title"]["text"] for f in _figures(at)]
+    assert "Newton (XGBoost), round 1" in titles
+    assert "First-order (Friedman), round 1" in titles
+    assert any(t.startswith("Loss (logloss) by round (solid") for t in titles)
+    leaf_tables = [d.value for d in at.dataframe if "η·w" in d.value.columns]
+    assert len(leaf_tables) == 2
+    assert not at.error
+
+
+def test_subsample_draws_the_left_out_rows_and_first_order_says_least_squares():
+    at = _app(sample="diabetes", round="2", view="1", subsample="0.5", boosting="first_order")
+    residual = next(f for f in _figures(at) if "removed" in f["layout"]["title"]["text"])
+    names = [t.get("name") for t in residual["data"]]
+    assert "rows left out (subsample)" in names and "rows the tree was grown on" in names
+    latex = " ".join(x.value for x in at.latex)
+    assert "least squares" in latex
+    assert at.segmented_control(key="p_boosting").value == "first_order"
+
+
+def test_exponential_loss_with_scale_pos_weight():
+    at = _app(sample="moons", objective="binary:exponential", scale_pos_weight="2",
+              round="3", view="0", node="0")
+    assert "exponential" in _status(at)
+    assert at.number_input(key="p_scale_pos_weight").value == 2.0
+    assert not at.error
