@@ -30,19 +30,32 @@ LINE_SEARCH = {
 }
 
 
+# Where XGBoost's h is not the loss's second derivative.
+HESS_NOTE = {
+    "count:poisson": "XGBoost's: the true h times exp(max delta step), a safeguard",
+    "reg:absoluteerror": "XGBoost's: the true second derivative is 0",
+    "multi:softprob": "XGBoost's: twice the diagonal of the true hessian",
+    "multi:softmax": "XGBoost's: twice the diagonal of the true hessian",
+}
+
+
 def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
     """(label, LaTeX) lines: the objective's loss, its g and h, and how leaves are set."""
     spec = objectives.spec(objective)
     first_order = params.get("boosting", "newton") == "first_order"
     lines = [("loss", rf"l(y, m) = {spec.loss}"),
              ("gradient", rf"g = \frac{{\partial l}}{{\partial m}} = {spec.grad}"),
-             ("hessian", rf"h = {spec.hess}" + (r"\quad\text{(XGBoost's, as it computes it)}"
-                                                if spec.hess != "1" else ""))]
+             ("hessian", rf"h = {spec.hess}" + (rf"\quad\text{{({HESS_NOTE[objective]})}}"
+                                                if objective in HESS_NOTE else ""))]
     if first_order:
         lines.append(("tree", r"\text{first-order: the tree fits } -g \text{ by least "
                               r"squares } (h \equiv 1)"))
         lines.append(("leaf", r"w = \arg\min_v \sum_{i \in \text{leaf}} l(y_i, m_i + v)"
                               rf"\quad\text{{({LINE_SEARCH[objective]})}}"))
+    elif spec.adaptive_leaf and params.get("tree_method", "exact") != "exact":
+        lines.append(("leaf", r"w = \operatorname{median}_{i \in \text{leaf}}(y_i - m_i)"
+                              r"\quad\text{(XGBoost re-estimates each leaf; exact keeps the "
+                              r"Newton step)}"))
     else:
         lines.append(("leaf", r"w = -\frac{G}{H + \lambda}\quad\text{(Newton step)}"))
     return lines
