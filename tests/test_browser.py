@@ -64,7 +64,7 @@ def _settled(page):
 
 
 def _status(page):
-    return page.get_by_text("Round ", exact=False).filter(has_text=" of ").first
+    return page.locator("h4").filter(has_text=re.compile(r"Round \d+ of \d+")).first
 
 
 def test_upload_train_step_and_screenshot(page, server, tmp_path):
@@ -123,3 +123,17 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     expect(page).to_have_url(re.compile(r"node=2(&|$)"), timeout=10_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(SHOTS / "browser-node.png"), full_page=True)
+
+
+def test_newton_and_first_order_side_by_side_in_the_browser(page, server):
+    page.goto(server + "/?sample=moons&round=1&max_depth=2&view=4&objective=binary:exponential"
+              "&subsample=0.8&early_stopping_rounds=5&rounds=100")
+    _settled(page)
+    expect(page.locator(".st-key-cmp_tree_newton .js-plotly-plot")).to_be_visible(
+        timeout=60_000)
+    expect(page.locator(".st-key-cmp_tree_first_order .js-plotly-plot")).to_be_visible(
+        timeout=60_000)
+    expect(page.get_by_text("Early stopping: validation exponential was best")).to_be_visible(
+        timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(SHOTS / "browser-compare.png"), full_page=True)

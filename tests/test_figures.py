@@ -83,3 +83,51 @@ def test_loss_figure_marks_the_round(four):
     assert list(marker.x) == [1] and marker.y[0] == pytest.approx(history["train"][1])
     assert fig.layout.shapes[0].x0 == 1
     assert fig.layout.yaxis.title.text == "rmse"
+
+
+def _stopped_model():
+    X, y = make_data(seed=3, n=400, n_features=4)
+    Xv, yv = make_data(seed=4, n=200, n_features=4)
+    return boost.train({"eta": 0.8, "max_depth": 6}, X, y, 300, evals=[(Xv, yv, "valid")],
+                       early_stopping_rounds=3)
+
+
+def test_loss_figure_marks_where_early_stopping_kept_the_model():
+    bst = _stopped_model()
+    n = bst.num_boosted_rounds()
+    best = bst.best_iteration + 1
+    assert n == best + 3  # three rounds without improvement, then the stop
+    history = bst.loss_history()
+    assert history["valid"].iloc[best] == pytest.approx(bst.best_score)
+    assert history["valid"].iloc[1:].min() == history["valid"].iloc[best]
+    fig = make_loss_figure(history, 2, bst.metric_name, best_round=best)
+    lines = [s for s in fig.layout.shapes if s.line.dash == "dash"]
+    assert len(lines) == 1 and lines[0].x0 == best
+    assert fig.layout.annotations[0].text == f"best: round {best}<br>stopped at {n}"
+
+
+def test_comparison_figure_has_both_models_and_stays_within_each_history():
+    from viz.loss import make_loss_comparison_figure
+
+    X, y = make_data(seed=1, n=300, n_features=3, objective="binary:logistic")
+    models = {m: boost.train({"objective": "binary:logistic", "boosting": m}, X, y, 5,
+                             evals=[(X, y, "valid")]) for m in ("newton", "first_order")}
+    fig = make_loss_comparison_figure({m: b.loss_history() for m, b in models.items()}, 6,
+                                      "logloss")
+    names = [t.name for t in fig.data if t.name]
+    assert names == ["newton: train", "newton: valid", "first_order: train",
+                     "first_order: valid"]
+    # round 6 is past both histories (5 rounds): no current-round markers are drawn
+    assert all(t.mode == "lines" for t in fig.data)
+    first = next(t for t in fig.data if t.name == "first_order: train")
+    np.testing.assert_allclose(first.y, models["first_order"].loss_history()["train"])
+
+
+def test_learning_rate_figure_stars_the_early_stopping_round():
+    from viz.learning_rate import make_learning_rate_figure
+
+    bst = _stopped_model()
+    fig = make_learning_rate_figure({0.8: bst.loss_history()}, 1, bst.metric_name,
+                                    stopped={0.8: bst.best_iteration + 1})
+    star = next(t for t in fig.data if t.mode == "markers")
+    assert star.marker.symbol == "star" and star.x[0] == bst.best_iteration + 1
