@@ -70,6 +70,8 @@ HELP = {
     "early_stopping_rounds": "Stop when the validation loss has not improved for this many "
                              "rounds (0 = train every round). The best round is marked on "
                              "the loss curves.",
+    "weight": "A column of sample weights (numbers >= 0): every g and h of a row is "
+              "multiplied by its weight, so it counts that many times in G, H and the loss.",
     "scale_pos_weight": "Weight of the rows labelled 1 (e.g. negatives / positives for "
                         "imbalanced classes).",
     "huber_slope": "δ of the pseudo-Huber loss: errors well below δ count quadratically, "
@@ -95,6 +97,7 @@ def init_state() -> None:
     st.session_state.p_objective = url["objective"]
     st.session_state.p_boosting = url["boosting"]
     st.session_state.url_target = url["target"]
+    st.session_state.url_weight = url["weight"]
     st.session_state.url_round = url["round"]
     st.session_state.node = url["node"]
     st.session_state.view = url["view"]
@@ -154,19 +157,22 @@ def _set_data(name, digest, frame, notes, target) -> None:
     st.session_state.flags = dataset.column_flags(frame)  # once per data set, not per rerun
     columns = list(frame.columns)
     st.session_state.target = target if target in columns else columns[-1]
+    weight = st.session_state.pop("url_weight", None)  # a shared link's weight column, once
+    st.session_state.weight = weight if weight in columns and weight != target else None
     st.session_state.features = default_features(frame, st.session_state.target)
     st.session_state.config = None
     st.session_state.playing = False
 
 
 def default_features(frame: pd.DataFrame, target: str) -> list[str]:
-    """Every column but the target and the flagged ones; if that leaves nothing, every
-    column that has values."""
+    """Every column but the target (and weights) and the flagged ones; if that leaves
+    nothing, every column that has values."""
     flags = st.session_state.flags
-    chosen = [c for c in frame.columns if c != target and c not in flags]
+    target_like = (target, st.session_state.get("weight"))
+    chosen = [c for c in frame.columns if c not in target_like and c not in flags]
     if not chosen:
         chosen = [c for c in frame.columns
-                  if c != target and flags.get(c) != "all values missing"]
+                  if c not in target_like and flags.get(c) != "all values missing"]
     return chosen
 
 
@@ -176,8 +182,16 @@ def columns_ui() -> None:
     st.caption(f"**{name}**: {len(frame):,} rows × {len(columns)} columns. " + " ".join(notes))
     st.selectbox("Target (what to predict)", columns, key="target", on_change=_target_changed)
     flags = st.session_state.flags
-    st.multiselect("Features", [c for c in columns if c != st.session_state.target],
+    numeric = [c for c in columns if c != st.session_state.target
+               and pd.api.types.is_numeric_dtype(frame[c])]
+    if st.session_state.get("weight") not in [None, *numeric]:
+        st.session_state.weight = None
+    st.multiselect("Features", [c for c in columns if c not in (st.session_state.target,
+                                                                st.session_state.weight)],
                    key="features")
+    st.selectbox("Sample weights (optional)", [None, *numeric], key="weight",
+                 format_func=lambda c: "none: every row counts once" if c is None else c,
+                 on_change=_weight_changed, help=HELP["weight"])
     for column, why in flags.items():
         if column != st.session_state.target:
             left_out = column not in st.session_state.features
@@ -206,6 +220,11 @@ def inferred_task(digest: str, target: str, _frame: pd.DataFrame) -> str | None:
     if column.isna().all() or column.nunique() < 2:
         return None  # training will say what is wrong with the target
     return dataset.infer_task(column.dropna())
+
+
+def _weight_changed() -> None:
+    weight = st.session_state.weight
+    st.session_state.features = [f for f in st.session_state.features if f != weight]
 
 
 def _target_changed() -> None:
@@ -271,6 +290,7 @@ def current_config() -> dict:
     return {
         "digest": digest, "name": name, "target": st.session_state.target,
         "features": tuple(st.session_state.features), "task": st.session_state.task,
+        "weight": st.session_state.get("weight"),
         **{k: st.session_state[f"p_{k}"] for k in urlstate.PARAMS},
         "base_score": st.session_state.p_base_score.strip(),
         "tree_method": st.session_state.p_tree_method or urlstate.TREE_METHODS[0],
@@ -290,7 +310,7 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     task = None if config["task"] == "auto" else config["task"]
     try:
         prep = dataset.prepare(_frame, config["target"], list(config["features"]), task=task,
-                               objective=config["objective"])
+                               objective=config["objective"], weight=config["weight"])
     except dataset.DataError as exc:
         raise TrainingError(str(exc)) from None
     params = {"objective": prep.objective, "boosting": config["boosting"],
@@ -315,14 +335,16 @@ def train_cached(config: dict, _frame: pd.DataFrame):
             raise TrainingError(
                 f"base_score {config['base_score']!r} is not a number; leave it empty to "
                 "estimate it from the data.") from None
-    evals = [(prep.X_valid, prep.y_valid, "valid")] if len(prep.y_valid) else []
+    evals = [(prep.X_valid, prep.y_valid, "valid", prep.w_valid) if prep.w_valid is not None
+             else (prep.X_valid, prep.y_valid, "valid")] if len(prep.y_valid) else []
     stopping = config["early_stopping_rounds"] or None
     if stopping and not evals:
         raise TrainingError("early stopping watches the validation set, and data with fewer "
                             "than 10 rows has none; set early_stopping_rounds to 0.")
     try:
         booster = boost.train(params, prep.X_train, prep.y_train, config["rounds"],
-                              evals=evals, early_stopping_rounds=stopping)
+                              evals=evals, early_stopping_rounds=stopping,
+                              sample_weight=prep.w_train)
     except ValueError as exc:
         raise TrainingError(str(exc)) from None
     except MemoryError:
@@ -781,7 +803,7 @@ def comparison_view(booster: boost.Booster, prep: dataset.Prepared, config: dict
 def share_url(config: dict) -> None:
     state = {"sample": st.session_state.sample if config["name"] in
              {s.title for s in SAMPLES} else None,
-             "target": config["target"], "task": config["task"],
+             "target": config["target"], "task": config["task"], "weight": config["weight"],
              **{k: config[k] for k in urlstate.PARAMS},
              "base_score": config["base_score"] or None,
              "tree_method": config["tree_method"],

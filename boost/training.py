@@ -156,11 +156,12 @@ def _check_evals(evals, names, p):
     checked = []
     seen = set()
     for i, item in enumerate(evals or ()):
-        if not isinstance(item, (tuple, list)) or len(item) != 3:
+        if not isinstance(item, (tuple, list)) or len(item) not in (3, 4):
             raise ValueError(
-                f"evals[{i}] must be a tuple (X, y, name); got {type(item).__name__}."
+                f"evals[{i}] must be a tuple (X, y, name) or (X, y, name, sample_weight); got "
+                f"{type(item).__name__}."
             )
-        X_e, y_e, name = item
+        X_e, y_e, name = item[:3]
         if not isinstance(name, str) or not name:
             raise ValueError(f"evals[{i}]: the name must be a non-empty string.")
         if name in seen or name == "train":
@@ -171,7 +172,9 @@ def _check_evals(evals, names, p):
         seen.add(name)
         X32, _ = as_features(X_e, expected_names=names, what=f"evals[{i}] X")
         y32 = as_labels(y_e, X32.shape[0], p.objective, p.num_class, what=f"evals[{i}] y")
-        checked.append((name, X32, y32))
+        w32 = as_weights(item[3], X32.shape[0], what=f"evals[{i}] sample_weight") if len(
+            item) == 4 else None
+        checked.append((name, X32, y32, w32))
     return checked
 
 
@@ -246,8 +249,8 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     y : array-like of shape (n_samples,)
     num_boost_round : int
         Number of boosting rounds (trees per output group).
-    evals : sequence of (X, y, name)
-        Sets whose loss is recorded after every round.
+    evals : sequence of (X, y, name) or (X, y, name, sample_weight)
+        Sets whose loss (weighted, when weights are given) is recorded after every round.
     sample_weight : array-like of shape (n_samples,), optional
     early_stopping_rounds : int, optional
         As XGBoost: stop when the last evaluation set's loss has not improved for this many
@@ -291,10 +294,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         return objectives.metric(p.objective, m, y_, w_, p.loss)
 
     margin = initial_margin(n_samples, base_margin)
-    eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _ in eval_sets]
+    eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _, _ in eval_sets]
     history = {"train": [loss_of(margin, y32, w32)]}
-    for (name, _, y_e), m in zip(eval_sets, eval_margins, strict=True):
-        history[name] = [loss_of(m, y_e, None)]
+    for (name, _, y_e, w_e), m in zip(eval_sets, eval_margins, strict=True):
+        history[name] = [loss_of(m, y_e, w_e)]
 
     builder = ForestBuilder()
     every = _checkpoint_every(num_boost_round, n_samples, n_groups)
@@ -333,9 +336,9 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             if done % every == 0 and done < num_boost_round:
                 checkpoints[done] = margin.copy()
                 checkpoints[done].flags.writeable = False
-            for (name, X_e, y_e), m in zip(eval_sets, eval_margins, strict=True):
+            for (name, X_e, y_e, w_e), m in zip(eval_sets, eval_margins, strict=True):
                 add_tree_outputs(new_trees, X_e, m, 0, n_groups)
-                history[name].append(loss_of(m, y_e, None))
+                history[name].append(loss_of(m, y_e, w_e))
             if stopper is not None and stopper.update(done - 1, history[eval_sets[-1][0]][-1]):
                 break
     forest = builder.build()
@@ -349,6 +352,6 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     return Booster(params=p, feature_names=names, base_score=base_score,
                    base_margin=base_margin, forest=forest, data=data,
                    history={k: np.array(v) for k, v in history.items()},
-                   eval_names=[name for name, _, _ in eval_sets],
+                   eval_names=[name for name, _, _, _ in eval_sets],
                    best_iteration=None if stopper is None else stopper.best_iteration,
                    best_score=None if stopper is None else stopper.best_score)

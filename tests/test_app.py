@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -270,3 +271,31 @@ def test_exponential_loss_with_scale_pos_weight():
     assert "exponential" in _status(at)
     assert at.number_input(key="p_scale_pos_weight").value == 2.0
     assert not at.error
+
+
+def test_weight_column_weights_the_rows():
+    at = _app()
+    rows = "\n".join(f"{i % 17},{1 + i % 3},{(i % 17) * 0.5 + (i % 5)}" for i in range(60))
+    at.get("file_uploader")[0].set_value(("w.csv", f"x,w,y\n{rows}".encode(),
+                                          "text/csv")).run()
+    at.selectbox(key="weight").set_value("w").run()
+    assert at.multiselect(key="features").value == ["x"]
+    at.button(key="train").click().run()
+    at.button(key="step_forward").click().run()
+    tree = next(d.value for d in at.dataframe if "Cover" in d.value.columns)
+    weights = [1 + i % 3 for i in range(60)]
+    # the root's cover (squared error: H = sum of weights) over the 48 training rows
+    order = np.random.default_rng(0).permutation(60)
+    train = np.sort(order[12:])
+    assert tree.Cover.iloc[0] == pytest.approx(sum(weights[i] for i in train))
+    assert not at.error
+
+
+def test_negative_weights_are_explained():
+    at = _app()
+    raw = "x,w,y\n" + "\n".join(f"{i * 7 % 11},{-1 if i == 3 else 1},{i * 2}" for i in range(30))
+    at.get("file_uploader")[0].set_value(("n.csv", raw.encode(), "text/csv")).run()
+    at.selectbox(key="weight").set_value("w").run()
+    at.button(key="train").click().run()
+    assert any("weight column 'w'" in e.value and ">= 0" in e.value for e in at.error)
+    assert not at.exception

@@ -218,3 +218,16 @@ def test_early_stopping_needs_an_eval_set():
     with pytest.raises(ValueError, match="evaluation set"):
         boost.train({}, np.arange(6.0).reshape(-1, 1), np.arange(6.0), 5,
                     early_stopping_rounds=2)
+
+
+def test_weighted_evaluation_set_matches_xgboost():
+    X, labels, weight = _data()
+    y = labels["count"]
+    params = {"objective": "count:poisson", "max_depth": 3}
+    ours = boost.train(params, X, y, 5, evals=[(X, y, "w", weight)])
+    ref_result = {}
+    xgb.train({"nthread": 1, **params}, xgb.DMatrix(X, label=y), 5,
+              evals=[(xgb.DMatrix(X, label=y, weight=weight), "w")], evals_result=ref_result,
+              verbose_eval=False)
+    np.testing.assert_allclose(ours.evals_result()["w"]["poisson-nloglik"],
+                               ref_result["w"]["poisson-nloglik"], rtol=1e-6)

@@ -176,6 +176,26 @@ def infer_task(y: pd.Series) -> str:
     return "regression"
 
 
+def _checked_weights(data: pd.DataFrame, weight: str, notes: list[str]) -> pd.DataFrame:
+    """The rows with a usable weight; a DataError when the column cannot be weights."""
+    column = data[weight]
+    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        raise DataError(f"The weight column {weight!r} is not numeric; sample weights are "
+                        "numbers >= 0 (how much each row counts). Choose another column or none.")
+    values = column.to_numpy(dtype=float)
+    if (values < 0).any() or np.isinf(values).any():
+        bad = np.unique(values[(values < 0) | np.isinf(values)])[:3].tolist()
+        raise DataError(f"The weight column {weight!r} has values {bad}; sample weights must be "
+                        "finite and >= 0.")
+    missing = np.isnan(values)
+    if missing.all():
+        raise DataError(f"The weight column {weight!r} has no values.")
+    if missing.any():
+        notes.append(f"Dropped {int(missing.sum())} row(s) with no weight in {weight!r}.")
+        data = data.loc[~missing]
+    return data
+
+
 def _objective_for(task: str, objective: str | None, target: str, y: np.ndarray,
                    num_class: int) -> str:
     """The objective to train with, checked against the task and the target's values."""
@@ -210,22 +230,26 @@ class Prepared:
     feature_names: list[str]
     raw_features: list[str]
     notes: list[str]
+    w_train: np.ndarray | None = None  # sample weights (a weight column), None = unweighted
+    w_valid: np.ndarray | None = None
 
 
 def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | None = None,
-            valid_fraction: float = 0.2, seed: int = 0, objective: str | None = None
-            ) -> Prepared:
+            valid_fraction: float = 0.2, seed: int = 0, objective: str | None = None,
+            weight: str | None = None) -> Prepared:
     """Encode ``features`` and ``target`` for the engine; raises ``DataError``.
 
     ``objective`` (an engine objective name) must suit the task; None means the task's
-    default (``TASKS``)."""
+    default (``TASKS``). ``weight`` names a column of sample weights (numbers >= 0)."""
     if target not in frame.columns:
         raise DataError(f"The target column {target!r} is not in the data.")
-    features = [f for f in features if f != target]
+    features = [f for f in features if f not in (target, weight)]
     if not features:
         raise DataError("Choose at least one feature column (other than the target).")
     notes = []
-    data = frame[features + [target]]
+    data = frame[features + [target] + ([weight] if weight else [])]
+    if weight:
+        data = _checked_weights(data, weight, notes)
     missing_target = data[target].isna()
     if missing_target.all():
         raise DataError(f"The target {target!r} has no values.")
@@ -298,7 +322,20 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
     valid_idx, train_idx = np.sort(order[:n_valid]), np.sort(order[n_valid:])
     if n_valid == 0:
         notes.append("Fewer than 10 rows: every row is used for training (no validation set).")
+    w = data[weight].to_numpy(dtype=float) if weight else None
+    if w is not None:
+        if not (w[train_idx] > 0).any():
+            raise DataError(f"Every training row has weight 0 in {weight!r}; at least one row "
+                            "needs a positive weight.")
+        if n_valid and not (w[valid_idx] > 0).any():
+            w_valid_ok = False
+            notes.append(f"Every validation row has weight 0 in {weight!r}: the validation "
+                         "loss is unweighted.")
+        else:
+            w_valid_ok = True
     return Prepared(
+        w_train=None if w is None else w[train_idx],
+        w_valid=None if w is None or not w_valid_ok or not n_valid else w[valid_idx],
         X_train=X.iloc[train_idx].reset_index(drop=True), y_train=y[train_idx],
         X_valid=X.iloc[valid_idx].reset_index(drop=True), y_valid=y[valid_idx],
         task=task, objective=objective, num_class=num_class, class_names=class_names,

@@ -81,6 +81,7 @@ def read(query: dict, samples: list[str]) -> dict:
         value = parse_number(base, float, None, -1e9, 1e9)
         out["base_score"] = value
     out["target"] = query.get("target")
+    out["weight"] = query.get("weight")  # a column name, checked against the data
     out["round"] = parse_number(query.get("round"), int, None, 0, 10_000)
     out["node"] = parse_number(query.get("node"), int, None, 0, 100_000)
     out["view"] = VIEWS[parse_number(query.get("view"), int, 0, 0, len(VIEWS) - 1)]
