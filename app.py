@@ -728,6 +728,8 @@ def objective_panel(booster: boost.Booster, config: dict) -> None:
     mode = urlstate.BOOSTING[config["boosting"]]
     with st.expander(f"Objective **{booster.objective}** ({mode}): loss, gradient g, "
                      "hessian h, leaf value"):
+        st.caption(f"Labels: {boost.objectives.spec(booster.objective).labels}. m is the "
+                   "margin (the sum of base_score's margin and the trees' leaf values).")
         for _, line in objective_latex(booster.objective, booster.params):
             st.latex(line)
     y = booster.data.y
