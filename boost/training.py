@@ -11,8 +11,14 @@ tree method decides how a tree grows:
   hessian x sample weight (``sketch.sorted_cuts``); objectives with a constant hessian keep
   the first sketch, as XGBoost does.
 
+Each tree is grown on ``targets.tree_gradients``: the objective's (g, h), with h = 1 for
+first-order (Friedman) boosting and the rows ``subsample`` left out removed; ``colsample_*``
+limits the features each node searches (``sampling``). First-order trees, and XGBoost's
+absolute-error trees under hist/approx, then get their leaf values from the loss itself
+(``leaves``).
+
 The loss of the training set and of every evaluation set is recorded after each round, with
-the baseline (round 0) first.
+the baseline (round 0) first; ``early_stopping_rounds`` stops as XGBoost's callback does.
 """
 
 from __future__ import annotations
