@@ -432,56 +432,90 @@ _METRIC_KIND = {"rmse": _M_RMSE, "logloss": _M_LOGLOSS, "mlogloss": _M_MLOGLOSS,
                 "exponential": _M_EXP}
 
 
+_LINK_CODE = {"identity": 0, "sigmoid": 1, "exp": 2, "half_sigmoid": 3, "softmax": 4}
+_F32_METRIC_EPS = np.float32(1e-16)
+
+
+@njit(cache=True, inline="always")
+def _row_prediction(link, margin, i):
+    """XGBoost's PredTransform of row i (one output), in float32."""
+    m = margin[i, 0]
+    if link == 1:
+        return sigmoid32(m)
+    if link == 2:
+        return math.exp(m)
+    if link == 3:
+        return sigmoid32(_F32_TWO * m)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _true_class_probability(margin, i, label):
+    """Softmax probability of the row's class, as ``_softmax_rows`` computes it."""
+    wmax = margin[i, 0]
+    for j in range(1, margin.shape[1]):
+        if margin[i, j] > wmax:
+            wmax = margin[i, j]
+    wsum = np.float32(0.0)
+    for j in range(margin.shape[1]):
+        wsum += math.exp(margin[i, j] - wmax)
+    return math.exp(margin[i, label] - wmax) / wsum
+
+
 @njit(cache=True, parallel=True)
-def _metric_sums(kind, pred, margin, y, w, use_w, slope, rho):
+def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     """(sum of w * loss_i, sum of w) in float64, summed in fixed chunks so the result does not
-    depend on the thread count. Row losses follow XGBoost's metric definitions."""
+    depend on the thread count. Each row's loss is XGBoost's metric row loss (EvalRow), in
+    float32 as XGBoost computes it, straight from the margin (no prediction array)."""
     n = y.shape[0]
     n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
     part = np.zeros((n_chunks, 2))
-    eps = 1e-16
+    eps = _F32_METRIC_EPS
+    one = _F32_ONE
     for c in prange(n_chunks):
         a = c * _METRIC_CHUNK
         b = min(n, a + _METRIC_CHUNK)
         s_loss = 0.0
         s_w = 0.0
         for i in range(a, b):
-            wi = np.float64(w[i]) if use_w else 1.0
-            yi = np.float64(y[i])
-            p = np.float64(pred[i, 0])
-            if kind == _M_RMSE:
-                d = p - yi
-                loss = d * d
-            elif kind == _M_LOGLOSS:
-                # x log y with x = 0 giving 0 (XGBoost's xlogy): the raw margin of logitraw
-                # may leave [0, 1], then the log's argument is floored at 1e-16.
-                loss = 0.0
-                if yi != 0.0:
-                    loss -= yi * math.log(max(p, eps))
-                if 1.0 - yi != 0.0:
-                    loss -= (1.0 - yi) * math.log(max(1.0 - p, eps))
-            elif kind == _M_MLOGLOSS:
-                loss = -math.log(max(np.float64(pred[i, np.int64(yi)]), eps))
-            elif kind == _M_MAE:
-                loss = abs(yi - p)
-            elif kind == _M_MPHE:
-                r = (yi - p) / slope
-                loss = slope * slope * (math.sqrt(1.0 + r * r) - 1.0)
-            elif kind == _M_POISSON:
-                py = max(p, eps)
-                loss = math.lgamma(yi + 1.0) + py - math.log(py) * yi
-            elif kind == _M_GAMMA_DEV:
-                pp = p + 1e-6
-                yy = yi + 1e-6
-                loss = math.log(pp / yy) + yy / pp - 1.0
-            elif kind == _M_TWEEDIE:
-                lp = math.log(p)
-                loss = (-yi * math.exp((1.0 - rho) * lp) / (1.0 - rho)
-                        + math.exp((2.0 - rho) * lp) / (2.0 - rho))
-            else:  # exponential: e^(-(2y-1) m)
-                loss = math.exp(-(2.0 * yi - 1.0) * np.float64(margin[i, 0]))
-            s_loss += wi * loss
-            s_w += wi
+            wi = w[i] if use_w else one
+            yi = y[i]
+            if kind == _M_MLOGLOSS:
+                p = _true_class_probability(margin, i, np.int64(yi))
+                loss = -math.log(max(p, eps))
+            else:
+                p = _row_prediction(link, margin, i)
+                if kind == _M_RMSE:
+                    d = yi - p
+                    loss = d * d
+                elif kind == _M_LOGLOSS:
+                    # XGBoost's xlogy: x log y is 0 when x = 0; logitraw's raw margin may
+                    # leave [0, 1], then the log's argument is floored at 1e-16.
+                    loss = np.float32(0.0)
+                    if yi != np.float32(0.0):
+                        loss = loss - yi * math.log(max(p, eps))
+                    if one - yi != np.float32(0.0):
+                        loss = loss - (one - yi) * math.log(max(one - p, eps))
+                elif kind == _M_MAE:
+                    loss = abs(yi - p)
+                elif kind == _M_MPHE:
+                    r = (yi - p) / slope
+                    loss = slope * slope * (math.sqrt(one + r * r) - one)
+                elif kind == _M_POISSON:
+                    py = max(p, eps)
+                    loss = np.float32(math.lgamma(yi + one)) + py - math.log(py) * yi
+                elif kind == _M_GAMMA_DEV:
+                    pp = p + _F32_RT_EPS
+                    yy = yi + _F32_RT_EPS
+                    loss = math.log(pp / yy) + yy / pp - one
+                elif kind == _M_TWEEDIE:
+                    lp = math.log(p)
+                    loss = (-(yi * math.exp((one - rho) * lp) / (one - rho))
+                            + math.exp((_F32_TWO - rho) * lp) / (_F32_TWO - rho))
+                else:  # exponential: e^(-(2y-1) m)
+                    loss = math.exp(-(_F32_TWO * yi - one) * margin[i, 0])
+            s_loss += np.float64(np.float32(loss) * wi)
+            s_w += np.float64(wi)
         part[c, 0] = s_loss
         part[c, 1] = s_w
     total = 0.0
@@ -505,15 +539,12 @@ def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray
     """The objective's default evaluation metric (weighted mean of the row losses; root of
     it for rmse, twice it for gamma-deviance), as XGBoost computes it."""
     o = OBJECTIVES[objective]
-    pred = transform(objective, margin)
-    if pred.ndim == 1:
-        pred = pred[:, None]
     use_w = weight is not None
     w = weight if use_w else np.ones(1, dtype=np.float32)
     kind = _METRIC_KIND[o.metric]
-    total, total_w = _metric_sums(kind, pred, margin, y, w, use_w,
-                                  float(np.float32(loss.huber_slope)),
-                                  float(np.float32(loss.tweedie_variance_power)))
+    total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
+                                  np.float32(loss.huber_slope),
+                                  np.float32(loss.tweedie_variance_power))
     if kind == _M_RMSE:
         return float(math.sqrt(total / total_w))
     if kind == _M_GAMMA_DEV:
