@@ -43,7 +43,9 @@ class RoundView:
     """The training rows after ``round_idx`` rounds (0 = the baseline, before any tree).
 
     ``margin``, ``grad``, ``hess`` have shape (n_samples, n_groups); ``grad``/``hess`` are
-    taken at this margin, so they are what the trees of round ``round_idx + 1`` fit.
+    the objective's, taken at this margin: what the trees of round ``round_idx + 1`` fit
+    (``Booster.tree_gradients`` adds what a tree changes: h = 1 for first-order boosting, the
+    rows ``subsample`` left out).
     ``leaf`` (n_samples, n_groups) is the node id of the leaf each row reaches in the tree(s)
     of round ``round_idx`` (-1 at round 0). ``prediction`` and ``residual`` (y - prediction;
     one-hot(y) - probabilities for multi-class) are 1-D except for multi-class.
