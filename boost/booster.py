@@ -11,8 +11,8 @@ import pandas as pd
 from . import candidates, dump, hist, importance, objectives
 from .data import as_features
 from .params import Params
-from .sampling import ColumnSampler, row_mask
-from .targets import tree_gradients
+from .sampling import ColumnSampler
+from .targets import tree_gradients, tree_rows
 from .tree import (
     Forest,
     add_tree_outputs,
@@ -312,11 +312,9 @@ class Booster:
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on
         (all True unless ``subsample`` < 1). Recomputed from the seed, not stored."""
-        t = self.tree_index(round_idx, class_idx)
         n = self.data.X.shape[0]
-        if self._params.subsample >= 1.0:
-            return np.ones(n, dtype=bool)
-        return row_mask(self._params.seed, t, n, self._params.subsample)
+        rows = tree_rows(self._params, self.tree_index(round_idx, class_idx), n)
+        return np.ones(n, dtype=bool) if rows is None else rows
 
     def features_used(self, round_idx: int, node_id: int = 0, class_idx: int = 0
                       ) -> np.ndarray:
@@ -324,8 +322,7 @@ class Booster:
         True unless a ``colsample_*`` < 1)."""
         t = self.tree_index(round_idx, class_idx)
         p = self._params
-        sampler = ColumnSampler(p.seed, self.num_features, p.colsample_bytree,
-                                p.colsample_bylevel, p.colsample_bynode)
+        sampler = ColumnSampler.of(p, self.num_features)
         if not sampler.active:
             return np.ones(self.num_features, dtype=bool)
         sl = self.forest.node_slice(t)

@@ -80,14 +80,23 @@ def _set_leaf(nodes: dict, nid: int, weight, eta32) -> None:
     nodes["value"][nid] = WEIGHT(WEIGHT(weight) * eta32)
 
 
+def _median_residuals(leaf, margin_k, y, weight, active) -> dict[int, tuple]:
+    """{leaf id: (median of y - m over its rows, the rows' weights or None)}, with XGBoost's
+    Quantile / WeightedQuantile arithmetic."""
+    out = {}
+    for nid, rows in rows_by_leaf(leaf, active):
+        w = None if weight is None else weight[rows]
+        resid = (y[rows] - margin_k[rows]).astype(np.float32)
+        out[nid] = (objectives.quantile(resid, 0.5, w), w)
+    return out
+
+
 def quantile_leaves(nodes: dict, leaf, margin_k, y, weight, active, eta32) -> None:
     """XGBoost's UpdateTreeLeaf for reg:absoluteerror: leaf = eta * median(y - m)."""
-    filled = set()
-    for nid, rows in rows_by_leaf(leaf, active):
-        resid = (y[rows] - margin_k[rows]).astype(np.float32)
-        q = objectives.quantile(resid, 0.5, None if weight is None else weight[rows])
+    medians = _median_residuals(leaf, margin_k, y, weight, active)
+    for nid, (q, _) in medians.items():
         _set_leaf(nodes, nid, q, eta32)
-        filled.add(nid)
+    filled = set(medians)
     for nid in np.flatnonzero(nodes["is_leaf"]):
         if int(nid) not in filled:  # no rows: XGBoost multiplies the old value by eta again
             _set_leaf(nodes, int(nid), nodes["value"][nid], eta32)
@@ -215,14 +224,9 @@ def line_search_steps(objective: str, loss: objectives.LossParams, leaf, margin,
     n_nodes = int(leaf.max(initial=-1)) + 1
     use_active = active is not None
     if objective == "reg:absoluteerror":
-        out = {}
-        for nid, rows in rows_by_leaf(leaf, active):
-            w = None if weight is None else weight[rows]
-            if w is not None and not np.any(w > 0):
-                continue
-            out[nid] = float(objectives.quantile((y[rows] - margin[rows, k]).astype(np.float32),
-                                                 0.5, w))
-        return out
+        return {nid: float(q) for nid, (q, w) in
+                _median_residuals(leaf, margin[:, k], y, weight, active).items()
+                if w is None or np.any(w > 0)}
     order, starts = _group_rows(leaf, active if use_active else np.ones(1, np.bool_),
                                 use_active, n_nodes)
     kind = _LS_KIND[objective]

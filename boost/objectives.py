@@ -404,21 +404,27 @@ def _exp_array(m):
     return out
 
 
+@njit(cache=True, inline="always")
+def _softmax_scale(margin, i):
+    """(max, sum of exp(m - max)) of row i, float32: p_j = exp(m_j - max) / sum."""
+    wmax = margin[i, 0]
+    for j in range(1, margin.shape[1]):
+        if margin[i, j] > wmax:
+            wmax = margin[i, j]
+    wsum = np.float32(0.0)
+    for j in range(margin.shape[1]):
+        wsum += math.exp(margin[i, j] - wmax)
+    return wmax, wsum
+
+
 @njit(cache=True, parallel=True)
 def _softmax_rows(margin):
     n, k = margin.shape
     out = np.empty((n, k), dtype=np.float32)
     for i in prange(n):
-        wmax = margin[i, 0]
-        for j in range(1, k):
-            if margin[i, j] > wmax:
-                wmax = margin[i, j]
-        wsum = np.float32(0.0)
+        wmax, wsum = _softmax_scale(margin, i)
         for j in range(k):
-            out[i, j] = math.exp(margin[i, j] - wmax)
-            wsum += out[i, j]
-        for j in range(k):
-            out[i, j] = out[i, j] / wsum
+            out[i, j] = math.exp(margin[i, j] - wmax) / wsum
     return out
 
 
@@ -452,13 +458,7 @@ def _row_prediction(link, margin, i):
 @njit(cache=True, inline="always")
 def _true_class_probability(margin, i, label):
     """Softmax probability of the row's class, as ``_softmax_rows`` computes it."""
-    wmax = margin[i, 0]
-    for j in range(1, margin.shape[1]):
-        if margin[i, j] > wmax:
-            wmax = margin[i, j]
-    wsum = np.float32(0.0)
-    for j in range(margin.shape[1]):
-        wsum += math.exp(margin[i, j] - wmax)
+    wmax, wsum = _softmax_scale(margin, i)
     return math.exp(margin[i, label] - wmax) / wsum
 
 

@@ -76,12 +76,6 @@ class Params:
         return LossParams(self.scale_pos_weight, self.huber_slope, self.tweedie_variance_power,
                           self.max_delta_step)
 
-    @property
-    def sampled(self) -> bool:
-        """Rows or columns are subsampled (the trace then records which)."""
-        return min(self.subsample, self.colsample_bytree, self.colsample_bylevel,
-                   self.colsample_bynode) < 1.0
-
     def as_float32(self):
         """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32 scalars."""
         return tuple(

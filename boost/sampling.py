@@ -113,6 +113,12 @@ class ColumnSampler:
         self.bynode = float(bynode)
         self.active = min(bytree, bylevel, bynode) < 1.0
 
+    @classmethod
+    def of(cls, p, n_features: int) -> ColumnSampler:
+        """The sampler of a model with parameters ``p`` (``params.Params``)."""
+        return cls(p.seed, n_features, p.colsample_bytree, p.colsample_bylevel,
+                   p.colsample_bynode)
+
     def allowed(self, tree_idx: int, depth: int, nodes) -> np.ndarray:
         """(len(nodes), n_features) bool: the features each node of ``depth`` may use."""
         nodes = np.asarray(nodes, dtype=np.int64).reshape(-1)

@@ -18,6 +18,13 @@ from ._dtypes import GRAD
 from .sampling import row_mask
 
 
+def tree_rows(p, tree_idx: int, n_samples: int) -> np.ndarray | None:
+    """The rows tree ``tree_idx`` is grown on (bool mask), or None when all are."""
+    if p.subsample >= 1.0:
+        return None
+    return row_mask(p.seed, tree_idx, n_samples, p.subsample)
+
+
 def tree_gradients(p, g: np.ndarray, h: np.ndarray, weight: np.ndarray | None,
                    tree_idx: int):
     """(g, h, active) for tree ``tree_idx``; ``active`` is the row mask or None (all)."""
@@ -27,9 +34,9 @@ def tree_gradients(p, g: np.ndarray, h: np.ndarray, weight: np.ndarray | None,
              else np.ascontiguousarray(weight, dtype=GRAD))
     else:
         h = np.ascontiguousarray(h, dtype=GRAD)
-    if p.subsample >= 1.0:
+    active = tree_rows(p, tree_idx, g.shape[0])
+    if active is None:
         return g, h, None
-    active = row_mask(p.seed, tree_idx, g.shape[0], p.subsample)
     g = np.where(active, g, GRAD(0.0))
     h = np.where(active, h, GRAD(-1.0) if p.tree_method == "exact" else GRAD(0.0))
     return g, h, active

@@ -78,11 +78,12 @@ def _finish(buf, n_nodes, eta):
     return nodes
 
 
-def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf, tree_idx=0):
+def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf,
+              sampler: ColumnSampler, tree_idx: int):
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
     ``position``, ``segments`` (``exact.new_segments``) and ``buf`` (``_node_buffers``) are
-    scratch reused across trees."""
+    scratch reused across trees; ``sampler`` draws each node's features (colsample_*)."""
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
     n_nodes = grow_exact(
         X, columns.col_ptr, columns.rows, columns.values, columns.root_rv, columns.need_forward, g,
@@ -90,9 +91,8 @@ def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf, tree_
         reg_lambda, alpha, mcw, mds, p.max_depth, position, segments, buf["parent"], buf["left"],
         buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
         buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
-        tree_key(p.seed, tree_idx), float(p.colsample_bytree), float(p.colsample_bylevel),
-        float(p.colsample_bynode), min(p.colsample_bytree, p.colsample_bylevel,
-                                       p.colsample_bynode) < 1.0,
+        tree_key(sampler.seed, tree_idx), sampler.bytree, sampler.bylevel, sampler.bynode,
+        sampler.active,
     )
     nodes = _finish(buf, n_nodes, eta)
     nodes["is_leaf"] = np.empty(n_nodes, dtype=np.bool_)
@@ -116,8 +116,7 @@ class _HistGrower:
             self._set_cuts(hist_cuts(X, w, p.max_bin))
         self.regen = p.tree_method == "approx" and not objectives.spec(p.objective).const_hess
         self.columns = std_sorted_columns(X) if self.regen else None
-        self.sampler = ColumnSampler(p.seed, X.shape[1], p.colsample_bytree,
-                                     p.colsample_bylevel, p.colsample_bynode)
+        self.sampler = ColumnSampler.of(p, X.shape[1])
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
@@ -316,6 +315,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             columns = SortedColumns(X32)
             position = np.empty(n_samples, dtype=INDEX)
             segments = new_segments(columns)
+            sampler = ColumnSampler.of(p, X32.shape[1])
         else:
             grower = _HistGrower(X32, w32, p)
         buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
@@ -327,7 +327,8 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                 t = first_tree + k
                 gk, hk, active = tree_gradients(p, g[:, k], h[:, k], w32, t)
                 if exact:
-                    nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf, t)
+                    nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf,
+                                      sampler, t)
                 else:
                     nodes = grower.grow(gk, hk, buf, margin, k, t)
                 if refit:
