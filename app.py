@@ -60,7 +60,8 @@ HELP = {
     "boosting": "Newton (XGBoost): splits scored by G²/(H + λ) with the hessian, leaf "
                 "w = −G/(H + λ). First-order (Friedman 2001): the tree is a least-squares fit "
                 "to −g (h ≡ 1), then each leaf gets the value that minimises the loss over "
-                "its rows. The 'Newton vs first-order' view trains both.",
+                "its rows (one Newton step towards it for the log-loss and exponential "
+                "losses). The 'Newton vs first-order' view trains both.",
     "subsample": "Fraction of rows each tree is grown on (a fresh random draw per tree; "
                  "the left-out rows are drawn hollow in the residual view).",
     "colsample_bytree": "Fraction of the features each tree may use.",
@@ -781,7 +782,8 @@ def comparison_view(booster: boost.Booster, prep: dataset.Prepared, config: dict
     st.caption("Both trees of round 1 fit the gradients of the same baseline: the difference "
                "is only how they use them. Newton scores splits by G²/(H + λ) and sets "
                "w = −G/(H + λ); first-order fits −g by least squares (H counts rows) and then "
-               "gives each leaf the value that minimises the loss. After round 1 the models "
+               "gives each leaf the value that minimises the loss (or one Newton step towards "
+               "it). After round 1 the models "
                "have different margins, so their gradients differ too.")
     columns = st.columns(2)
     for col, (mode, model) in zip(columns, models.items(), strict=True):

@@ -8,8 +8,9 @@ Two users, one mechanism (group the rows by leaf, compute one number per leaf):
 * First-order gradient boosting (Friedman 2001, "TreeBoost"): the tree is a least-squares
   fit to the negative gradients; then each leaf gets the value ``v`` that minimises the
   objective's own loss ``sum_i w_i l(y_i, m_i + v)`` over its rows, times eta. Closed forms
-  where they exist (mean, median, the log-link ratios, AdaBoost's half log-odds), Friedman's
-  single Newton step for the logistic and multi-class losses, and bisection on the
+  where they exist (mean, median, the log-link ratios), Friedman's single Newton step for
+  the logistic, exponential and multi-class losses (their exact minimisers are infinite on
+  a leaf whose rows are all one class), and bisection on the
   derivative for the pseudo-Huber loss. ``max_delta_step`` > 0 clips ``v`` as it clips a
   Newton weight; an unbounded optimum (a leaf of all-zero Poisson counts) stops at
   +-``MAX_STEP`` on the margin scale.
@@ -187,16 +188,17 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
                 den += ww[r] * abs(res) * (1.0 - abs(res))
             out[j] = 0.0 if den <= 0.0 else (n_class - 1) / n_class * num / den
         elif kind == _LS_EXPONENTIAL:
-            # AdaBoost's step: 0.5 log(sum_{y=1} w e^{-m} / sum_{y=0} w e^{m}).
-            pos = 0.0
-            neg = 0.0
+            # Friedman's one Newton step, sum t e^{-t m} / sum e^{-t m} with t = 2y - 1 (as
+            # scikit-learn's exponential loss). The exact minimiser, AdaBoost's
+            # 0.5 log(sum_{y=1} w e^{-m} / sum_{y=0} w e^{m}), is infinite on a pure leaf.
+            num = 0.0
+            den = 0.0
             for r in rows:
-                m = np.float64(margin[r, k])
-                if y[r] == 1.0:
-                    pos += ww[r] * math.exp(-m)
-                else:
-                    neg += ww[r] * math.exp(m)
-            out[j] = _log_ratio(pos, neg, 0.5)
+                t = 2.0 * np.float64(y[r]) - 1.0
+                e = math.exp(-t * np.float64(margin[r, k]))
+                num += ww[r] * t * e
+                den += ww[r] * e
+            out[j] = 0.0 if den <= 0.0 else num / den
         elif kind == _LS_PSEUDOHUBER:
             out[j] = _pseudohuber_step(rows, resid, ww, slope)
         else:  # the log-link losses: closed forms

@@ -34,6 +34,10 @@ CASES = [("reg:squarederror", "reg", {}), ("reg:absoluteerror", "reg", {}),
          ("multi:softprob", "class3", {"num_class": 3})]
 
 
+# Friedman's one Newton step instead of the exact minimiser (infinite on a pure leaf).
+NEWTON_STEP = ("binary:logistic", "binary:exponential", "multi:softprob")
+
+
 def _total_loss(objective, loss, m, y, w):
     """sum w * l(y, m) in float64 (the loss the leaf value minimises)."""
     m = m.astype(np.float64)
@@ -91,10 +95,8 @@ def test_tree_is_least_squares_on_the_negative_gradient(objective, label, extra,
 
 
 @pytest.mark.parametrize("objective,label,extra",
-                         [c for c in CASES if c[0] not in ("binary:logistic",
-                                                           "multi:softprob")],
-                         ids=[c[0] for c in CASES if c[0] not in ("binary:logistic",
-                                                                  "multi:softprob")])
+                         [c for c in CASES if c[0] not in NEWTON_STEP],
+                         ids=[c[0] for c in CASES if c[0] not in NEWTON_STEP])
 def test_each_leaf_minimises_the_loss(objective, label, extra):
     X, labels = _data()
     y = labels[label]
@@ -122,7 +124,8 @@ def test_each_leaf_minimises_the_loss(objective, label, extra):
 
 def test_logistic_leaf_is_friedmans_newton_step_and_squared_error_is_the_mean():
     X, labels = _data()
-    for objective, label in (("binary:logistic", "binary"), ("reg:squarederror", "reg")):
+    for objective, label in (("binary:logistic", "binary"), ("reg:squarederror", "reg"),
+                             ("binary:exponential", "binary")):
         y = labels[label]
         bst = boost.train({"objective": objective, "boosting": "first_order", "max_depth": 2,
                            "eta": 0.1}, X, y, 2)
@@ -134,6 +137,9 @@ def test_logistic_leaf_is_friedmans_newton_step_and_squared_error_is_the_mean():
             if objective == "binary:logistic":
                 p = 1 / (1 + np.exp(-m))
                 expected = np.sum(y[rows] - p) / np.sum(p * (1 - p))
+            elif objective == "binary:exponential":
+                t = 2.0 * y[rows] - 1
+                expected = np.sum(t * np.exp(-t * m)) / np.sum(np.exp(-t * m))
             else:
                 expected = np.mean(y[rows] - m)
             assert leaf.Weight == pytest.approx(expected, rel=1e-5, abs=1e-6)
@@ -178,3 +184,20 @@ def test_first_order_loss_decreases_and_views_work():
     assert rows is None and (h == 1).all()
     cand = bst.split_candidates(5, 0)
     assert cand.Best.sum() == 1
+
+
+def test_pure_leaves_stay_bounded():
+    # Two separable moons: deep first-order trees have leaves of one class only, where the
+    # exact minimiser of the logistic or exponential loss is infinite. Friedman's Newton step
+    # keeps |w| <= 1 (exponential) and the validation loss finite and near the train loss.
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 2)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(np.float32)
+    X_valid = rng.normal(size=(200, 2)).astype(np.float32)
+    y_valid = (X_valid[:, 0] > 0).astype(np.float32)
+    bst = boost.train({"objective": "binary:exponential", "boosting": "first_order",
+                       "max_depth": 4}, X, y, 20, evals=[(X_valid, y_valid, "valid")])
+    frame = bst.trees_to_dataframe()
+    assert frame[frame.Feature == "Leaf"].Weight.abs().max() <= 1.0
+    history = bst.loss_history()
+    assert history["valid"].iloc[-1] < history["valid"].iloc[0] < 1.01

@@ -24,10 +24,15 @@ LINE_SEARCH = {
     "reg:tweedie": "closed form, a log of a ratio of sums",
     "binary:logistic": "Friedman's Newton step",
     "binary:logitraw": "Friedman's Newton step",
-    "binary:exponential": "AdaBoost's half log-ratio",
+    "binary:exponential": "Friedman's Newton step",
     "multi:softprob": "Friedman's multi-class step",
     "multi:softmax": "Friedman's multi-class step",
 }
+
+
+def _argmin_sign(objective: str) -> str:
+    """'=' where the leaf value is the exact minimiser, '\\approx' for one Newton step of it."""
+    return r"\approx" if "Newton" in LINE_SEARCH.get(objective, "") else "="
 
 
 # Where XGBoost's h is not the loss's second derivative.
@@ -50,7 +55,9 @@ def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
     if first_order:
         lines.append(("tree", r"\text{first-order: the tree fits } -g \text{ by least "
                               r"squares } (h \equiv 1)"))
-        lines.append(("leaf", r"w = \arg\min_v \sum_{i \in \text{leaf}} l(y_i, m_i + v)"
+        sign = _argmin_sign(objective)
+        lines.append(("leaf", rf"w {sign} \arg\min_v \sum_{{i \in \text{{leaf}}}} "
+                              r"l(y_i, m_i + v)"
                               rf"\quad\text{{({LINE_SEARCH[objective]})}}"))
     elif spec.adaptive_leaf and params.get("tree_method", "exact") != "exact":
         lines.append(("leaf", r"w = \operatorname{median}_{i \in \text{leaf}}(y_i - m_i)"
@@ -132,7 +139,8 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
         spec.adaptive_leaf and params.get("tree_method", "exact") != "exact"))
     if refit and first_order:
         how = LINE_SEARCH.get(objective, "line search")
-        steps.append(Step("leaf weight", r"w = \arg\min_v \sum_{i \in \text{leaf}} "
+        steps.append(Step("leaf weight", rf"w {_argmin_sign(objective)} \arg\min_v "
+                          r"\sum_{i \in \text{leaf}} "
                           rf"l(y_i, m_i + v) = {_n(weight)}\quad \text{{({how})}}", weight))
     elif refit:
         steps.append(Step("leaf weight", r"w = \operatorname{median}_{i \in \text{leaf}}"
