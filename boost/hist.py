@@ -150,6 +150,7 @@ def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_
         for f in range(f0, f1):
             offs[f - f0] = ptrs[f]
         width = bins.shape[1]
+        dense = missing < 0  # no code means missing: no test per value
         for t in range(starts.shape[0]):
             hh = hist[slots[t]]
             for i in range(ptrs[f0], ptrs[f1]):  # the pool is reused: clear this block
@@ -160,12 +161,15 @@ def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_
                     prefetch(bins, np.int64(rows[k + _AHEAD]) * width)
                 r = rows[k] if indexed else k
                 ghr = np.complex128(gh[r])  # float32 -> float64 is exact
-                row = bins[r]
-                for j in range(f1 - f0):
-                    b = row[f0 + j]
-                    if b != missing:
-                        i = offs[j] + np.int64(b)
-                        hh[i] += ghr  # one 16-byte add: g in .real, h in .imag
+                row = bins[r, f0:f1]  # a slice of the block: the compiler keeps it tight
+                if dense:
+                    for j in range(f1 - f0):
+                        hh[offs[j] + np.int64(row[j])] += ghr  # g in .real, h in .imag
+                else:
+                    for j in range(f1 - f0):
+                        b = row[j]
+                        if b != missing:
+                            hh[offs[j] + np.int64(b)] += ghr
 
 
 @njit(cache=True, parallel=True)
