@@ -158,7 +158,7 @@ def test_hist_cuts_accessor_and_exact_has_none():
 
 def test_large_data_many_rounds_match():
     # 20k rows x 4 with NaN and weights: the multi-level sketch, uint16 bins (256 bins plus
-    # the missing code), node-ordered partitions over many levels.
+    # the missing code), partitions over many levels.
     rng = np.random.default_rng(26)
     X = rng.normal(size=(20000, 4))
     X[rng.random(X.shape) < 0.1] = np.nan
@@ -169,25 +169,6 @@ def test_large_data_many_rounds_match():
     ref, _ = xgb_train(params, X, y, 12, sample_weight=weight)
     assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
     assert np.abs(ours.predict(X, output_margin=True) - xgb_margin(ref, X)).max() <= 1e-6
-
-
-def test_node_ordered_copies_give_the_same_trees(monkeypatch):
-    # Large data moves the bin codes and (g, h) into node order at every level instead of
-    # reading them through row ids; force that path on small data and compare with XGBoost.
-    import boost.hist
-
-    monkeypatch.setattr(boost.hist, "ORDERED_BYTES", 0)
-    rng = np.random.default_rng(27)
-    X = rng.normal(size=(5000, 6))
-    X[rng.random(X.shape) < 0.15] = np.nan
-    y = np.nan_to_num(X[:, 0]) * 3 + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=5000)
-    weight = rng.uniform(0.5, 2.0, 5000)
-    for method in ("hist", "approx"):
-        params = {"tree_method": method, "max_depth": 6, "gamma": 0.3, "max_bin": 64}
-        ours = boost.train(params, X, y, 6, sample_weight=weight)
-        assert boost.hist.HistWorkspace(np.zeros((1, 16), np.uint8), 255, 6).ordered
-        ref, _ = xgb_train(params, X, y, 6, sample_weight=weight)
-        assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
 
 
 def test_approx_workspace_stays_small_when_the_bins_change():
