@@ -41,7 +41,14 @@ from ._dtypes import (
 from ._prefetch import prefetch
 from .sampling import ColumnSampler
 from .sketch import Cuts
-from .split_math import leaf_weight, similarity, split_loss_change
+from .split_math import (
+    first_index,
+    leaf_weight,
+    scan_losses,
+    similarity,
+    split_loss_change,
+    strip_max,
+)
 
 _F32_ZERO = np.float32(0.0)
 _NEG_INF32 = np.float32(-np.inf)
@@ -207,52 +214,81 @@ def _write_candidate(out, n, split_bin, default_left, gl, hl, gr, hr, loss, vali
     return n + 1
 
 
-@njit(cache=True)
+def scan_scratch(n_bins: int):
+    """Work arrays of ``scan_feature`` for up to ``n_bins`` bins of a feature."""
+    return (np.empty(n_bins, np.float64), np.empty(n_bins, np.float64),
+            np.ones(n_bins, np.bool_), np.empty(n_bins, np.float32),
+            np.empty(n_bins, np.float32))
+
+
+_scan_scratch_jit = njit(cache=True)(scan_scratch)
+
+
+@njit(cache=True, error_model="numpy")
 def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds, best,
-                 out):
+                 out, scratch):
     """Forward then (if anything is missing) backward scan of one feature's bins
     ``hh[a:b]``. Keeps the first strictly best loss in ``best`` (float64 array, see _B_*).
     If ``out`` has rows, every candidate is written there too (for ``split_candidates``):
-    [bin, default_left, gl, hl, gr, hr, loss, valid, threshold]; returns their count."""
+    [bin, default_left, gl, hl, gr, hr, loss, valid, threshold]; returns their count.
+    ``scratch``: ``scan_scratch(b - a)`` or larger.
+
+    Each direction takes the running sums (sequential), then every bin's loss change at once
+    (``split_math.scan_losses``), then the first maximum."""
+    acc_g, acc_h, every, lv, lb = scratch
+    n = b - a
     record_all = out.shape[0] > 0
     n_out = 0
     sg = 0.0
     sh = 0.0
-    for i in range(a, b):
-        sg += hh[i].real
-        sh += hh[i].imag
-        rg = pg - sg
-        rh = ph - sh
-        valid = sh >= mcw and rh >= mcw
-        loss = split_loss_change(sg, sh, rg, rh, psim, reg_lambda, alpha, mcw, mds)
+    for j in range(n):  # forward: left = bins a..a+j, missing right
+        sg += hh[a + j].real
+        sh += hh[a + j].imag
+        acc_g[j] = sg
+        acc_h[j] = sh
+    if n > 0:
+        scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
         if record_all:
-            n_out = _write_candidate(out, n_out, i - a, False, sg, sh, rg, rh, loss, valid,
-                                     cut_vals[i])
-        if valid:
-            if not math.isinf(loss) and loss > best[_B_LOSS]:
-                _record(best, loss, cut_vals[i], False, i - a, sg, sh, rg, rh)
-        elif loss > best[_B_BLOCKED]:
-            best[_B_BLOCKED] = loss
+            for j in range(n):
+                gl, hl = acc_g[j], acc_h[j]
+                gr, hr = pg - gl, ph - hl
+                loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
+                n_out = _write_candidate(out, n_out, j, False, gl, hl, gr, hr, loss,
+                                         hl >= mcw and hr >= mcw, cut_vals[a + j])
+        top = strip_max(n, lv)
+        if top > best[_B_LOSS]:
+            j = first_index(n, lv, top)
+            _record(best, top, cut_vals[a + j], False, j, acc_g[j], acc_h[j], pg - acc_g[j],
+                    ph - acc_h[j])
+        best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
     if sg == pg and sh == ph:
         return n_out
     sg = 0.0
     sh = 0.0
-    for i in range(b - 1, a - 1, -1):
-        sg += hh[i].real
-        sh += hh[i].imag
-        lg = pg - sg
-        lh = ph - sh
-        valid = sh >= mcw and lh >= mcw
-        loss = split_loss_change(lg, lh, sg, sh, psim, reg_lambda, alpha, mcw, mds)
-        thr = min_val if i == a else cut_vals[i - 1]
+    for j in range(n):  # backward: right = bins b-1-j..b-1, missing left
+        sg += hh[b - 1 - j].real
+        sh += hh[b - 1 - j].imag
+        acc_g[j] = sg
+        acc_h[j] = sh
+    if n > 0:
+        scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
         if record_all:
-            n_out = _write_candidate(out, n_out, i - a - 1, True, lg, lh, sg, sh, loss, valid,
-                                     thr)
-        if valid:
-            if not math.isinf(loss) and loss > best[_B_LOSS]:
-                _record(best, loss, thr, True, i - a - 1, lg, lh, sg, sh)
-        elif loss > best[_B_BLOCKED]:
-            best[_B_BLOCKED] = loss
+            for j in range(n):
+                i = b - 1 - j
+                gr, hr = acc_g[j], acc_h[j]
+                gl, hl = pg - gr, ph - hr
+                loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
+                thr = min_val if i == a else cut_vals[i - 1]
+                n_out = _write_candidate(out, n_out, i - a - 1, True, gl, hl, gr, hr, loss,
+                                         hr >= mcw and hl >= mcw, thr)
+        top = strip_max(n, lv)
+        if top > best[_B_LOSS]:
+            j = first_index(n, lv, top)
+            i = b - 1 - j
+            thr = min_val if i == a else cut_vals[i - 1]
+            _record(best, top, thr, True, i - a - 1, pg - acc_g[j], ph - acc_h[j], acc_g[j],
+                    acc_h[j])
+        best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
     return n_out
 
 
@@ -265,13 +301,14 @@ def _evaluate(hist, slots, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda,
     n_nodes = slots.shape[0]
     no_out = np.empty((0, 9), dtype=np.float64)
     for f in prange(n_features):
+        scratch = _scan_scratch_jit(ptrs[f + 1] - ptrs[f])
         for t in range(n_nodes):
             bt = best[f, t]
             bt[:] = 0.0
             bt[_B_BLOCKED] = -np.inf
             psim = similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
             scan_feature(hist[slots[t]], ptrs[f], ptrs[f + 1], min_vals[f], cut_vals, node_g[t],
-                         node_h[t], psim, reg_lambda, alpha, mcw, mds, bt, no_out)
+                         node_h[t], psim, reg_lambda, alpha, mcw, mds, bt, no_out, scratch)
 
 
 _CHUNK = 16384
@@ -689,7 +726,7 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
         best = _fresh_best()
         psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
         scan_feature(hist, ptrs[f], ptrs[f + 1], cuts.min_vals[f], cuts.values, pg, ph, psim,
-                     reg_lambda, alpha, mcw, mds, best, no_out)
+                     reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(ptrs[f + 1] - ptrs[f]))
         is_left = path_sides[i]
         child, parent_mask = path_masks[i + 1], path_masks[i]
         built_right = best[_B_HR] < best[_B_HL]
@@ -715,6 +752,6 @@ def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, float
         out = np.empty((2 * (b - a), 9), dtype=np.float64)
         best = _fresh_best()
         n = scan_feature(hist, a, b, cuts.min_vals[f], cuts.values, pg, ph, psim, reg_lambda,
-                         alpha, mcw, mds, best, out)
+                         alpha, mcw, mds, best, out, scan_scratch(b - a))
         parts.append(np.column_stack([np.full(n, f, dtype=np.float64), out[:n]]))
     return np.concatenate(parts), float(psim)

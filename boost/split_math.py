@@ -73,3 +73,84 @@ def similarities(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_de
         out[i] = similarity(sum_grad[i], sum_hess[i], reg_lambda, alpha, min_child_weight,
                             max_delta_step)
     return out
+
+
+# ------------------------------------------------------------------ every boundary of a scan
+# A split search scans a node's entries (exact) or bins (hist) in order, keeping the scanned
+# side's running sums; the sums are sequential (float64, in XGBoost's order), but the loss
+# change at each position is independent of the others. The kernels below take the running
+# sums of a stretch of positions and compute every loss change in one flat loop of selects,
+# which LLVM turns into SIMD code; the caller then looks for the first maximum.
+_F32_NEG_INF = np.float32(-np.inf)
+_F32_POS_INF = np.float32(np.inf)
+
+
+@njit(cache=True, error_model="numpy")
+def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, out_valid,
+                   out_blocked):
+    for i in range(m):
+        s_g = sg[i]
+        s_h = sh[i]
+        r_g = pg - s_g
+        r_h = ph - s_h
+        t1 = max(abs(s_g) - alpha, 0.0)  # T_alpha(G)^2 == max(|G| - alpha, 0)^2 exactly
+        t2 = max(abs(r_g) - alpha, 0.0)
+        s1 = np.float32(t1 * t1) / np.float32(s_h + reg_lambda)
+        s2 = np.float32(t2 * t2) / np.float32(r_h + reg_lambda)
+        s1 = s1 if s_h > 0.0 else _F32_ZERO
+        s2 = s2 if r_h > 0.0 else _F32_ZERO
+        loss = (s1 + s2) - psim  # float32 addition commutes: the sides' order is free
+        ok = candidate[i]
+        heavy = (s_h >= mcw) & (r_h >= mcw)
+        out_valid[i] = loss if ok & heavy & (loss < _F32_POS_INF) else _F32_NEG_INF
+        out_blocked[i] = loss if ok & ~heavy & (loss == loss) else _F32_NEG_INF
+
+
+@njit(cache=True, error_model="numpy")
+def _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
+                out_blocked):
+    for i in range(m):
+        s_h = sh[i]
+        r_h = ph - s_h
+        loss = split_loss_change(sg[i], s_h, pg - sg[i], r_h, psim, reg_lambda, alpha, mcw,
+                                 mds)
+        ok = candidate[i]
+        heavy = (s_h >= mcw) & (r_h >= mcw)
+        out_valid[i] = loss if ok & heavy & (loss < _F32_POS_INF) else _F32_NEG_INF
+        out_blocked[i] = loss if ok & ~heavy & (loss == loss) else _F32_NEG_INF
+
+
+@njit(cache=True, error_model="numpy")
+def scan_losses(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
+                out_blocked):
+    """Loss change at positions 0..m-1 of a scan whose scanned side has running sums
+    ``sg[i]``, ``sh[i]`` (the other side is the parent ``pg, ph`` minus them), equal to
+    ``split_loss_change`` bit for bit. ``out_valid[i]``: the loss where ``candidate[i]`` and
+    both sides weigh >= min_child_weight and it is finite, else -inf. ``out_blocked[i]``: the
+    loss where min_child_weight refused a candidate (and it is not NaN), else -inf."""
+    if mds == 0.0:
+        _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, out_valid,
+                       out_blocked)
+    else:
+        _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
+                    out_blocked)
+
+
+@njit(cache=True, error_model="numpy", fastmath={"nnan", "nsz", "reassoc"})
+def strip_max(m, values):
+    """Maximum of ``values[:m]`` (m >= 1), vectorised. Its inputs never hold NaN (``scan_losses``
+    turns NaN and +inf into -inf), so the fast-math flags cannot change the result."""
+    out = values[0]
+    for i in range(1, m):
+        out = max(out, values[i])
+    return out
+
+
+@njit(cache=True)
+def first_index(m, values, top):
+    """The first i < m with ``values[i] == top``: the position a sequential scan keeping the
+    first strict improvement ends on."""
+    for i in range(m):
+        if values[i] == top:
+            return i
+    return -1
