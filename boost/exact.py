@@ -39,12 +39,18 @@ from ._dtypes import (
     RT_EPS,
 )
 from .sampling import level_features
-from .split_math import leaf_weight, similarity, split_loss_change
+from .split_math import (
+    first_index,
+    leaf_weight,
+    scan_losses,
+    similarity,
+    split_loss_change,
+    strip_max,
+)
 
 _F32_HALF = np.float32(0.5)
 _F32_ZERO = np.float32(0.0)
 _NEG_INF32 = np.float32(-np.inf)
-_POS_INF32 = np.float32(np.inf)
 
 
 class SortedColumns:
@@ -100,66 +106,7 @@ def _sort_columns(X):
     return col_ptr, rows, values, need_forward
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def _similarity0(sum_grad, sum_hess, reg_lambda, alpha):
-    # split_math.similarity for max_delta_step == 0, branch-free so it vectorises:
-    # T_alpha(G)^2 == max(|G| - alpha, 0)^2 exactly.
-    t = max(abs(sum_grad) - alpha, 0.0)
-    s = np.float32(t * t) / np.float32(sum_hess + reg_lambda)
-    return s if sum_hess > 0.0 else _F32_ZERO
-
-
 CHUNK = 256  # entries per strip: a strip's sums and losses stay in L1
-
-
-@njit(cache=True, error_model="numpy")
-def _losses0(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
-             out_valid, out_blocked):
-    """Loss change at each entry of a strip, max_delta_step = 0; one flat loop from 0 with
-    selects only, so that LLVM vectorises it. ``out_valid[i]`` is -inf where entry i starts
-    no valid boundary; ``out_blocked[i]`` where min_child_weight did not refuse one."""
-    for i in range(m):
-        sg = c_g[i]
-        sh = c_h[i]
-        rg = parent_g - sg
-        rh = parent_h - sh
-        t1 = max(abs(sg) - alpha, 0.0)  # T_alpha(G)^2 == max(|G| - alpha, 0)^2 exactly
-        t2 = max(abs(rg) - alpha, 0.0)
-        s1 = np.float32(t1 * t1) / np.float32(sh + reg_lambda)
-        s2 = np.float32(t2 * t2) / np.float32(rh + reg_lambda)
-        s1 = s1 if sh > 0.0 else _F32_ZERO
-        s2 = s2 if rh > 0.0 else _F32_ZERO
-        loss = (s1 + s2) - parent_sim
-        boundary = (sh != 0.0) & (c_v[i] != c_prev[i])
-        heavy = (sh >= mcw) & (rh >= mcw)
-        out_valid[i] = loss if boundary & heavy & (loss < _POS_INF32) else _NEG_INF32
-        out_blocked[i] = loss if boundary & ~heavy & (loss == loss) else _NEG_INF32
-
-
-@njit(cache=True, error_model="numpy", fastmath={"nnan", "nsz", "reassoc"})
-def _strip_max(m, values):
-    # Vectorised maximum of a strip; its inputs never hold NaN (the masks above turn NaN
-    # and +inf into -inf), so the fast-math flags cannot change the result.
-    out = values[0]
-    for i in range(1, m):
-        out = max(out, values[i])
-    return out
-
-
-@njit(cache=True, error_model="numpy")
-def _losses(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
-            mds, out_valid, out_blocked):
-    # The general case (max_delta_step != 0), same masks as _losses0. Addition is
-    # commutative in IEEE arithmetic, so the children's order does not matter.
-    for i in range(m):
-        sh = c_h[i]
-        rh = parent_h - sh
-        loss = split_loss_change(c_g[i], sh, parent_g - c_g[i], rh, parent_sim, reg_lambda,
-                                 alpha, mcw, mds)
-        boundary = (sh != 0.0) & (c_v[i] != c_prev[i])
-        heavy = (sh >= mcw) & (rh >= mcw)
-        out_valid[i] = loss if boundary & heavy & (loss < _POS_INF32) else _NEG_INF32
-        out_blocked[i] = loss if boundary & ~heavy & (loss == loss) else _NEG_INF32
 
 
 @njit(cache=True, error_model="numpy")
@@ -173,7 +120,7 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
     best loss change that min_child_weight refused. The segment is processed in strips of
     CHUNK entries: sums (sequential), losses (vectorised), then the strip's first maximum.
     """
-    c_g, c_h, c_v, c_prev, c_loss, c_blocked = scratch
+    c_g, c_h, c_candidate, c_loss, c_blocked = scratch
     n = b - a
     sg = 0.0
     sh = 0.0
@@ -183,38 +130,32 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
     best_v = np.float32(0.0)
     best_prev = np.float32(0.0)
     found = False
+    step = 1 if forward else -1
     for start in range(0, n, CHUNK):
         m = min(CHUNK, n - start)
-        # The scanned side's sums before each entry, accumulated in scan order. XGBoost's
-        # "first hit" rule (no candidate while the scanned hessian is exactly 0) and the
-        # change-of-value test are applied by the masks.
+        # The scanned side's sums before each entry, accumulated in scan order. An entry
+        # starts a candidate where the value changes, and not while the scanned hessian is
+        # exactly 0 (XGBoost's "first hit" rule).
         first = a + start if forward else b - 1 - start
-        step = 1 if forward else -1
         for i in range(m):
-            k = first + step * i
-            v = rvf[k, 0]
+            v = rvf[first + step * i, 0]
             c_g[i] = sg
             c_h[i] = sh
-            c_v[i] = v
-            c_prev[i] = prev
-            sg += ghf[k, 0]
-            sh += ghf[k, 1]
+            c_candidate[i] = (sh != 0.0) & (v != prev)
+            sg += ghf[first + step * i, 0]
+            sh += ghf[first + step * i, 1]
             prev = v
-        if mds == 0.0:
-            _losses0(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda,
-                     alpha, mcw, c_loss, c_blocked)
-        else:
-            _losses(m, c_g, c_h, c_v, c_prev, parent_g, parent_h, parent_sim, reg_lambda,
+        scan_losses(m, c_g, c_h, c_candidate, parent_g, parent_h, parent_sim, reg_lambda,
                     alpha, mcw, mds, c_loss, c_blocked)
-        if _strip_max(m, c_loss) > best_loss:  # rare: look for the first improvement
-            for i in range(m):
-                if c_loss[i] > best_loss:
-                    best_loss = c_loss[i]
-                    best_v = c_v[i]
-                    best_prev = c_prev[i]
-                    found = True
+        top = strip_max(m, c_loss)
+        if top > best_loss:  # rare: the first entry of the strip's maximum
+            k = first + step * first_index(m, c_loss, top)
+            best_loss = top
+            best_v = rvf[k, 0]
+            best_prev = rvf[k - step, 0]  # a candidate is never the scan's first entry
+            found = True
         if mcw > 0.0:
-            blocked = max(blocked, _strip_max(m, c_blocked))
+            blocked = max(blocked, strip_max(m, c_blocked))
     best[3] = blocked
     if found:
         mid = (best_v + best_prev) * _F32_HALF
@@ -235,8 +176,8 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
 
 def _new_scratch():
     return (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
-            np.empty(CHUNK, np.float32), np.empty(CHUNK, np.float32),
-            np.empty(CHUNK, np.float32), np.empty(CHUNK, np.float32))
+            np.empty(CHUNK, np.bool_), np.empty(CHUNK, np.float32),
+            np.empty(CHUNK, np.float32))
 
 
 _new_scratch_jit = njit(cache=True)(_new_scratch)
