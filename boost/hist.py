@@ -139,9 +139,32 @@ def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False) -> tuple[np.nda
 _AHEAD = 16  # rows read through row ids are prefetched this many iterations ahead
 
 
+@njit(cache=True, inline="always")
+def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
+    """hh[j, code] += (g, h) of the rows at positions start:end, for the block's features
+    f0 + j. Inlined with constant ``indexed`` and ``dense``, so each case gets its own loop."""
+    width = bins.shape[1]
+    for k in range(start, end):
+        if indexed and k + _AHEAD < end:
+            prefetch(bins, np.int64(rows[k + _AHEAD]) * width)
+        r = np.int64(rows[k]) if indexed else k
+        ghr = np.complex128(gh[r])  # float32 -> float64 is exact
+        row = bins[r, f0:f1]  # a slice of the block: the compiler keeps it tight
+        if dense:
+            for j in range(f1 - f0):
+                hh[j, row[j]] += ghr  # g in .real, h in .imag
+        else:
+            for j in range(f1 - f0):
+                b = row[j]
+                if b != missing:
+                    hh[j, b] += ghr
+
+
 @njit(cache=True, parallel=True)
-def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_blocks):
-    """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t], per bin.
+def _build(bins, missing, n_features, stride, gh, rows, indexed, starts, ends, slots, hist,
+           n_blocks):
+    """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t], per bin; a
+    histogram holds feature f's bin b at ``f * stride + b`` (see ``hist_stride``).
 
     ``indexed``: the position k holds row ``rows[k]`` of ``bins``/``gh`` (training order);
     otherwise row k (the root, whose rows are 0..n-1).
@@ -149,34 +172,24 @@ def _build(bins, missing, ptrs, gh, rows, indexed, starts, ends, slots, hist, n_
     Features are split into ``n_blocks`` contiguous blocks processed in parallel; within a
     block each row is read once for all its features. Every bin still accumulates its rows
     in row order, so the sums do not depend on the blocking."""
-    n_features = ptrs.shape[0] - 1
+    dense = missing < 0  # no code means missing: no test per value
     for blk in prange(n_blocks):
         f0 = blk * n_features // n_blocks
         f1 = (blk + 1) * n_features // n_blocks
-        offs = np.empty(f1 - f0, dtype=np.int64)
-        for f in range(f0, f1):
-            offs[f - f0] = ptrs[f]
-        width = bins.shape[1]
-        dense = missing < 0  # no code means missing: no test per value
         for t in range(starts.shape[0]):
-            hh = hist[slots[t]]
-            for i in range(ptrs[f0], ptrs[f1]):  # the pool is reused: clear this block
-                hh[i] = 0.0
-            end = ends[t]
-            for k in range(starts[t], end):
-                if indexed and k + _AHEAD < end:
-                    prefetch(bins, np.int64(rows[k + _AHEAD]) * width)
-                r = rows[k] if indexed else k
-                ghr = np.complex128(gh[r])  # float32 -> float64 is exact
-                row = bins[r, f0:f1]  # a slice of the block: the compiler keeps it tight
+            # This block's features as a (feature, bin) matrix: one multiply-add per value.
+            hh = hist[slots[t], f0 * stride:f1 * stride].reshape((f1 - f0, stride))
+            hh[:, :] = 0.0  # the pool is reused
+            a, b = starts[t], ends[t]
+            if indexed:
                 if dense:
-                    for j in range(f1 - f0):
-                        hh[offs[j] + np.int64(row[j])] += ghr  # g in .real, h in .imag
+                    _add_rows(bins, gh, rows, True, True, missing, a, b, f0, f1, hh)
                 else:
-                    for j in range(f1 - f0):
-                        b = row[j]
-                        if b != missing:
-                            hh[offs[j] + np.int64(b)] += ghr
+                    _add_rows(bins, gh, rows, True, False, missing, a, b, f0, f1, hh)
+            elif dense:
+                _add_rows(bins, gh, rows, False, True, missing, a, b, f0, f1, hh)
+            else:
+                _add_rows(bins, gh, rows, False, False, missing, a, b, f0, f1, hh)
 
 
 @njit(cache=True, parallel=True)
@@ -225,25 +238,25 @@ _scan_scratch_jit = njit(cache=True)(scan_scratch)
 
 
 @njit(cache=True, error_model="numpy")
-def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds, best,
-                 out, scratch):
-    """Forward then (if anything is missing) backward scan of one feature's bins
-    ``hh[a:b]``. Keeps the first strictly best loss in ``best`` (float64 array, see _B_*).
-    If ``out`` has rows, every candidate is written there too (for ``split_candidates``):
-    [bin, default_left, gl, hl, gr, hr, loss, valid, threshold]; returns their count.
-    ``scratch``: ``scan_scratch(b - a)`` or larger.
+def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds,
+                 best, out, scratch):
+    """Forward then (if anything is missing) backward scan of one feature's ``n`` bins
+    ``hh[h0:h0 + n]``, whose cut values are ``cut_vals[c0:c0 + n]``. Keeps the first strictly
+    best loss in ``best`` (float64 array, see _B_*). If ``out`` has rows, every candidate is
+    written there too (for ``split_candidates``): [bin, default_left, gl, hl, gr, hr, loss,
+    valid, threshold]; returns their count.
+    ``scratch``: ``scan_scratch(n)`` or larger.
 
     Each direction takes the running sums (sequential), then every bin's loss change at once
     (``split_math.scan_losses``), then the first maximum."""
     acc_g, acc_h, every, lv, lb = scratch
-    n = b - a
     record_all = out.shape[0] > 0
     n_out = 0
     sg = 0.0
     sh = 0.0
     for j in range(n):  # forward: left = bins a..a+j, missing right
-        sg += hh[a + j].real
-        sh += hh[a + j].imag
+        sg += hh[h0 + j].real
+        sh += hh[h0 + j].imag
         acc_g[j] = sg
         acc_h[j] = sh
     if n > 0:
@@ -254,11 +267,11 @@ def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, m
                 gr, hr = pg - gl, ph - hl
                 loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
                 n_out = _write_candidate(out, n_out, j, False, gl, hl, gr, hr, loss,
-                                         hl >= mcw and hr >= mcw, cut_vals[a + j])
+                                         hl >= mcw and hr >= mcw, cut_vals[c0 + j])
         top = strip_max(n, lv)
         if top > best[_B_LOSS]:
             j = first_index(n, lv, top)
-            _record(best, top, cut_vals[a + j], False, j, acc_g[j], acc_h[j], pg - acc_g[j],
+            _record(best, top, cut_vals[c0 + j], False, j, acc_g[j], acc_h[j], pg - acc_g[j],
                     ph - acc_h[j])
         best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
     if sg == pg and sh == ph:
@@ -266,35 +279,35 @@ def scan_feature(hh, a, b, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, m
     sg = 0.0
     sh = 0.0
     for j in range(n):  # backward: right = bins b-1-j..b-1, missing left
-        sg += hh[b - 1 - j].real
-        sh += hh[b - 1 - j].imag
+        sg += hh[h0 + n - 1 - j].real
+        sh += hh[h0 + n - 1 - j].imag
         acc_g[j] = sg
         acc_h[j] = sh
     if n > 0:
         scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
         if record_all:
             for j in range(n):
-                i = b - 1 - j
+                i = n - 1 - j  # right = bins i..n-1
                 gr, hr = acc_g[j], acc_h[j]
                 gl, hl = pg - gr, ph - hr
                 loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
-                thr = min_val if i == a else cut_vals[i - 1]
-                n_out = _write_candidate(out, n_out, i - a - 1, True, gl, hl, gr, hr, loss,
+                thr = min_val if i == 0 else cut_vals[c0 + i - 1]
+                n_out = _write_candidate(out, n_out, i - 1, True, gl, hl, gr, hr, loss,
                                          hr >= mcw and hl >= mcw, thr)
         top = strip_max(n, lv)
         if top > best[_B_LOSS]:
             j = first_index(n, lv, top)
-            i = b - 1 - j
-            thr = min_val if i == a else cut_vals[i - 1]
-            _record(best, top, thr, True, i - a - 1, pg - acc_g[j], ph - acc_h[j], acc_g[j],
+            i = n - 1 - j
+            thr = min_val if i == 0 else cut_vals[c0 + i - 1]
+            _record(best, top, thr, True, i - 1, pg - acc_g[j], ph - acc_h[j], acc_g[j],
                     acc_h[j])
         best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
     return n_out
 
 
 @njit(cache=True, parallel=True)
-def _evaluate(hist, slots, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda, alpha, mcw,
-              mds, best):
+def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda, alpha,
+              mcw, mds, best):
     """best[f, t] = the best split of feature f for the node whose histogram is
     hist[slots[t]] and whose sums are node_g[t], node_h[t]."""
     n_features = ptrs.shape[0] - 1
@@ -307,8 +320,9 @@ def _evaluate(hist, slots, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda,
             bt[:] = 0.0
             bt[_B_BLOCKED] = -np.inf
             psim = similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
-            scan_feature(hist[slots[t]], ptrs[f], ptrs[f + 1], min_vals[f], cut_vals, node_g[t],
-                         node_h[t], psim, reg_lambda, alpha, mcw, mds, bt, no_out, scratch)
+            scan_feature(hist[slots[t]], f * stride, ptrs[f], ptrs[f + 1] - ptrs[f], min_vals[f],
+                         cut_vals, node_g[t], node_h[t], psim, reg_lambda, alpha, mcw, mds, bt,
+                         no_out, scratch)
 
 
 _CHUNK = 16384
@@ -548,6 +562,13 @@ def _gh_view(records: np.ndarray) -> np.ndarray:
     return records.view(np.complex64)[:, -1]
 
 
+def hist_stride(cuts: Cuts) -> int:
+    """Histogram slots per feature in the grower's histograms: the most bins of any feature,
+    so feature f's bin b sits at ``f * stride + b`` (a few unused slots buy a build with no
+    offset table)."""
+    return max(1, int(np.diff(cuts.ptrs).max(initial=1)))
+
+
 def root_sums(root_hist, ptrs, g, h, from_bins: bool) -> tuple[float, float]:
     """The root's (G, H) as XGBoost's hist takes them: on data without a missing value, the
     sum of feature 0's bins; otherwise every row in order (approx: always the rows)."""
@@ -590,16 +611,16 @@ class HistWorkspace:
         self.bins, self.missing, self.gh = bins, missing, _gh_view(bins)
         self.columns = np.ascontiguousarray(bins[:, :self.n_features].T)
 
-    def histograms(self, i: int, n_slots: int, total_bins: int) -> np.ndarray:
+    def histograms(self, i: int, n_slots: int, width: int) -> np.ndarray:
         """Histogram pool ``i`` with at least ``n_slots`` slots, kept across levels and trees
         (fresh arrays would page-fault on every first write); ``_build`` clears what it
         fills and ``_subtract`` overwrites the rest."""
         pool = self._hist[i]
-        if pool.shape[1] != total_bins:  # approx: a new sketch, a new histogram width
-            pool = np.empty((max(n_slots, pool.shape[0]), total_bins), dtype=np.complex128)
+        if pool.shape[1] != width:  # approx: a new sketch, a new histogram width
+            pool = np.empty((max(n_slots, pool.shape[0]), width), dtype=np.complex128)
             self._hist[i] = pool
         elif pool.shape[0] < n_slots:
-            pool = np.empty((max(n_slots, 2 * pool.shape[0]), total_bins), dtype=np.complex128)
+            pool = np.empty((max(n_slots, 2 * pool.shape[0]), width), dtype=np.complex128)
             self._hist[i] = pool
         return pool
 
@@ -617,7 +638,8 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
     missing = ws.missing
     ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
     n_features = len(ptrs) - 1
-    total_bins = int(ptrs[-1])
+    stride = hist_stride(cuts)
+    width = n_features * stride
     n_samples = g.shape[0]
     nodes = (buf["parent"], buf["left"], buf["right"], buf["depth"], buf["feature"],
              buf["threshold"], buf["default_left"], buf["loss_chg"], buf["sum_grad"],
@@ -631,17 +653,17 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
     _start_rows(g, h, ws.rows, ws.gh)
     rows = ws.rows  # the root's rows: 0..n-1, never written
     spare = 0  # the work buffer the next partition writes into
-    hist = ws.histograms(0, 1, total_bins)
+    hist = ws.histograms(0, 1, width)
     pool = 1
     one = np.zeros(1, dtype=np.int64)
-    _build(ws.bins, missing, ptrs, ws.gh, ws.rows, False, one, np.array([n_samples]), one,
-           hist, n_blocks)
+    _build(ws.bins, missing, n_features, stride, ws.gh, ws.rows, False, one,
+           np.array([n_samples]), one, hist, n_blocks)
     root_g, root_h = root_sums(hist[0], ptrs, g, h, root_from_bins)
     _new_node(0, -1, 0, root_g, root_h, *nodes, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
     best = np.empty((n_features, 1, _B_SIZE), dtype=np.float64)
-    _evaluate(hist, one, ptrs, cut_vals, min_vals, np.array([root_g]), np.array([root_h]),
-              reg_lambda, alpha, mcw, mds, best)
+    _evaluate(hist, one, stride, ptrs, cut_vals, min_vals, np.array([root_g]),
+              np.array([root_h]), reg_lambda, alpha, mcw, mds, best)
     level = np.zeros(1, dtype=np.int64)  # nodes of the current depth, in id order
     n_nodes = 1
     d = 0
@@ -665,15 +687,15 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
             _add_leaf_values(rows, children, left, node_start, node_end, weight, eta, margin,
                              group)
             break
-        child_hist = ws.histograms(pool, 2 * m, total_bins)
+        child_hist = ws.histograms(pool, 2 * m, width)
         pool = 1 - pool
-        _build(ws.bins, missing, ptrs, ws.gh, rows, True, b_start, b_end, b_slot, child_hist,
-               n_blocks)
+        _build(ws.bins, missing, n_features, stride, ws.gh, rows, True, b_start, b_end, b_slot,
+               child_hist, n_blocks)
         _subtract(hist, p_slot, child_hist, b_slot, s_slot)
         hist = child_hist
         best = np.empty((n_features, 2 * m, _B_SIZE), dtype=np.float64)
-        _evaluate(hist, np.arange(2 * m, dtype=np.int64), ptrs, cut_vals, min_vals, cg, ch,
-                  reg_lambda, alpha, mcw, mds, best)
+        _evaluate(hist, np.arange(2 * m, dtype=np.int64), stride, ptrs, cut_vals, min_vals, cg,
+                  ch, reg_lambda, alpha, mcw, mds, best)
         level = children
         d += 1
     return n_nodes
@@ -725,8 +747,9 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
         f = path_features[i]
         best = _fresh_best()
         psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
-        scan_feature(hist, ptrs[f], ptrs[f + 1], cuts.min_vals[f], cuts.values, pg, ph, psim,
-                     reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(ptrs[f + 1] - ptrs[f]))
+        n_bins = ptrs[f + 1] - ptrs[f]
+        scan_feature(hist, ptrs[f], ptrs[f], n_bins, cuts.min_vals[f], cuts.values, pg, ph, psim,
+                     reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(n_bins))
         is_left = path_sides[i]
         child, parent_mask = path_masks[i + 1], path_masks[i]
         built_right = best[_B_HR] < best[_B_HL]
@@ -751,7 +774,7 @@ def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, float
         a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
         out = np.empty((2 * (b - a), 9), dtype=np.float64)
         best = _fresh_best()
-        n = scan_feature(hist, a, b, cuts.min_vals[f], cuts.values, pg, ph, psim, reg_lambda,
-                         alpha, mcw, mds, best, out, scan_scratch(b - a))
+        n = scan_feature(hist, a, a, b - a, cuts.min_vals[f], cuts.values, pg, ph, psim,
+                         reg_lambda, alpha, mcw, mds, best, out, scan_scratch(b - a))
         parts.append(np.column_stack([np.full(n, f, dtype=np.float64), out[:n]]))
     return np.concatenate(parts), float(psim)
