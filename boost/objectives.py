@@ -121,58 +121,71 @@ def sigmoid32(x):
     return _F32_ONE / denom
 
 
+# Link codes of the kernels (``_LINK_CODE``); _LINK_NONE: no prediction at hand.
+_LINK_NONE, _LINK_IDENTITY, _LINK_SIGMOID, _LINK_EXP, _LINK_HALF_SIGMOID, _LINK_SOFTMAX = \
+    range(-1, 5)
+
+
+@njit(cache=True, inline="always")
+def _grad_row(kind, m, yi, slope, rho, mds, link, pred):
+    """(g, h) of one row at margin ``m`` before its weight. ``pred`` is the prediction at m
+    when ``link`` is the objective's link (_LINK_SIGMOID, _LINK_EXP): the gradient reuses it
+    (the same float32 function of m), else ``link`` is _LINK_NONE and it is computed here."""
+    if kind == _SQUARED:
+        gi = m - yi
+        hi = _F32_ONE
+    elif kind == _LOGISTIC:
+        p = pred if link == _LINK_SIGMOID else sigmoid32(m)
+        gi = p - yi
+        hi = p * (_F32_ONE - p)
+        if hi < _F32_EPS16:
+            hi = _F32_EPS16
+    elif kind == _PSEUDOHUBER:
+        z = m - yi
+        scale_sqrt = math.sqrt(_F32_ONE + z * z / (slope * slope))
+        gi = z / scale_sqrt
+        scale = slope * slope + z * z
+        hi = slope * slope / (scale * scale_sqrt)
+    elif kind == _POISSON:
+        gi = (pred if link == _LINK_EXP else math.exp(m)) - yi
+        hi = math.exp(m + mds)
+    elif kind == _GAMMA:
+        p = pred if link == _LINK_EXP else math.exp(m)
+        gi = _F32_ONE - yi / p
+        hi = yi / p
+    elif kind == _TWEEDIE:
+        a = _F32_ONE - rho
+        b = _F32_TWO - rho
+        gi = -yi * math.exp(a * m) + math.exp(b * m)
+        hi = -yi * a * math.exp(a * m) + b * math.exp(b * m)
+    elif kind == _ABSOLUTE:
+        d = m - yi
+        s = _F32_ZERO
+        if d > _F32_ZERO:
+            s = _F32_ONE
+        elif d < _F32_ZERO:
+            s = -_F32_ONE
+        gi = s  # XGBoost: sign * w and w, the same as s * w and 1 * w
+        hi = _F32_ONE
+    else:  # _EXPONENTIAL
+        t = _F32_TWO * yi - _F32_ONE
+        z = -t * m
+        if z > _F32_EXP_CAP:
+            z = _F32_EXP_CAP
+        e = math.exp(z)
+        gi = -t * e
+        hi = e
+    return gi, hi
+
+
 @njit(cache=True, parallel=True)
 def _grad_elementwise(kind, margin, y, w, use_w, spw, use_spw, slope, rho, mds, g, h):
     for i in prange(y.shape[0]):
         wi = w[i] if use_w else _F32_ONE
-        m = margin[i, 0]
         yi = y[i]
         if use_spw and yi == _F32_ONE:
             wi = wi * spw
-        if kind == _SQUARED:
-            gi = m - yi
-            hi = _F32_ONE
-        elif kind == _LOGISTIC:
-            p = sigmoid32(m)
-            gi = p - yi
-            hi = p * (_F32_ONE - p)
-            if hi < _F32_EPS16:
-                hi = _F32_EPS16
-        elif kind == _PSEUDOHUBER:
-            z = m - yi
-            scale_sqrt = math.sqrt(_F32_ONE + z * z / (slope * slope))
-            gi = z / scale_sqrt
-            scale = slope * slope + z * z
-            hi = slope * slope / (scale * scale_sqrt)
-        elif kind == _POISSON:
-            gi = math.exp(m) - yi
-            hi = math.exp(m + mds)
-        elif kind == _GAMMA:
-            p = math.exp(m)
-            gi = _F32_ONE - yi / p
-            hi = yi / p
-        elif kind == _TWEEDIE:
-            a = _F32_ONE - rho
-            b = _F32_TWO - rho
-            gi = -yi * math.exp(a * m) + math.exp(b * m)
-            hi = -yi * a * math.exp(a * m) + b * math.exp(b * m)
-        elif kind == _ABSOLUTE:
-            d = m - yi
-            s = _F32_ZERO
-            if d > _F32_ZERO:
-                s = _F32_ONE
-            elif d < _F32_ZERO:
-                s = -_F32_ONE
-            gi = s  # XGBoost: sign * w and w, the same as s * w and 1 * w
-            hi = _F32_ONE
-        else:  # _EXPONENTIAL
-            t = _F32_TWO * yi - _F32_ONE
-            z = -t * m
-            if z > _F32_EXP_CAP:
-                z = _F32_EXP_CAP
-            e = math.exp(z)
-            gi = -t * e
-            hi = e
+        gi, hi = _grad_row(kind, margin[i, 0], yi, slope, rho, mds, _LINK_NONE, _F32_ZERO)
         g[i, 0] = gi * wi
         h[i, 0] = hi * wi
 
@@ -438,7 +451,8 @@ _METRIC_KIND = {"rmse": _M_RMSE, "logloss": _M_LOGLOSS, "mlogloss": _M_MLOGLOSS,
                 "exponential": _M_EXP}
 
 
-_LINK_CODE = {"identity": 0, "sigmoid": 1, "exp": 2, "half_sigmoid": 3, "softmax": 4}
+_LINK_CODE = {"identity": _LINK_IDENTITY, "sigmoid": _LINK_SIGMOID, "exp": _LINK_EXP,
+              "half_sigmoid": _LINK_HALF_SIGMOID, "softmax": _LINK_SOFTMAX}
 _F32_METRIC_EPS = np.float32(1e-16)
 
 
@@ -446,11 +460,11 @@ _F32_METRIC_EPS = np.float32(1e-16)
 def _row_prediction(link, margin, i):
     """XGBoost's PredTransform of row i (one output), in float32."""
     m = margin[i, 0]
-    if link == 1:
+    if link == _LINK_SIGMOID:
         return sigmoid32(m)
-    if link == 2:
+    if link == _LINK_EXP:
         return math.exp(m)
-    if link == 3:
+    if link == _LINK_HALF_SIGMOID:
         return sigmoid32(_F32_TWO * m)
     return m
 
@@ -462,6 +476,48 @@ def _true_class_probability(margin, i, label):
     return math.exp(margin[i, label] - wmax) / wsum
 
 
+@njit(cache=True, inline="always")
+def _row_loss(kind, margin, i, yi, p, slope, rho):
+    """XGBoost's metric row loss (EvalRow) of row i, float32; ``p`` is the row's prediction
+    (``_row_prediction``; unused by mlogloss, which reads the margins)."""
+    eps = _F32_METRIC_EPS
+    one = _F32_ONE
+    if kind == _M_MLOGLOSS:
+        p = _true_class_probability(margin, i, np.int64(yi))
+        loss = -math.log(max(p, eps))
+    else:
+        if kind == _M_RMSE:
+            d = yi - p
+            loss = d * d
+        elif kind == _M_LOGLOSS:
+            # XGBoost's xlogy: x log y is 0 when x = 0; logitraw's raw margin may
+            # leave [0, 1], then the log's argument is floored at 1e-16.
+            loss = np.float32(0.0)
+            if yi != np.float32(0.0):
+                loss = loss - yi * math.log(max(p, eps))
+            if one - yi != np.float32(0.0):
+                loss = loss - (one - yi) * math.log(max(one - p, eps))
+        elif kind == _M_MAE:
+            loss = abs(yi - p)
+        elif kind == _M_MPHE:
+            r = (yi - p) / slope
+            loss = slope * slope * (math.sqrt(one + r * r) - one)
+        elif kind == _M_POISSON:
+            py = max(p, eps)
+            loss = np.float32(math.lgamma(yi + one)) + py - math.log(py) * yi
+        elif kind == _M_GAMMA_DEV:
+            pp = p + _F32_RT_EPS
+            yy = yi + _F32_RT_EPS
+            loss = math.log(pp / yy) + yy / pp - one
+        elif kind == _M_TWEEDIE:
+            lp = math.log(p)
+            loss = (-(yi * math.exp((one - rho) * lp) / (one - rho))
+                    + math.exp((_F32_TWO - rho) * lp) / (_F32_TWO - rho))
+        else:  # exponential: e^(-(2y-1) m)
+            loss = math.exp(-(_F32_TWO * yi - one) * margin[i, 0])
+    return loss
+
+
 @njit(cache=True, parallel=True)
 def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     """(sum of w * loss_i, sum of w) in float64, summed in fixed chunks so the result does not
@@ -470,57 +526,57 @@ def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     n = y.shape[0]
     n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
     part = np.zeros((n_chunks, 2))
-    eps = _F32_METRIC_EPS
-    one = _F32_ONE
     for c in prange(n_chunks):
         a = c * _METRIC_CHUNK
         b = min(n, a + _METRIC_CHUNK)
         s_loss = 0.0
         s_w = 0.0
         for i in range(a, b):
-            wi = w[i] if use_w else one
-            yi = y[i]
-            if kind == _M_MLOGLOSS:
-                p = _true_class_probability(margin, i, np.int64(yi))
-                loss = -math.log(max(p, eps))
-            else:
-                p = _row_prediction(link, margin, i)
-                if kind == _M_RMSE:
-                    d = yi - p
-                    loss = d * d
-                elif kind == _M_LOGLOSS:
-                    # XGBoost's xlogy: x log y is 0 when x = 0; logitraw's raw margin may
-                    # leave [0, 1], then the log's argument is floored at 1e-16.
-                    loss = np.float32(0.0)
-                    if yi != np.float32(0.0):
-                        loss = loss - yi * math.log(max(p, eps))
-                    if one - yi != np.float32(0.0):
-                        loss = loss - (one - yi) * math.log(max(one - p, eps))
-                elif kind == _M_MAE:
-                    loss = abs(yi - p)
-                elif kind == _M_MPHE:
-                    r = (yi - p) / slope
-                    loss = slope * slope * (math.sqrt(one + r * r) - one)
-                elif kind == _M_POISSON:
-                    py = max(p, eps)
-                    loss = np.float32(math.lgamma(yi + one)) + py - math.log(py) * yi
-                elif kind == _M_GAMMA_DEV:
-                    pp = p + _F32_RT_EPS
-                    yy = yi + _F32_RT_EPS
-                    loss = math.log(pp / yy) + yy / pp - one
-                elif kind == _M_TWEEDIE:
-                    lp = math.log(p)
-                    loss = (-(yi * math.exp((one - rho) * lp) / (one - rho))
-                            + math.exp((_F32_TWO - rho) * lp) / (_F32_TWO - rho))
-                else:  # exponential: e^(-(2y-1) m)
-                    loss = math.exp(-(_F32_TWO * yi - one) * margin[i, 0])
+            wi = w[i] if use_w else _F32_ONE
+            p = _F32_ZERO if kind == _M_MLOGLOSS else _row_prediction(link, margin, i)
+            loss = _row_loss(kind, margin, i, y[i], p, slope, rho)
             s_loss += np.float64(np.float32(loss) * wi)
             s_w += np.float64(wi)
         part[c, 0] = s_loss
         part[c, 1] = s_w
+    return _chunk_totals(part)
+
+
+@njit(cache=True, parallel=True)
+def _grad_and_metric_sums(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slope, rho,
+                          mds, g, h):
+    """``_grad_elementwise`` and ``_metric_sums`` at the same margins in one pass: each row's
+    prediction is computed once and serves both (bit-identical to the two kernels)."""
+    n = y.shape[0]
+    n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
+    part = np.zeros((n_chunks, 2))
+    for c in prange(n_chunks):
+        a = c * _METRIC_CHUNK
+        b = min(n, a + _METRIC_CHUNK)
+        s_loss = 0.0
+        s_w = 0.0
+        for i in range(a, b):
+            wi = w[i] if use_w else _F32_ONE
+            yi = y[i]
+            p = _row_prediction(link, margin, i)
+            loss = _row_loss(mkind, margin, i, yi, p, slope, rho)
+            s_loss += np.float64(np.float32(loss) * wi)
+            s_w += np.float64(wi)
+            if use_spw and yi == _F32_ONE:
+                wi = wi * spw
+            gi, hi = _grad_row(kind, margin[i, 0], yi, slope, rho, mds, link, p)
+            g[i, 0] = gi * wi
+            h[i, 0] = hi * wi
+        part[c, 0] = s_loss
+        part[c, 1] = s_w
+    return _chunk_totals(part)
+
+
+@njit(cache=True)
+def _chunk_totals(part):
     total = 0.0
     total_w = 0.0
-    for c in range(n_chunks):
+    for c in range(part.shape[0]):
         total += part[c, 0]
         total_w += part[c, 1]
     return total, total_w
@@ -545,8 +601,36 @@ def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray
     total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
                                   np.float32(loss.huber_slope),
                                   np.float32(loss.tweedie_variance_power))
+    return _metric_value(kind, total, total_w)
+
+
+def _metric_value(kind: int, total: float, total_w: float) -> float:
     if kind == _M_RMSE:
         return float(math.sqrt(total / total_w))
     if kind == _M_GAMMA_DEV:
         return float(2.0 * total / total_w)
     return float(total / total_w)
+
+
+def gradients_and_metric(objective: str, margin: np.ndarray, y: np.ndarray,
+                         weight: np.ndarray | None, loss: LossParams = _DEFAULT_LOSS, out=None):
+    """``(*gradients(...), metric(...))`` at the same margins, in one pass over the rows where
+    the objective is elementwise (training needs both after every round). ``out``: a (g, h)
+    pair of float32 arrays shaped like ``margin`` to write into (training reuses one pair:
+    fresh arrays of a million rows cost page faults every round)."""
+    o = OBJECTIVES[objective]
+    if o.kernel == _SOFTMAX:
+        return (*gradients(objective, margin, y, weight, loss),
+                metric(objective, margin, y, weight, loss))
+    use_w = weight is not None
+    w = weight if use_w else np.ones(1, dtype=GRAD)
+    if out is None:
+        out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
+    g, h = out
+    spw = np.float32(loss.scale_pos_weight)
+    kind = _METRIC_KIND[o.metric]
+    total, total_w = _grad_and_metric_sums(
+        o.kernel, kind, _LINK_CODE[o.link], margin, y, w, use_w, spw,
+        o.scale_pos_weight and spw != _F32_ONE, np.float32(loss.huber_slope),
+        np.float32(loss.tweedie_variance_power), np.float32(loss.max_delta_step), g, h)
+    return g, h, _metric_value(kind, total, total_w)

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from . import objectives
-from ._dtypes import INDEX, PARAM, REASON_MAX_DEPTH, SUM, WEIGHT
+from ._dtypes import GRAD, INDEX, PARAM, REASON_MAX_DEPTH, SUM, WEIGHT
 from .booster import Booster, TrainingData
 from .data import as_features, as_labels, as_weights, check_training_rows
 from .exact import SortedColumns, grow_exact, new_segments, prune
@@ -298,9 +298,16 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     def loss_of(m, y_, w_):
         return objectives.metric(p.objective, m, y_, w_, p.loss)
 
+    gh_buffers = (np.empty((n_samples, p.num_output_group), dtype=GRAD),
+                  np.empty((n_samples, p.num_output_group), dtype=GRAD))
+
+    def gradients_and_loss(m):  # the next round's (g, h) and this margin's loss, one pass
+        return objectives.gradients_and_metric(p.objective, m, y32, w32, p.loss, gh_buffers)
+
     margin = initial_margin(n_samples, base_margin)
     eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _, _ in eval_sets]
-    history = {"train": [loss_of(margin, y32, w32)]}
+    g, h, train_loss = gradients_and_loss(margin)
+    history = {"train": [train_loss]}
     for (name, _, y_e, w_e), m in zip(eval_sets, eval_margins, strict=True):
         history[name] = [loss_of(m, y_e, w_e)]
 
@@ -319,8 +326,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         else:
             grower = _HistGrower(X32, w32, p)
         buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
-        for _ in range(num_boost_round):
-            g, h = objectives.gradients(p.objective, margin, y32, w32, p.loss)
+        for r in range(num_boost_round):
             round_margin = margin.copy() if refit else None
             first_tree = len(builder)
             for k in range(n_groups):
@@ -338,7 +344,11 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
             new_trees = builder.build(first_tree)
             if exact:
                 add_tree_outputs(new_trees, X32, margin, 0, n_groups)
-            history["train"].append(loss_of(margin, y32, w32))
+            if r + 1 < num_boost_round:
+                g, h, train_loss = gradients_and_loss(margin)
+            else:
+                train_loss = loss_of(margin, y32, w32)
+            history["train"].append(train_loss)
             done = len(history["train"]) - 1
             if done % every == 0 and done < num_boost_round:
                 checkpoints[done] = margin.copy()
