@@ -240,6 +240,12 @@ def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exac
         margin[:, k] = round_margin[:, k] + nodes["value"][leaf]
 
 
+def _own(arr, given):
+    if arr is not None and isinstance(given, np.ndarray) and np.may_share_memory(arr, given):
+        return arr.copy()
+    return arr
+
+
 def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None,
           early_stopping_rounds: int | None = None) -> Booster:
     """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``exact``, ``hist`` or
@@ -278,6 +284,9 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     check_training_rows(n_samples)
     y32 = as_labels(y, n_samples, p.objective, p.num_class)
     w32 = as_weights(sample_weight, n_samples)
+    # The Booster keeps the training data (read-only) for its round views, so it owns a copy
+    # wherever the conversion handed back the caller's own memory (float32 input).
+    X32, y32, w32 = (_own(arr, given) for arr, given in ((X32, X), (y32, y), (w32, sample_weight)))
     eval_sets = _check_evals(evals, names, p)
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
     stopper = None if stopping_rounds is None else _EarlyStopping(stopping_rounds)
@@ -365,7 +374,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                         root_from_bins=None if exact else grower.root_from_bins,
                         checkpoints=checkpoints)
     for arr in (X32, y32) + (() if w32 is None else (w32,)):
-        arr.flags.writeable = False
+        arr.flags.writeable = False  # the trace's data; never the caller's arrays (see above)
     return Booster(params=p, feature_names=names, base_score=base_score,
                    base_margin=base_margin, forest=forest, data=data,
                    history={k: np.array(v) for k, v in history.items()},

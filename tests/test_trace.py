@@ -146,6 +146,25 @@ def test_trace_is_read_only(booster):
         booster.data.X[0, 0] = 1.0
 
 
+@pytest.mark.parametrize("tree_method", ["exact", "hist"])
+def test_training_leaves_the_callers_arrays_alone(tree_method):
+    # float32 inputs need no conversion; the Booster must still own (and freeze) a copy, not
+    # make the caller's arrays read-only or keep reading memory the caller may change.
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(np.float32)
+    w = rng.uniform(0.5, 2.0, 200).astype(np.float32)
+    params = {"tree_method": tree_method, "objective": "binary:logistic", "max_depth": 3}
+    bst = boost.train(params, X, y, 3, sample_weight=w)
+    assert X.flags.writeable and y.flags.writeable and w.flags.writeable
+    before = bst.round_view(3).margin.copy()
+    X[:] = 0.0
+    y[:] = 1.0
+    w[:] = 1.0
+    np.testing.assert_array_equal(bst.round_view(3).margin, before)
+    assert bst.data.y.sum() < 200
+
+
 def test_engine_does_not_import_streamlit_or_plotly():
     code = ("import sys, boost; bad = [m for m in sys.modules if m.split('.')[0] in "
             "('streamlit', 'plotly')]; print(bad); sys.exit(1 if bad else 0)")
