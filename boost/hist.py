@@ -328,6 +328,31 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg
 _CHUNK = 16384
 
 
+@njit(cache=True)
+def _chunks(expand, node_start, node_end):
+    """The expanded nodes' row ranges (starts, ends) cut into chunks of at most _CHUNK rows:
+    chunk_ptr[t]:chunk_ptr[t + 1] are node t's chunks, owner[c] the node of chunk c."""
+    m = expand.shape[0]
+    starts = np.empty(m, dtype=np.int64)
+    ends = np.empty(m, dtype=np.int64)
+    for t in range(m):
+        starts[t] = node_start[expand[t, 0]]
+        ends[t] = node_end[expand[t, 0]]
+    chunk_ptr = np.zeros(m + 1, dtype=np.int64)
+    for t in range(m):
+        chunk_ptr[t + 1] = chunk_ptr[t] + max(1, (ends[t] - starts[t] + _CHUNK - 1) // _CHUNK)
+    owner = np.empty(chunk_ptr[m], dtype=np.int64)
+    for t in range(m):
+        for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
+            owner[c] = t
+    return starts, ends, chunk_ptr, owner
+
+
+@njit(cache=True, inline="always")
+def _goes_left(code, missing, default_left, split_bin):
+    return default_left if code == missing else np.int64(code) <= split_bin
+
+
 @njit(cache=True, parallel=True)
 def _partition(columns, rows, out_rows, side, expand, left, right, default_left, missing,
                node_start, node_end):
@@ -341,32 +366,19 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
     Each node's range is cut into chunks handled in parallel: decide and count, then write
     each chunk's rows at offsets from the counts of the chunks before it."""
     m = expand.shape[0]
-    starts = np.empty(m, dtype=np.int64)
-    ends = np.empty(m, dtype=np.int64)
-    for t in range(m):
-        starts[t] = node_start[expand[t, 0]]
-        ends[t] = node_end[expand[t, 0]]
-    chunk_ptr = np.zeros(m + 1, dtype=np.int64)
-    for t in range(m):
-        chunk_ptr[t + 1] = chunk_ptr[t] + max(1, (ends[t] - starts[t] + _CHUNK - 1) // _CHUNK)
+    starts, ends, chunk_ptr, owner = _chunks(expand, node_start, node_end)
     n_chunks = chunk_ptr[m]
-    owner = np.empty(n_chunks, dtype=np.int64)
-    for t in range(m):
-        for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
-            owner[c] = t
     n_l = np.zeros(n_chunks, dtype=np.int64)
     for c in prange(n_chunks):
         t = owner[c]
         a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
         b = min(ends[t], a + _CHUNK)
-        f = expand[t, 2]
         sb = expand[t, 3]
         dl = default_left[expand[t, 0]]
         cnt = 0
-        col = columns[f]
+        col = columns[expand[t, 2]]
         for k in range(a, b):
-            code = col[rows[k]]
-            go = dl if code == missing else np.int64(code) <= sb
+            go = _goes_left(col[rows[k]], missing, dl, sb)
             side[k] = go
             cnt += go
         n_l[c] = cnt
@@ -402,6 +414,27 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
             li += s
             ri += 1 - s
             out_rows[j] = rows[k]
+
+
+@njit(cache=True, parallel=True)
+def _add_split_leaf_values(columns, rows, expand, left, right, default_left, missing,
+                           node_start, node_end, weight, eta, margin, group):
+    """The last level: the children of the expanded nodes are leaves, so each row only needs
+    its leaf's value, margin[r, group] += eta * w (no partition)."""
+    starts, ends, chunk_ptr, owner = _chunks(expand, node_start, node_end)
+    for c in prange(chunk_ptr[expand.shape[0]]):
+        t = owner[c]
+        a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
+        b = min(ends[t], a + _CHUNK)
+        nid = expand[t, 0]
+        v_left = weight[left[nid]] * eta
+        v_right = weight[right[nid]] * eta
+        sb = expand[t, 3]
+        dl = default_left[nid]
+        col = columns[expand[t, 2]]
+        for k in range(a, b):
+            r = rows[k]
+            margin[r, group] += v_left if _goes_left(col[r], missing, dl, sb) else v_right
 
 
 @njit(cache=True, parallel=True)
@@ -677,16 +710,17 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
         _add_leaf_values(rows, level, left, node_start, node_end, weight, eta, margin, group)
         if m == 0:
             break
+        if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
+            _add_split_leaf_values(ws.columns, rows, expand, left, buf["right"],
+                                   buf["default_left"], missing, node_start, node_end, weight,
+                                   eta, margin, group)
+            break
         nxt = ws.buffer(spare)
         _partition(ws.columns, rows, nxt, ws.side, expand, left, buf["right"],
                    buf["default_left"], missing, node_start, node_end)
         rows, spare = nxt, 1 - spare
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
             expand, left, buf["right"], sum_grad, sum_hess, node_start, node_end)
-        if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
-            _add_leaf_values(rows, children, left, node_start, node_end, weight, eta, margin,
-                             group)
-            break
         child_hist = ws.histograms(pool, 2 * m, width)
         pool = 1 - pool
         _build(ws.bins, missing, n_features, stride, ws.gh, rows, True, b_start, b_end, b_slot,
