@@ -542,33 +542,52 @@ def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     return _chunk_totals(part)
 
 
+@njit(cache=True, inline="always")
+def _grad_metric_rows(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slope, rho, mds, g,
+                      h, a, b):
+    s_loss = 0.0
+    s_w = 0.0
+    for i in range(a, b):
+        wi = w[i] if use_w else _F32_ONE
+        yi = y[i]
+        p = _row_prediction(link, margin, i)
+        loss = _row_loss(mkind, margin, i, yi, p, slope, rho)
+        s_loss += np.float64(np.float32(loss) * wi)
+        s_w += np.float64(wi)
+        if use_spw and yi == _F32_ONE:
+            wi = wi * spw
+        gi, hi = _grad_row(kind, margin[i, 0], yi, slope, rho, mds, link, p)
+        g[i, 0] = gi * wi
+        h[i, 0] = hi * wi
+    return s_loss, s_w
+
+
 @njit(cache=True, parallel=True)
 def _grad_and_metric_sums(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slope, rho,
                           mds, g, h):
     """``_grad_elementwise`` and ``_metric_sums`` at the same margins in one pass: each row's
-    prediction is computed once and serves both (bit-identical to the two kernels)."""
+    prediction is computed once and serves both (bit-identical to the two kernels). The two
+    most used objectives get loops of their own, with the other objectives' branches folded
+    away (the row loop is inlined with constant codes)."""
     n = y.shape[0]
     n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
     part = np.zeros((n_chunks, 2))
+    logistic = kind == _LOGISTIC and mkind == _M_LOGLOSS and link == _LINK_SIGMOID
+    squared = kind == _SQUARED and mkind == _M_RMSE and link == _LINK_IDENTITY
     for c in prange(n_chunks):
         a = c * _METRIC_CHUNK
         b = min(n, a + _METRIC_CHUNK)
-        s_loss = 0.0
-        s_w = 0.0
-        for i in range(a, b):
-            wi = w[i] if use_w else _F32_ONE
-            yi = y[i]
-            p = _row_prediction(link, margin, i)
-            loss = _row_loss(mkind, margin, i, yi, p, slope, rho)
-            s_loss += np.float64(np.float32(loss) * wi)
-            s_w += np.float64(wi)
-            if use_spw and yi == _F32_ONE:
-                wi = wi * spw
-            gi, hi = _grad_row(kind, margin[i, 0], yi, slope, rho, mds, link, p)
-            g[i, 0] = gi * wi
-            h[i, 0] = hi * wi
-        part[c, 0] = s_loss
-        part[c, 1] = s_w
+        if logistic:
+            sums = _grad_metric_rows(_LOGISTIC, _M_LOGLOSS, _LINK_SIGMOID, margin, y, w, use_w,
+                                     spw, use_spw, slope, rho, mds, g, h, a, b)
+        elif squared:
+            sums = _grad_metric_rows(_SQUARED, _M_RMSE, _LINK_IDENTITY, margin, y, w, use_w,
+                                     spw, use_spw, slope, rho, mds, g, h, a, b)
+        else:
+            sums = _grad_metric_rows(kind, mkind, link, margin, y, w, use_w, spw, use_spw,
+                                     slope, rho, mds, g, h, a, b)
+        part[c, 0] = sums[0]
+        part[c, 1] = sums[1]
     return _chunk_totals(part)
 
 
