@@ -85,6 +85,14 @@ _F32_NEG_INF = np.float32(-np.inf)
 _F32_POS_INF = np.float32(np.inf)
 
 
+@njit(cache=True, inline="always")
+def _sort_loss(i, loss, candidate, s_h, r_h, mcw, out_valid, out_blocked):
+    # Selects only (no branch), so the loops that call it vectorise.
+    heavy = (s_h >= mcw) & (r_h >= mcw)
+    out_valid[i] = loss if candidate & heavy & (loss < _F32_POS_INF) else _F32_NEG_INF
+    out_blocked[i] = loss if candidate & ~heavy & (loss == loss) else _F32_NEG_INF
+
+
 @njit(cache=True, error_model="numpy")
 def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, out_valid,
                    out_blocked):
@@ -100,10 +108,7 @@ def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, o
         s1 = s1 if s_h > 0.0 else _F32_ZERO
         s2 = s2 if r_h > 0.0 else _F32_ZERO
         loss = (s1 + s2) - psim  # float32 addition commutes: the sides' order is free
-        ok = candidate[i]
-        heavy = (s_h >= mcw) & (r_h >= mcw)
-        out_valid[i] = loss if ok & heavy & (loss < _F32_POS_INF) else _F32_NEG_INF
-        out_blocked[i] = loss if ok & ~heavy & (loss == loss) else _F32_NEG_INF
+        _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
 
 
 @njit(cache=True, error_model="numpy")
@@ -114,10 +119,7 @@ def _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds,
         r_h = ph - s_h
         loss = split_loss_change(sg[i], s_h, pg - sg[i], r_h, psim, reg_lambda, alpha, mcw,
                                  mds)
-        ok = candidate[i]
-        heavy = (s_h >= mcw) & (r_h >= mcw)
-        out_valid[i] = loss if ok & heavy & (loss < _F32_POS_INF) else _F32_NEG_INF
-        out_blocked[i] = loss if ok & ~heavy & (loss == loss) else _F32_NEG_INF
+        _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
 
 
 @njit(cache=True, error_model="numpy")
