@@ -163,8 +163,8 @@ def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
 @njit(cache=True, parallel=True)
 def _build(bins, missing, n_features, stride, gh, rows, indexed, starts, ends, slots, hist,
            n_blocks):
-    """hist[slots[t]] += the (g, h) of the rows at positions starts[t]:ends[t], per bin; a
-    histogram holds feature f's bin b at ``f * stride + b`` (see ``hist_stride``).
+    """hist[slots[t]] = the sums of (g, h) of the rows at positions starts[t]:ends[t], per
+    bin; a histogram holds feature f's bin b at ``f * stride + b`` (see ``hist_stride``).
 
     ``indexed``: the position k holds row ``rows[k]`` of ``bins``/``gh`` (training order);
     otherwise row k (the root, whose rows are 0..n-1).
@@ -254,7 +254,7 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
     n_out = 0
     sg = 0.0
     sh = 0.0
-    for j in range(n):  # forward: left = bins a..a+j, missing right
+    for j in range(n):  # forward: left = bins 0..j, missing right
         sg += hh[h0 + j].real
         sh += hh[h0 + j].imag
         acc_g[j] = sg
@@ -278,7 +278,7 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
         return n_out
     sg = 0.0
     sh = 0.0
-    for j in range(n):  # backward: right = bins b-1-j..b-1, missing left
+    for j in range(n):  # backward: right = bins n-1-j..n-1, missing left
         sg += hh[h0 + n - 1 - j].real
         sh += hh[h0 + n - 1 - j].imag
         acc_g[j] = sg
