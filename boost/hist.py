@@ -39,6 +39,7 @@ from ._dtypes import (
     RT_EPS,
 )
 from ._prefetch import prefetch
+from .layout import column_major
 from .sampling import ColumnSampler
 from .sketch import Cuts
 from .split_math import (
@@ -634,7 +635,7 @@ class HistWorkspace:
         self.rows = np.empty(n_samples, dtype=np.int32)
         self.gh = _gh_view(bins)
         self.n_features = n_features
-        self.columns = np.ascontiguousarray(bins[:, :n_features].T)
+        self.columns = column_major(bins, np.arange(n_features))
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
@@ -642,7 +643,7 @@ class HistWorkspace:
     def set_bins(self, bins: np.ndarray, missing: int) -> None:
         """New records of the same shape (approx re-sketches every tree)."""
         self.bins, self.missing, self.gh = bins, missing, _gh_view(bins)
-        self.columns = np.ascontiguousarray(bins[:, :self.n_features].T)
+        self.columns = column_major(bins, np.arange(self.n_features))
 
     def histograms(self, i: int, n_slots: int, width: int) -> np.ndarray:
         """Histogram pool ``i`` with at least ``n_slots`` slots, kept across levels and trees

@@ -35,6 +35,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from .layout import column_major
 from .stdsort import std_sort
 
 RMIN, RMAX, WMIN, VALUE = 0, 1, 2, 3
@@ -588,7 +589,7 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, fast, out_vals, out_n, out_min)
     todo = np.nonzero(fast)[0]
     if len(todo):
-        columns = np.ascontiguousarray(X[:, todo].T)
+        columns = column_major(X, todo)
 
         def one(i):
             f = todo[i]
