@@ -452,9 +452,8 @@ def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margi
 
 
 @njit(cache=True, parallel=True)
-def _start_rows(g, h, rows, gh):
+def _store_gradients(g, h, gh):
     for r in prange(g.shape[0]):
-        rows[r] = r
         gh[r] = np.complex64(complex(g[r], h[r]))  # float32 g and h, exactly
 
 
@@ -632,7 +631,7 @@ class HistWorkspace:
         n_samples = bins.shape[0]
         self.bins = bins
         self.missing = missing
-        self.rows = np.empty(n_samples, dtype=np.int32)
+        self.rows = np.arange(n_samples, dtype=np.int32)  # the root's rows, never written
         self.gh = _gh_view(bins)
         self.n_features = n_features
         self.columns = column_major(bins, np.arange(n_features))
@@ -684,8 +683,8 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
     node_end = np.zeros(capacity, dtype=np.int64)
     n_blocks = min(numba.get_num_threads(), n_features)
 
-    _start_rows(g, h, ws.rows, ws.gh)
-    rows = ws.rows  # the root's rows: 0..n-1, never written
+    _store_gradients(g, h, ws.gh)
+    rows = ws.rows
     spare = 0  # the work buffer the next partition writes into
     hist = ws.histograms(0, 1, width)
     pool = 1

@@ -567,11 +567,25 @@ def _pack(out_vals, out_n, out_min) -> Cuts:
     return Cuts(ptrs=ptrs, values=values, min_vals=out_min.astype(np.float32))
 
 
+@njit(cache=True, parallel=True)
+def _present_counts(X):
+    """Values that are not NaN, per column (no temporary mask of the whole matrix)."""
+    n, n_features = X.shape
+    n_blocks = (n + 4095) // 4096
+    part = np.zeros((n_blocks, n_features), dtype=np.int64)
+    for blk in prange(n_blocks):
+        for r in range(blk * 4096, min(n, blk * 4096 + 4096)):
+            for f in range(n_features):
+                if not math.isnan(X[r, f]):
+                    part[blk, f] += 1
+    return part.sum(axis=0)
+
+
 def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     """Cut points of ``tree_method='hist'``: the sketch weighted by sample weights (1 if
     none), pushed in row order, NaN skipped."""
     n_samples, n_features = X.shape
-    counts = np.count_nonzero(~np.isnan(X), axis=0)
+    counts = _present_counts(X)
     limits = np.empty(n_features, dtype=np.int64)
     n_levels = np.empty(n_features, dtype=np.int64)
     for f in range(n_features):
@@ -645,7 +659,7 @@ def std_sorted_columns(X: np.ndarray):
     """Each feature's present values sorted as XGBoost's sorted column page is: the column in
     row order, then ``std::sort`` by value (so equal values keep libstdc++'s order).
     Returns (col_ptr, rows, values)."""
-    counts = np.count_nonzero(~np.isnan(X), axis=0)
+    counts = _present_counts(X)
     col_ptr = np.zeros(X.shape[1] + 1, dtype=np.int64)
     np.cumsum(counts, out=col_ptr[1:])
     rows = np.empty(col_ptr[-1], dtype=np.int32)
