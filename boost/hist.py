@@ -111,11 +111,13 @@ def _bin_kernel(X, ptrs, values, lows, scales, table, missing, out):
             out[r, f] = min(b, n_cuts - 1)
 
 
-def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False) -> tuple[np.ndarray, int]:
+def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False,
+               dense: bool | None = None) -> tuple[np.ndarray, int]:
     """Bin codes, shape (n_samples, n_features rounded up to 8 bytes), and the code of a
     missing value. ``gh_slot`` adds 8 bytes at the end of each row for the row's (g, h) (see
-    ``HistWorkspace``)."""
-    dense = not bool(np.isnan(X).any())
+    ``HistWorkspace``). ``dense``: whether X has no NaN, when the caller already knows."""
+    if dense is None:
+        dense = not bool(np.isnan(X).any())
     dtype = bin_dtype(cuts, dense)
     # Rows padded to a multiple of 8 bytes, so the (g, h) slot is aligned.
     per_word = 8 // np.dtype(dtype).itemsize

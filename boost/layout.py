@@ -26,10 +26,10 @@ def _transpose(X, features, out):
                 out[j, r] = X[r, f]
 
 
-def column_major(X: np.ndarray, features=None) -> np.ndarray:
-    """``X[:, features].T`` as a C-contiguous array (all columns when ``features`` is None)."""
-    idx = np.arange(X.shape[1]) if features is None else np.asarray(features, dtype=np.int64)
+def column_major(X: np.ndarray, features) -> np.ndarray:
+    """``X[:, features].T`` as a C-contiguous array."""
+    idx = np.asarray(features, dtype=np.int64)
     out = np.empty((len(idx), X.shape[0]), dtype=X.dtype)
     if len(idx) and X.shape[0]:
-        _transpose(X, idx.astype(np.int64), out)
+        _transpose(X, idx, out)
     return out

@@ -107,8 +107,9 @@ class _HistGrower:
 
     def __init__(self, X, w, p):
         self.X, self.w, self.p = X, w, p
+        self.dense = not bool(np.isnan(X).any())  # once: approx re-bins every tree
         # XGBoost's hist sums the root from the bins when nothing is missing (not approx).
-        self.root_from_bins = p.tree_method == "hist" and not bool(np.isnan(X).any())
+        self.root_from_bins = p.tree_method == "hist" and self.dense
         self.ws = None
         self.cuts = None
         self.tree_cuts = []  # the cuts each tree was grown on
@@ -120,7 +121,7 @@ class _HistGrower:
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
-        bins, missing = bin_matrix(self.X, cuts, gh_slot=True)
+        bins, missing = bin_matrix(self.X, cuts, gh_slot=True, dense=self.dense)
         if self.ws is None or self.ws.bins.dtype != bins.dtype or self.ws.bins.shape != bins.shape:
             self.ws = HistWorkspace(bins, missing, self.X.shape[1])
         else:
