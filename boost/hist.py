@@ -139,28 +139,60 @@ def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False,
 
 
 # ------------------------------------------------------------------ kernels
-_AHEAD = 16  # rows read through row ids are prefetched this many iterations ahead
+_AHEAD = 16  # rows read through row ids are prefetched this many rows ahead
+_GROUP = 4  # rows added per step: four independent read-add-writes per feature
+
+
+@njit(cache=True, inline="always")
+def _row_at(rows, indexed, k):
+    return np.int64(rows[k]) if indexed else k
+
+
+@njit(cache=True, inline="always")
+def _add_value(hh, j, code, x, dense, missing):
+    if dense or code != missing:
+        hh[j, code] += x  # g in .real, h in .imag
 
 
 @njit(cache=True, inline="always")
 def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
     """hh[j, code] += (g, h) of the rows at positions start:end, for the block's features
-    f0 + j. Inlined with constant ``indexed`` and ``dense``, so each case gets its own loop."""
+    f0 + j. Inlined with constant ``indexed`` and ``dense``, so each case gets its own loop.
+
+    Rows go in groups of four: per feature the group's four values are added one after the
+    other (so each bin still sums its rows in row order) but their read-add-writes overlap,
+    which a loop over one row at a time leaves to chance (measured: 20-30% less time)."""
     width = bins.shape[1]
-    for k in range(start, end):
-        if indexed and k + _AHEAD < end:
-            prefetch(bins, np.int64(rows[k + _AHEAD]) * width)
-        r = np.int64(rows[k]) if indexed else k
-        ghr = np.complex128(gh[r])  # float32 -> float64 is exact
-        row = bins[r, f0:f1]  # a slice of the block: the compiler keeps it tight
-        if dense:
-            for j in range(f1 - f0):
-                hh[j, row[j]] += ghr  # g in .real, h in .imag
-        else:
-            for j in range(f1 - f0):
-                b = row[j]
-                if b != missing:
-                    hh[j, b] += ghr
+    n_f = f1 - f0
+    k = start
+    while k + _GROUP <= end:
+        if indexed and k + _AHEAD + _GROUP <= end:
+            for i in range(_GROUP):
+                prefetch(bins, np.int64(rows[k + _AHEAD + i]) * width)
+        r0 = _row_at(rows, indexed, k)
+        r1 = _row_at(rows, indexed, k + 1)
+        r2 = _row_at(rows, indexed, k + 2)
+        r3 = _row_at(rows, indexed, k + 3)
+        x0 = np.complex128(gh[r0])  # float32 -> float64 is exact
+        x1 = np.complex128(gh[r1])
+        x2 = np.complex128(gh[r2])
+        x3 = np.complex128(gh[r3])
+        c0 = bins[r0, f0:f1]  # slices of the block: the compiler keeps them tight
+        c1 = bins[r1, f0:f1]
+        c2 = bins[r2, f0:f1]
+        c3 = bins[r3, f0:f1]
+        for j in range(n_f):
+            _add_value(hh, j, c0[j], x0, dense, missing)
+            _add_value(hh, j, c1[j], x1, dense, missing)
+            _add_value(hh, j, c2[j], x2, dense, missing)
+            _add_value(hh, j, c3[j], x3, dense, missing)
+        k += _GROUP
+    for k in range(k, end):
+        r = _row_at(rows, indexed, k)
+        x = np.complex128(gh[r])
+        c = bins[r, f0:f1]
+        for j in range(n_f):
+            _add_value(hh, j, c[j], x, dense, missing)
 
 
 @njit(cache=True, parallel=True)
