@@ -17,8 +17,9 @@ Scan order and tie-breaking follow shared/XGBOOST_SEMANTICS.md §3, §6 and §8:
     candidate at every change of value: threshold = f32((a + b) * 0.5)
     after the scan: everything present on one side, missing on the other
 
-Each scan runs in three passes over the segment: prefix sums (sequential), loss changes of
-every boundary (independent, so the compiler vectorises them), then the first maximum.
+Each scan runs in passes over strips of the segment: prefix sums (the only sequential pass),
+then which entries start a candidate and the loss change at each (independent, so the
+compiler vectorises them), then the first maximum.
 Features are processed in parallel (``prange``) and the per-feature bests are merged in
 feature order, so the result does not depend on the thread count.
 """
@@ -120,31 +121,34 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
     best loss change that min_child_weight refused. The segment is processed in strips of
     CHUNK entries: sums (sequential), losses (vectorised), then the strip's first maximum.
     """
-    c_g, c_h, c_candidate, c_loss, c_blocked = scratch
+    c_g, c_h, c_candidate, c_loss, c_blocked, c_v = scratch
     n = b - a
     sg = 0.0
     sh = 0.0
-    prev = np.float32(0.0)
     best_loss = best[0]
     blocked = best[3]
     best_v = np.float32(0.0)
     best_prev = np.float32(0.0)
     found = False
     step = 1 if forward else -1
+    c_v[0] = np.float32(0.0)  # c_v[i + 1]: the value of the strip's entry i, c_v[0] the one before
     for start in range(0, n, CHUNK):
         m = min(CHUNK, n - start)
-        # The scanned side's sums before each entry, accumulated in scan order. An entry
-        # starts a candidate where the value changes, and not while the scanned hessian is
-        # exactly 0 (XGBoost's "first hit" rule).
+        # The scanned side's sums before each entry, accumulated in scan order (the only
+        # sequential loop).
         first = a + start if forward else b - 1 - start
         for i in range(m):
-            v = rvf[first + step * i, 0]
+            k = first + step * i
+            c_v[i + 1] = rvf[k, 0]
             c_g[i] = sg
             c_h[i] = sh
-            c_candidate[i] = (sh != 0.0) & (v != prev)
-            sg += ghf[first + step * i, 0]
-            sh += ghf[first + step * i, 1]
-            prev = v
+            sg += ghf[k, 0]
+            sh += ghf[k, 1]
+        # An entry starts a candidate where the value changes, and not while the scanned
+        # hessian is exactly 0 (XGBoost's "first hit" rule). Independent per entry: SIMD.
+        for i in range(m):
+            c_candidate[i] = (c_h[i] != 0.0) & (c_v[i + 1] != c_v[i])
+        c_v[0] = c_v[m]
         scan_losses(m, c_g, c_h, c_candidate, parent_g, parent_h, parent_sim, reg_lambda,
                     alpha, mcw, mds, c_loss, c_blocked)
         top = strip_max(m, c_loss)
@@ -164,6 +168,7 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
         best[2] = 0.0 if forward else 1.0
     # Everything present on one side, the missing rows on the other.
     rest_h = parent_h - sh
+    prev = c_v[0]  # the scan's last value
     if n > 0 and sh >= mcw and rest_h >= mcw:
         loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
                                  mcw, mds)
@@ -177,7 +182,7 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
 def _new_scratch():
     return (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
             np.empty(CHUNK, np.bool_), np.empty(CHUNK, np.float32),
-            np.empty(CHUNK, np.float32))
+            np.empty(CHUNK, np.float32), np.empty(CHUNK + 1, np.float32))
 
 
 _new_scratch_jit = njit(cache=True)(_new_scratch)
