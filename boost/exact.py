@@ -19,7 +19,11 @@ Scan order and tie-breaking follow shared/XGBOOST_SEMANTICS.md §3, §6 and §8:
 
 Each scan runs in passes over strips of the segment: prefix sums (the only sequential pass),
 then which entries start a candidate and the loss change at each (independent, so the
-compiler vectorises them), then the first maximum.
+compiler vectorises them), then the first maximum. Long segments are searched in two rounds
+(``_bound_segment``, then ``_scan_segment``): first only their sums, which bound every loss
+in a strip, and the strip most likely to win; then only the strips whose bound reaches the
+best loss any feature found for the node. The bounds are exact, not estimates, so the trees
+are the same as a search of every entry gives; most strips of most features are skipped.
 Features are processed in parallel (``prange``) and the per-feature bests are merged in
 feature order, so the result does not depend on the thread count.
 """
@@ -46,6 +50,7 @@ from .split_math import (
     scan_losses,
     similarity,
     split_loss_change,
+    strip_bound,
     strip_max,
 )
 
@@ -107,59 +112,189 @@ def _sort_columns(X):
     return col_ptr, rows, values, need_forward
 
 
-CHUNK = 256  # entries per strip: a strip's sums and losses stay in L1
+CHUNK = 256  # entries per strip of a plain scan: a strip's sums and losses stay in L1
+PRUNE_MIN = 512  # segments at least this long are searched with strip bounds
+_PRUNE_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
+# strips[s, :] of a bounded scan
+_S_G0, _S_H0, _S_GLO, _S_GHI, _S_HHI, _S_BOUND = range(6)
+
+
+@njit(cache=True, inline="always")
+def _strip_sums(rvf, ghf, first, step, m, at_start, sg, sh, scratch):
+    """Fill the strip's c_g, c_h (the scanned side's sums before each of its m entries,
+    continuing from ``sg, sh``) and c_candidate; return the sums after the strip.
+
+    An entry starts a candidate where the value changes, and not while the scanned hessian
+    is exactly 0 (XGBoost's "first hit" rule); that test is independent per entry, so it runs
+    as a loop of its own that the compiler vectorises, as does ``scan_losses``."""
+    c_g, c_h, c_candidate, _, _, c_v = scratch
+    c_v[0] = np.float32(0.0) if at_start else rvf[first - step, 0]  # the entry before
+    for i in range(m):  # the only sequential loop
+        k = first + step * i
+        c_v[i + 1] = rvf[k, 0]
+        c_g[i] = sg
+        c_h[i] = sh
+        sg += ghf[k, 0]
+        sh += ghf[k, 1]
+    for i in range(m):
+        c_candidate[i] = (c_h[i] != 0.0) & (c_v[i + 1] != c_v[i])
+    return sg, sh
+
+
+@njit(cache=True, inline="always")
+def _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds, scratch):
+    """The loss change at each of the strip's entries (``scan_losses``); returns the best
+    valid one and the best one min_child_weight refused (both -inf if none)."""
+    c_g, c_h, c_candidate, c_loss, c_blocked, _ = scratch
+    scan_losses(m, c_g, c_h, c_candidate, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+                mcw, mds, c_loss, c_blocked)
+    top = strip_max(m, c_loss)
+    refused = strip_max(m, c_blocked) if mcw > 0.0 else _NEG_INF32
+    return top, refused
+
+
+@njit(cache=True, inline="always")
+def _sum_strips(ghf, a, b, forward, width, n_strips, strips):
+    """First pass of a bounded scan, sums only: per strip the scanned sums before its first
+    entry, the least and largest G before any of its entries and H before its last (the
+    largest: every h >= 0 here). Returns the totals."""
+    n = b - a
+    step = 1 if forward else -1
+    sg = 0.0
+    sh = 0.0
+    for s in range(n_strips):
+        start = s * width
+        m = min(width, n - start)
+        first = a + start if forward else b - 1 - start
+        strips[s, _S_G0] = sg
+        strips[s, _S_H0] = sh
+        lo = sg
+        hi = sg
+        for i in range(m - 1):
+            k = first + step * i
+            sg += ghf[k, 0]
+            sh += ghf[k, 1]
+            lo = min(lo, sg)
+            hi = max(hi, sg)
+        strips[s, _S_GLO] = lo
+        strips[s, _S_GHI] = hi
+        strips[s, _S_HHI] = sh
+        k = first + step * (m - 1)
+        sg += ghf[k, 0]
+        sh += ghf[k, 1]
+    return sg, sh
+
+
+@njit(cache=True, inline="always")
+def _bounded(n, mds):
+    """Whether a segment of n entries is searched with strip bounds (``strip_bound`` needs
+    max_delta_step 0; short segments gain nothing)."""
+    return mds == 0.0 and n >= PRUNE_MIN
+
+
+@njit(cache=True, inline="always")
+def _strip_width(n):
+    return 32 if n < _PRUNE_WIDE else 64
+
+
+@njit(cache=True, inline="always")
+def strip_offset(a):
+    """The first row of ``strips`` for a bounded segment starting ``a`` entries into its
+    feature: bounded segments are >= PRUNE_MIN long, so their ceil(n / 32) strips and one
+    totals row never reach the next one's offset."""
+    return a // 32 + 2 * (a // PRUNE_MIN)
+
+
+def strips_rows(max_entries: int) -> int:
+    """Rows of a feature's ``strips`` array for up to ``max_entries`` entries."""
+    return max_entries // 32 + 2 * (max_entries // PRUNE_MIN) + 3
+
+
+@njit(cache=True, error_model="numpy")
+def _bound_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+                   mcw, mds, strips, scratch):
+    """First pass of a bounded search (see ``_scan_segment``) of the segment ``[a, b)``,
+    whose strips are ``strips[0:]``: the sums per strip, their bounds and the search of the
+    strip with the highest bound. Returns the best valid loss change found there (a loss
+    the node can reach: a floor for every search of the node), -inf if none."""
+    n = b - a
+    step = 1 if forward else -1
+    width = _strip_width(n)
+    n_strips = (n + width - 1) // width
+    total_g, total_h = _sum_strips(ghf, a, b, forward, width, n_strips, strips)
+    strips[n_strips, _S_G0] = total_g
+    strips[n_strips, _S_H0] = total_h
+    top_s = 0
+    for s in range(n_strips):
+        strips[s, _S_BOUND] = strip_bound(strips[s, _S_GLO], strips[s, _S_GHI],
+                                          strips[s, _S_H0], strips[s, _S_HHI], parent_g,
+                                          parent_h, parent_sim, reg_lambda, alpha)
+        if strips[s, _S_BOUND] > strips[top_s, _S_BOUND]:
+            top_s = s
+    start = top_s * width
+    first = a + start if forward else b - 1 - start
+    m = min(width, n - start)
+    _strip_sums(rvf, ghf, first, step, m, top_s == 0, strips[top_s, _S_G0],
+                strips[top_s, _S_H0], scratch)
+    return _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds,
+                         scratch)[0]
 
 
 @njit(cache=True, error_model="numpy")
 def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
-                  mcw, mds, scratch, best):
+                  mcw, mds, floor, strips, scratch, best):
     """Search one node's entries ``[a, b)`` of one feature in one direction (``rvf[k, 0]``
     is the value, ``ghf[k]`` the gradient pair of entry k).
 
     ``best`` = [loss, threshold, default_left, blocked] is updated in place: the loss only
     when strictly larger (the first of equal gains in scan order wins), ``blocked`` with the
-    best loss change that min_child_weight refused. The segment is processed in strips of
-    CHUNK entries: sums (sequential), losses (vectorised), then the strip's first maximum.
+    best loss change that min_child_weight refused. The segment is processed in strips:
+    sums (sequential), losses (vectorised), then the strip's first maximum.
+
+    A bounded segment (``_bounded``) has had its first pass (``_bound_segment`` into
+    ``strips``), and ``floor`` is a loss change some candidate of the node reaches (the best
+    of the first passes over every feature). A strip whose bound is below the floor cannot
+    hold the node's best split, so it is skipped — unless min_child_weight refuses one of
+    its positions (``blocked`` must see them). The bound is never below a loss it bounds
+    (``split_math.strip_bound``), so the node's split is the one a search of every strip
+    finds; a feature that cannot win may keep a lower ``best`` than its full search would.
     """
-    c_g, c_h, c_candidate, c_loss, c_blocked, c_v = scratch
     n = b - a
-    sg = 0.0
-    sh = 0.0
+    step = 1 if forward else -1
+    bounded = _bounded(n, mds)
+    width = _strip_width(n) if bounded else CHUNK
+    n_strips = (n + width - 1) // width
     best_loss = best[0]
     blocked = best[3]
     best_v = np.float32(0.0)
     best_prev = np.float32(0.0)
     found = False
-    step = 1 if forward else -1
-    c_v[0] = np.float32(0.0)  # c_v[i + 1]: the value of the strip's entry i, c_v[0] the one before
-    for start in range(0, n, CHUNK):
-        m = min(CHUNK, n - start)
-        # The scanned side's sums before each entry, accumulated in scan order (the only
-        # sequential loop).
+    sg = 0.0
+    sh = 0.0
+    for s in range(n_strips):
+        start = s * width
         first = a + start if forward else b - 1 - start
-        for i in range(m):
-            k = first + step * i
-            c_v[i + 1] = rvf[k, 0]
-            c_g[i] = sg
-            c_h[i] = sh
-            sg += ghf[k, 0]
-            sh += ghf[k, 1]
-        # An entry starts a candidate where the value changes, and not while the scanned
-        # hessian is exactly 0 (XGBoost's "first hit" rule). Independent per entry: SIMD.
-        for i in range(m):
-            c_candidate[i] = (c_h[i] != 0.0) & (c_v[i + 1] != c_v[i])
-        c_v[0] = c_v[m]
-        scan_losses(m, c_g, c_h, c_candidate, parent_g, parent_h, parent_sim, reg_lambda,
-                    alpha, mcw, mds, c_loss, c_blocked)
-        top = strip_max(m, c_loss)
+        m = min(width, n - start)
+        if bounded:
+            if (strips[s, _S_BOUND] < max(floor, best_loss) and strips[s, _S_H0] >= mcw
+                    and parent_h - strips[s, _S_HHI] >= mcw):
+                continue
+            _strip_sums(rvf, ghf, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
+                        scratch)
+        else:
+            sg, sh = _strip_sums(rvf, ghf, first, step, m, s == 0, sg, sh, scratch)
+        top, refused = _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
+                                     mds, scratch)
         if top > best_loss:  # rare: the first entry of the strip's maximum
-            k = first + step * first_index(m, c_loss, top)
+            k = first + step * first_index(m, scratch[3], top)
             best_loss = top
             best_v = rvf[k, 0]
             best_prev = rvf[k - step, 0]  # a candidate is never the scan's first entry
             found = True
-        if mcw > 0.0:
-            blocked = max(blocked, strip_max(m, c_blocked))
+        blocked = max(blocked, refused)
+    if bounded:
+        sg = strips[n_strips, _S_G0]
+        sh = strips[n_strips, _S_H0]
     best[3] = blocked
     if found:
         mid = (best_v + best_prev) * _F32_HALF
@@ -168,8 +303,8 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
         best[2] = 0.0 if forward else 1.0
     # Everything present on one side, the missing rows on the other.
     rest_h = parent_h - sh
-    prev = c_v[0]  # the scan's last value
     if n > 0 and sh >= mcw and rest_h >= mcw:
+        prev = rvf[b - 1, 0] if forward else rvf[a, 0]  # the scan's last value
         loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
                                  mcw, mds)
         if loss > best[0] and not math.isinf(loss):
@@ -180,6 +315,7 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
 
 
 def _new_scratch():
+    """Work arrays of ``_scan_segment`` and ``_bound_segment`` (one strip's worth)."""
     return (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
             np.empty(CHUNK, np.bool_), np.empty(CHUNK, np.float32),
             np.empty(CHUNK, np.float32), np.empty(CHUNK + 1, np.float32))
@@ -200,7 +336,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
     ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
     the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
-    rv_a, rvf_a, rvi_a, gh_a, ghf_a, rv_b, rvf_b, rvi_b, gh_b, ghf_b, side_buf = seg
+    rv_a, rvf_a, rvi_a, gh_a, ghf_a, rv_b, rvf_b, rvi_b, gh_b, ghf_b, side_buf, strips = seg
     n_samples, n_features = X.shape
     root_g = 0.0
     root_h = 0.0
@@ -264,6 +400,30 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
         # best[f, li] = [loss, threshold, default_left, blocked]
         best = np.zeros((n_features, n_level, 4), dtype=np.float32)
         best[:, :, 3] = _NEG_INF32
+        # First passes of the long segments (see ``_scan_segment``): each one's best in
+        # its strip of highest bound is a loss its node reaches; the best of them over
+        # every feature is the node's floor. Then the searches, skipping strips below it.
+        tops = np.full((n_features, n_level, 2), _NEG_INF32, dtype=np.float32)
+        for f in prange(n_features):
+            scratch = _new_scratch_jit()
+            for li in range(n_level):
+                a = ptr[f, li]
+                b = ptr[f, li + 1]
+                if not _bounded(b - a, mds) or not allowed[li, f]:
+                    continue
+                nid = level_start + li
+                off = strip_offset(a - col_ptr[f])
+                for di in range(2):
+                    if di == 0 and not need_forward[f]:
+                        continue
+                    tops[f, li, di] = _bound_segment(
+                        rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
+                        parent_sim[li], reg_lambda, alpha, mcw, mds, strips[f, di, off:],
+                        scratch)
+        floor = np.full(n_level, _NEG_INF32, dtype=np.float32)
+        for li in range(n_level):
+            for f in range(n_features):
+                floor[li] = max(floor[li], max(tops[f, li, 0], tops[f, li, 1]))
         for f in prange(n_features):
             scratch = _new_scratch_jit()
             for li in range(n_level):
@@ -272,12 +432,13 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                 if b <= a or not allowed[li, f]:
                     continue
                 nid = level_start + li
-                for forward in (True, False):
-                    if forward and not need_forward[f]:
+                off = strip_offset(a - col_ptr[f])
+                for di in range(2):
+                    if di == 0 and not need_forward[f]:
                         continue
-                    _scan_segment(rvf_a, ghf_a, a, b, forward, sum_grad[nid],
-                                  sum_hess[nid], parent_sim[li], reg_lambda, alpha, mcw, mds,
-                                  scratch, best[f, li])
+                    _scan_segment(rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
+                                  parent_sim[li], reg_lambda, alpha, mcw, mds, floor[li],
+                                  strips[f, di, off:], scratch, best[f, li])
         any_split = False
         for li in range(n_level):
             nid = level_start + li
@@ -388,7 +549,8 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
 
 def new_segments(columns: SortedColumns):
     """Workspace of ``grow_exact``: two copies of the sorted entries (segments are
-    partitioned from one into the other) and a side buffer.
+    partitioned from one into the other), a side buffer, and per feature and scan direction
+    the strips of its bounded segments (``_bound_segment``; rows ``strip_offset`` on).
 
     An entry is two int64 words, so the partition moves it with two loads and two stores:
     ``rv`` packs (value float32, row int32) and ``gh`` packs (g float32, h float32); the
@@ -402,7 +564,9 @@ def new_segments(columns: SortedColumns):
         gh = np.empty(nnz, np.int64)
         out += [rv, rv.view(np.float32).reshape(nnz, 2), rv.view(np.int32).reshape(nnz, 2),
                 gh, gh.view(np.float32).reshape(nnz, 2)]
-    return tuple(out) + (np.empty(nnz, np.uint8),)
+    n_strips = strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
+    strips = np.empty((len(columns.col_ptr) - 1, 2, n_strips, 6), np.float64)
+    return tuple(out) + (np.empty(nnz, np.uint8), strips)
 
 
 @njit(cache=True, error_model="numpy")

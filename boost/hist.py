@@ -187,8 +187,8 @@ def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
             _add_value(hh, j, c2[j], x2, dense, missing)
             _add_value(hh, j, c3[j], x3, dense, missing)
         k += _GROUP
-    for k in range(k, end):
-        r = _row_at(rows, indexed, k)
+    for kk in range(k, end):
+        r = _row_at(rows, indexed, kk)
         x = np.complex128(gh[r])
         c = bins[r, f0:f1]
         for j in range(n_f):

@@ -111,6 +111,25 @@ def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, o
         _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
 
 
+@njit(cache=True, inline="always")
+def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, reg_lambda, alpha):
+    """An upper bound of ``_losses_no_mds`` at every position of a stretch whose scanned sums
+    lie in [g_lo, g_hi] x [h_lo, h_hi] (max_delta_step 0), or +inf when it cannot bound them.
+
+    It takes each side's largest |G| and smallest H + lambda through the losses' own float
+    operations; every one of them (subtraction, abs, max, product, rounding to float32,
+    division by a positive number, addition) is monotone, so no loss in the stretch exceeds
+    the result. Exact, not approximate: a caller may skip a stretch whose bound is below a
+    loss it has already seen."""
+    t1 = max(max(abs(g_lo), abs(g_hi)) - alpha, 0.0)
+    t2 = max(max(abs(pg - g_lo), abs(pg - g_hi)) - alpha, 0.0)
+    d1 = np.float32(h_lo + reg_lambda)
+    d2 = np.float32((ph - h_hi) + reg_lambda)
+    if not (d1 > 0.0 and d2 > 0.0):
+        return _F32_POS_INF
+    return (np.float32(t1 * t1) / d1 + np.float32(t2 * t2) / d2) - psim
+
+
 @njit(cache=True, error_model="numpy")
 def _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
                 out_blocked):

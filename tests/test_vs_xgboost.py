@@ -56,6 +56,24 @@ def test_identical_trees_and_margins(objective, case, method):
         assert diff.max() <= 1e-6
 
 
+# Long columns: exact searches segments of >= 512 entries by strip bounds (32- and 64-entry
+# strips, the latter from 8192 entries), hist/approx use the multi-level sketch.
+LONG_SWEEP = [SWEEP[0], SWEEP[1], SWEEP[2], SWEEP[3], SWEEP[5]]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("case", LONG_SWEEP, ids=[f"case{i}" for i in range(len(LONG_SWEEP))])
+def test_identical_trees_on_long_columns(case, method):
+    nan, ties = case[6], case[7]
+    X, y = make_data(seed=14, n=12000, nan=nan, ties=ties, objective="binary:logistic")
+    params = _params("binary:logistic", case, method)
+    ours = boost.train(params, X, y, 6)
+    ref, _ = xgb_train(params, X, y, 6)
+    assert ours.get_dump("json") == ref.get_dump(dump_format="json", with_stats=True)
+    diff = np.abs(ours.predict(X, output_margin=True) - xgb_margin(ref, X))
+    assert diff.max() <= 1e-6
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_dump_without_stats_and_with_feature_names(method):
     X, y = make_data(seed=3, nan=0.2)
