@@ -518,10 +518,24 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     continue
                 a = ptr[f, li]
                 b = ptr[f, li + 1]
+                # Gather the sides first (keeps the loads off the cursors' chain), four
+                # independent loads a step.
                 n_right = 0
-                for k in range(a, b):  # gather the sides first: keeps loads off the chain
-                    sd = side[rvi_a[k, 1]]
-                    side_buf[k] = sd
+                k = a
+                while k + 4 <= b:
+                    s0 = side[rvi_a[k, 1]]
+                    s1 = side[rvi_a[k + 1, 1]]
+                    s2 = side[rvi_a[k + 2, 1]]
+                    s3 = side[rvi_a[k + 3, 1]]
+                    side_buf[k] = s0
+                    side_buf[k + 1] = s1
+                    side_buf[k + 2] = s2
+                    side_buf[k + 3] = s3
+                    n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
+                    k += 4
+                for kk in range(k, b):
+                    sd = side[rvi_a[kk, 1]]
+                    side_buf[kk] = sd
                     n_right += sd
                 cursor_left = out
                 cursor_right = out + (b - a) - n_right
