@@ -113,8 +113,8 @@ def _sort_columns(X):
 
 
 CHUNK = 256  # entries per strip of a plain scan: a strip's sums and losses stay in L1
-PRUNE_MIN = 512  # segments at least this long are searched with strip bounds
-_PRUNE_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
+BOUND_MIN = 512  # segments at least this long are searched with strip bounds
+_BOUND_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
 # strips[s, :] of a bounded scan
 _S_G0, _S_H0, _S_GLO, _S_GHI, _S_HHI, _S_BOUND = range(6)
 
@@ -189,25 +189,25 @@ def _sum_strips(ghf, a, b, forward, width, n_strips, strips):
 def _bounded(n, mds):
     """Whether a segment of n entries is searched with strip bounds (``strip_bound`` needs
     max_delta_step 0; short segments gain nothing)."""
-    return mds == 0.0 and n >= PRUNE_MIN
+    return mds == 0.0 and n >= BOUND_MIN
 
 
 @njit(cache=True, inline="always")
 def _strip_width(n):
-    return 32 if n < _PRUNE_WIDE else 64
+    return 32 if n < _BOUND_WIDE else 64
 
 
 @njit(cache=True, inline="always")
 def strip_offset(a):
     """The first row of ``strips`` for a bounded segment starting ``a`` entries into its
-    feature: bounded segments are >= PRUNE_MIN long, so their ceil(n / 32) strips and one
+    feature: bounded segments are >= BOUND_MIN long, so their ceil(n / 32) strips and one
     totals row never reach the next one's offset."""
-    return a // 32 + 2 * (a // PRUNE_MIN)
+    return a // 32 + 2 * (a // BOUND_MIN)
 
 
 def strips_rows(max_entries: int) -> int:
     """Rows of a feature's ``strips`` array for up to ``max_entries`` entries."""
-    return max_entries // 32 + 2 * (max_entries // PRUNE_MIN) + 3
+    return max_entries // 32 + 2 * (max_entries // BOUND_MIN) + 3
 
 
 @njit(cache=True, error_model="numpy")
