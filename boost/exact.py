@@ -416,9 +416,10 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                 for di in range(2):
                     if di == 0 and not need_forward[f]:
                         continue
+                    slot = di + strips.shape[1] - 2  # strips has no forward slot if unused
                     tops[f, li, di] = _bound_segment(
                         rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
-                        parent_sim[li], reg_lambda, alpha, mcw, mds, strips[f, di, off:],
+                        parent_sim[li], reg_lambda, alpha, mcw, mds, strips[f, slot, off:],
                         scratch)
         floor = np.full(n_level, _NEG_INF32, dtype=np.float32)
         for li in range(n_level):
@@ -436,9 +437,10 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                 for di in range(2):
                     if di == 0 and not need_forward[f]:
                         continue
+                    slot = di + strips.shape[1] - 2
                     _scan_segment(rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
                                   parent_sim[li], reg_lambda, alpha, mcw, mds, floor[li],
-                                  strips[f, di, off:], scratch, best[f, li])
+                                  strips[f, slot, off:], scratch, best[f, li])
         any_split = False
         for li in range(n_level):
             nid = level_start + li
@@ -564,7 +566,8 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
 def new_segments(columns: SortedColumns):
     """Workspace of ``grow_exact``: two copies of the sorted entries (segments are
     partitioned from one into the other), a side buffer, and per feature and scan direction
-    the strips of its bounded segments (``_bound_segment``; rows ``strip_offset`` on).
+    the strips of its bounded segments (``_bound_segment``; rows ``strip_offset`` on; the
+    forward direction only when some column has missing values).
 
     An entry is two int64 words, so the partition moves it with two loads and two stores:
     ``rv`` packs (value float32, row int32) and ``gh`` packs (g float32, h float32); the
@@ -579,7 +582,8 @@ def new_segments(columns: SortedColumns):
         out += [rv, rv.view(np.float32).reshape(nnz, 2), rv.view(np.int32).reshape(nnz, 2),
                 gh, gh.view(np.float32).reshape(nnz, 2)]
     n_strips = strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
-    strips = np.empty((len(columns.col_ptr) - 1, 2, n_strips, 6), np.float64)
+    n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
+    strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
     return tuple(out) + (np.empty(nnz, np.uint8), strips)
 
 
