@@ -404,43 +404,35 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
         # its strip of highest bound is a loss its node reaches; the best of them over
         # every feature is the node's floor. Then the searches, skipping strips below it.
         tops = np.full((n_features, n_level, 2), _NEG_INF32, dtype=np.float32)
-        for f in prange(n_features):
-            scratch = _new_scratch_jit()
-            for li in range(n_level):
-                a = ptr[f, li]
-                b = ptr[f, li + 1]
-                if not _bounded(b - a, mds) or not allowed[li, f]:
-                    continue
-                nid = level_start + li
-                off = strip_offset(a - col_ptr[f])
-                for di in range(2):
-                    if di == 0 and not need_forward[f]:
-                        continue
-                    slot = di + strips.shape[1] - 2  # strips has no forward slot if unused
-                    tops[f, li, di] = _bound_segment(
-                        rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
-                        parent_sim[li], reg_lambda, alpha, mcw, mds, strips[f, slot, off:],
-                        scratch)
         floor = np.full(n_level, _NEG_INF32, dtype=np.float32)
-        for li in range(n_level):
-            for f in range(n_features):
-                floor[li] = max(floor[li], max(tops[f, li, 0], tops[f, li, 1]))
-        for f in prange(n_features):
-            scratch = _new_scratch_jit()
-            for li in range(n_level):
-                a = ptr[f, li]
-                b = ptr[f, li + 1]
-                if b <= a or not allowed[li, f]:
-                    continue
-                nid = level_start + li
-                off = strip_offset(a - col_ptr[f])
-                for di in range(2):
-                    if di == 0 and not need_forward[f]:
+        for phase in range(2):  # 0: the first passes, 1: the searches
+            if phase == 1:
+                for li in range(n_level):
+                    for f in range(n_features):
+                        floor[li] = max(floor[li], max(tops[f, li, 0], tops[f, li, 1]))
+            for f in prange(n_features):
+                scratch = _new_scratch_jit()
+                for li in range(n_level):
+                    a = ptr[f, li]
+                    b = ptr[f, li + 1]
+                    if b <= a or not allowed[li, f] or (phase == 0 and not _bounded(b - a, mds)):
                         continue
-                    slot = di + strips.shape[1] - 2
-                    _scan_segment(rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
-                                  parent_sim[li], reg_lambda, alpha, mcw, mds, floor[li],
-                                  strips[f, slot, off:], scratch, best[f, li])
+                    nid = level_start + li
+                    off = strip_offset(a - col_ptr[f])
+                    for di in range(2):
+                        if di == 0 and not need_forward[f]:
+                            continue
+                        slot = di + strips.shape[1] - 2  # no forward slot when unused
+                        if phase == 0:
+                            tops[f, li, di] = _bound_segment(
+                                rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
+                                parent_sim[li], reg_lambda, alpha, mcw, mds,
+                                strips[f, slot, off:], scratch)
+                        else:
+                            _scan_segment(rvf_a, ghf_a, a, b, di == 0, sum_grad[nid],
+                                          sum_hess[nid], parent_sim[li], reg_lambda, alpha,
+                                          mcw, mds, floor[li], strips[f, slot, off:], scratch,
+                                          best[f, li])
         any_split = False
         for li in range(n_level):
             nid = level_start + li
