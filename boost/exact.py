@@ -198,14 +198,14 @@ def _strip_width(n):
 
 
 @njit(cache=True, inline="always")
-def strip_offset(a):
+def _strip_offset(a):
     """The first row of ``strips`` for a bounded segment starting ``a`` entries into its
     feature: bounded segments are >= BOUND_MIN long, so their ceil(n / 32) strips and one
     totals row never reach the next one's offset."""
     return a // 32 + 2 * (a // BOUND_MIN)
 
 
-def strips_rows(max_entries: int) -> int:
+def _strips_rows(max_entries: int) -> int:
     """Rows of a feature's ``strips`` array for up to ``max_entries`` entries."""
     return max_entries // 32 + 2 * (max_entries // BOUND_MIN) + 3
 
@@ -418,7 +418,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     if b <= a or not allowed[li, f] or (phase == 0 and not _bounded(b - a, mds)):
                         continue
                     nid = level_start + li
-                    off = strip_offset(a - col_ptr[f])
+                    off = _strip_offset(a - col_ptr[f])
                     for di in range(2):
                         if di == 0 and not need_forward[f]:
                             continue
@@ -558,7 +558,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
 def new_segments(columns: SortedColumns):
     """Workspace of ``grow_exact``: two copies of the sorted entries (segments are
     partitioned from one into the other), a side buffer, and per feature and scan direction
-    the strips of its bounded segments (``_bound_segment``; rows ``strip_offset`` on; the
+    the strips of its bounded segments (``_bound_segment``; rows ``_strip_offset`` on; the
     forward direction only when some column has missing values).
 
     An entry is two int64 words, so the partition moves it with two loads and two stores:
@@ -573,7 +573,7 @@ def new_segments(columns: SortedColumns):
         gh = np.empty(nnz, np.int64)
         out += [rv, rv.view(np.float32).reshape(nnz, 2), rv.view(np.int32).reshape(nnz, 2),
                 gh, gh.view(np.float32).reshape(nnz, 2)]
-    n_strips = strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
+    n_strips = _strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
     strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
     return tuple(out) + (np.empty(nnz, np.uint8), strips)
