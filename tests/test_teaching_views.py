@@ -101,6 +101,11 @@ def test_worked_arithmetic_classification_probability():
     probability = steps[-1]
     assert probability.name == "log-odds to probability"
     assert probability.value == pytest.approx(1 / (1 + np.exp(-leaf.Value)), rel=1e-6)
+    # m on one line, p on the next (one line ran past the app's column and lost p); a
+    # negative leaf value in parentheses after the +
+    assert r"\\ p &=" in probability.latex
+    value = f"{leaf.Value:.6g}"
+    assert (f"+ ({value})" if leaf.Value < 0 else f"+ {value}") in probability.latex
     assert "p(1 - p)" in steps[0].latex and "p - y" in steps[0].latex
 
 

@@ -86,6 +86,11 @@ def _n(x: float) -> str:
     return rf"{mantissa} \times 10^{{{int(exponent)}}}"
 
 
+def _term(x: float) -> str:
+    """``_n`` in parentheses when negative, for a number after + or x."""
+    return f"({_n(x)})" if x < 0 else _n(x)
+
+
 def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str) -> str:
     if alpha:
         return (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}} = "
@@ -155,15 +160,16 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
         steps.append(Step("leaf weight", rf"{formula} = -\frac{{{numerator}}}"
                           rf"{{{_n(H)} + {_n(lam)}}} = {_n(weight)}{clip}", weight))
     value = float(node.Value)
-    shown = f"({_n(weight)})" if weight < 0 else _n(weight)
-    steps.append(Step("leaf value", rf"\eta \cdot w = {_n(eta)} \times {shown} = {_n(value)}",
-                      value))
+    steps.append(Step("leaf value",
+                      rf"\eta \cdot w = {_n(eta)} \times {_term(weight)} = {_n(value)}", value))
     if spec.link == "sigmoid" and base_margin is not None:
         m = base_margin + value
         p = 1.0 / (1.0 + math.exp(-m))
+        # Two lines (as the gain): on one, p ran past the column's edge and was cut off.
         steps.append(Step("log-odds to probability",
-                          rf"\text{{from the baseline: }} m = {_n(base_margin)} + {_n(value)} = "
-                          rf"{_n(m)},\quad p = \frac{{1}}{{1 + e^{{-m}}}} = {_n(p)}", p))
+                          rf"\begin{{aligned}}\text{{from the baseline: }} m &= "
+                          rf"{_n(base_margin)} + {_term(value)} = {_n(m)} \\ "
+                          rf"p &= \frac{{1}}{{1 + e^{{-m}}}} = {_n(p)}\end{{aligned}}", p))
     return steps
 
 
