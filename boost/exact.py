@@ -331,8 +331,8 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                bylevel, bynode, colsample):
     """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
 
-    ``position`` (n_samples, int32) is scratch: the node of each row, -1 once its node is a
-    leaf (or when its hessian is negative, as XGBoost ignores such rows). ``seg`` is a
+    ``position`` (n_samples, int32) ends as the leaf of the grown tree each row reaches (-1
+    for a row whose hessian is negative: XGBoost leaves such rows out of the search). ``seg`` is a
     ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
     the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
@@ -480,8 +480,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
             if nid < level_start:
                 continue
             if left[nid] == -1:
-                position[r] = -1
-                continue
+                continue  # a leaf: the row stays there
             x = X[r, feature[nid]]
             if math.isnan(x):
                 go_left = default_left[nid]

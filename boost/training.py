@@ -40,7 +40,7 @@ from .params import parse_params
 from .sampling import ColumnSampler, tree_key
 from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
 from .targets import tree_gradients
-from .tree import ForestBuilder, add_tree_outputs, initial_margin, leaf_of_nodes
+from .tree import ForestBuilder, add_leaf_outputs, add_tree_outputs, initial_margin, leaf_of_nodes
 
 
 @contextmanager
@@ -350,10 +350,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                 if refit:
                     _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active,
                                   exact)
+                if exact:  # (hist/approx advance the margins as they grow)
+                    add_leaf_outputs(nodes, X32, position, margin, k)
                 builder.add(k, nodes)
             new_trees = builder.build(first_tree)
-            if exact:
-                add_tree_outputs(new_trees, X32, margin, 0, n_groups)
             if r + 1 < num_boost_round:
                 g, h, train_loss = gradients_and_loss(margin)
             else:

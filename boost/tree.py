@@ -138,6 +138,28 @@ def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default
 
 
 @njit(cache=True, parallel=True)
+def _add_from_positions(X, position, parent, removed, left, feature, threshold, default_left,
+                        is_leaf, value, margin, k):
+    for r in prange(X.shape[0]):
+        node = position[r]
+        if node < 0:  # not routed by the grower: walk the tree
+            node = _walk_fast(X, r, 0, left, feature, threshold, default_left, is_leaf)
+        while removed[node]:  # pruned away: its row is in the ancestor that became a leaf
+            node = parent[node]
+        margin[r, k] += value[node]
+
+
+def add_leaf_outputs(nodes: dict, X: np.ndarray, position: np.ndarray, margin: np.ndarray,
+                     k: int) -> None:
+    """``margin[r, k] += value`` of the final leaf of one tree (``nodes``, as the grower
+    returns them) for every row, where ``position[r]`` is the grown tree's leaf of row r
+    (-1: unknown, walked); the same float32 additions as ``add_tree_outputs``."""
+    _add_from_positions(X, position, nodes["parent"], nodes["removed"], nodes["left"],
+                        nodes["feature"], nodes["threshold"], nodes["default_left"],
+                        nodes["is_leaf"], nodes["value"], margin, k)
+
+
+@njit(cache=True, parallel=True)
 def _leaves(X, tree_ptr, tree_group, left, right, feature, threshold, default_left, is_leaf,
             value, t, out):
     off = tree_ptr[t]
