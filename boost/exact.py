@@ -43,6 +43,7 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
+from .radix import stable_argsort
 from .sampling import level_features
 from .split_math import (
     first_index,
@@ -100,7 +101,7 @@ def _sort_columns(X):
             if not math.isnan(X[i, f]):
                 present[c] = i
                 c += 1
-        order = np.argsort(X[present, f], kind="mergesort")  # stable: ties by row index
+        order = stable_argsort(X[present, f])  # ties by row index
         start = col_ptr[f]
         for j in range(counts[f]):
             r = present[order[j]]
