@@ -116,12 +116,13 @@ def _sort_columns(X):
 CHUNK = 256  # entries per strip of a plain scan: a strip's sums and losses stay in L1
 BOUND_MIN = 512  # segments at least this long are searched with strip bounds
 _BOUND_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
+_E_VALUE, _E_ROW, _E_G, _E_H = range(4)  # an entry's fields (``new_segments``)
 # strips[s, :] of a bounded scan
 _S_G0, _S_H0, _S_GLO, _S_GHI, _S_HHI, _S_BOUND = range(6)
 
 
 @njit(cache=True, inline="always")
-def _strip_sums(rvf, ghf, first, step, m, at_start, sg, sh, scratch):
+def _strip_sums(ef, first, step, m, at_start, sg, sh, scratch):
     """Fill the strip's c_g, c_h (the scanned side's sums before each of its m entries,
     continuing from ``sg, sh``) and c_candidate; return the sums after the strip.
 
@@ -129,14 +130,14 @@ def _strip_sums(rvf, ghf, first, step, m, at_start, sg, sh, scratch):
     is exactly 0 (XGBoost's "first hit" rule); that test is independent per entry, so it runs
     as a loop of its own that the compiler vectorises, as does ``scan_losses``."""
     c_g, c_h, c_candidate, _, _, c_v = scratch
-    c_v[0] = np.float32(0.0) if at_start else rvf[first - step, 0]  # the entry before
+    c_v[0] = np.float32(0.0) if at_start else ef[first - step, _E_VALUE]  # the entry before
     for i in range(m):  # the only sequential loop
         k = first + step * i
-        c_v[i + 1] = rvf[k, 0]
+        c_v[i + 1] = ef[k, _E_VALUE]
         c_g[i] = sg
         c_h[i] = sh
-        sg += ghf[k, 0]
-        sh += ghf[k, 1]
+        sg += ef[k, _E_G]
+        sh += ef[k, _E_H]
     for i in range(m):
         c_candidate[i] = (c_h[i] != 0.0) & (c_v[i + 1] != c_v[i])
     return sg, sh
@@ -155,7 +156,7 @@ def _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds
 
 
 @njit(cache=True, inline="always")
-def _sum_strips(ghf, a, b, forward, width, n_strips, strips):
+def _sum_strips(ef, a, b, forward, width, n_strips, strips):
     """First pass of a bounded scan, sums only: per strip the scanned sums before its first
     entry, the least and largest G before any of its entries and H before its last (the
     largest: every h >= 0 here). Returns the totals."""
@@ -173,16 +174,16 @@ def _sum_strips(ghf, a, b, forward, width, n_strips, strips):
         hi = sg
         for i in range(m - 1):
             k = first + step * i
-            sg += ghf[k, 0]
-            sh += ghf[k, 1]
+            sg += ef[k, _E_G]
+            sh += ef[k, _E_H]
             lo = min(lo, sg)
             hi = max(hi, sg)
         strips[s, _S_GLO] = lo
         strips[s, _S_GHI] = hi
         strips[s, _S_HHI] = sh
         k = first + step * (m - 1)
-        sg += ghf[k, 0]
-        sh += ghf[k, 1]
+        sg += ef[k, _E_G]
+        sh += ef[k, _E_H]
     return sg, sh
 
 
@@ -212,7 +213,7 @@ def _strips_rows(max_entries: int) -> int:
 
 
 @njit(cache=True, error_model="numpy")
-def _bound_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+def _bound_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                    mcw, mds, strips, scratch):
     """First pass of a bounded search (see ``_scan_segment``) of the segment ``[a, b)``,
     whose strips are ``strips[0:]``: the sums per strip, their bounds and the search of the
@@ -222,7 +223,7 @@ def _bound_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_
     step = 1 if forward else -1
     width = _strip_width(n)
     n_strips = (n + width - 1) // width
-    total_g, total_h = _sum_strips(ghf, a, b, forward, width, n_strips, strips)
+    total_g, total_h = _sum_strips(ef, a, b, forward, width, n_strips, strips)
     strips[n_strips, _S_G0] = total_g
     strips[n_strips, _S_H0] = total_h
     top_s = 0
@@ -235,17 +236,17 @@ def _bound_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_
     start = top_s * width
     first = a + start if forward else b - 1 - start
     m = min(width, n - start)
-    _strip_sums(rvf, ghf, first, step, m, top_s == 0, strips[top_s, _S_G0],
+    _strip_sums(ef, first, step, m, top_s == 0, strips[top_s, _S_G0],
                 strips[top_s, _S_H0], scratch)
     return _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds,
                          scratch)[0]
 
 
 @njit(cache=True, error_model="numpy")
-def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+def _scan_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                   mcw, mds, floor, strips, scratch, best):
-    """Search one node's entries ``[a, b)`` of one feature in one direction (``rvf[k, 0]``
-    is the value, ``ghf[k]`` the gradient pair of entry k).
+    """Search one node's entries ``[a, b)`` of one feature in one direction (``ef[k]``:
+    entry k's value, row, g and h; see ``new_segments``).
 
     ``best`` = [loss, threshold, default_left, blocked] is updated in place: the loss only
     when strictly larger (the first of equal gains in scan order wins), ``blocked`` with the
@@ -280,17 +281,17 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
             if (strips[s, _S_BOUND] < max(floor, best_loss) and strips[s, _S_H0] >= mcw
                     and parent_h - strips[s, _S_HHI] >= mcw):
                 continue
-            _strip_sums(rvf, ghf, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
+            _strip_sums(ef, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
                         scratch)
         else:
-            sg, sh = _strip_sums(rvf, ghf, first, step, m, s == 0, sg, sh, scratch)
+            sg, sh = _strip_sums(ef, first, step, m, s == 0, sg, sh, scratch)
         top, refused = _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
                                      mds, scratch)
         if top > best_loss:  # rare: the first entry of the strip's maximum
             k = first + step * first_index(m, scratch[3], top)
             best_loss = top
-            best_v = rvf[k, 0]
-            best_prev = rvf[k - step, 0]  # a candidate is never the scan's first entry
+            best_v = ef[k, _E_VALUE]
+            best_prev = ef[k - step, _E_VALUE]  # a candidate is never the scan's first entry
             found = True
         blocked = max(blocked, refused)
     if bounded:
@@ -305,7 +306,7 @@ def _scan_segment(rvf, ghf, a, b, forward, parent_g, parent_h, parent_sim, reg_l
     # Everything present on one side, the missing rows on the other.
     rest_h = parent_h - sh
     if n > 0 and sh >= mcw and rest_h >= mcw:
-        prev = rvf[b - 1, 0] if forward else rvf[a, 0]  # the scan's last value
+        prev = ef[b - 1, _E_VALUE] if forward else ef[a, _E_VALUE]  # the scan's last value
         loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
                                  mcw, mds)
         if loss > best[0] and not math.isinf(loss):
@@ -337,7 +338,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
     ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
     the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
-    rv_a, rvf_a, rvi_a, gh_a, ghf_a, rv_b, rvf_b, rvi_b, gh_b, ghf_b, side_buf, strips = seg
+    e_a, ec_a, ef_a, ei_a, e_b, ec_b, ef_b, ei_b, side_buf, strips = seg
     n_samples, n_features = X.shape
     root_g = 0.0
     root_h = 0.0
@@ -373,14 +374,14 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
             for k in range(col_ptr[f], col_ptr[f + 1]):
                 r = rows[k]
                 if position[r] == 0:
-                    rvi_a[out, 1] = r
-                    rvf_a[out, 0] = values[k]
-                    gh_a[out] = gh_row[r]
+                    ef_a[out, _E_VALUE] = values[k]
+                    ei_a[out, _E_ROW] = r
+                    e_a[out, 1] = gh_row[r]
                     out += 1
         else:
             for k in range(col_ptr[f], col_ptr[f + 1]):
-                rv_a[k] = root_rv[k]
-                gh_a[k] = gh_row[rows[k]]
+                e_a[k, 0] = root_rv[k]
+                e_a[k, 1] = gh_row[rows[k]]
             out = col_ptr[f + 1]
         ptr[f, 0] = col_ptr[f]
         ptr[f, 1] = out
@@ -426,11 +427,11 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                         slot = di + strips.shape[1] - 2  # no forward slot when unused
                         if phase == 0:
                             tops[f, li, di] = _bound_segment(
-                                rvf_a, ghf_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
+                                ef_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
                                 parent_sim[li], reg_lambda, alpha, mcw, mds,
                                 strips[f, slot, off:], scratch)
                         else:
-                            _scan_segment(rvf_a, ghf_a, a, b, di == 0, sum_grad[nid],
+                            _scan_segment(ef_a, a, b, di == 0, sum_grad[nid],
                                           sum_hess[nid], parent_sim[li], reg_lambda, alpha,
                                           mcw, mds, floor[li], strips[f, slot, off:], scratch,
                                           best[f, li])
@@ -517,10 +518,10 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                 n_right = 0
                 k = a
                 while k + 4 <= b:
-                    s0 = side[rvi_a[k, 1]]
-                    s1 = side[rvi_a[k + 1, 1]]
-                    s2 = side[rvi_a[k + 2, 1]]
-                    s3 = side[rvi_a[k + 3, 1]]
+                    s0 = side[ei_a[k, _E_ROW]]
+                    s1 = side[ei_a[k + 1, _E_ROW]]
+                    s2 = side[ei_a[k + 2, _E_ROW]]
+                    s3 = side[ei_a[k + 3, _E_ROW]]
                     side_buf[k] = s0
                     side_buf[k + 1] = s1
                     side_buf[k + 2] = s2
@@ -528,7 +529,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
                     k += 4
                 for kk in range(k, b):
-                    sd = side[rvi_a[kk, 1]]
+                    sd = side[ei_a[kk, _E_ROW]]
                     side_buf[kk] = sd
                     n_right += sd
                 cursor_left = out
@@ -540,15 +541,13 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     dst = cursor_right if sd else cursor_left
                     cursor_left += 1 - sd
                     cursor_right += sd
-                    rv_b[dst] = rv_a[k]  # (row, value) and (g, h) move as one int64 each
-                    gh_b[dst] = gh_a[k]
+                    ec_b[dst] = ec_a[k]  # the 16 bytes of an entry as one complex128
                 out += b - a
             new_ptr[f, n_next] = out
-        rv_a, rv_b = rv_b, rv_a
-        rvf_a, rvf_b = rvf_b, rvf_a
-        rvi_a, rvi_b = rvi_b, rvi_a
-        gh_a, gh_b = gh_b, gh_a
-        ghf_a, ghf_b = ghf_b, ghf_a
+        e_a, e_b = e_b, e_a
+        ec_a, ec_b = ec_b, ec_a
+        ef_a, ef_b = ef_b, ef_a
+        ei_a, ei_b = ei_b, ei_a
         ptr = new_ptr
         level_start = level_end
         level_end = n_nodes
@@ -561,18 +560,19 @@ def new_segments(columns: SortedColumns):
     the strips of its bounded segments (``_bound_segment``; rows ``_strip_offset`` on; the
     forward direction only when some column has missing values).
 
-    An entry is two int64 words, so the partition moves it with two loads and two stores:
-    ``rv`` packs (value float32, row int32) and ``gh`` packs (g float32, h float32); the
-    float32 and int32 views ``rvf[k, 0]`` (value), ``rvi[k, 1]`` (row), ``ghf[k, 0]`` (g)
-    and ``ghf[k, 1]`` (h) read them.
+    An entry is 16 bytes: (value float32, row int32, g float32, h float32). Each copy comes
+    as four views of one buffer: ``e`` (nnz, 2) int64 words (the first packs value and row,
+    as ``SortedColumns.root_rv``; the second g and h), ``ec`` one complex128 per entry (the
+    partition moves an entry with one load and one store), ``ef`` (nnz, 4) float32 and
+    ``ei`` (nnz, 4) int32 (``ef[k, _E_VALUE]``, ``ei[k, _E_ROW]``, ``ef[k, _E_G]``,
+    ``ef[k, _E_H]``).
     """
     nnz = len(columns.rows)
     out = []
     for _ in range(2):
-        rv = np.empty(nnz, np.int64)
-        gh = np.empty(nnz, np.int64)
-        out += [rv, rv.view(np.float32).reshape(nnz, 2), rv.view(np.int32).reshape(nnz, 2),
-                gh, gh.view(np.float32).reshape(nnz, 2)]
+        e = np.empty((nnz, 2), np.int64)
+        out += [e, e.view(np.complex128).reshape(nnz), e.view(np.float32).reshape(nnz, 4),
+                e.view(np.int32).reshape(nnz, 4)]
     n_strips = _strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
     strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
