@@ -261,6 +261,14 @@ def _first_passes(ef, a, b, need_forward, parent_g, parent_h, parent_sim, reg_la
                                   reg_lambda, alpha, mcw, mds, strips_f[slot, off:], scratch)
 
 
+@njit(cache=True, inline="always")
+def _skip_strip(strips, s, floor, parent_h, mcw):
+    """Whether the search may skip bounded strip s: its bound is below a loss the node
+    reaches, and min_child_weight refuses none of its positions (``blocked`` must see them)."""
+    return (strips[s, _S_BOUND] < floor and strips[s, _S_H0] >= mcw
+            and parent_h - strips[s, _S_HHI] >= mcw)
+
+
 @njit(cache=True, error_model="numpy")
 def _scan_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                   mcw, mds, floor, strips, scratch, best):
@@ -292,18 +300,28 @@ def _scan_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda,
     found = False
     sg = 0.0
     sh = 0.0
-    for s in range(n_strips):
+    s = 0
+    while s < n_strips:
         start = s * width
         first = a + start if forward else b - 1 - start
-        m = min(width, n - start)
         if bounded:
-            if (strips[s, _S_BOUND] < max(floor, best_loss) and strips[s, _S_H0] >= mcw
-                    and parent_h - strips[s, _S_HHI] >= mcw):
+            if _skip_strip(strips, s, max(floor, best_loss), parent_h, mcw):
+                s += 1
                 continue
+            # Consecutive strips to search go through the steps below together (fewer, longer
+            # vector loops), up to CHUNK entries.
+            e = s + 1
+            while (e < n_strips and (e + 1 - s) * width <= CHUNK
+                   and not _skip_strip(strips, e, max(floor, best_loss), parent_h, mcw)):
+                e += 1
+            m = min((e - s) * width, n - start)
             _strip_sums(ef, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
                         scratch)
         else:
+            e = s + 1
+            m = min(width, n - start)
             sg, sh = _strip_sums(ef, first, step, m, s == 0, sg, sh, scratch)
+        s = e
         top, refused = _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
                                      mds, scratch)
         if top > best_loss:  # rare: the first entry of the strip's maximum
