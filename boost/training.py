@@ -40,7 +40,7 @@ from .params import parse_params
 from .sampling import ColumnSampler, tree_key
 from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
 from .targets import tree_gradients
-from .tree import ForestBuilder, add_leaf_outputs, add_tree_outputs, initial_margin, leaf_of_nodes
+from .tree import ForestBuilder, add_tree_outputs, initial_margin, leaf_of_nodes
 
 
 @contextmanager
@@ -224,13 +224,15 @@ class _EarlyStopping:
         return self.since >= self.rounds
 
 
-def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exact):
+def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exact, leaf):
     """Leaf values from the loss (first-order boosting, or XGBoost's adaptive MAE leaves);
-    the margins of hist/approx, already advanced by the grower, are recomputed."""
+    the margins of hist/approx, already advanced by the grower, are recomputed. ``leaf``:
+    each row's leaf, when known (exact), else None."""
     first_order = p.boosting == "first_order"
     if not first_order and (exact or not objectives.spec(p.objective).adaptive_leaf):
         return
-    leaf = leaf_of_nodes(nodes, X32)
+    if leaf is None:
+        leaf = leaf_of_nodes(nodes, X32)
     eta32 = PARAM(p.eta)
     if first_order:
         line_search_leaves(p.objective, p.loss, nodes, leaf, round_margin, k, y32, w32, active,
@@ -347,11 +349,12 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                                       sampler, t)
                 else:
                     nodes = grower.grow(gk, hk, buf, margin, k, t)
+                leaf = leaf_of_nodes(nodes, X32, position) if exact else None
                 if refit:
                     _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active,
-                                  exact)
+                                  exact, leaf)
                 if exact:  # (hist/approx advance the margins as they grow)
-                    add_leaf_outputs(nodes, X32, position, margin, k)
+                    margin[:, k] += nodes["value"][leaf]
                 builder.add(k, nodes)
             new_trees = builder.build(first_tree)
             if r + 1 < num_boost_round:

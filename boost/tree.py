@@ -138,25 +138,15 @@ def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default
 
 
 @njit(cache=True, parallel=True)
-def _add_from_positions(X, position, parent, removed, left, feature, threshold, default_left,
-                        is_leaf, value, margin, k):
+def _leaves_from_positions(X, position, parent, removed, left, feature, threshold, default_left,
+                           is_leaf, out):
     for r in prange(X.shape[0]):
         node = position[r]
         if node < 0:  # not routed by the grower: walk the tree
             node = _walk_fast(X, r, 0, left, feature, threshold, default_left, is_leaf)
         while removed[node]:  # pruned away: its row is in the ancestor that became a leaf
             node = parent[node]
-        margin[r, k] += value[node]
-
-
-def add_leaf_outputs(nodes: dict, X: np.ndarray, position: np.ndarray, margin: np.ndarray,
-                     k: int) -> None:
-    """``margin[r, k] += value`` of the final leaf of one tree (``nodes``, as the grower
-    returns them) for every row, where ``position[r]`` is the grown tree's leaf of row r
-    (-1: unknown, walked); the same float32 additions as ``add_tree_outputs``."""
-    _add_from_positions(X, position, nodes["parent"], nodes["removed"], nodes["left"],
-                        nodes["feature"], nodes["threshold"], nodes["default_left"],
-                        nodes["is_leaf"], nodes["value"], margin, k)
+        out[r] = node
 
 
 @njit(cache=True, parallel=True)
@@ -230,9 +220,16 @@ def initial_margin(n_samples: int, base_margin: np.ndarray) -> np.ndarray:
     return np.tile(base_margin.astype(WEIGHT), (n_samples, 1))
 
 
-def leaf_of_nodes(nodes: dict, X: np.ndarray) -> np.ndarray:
-    """``leaf_of_rows`` for one tree still held as node arrays (while training)."""
+def leaf_of_nodes(nodes: dict, X: np.ndarray, position: np.ndarray | None = None) -> np.ndarray:
+    """``leaf_of_rows`` for one tree still held as node arrays (while training). With
+    ``position``, the exact grower's leaf of each row in the grown tree (-1: unknown), only
+    the rows it does not know are walked; the others are mapped through pruning."""
     out = np.empty(X.shape[0], dtype=np.int32)
+    if position is not None:
+        _leaves_from_positions(X, position, nodes["parent"], nodes["removed"], nodes["left"],
+                               nodes["feature"], nodes["threshold"], nodes["default_left"],
+                               nodes["is_leaf"], out)
+        return out
     ptr = np.array([0, len(nodes["left"])], dtype=np.int64)
     _leaves(X, ptr, np.zeros(1, dtype=np.int32), nodes["left"], nodes["right"], nodes["feature"],
             nodes["threshold"], nodes["default_left"], nodes["is_leaf"], nodes["value"], 0, out)
