@@ -57,6 +57,10 @@ from .split_math import (
     strip_max,
 )
 
+# Index casts for hot loops: numba turns a signed index i into ``i + len if i < 0`` (a
+# compare and a select per access, which can halve a loop's speed); an unsigned one is used
+# as is. Only for indices known to be >= 0.
+_U = np.uint64
 _F32_HALF = np.float32(0.5)
 _F32_ZERO = np.float32(0.0)
 _NEG_INF32 = np.float32(-np.inf)
@@ -132,9 +136,9 @@ def _strip_sums(ef, first, step, m, at_start, sg, sh, scratch):
     is exactly 0 (XGBoost's "first hit" rule); that test is independent per entry, so it runs
     as a loop of its own that the compiler vectorises, as does ``scan_losses``."""
     c_g, c_h, c_candidate, _, _, c_v = scratch
-    c_v[0] = np.float32(0.0) if at_start else ef[first - step, _E_VALUE]  # the entry before
+    c_v[0] = np.float32(0.0) if at_start else ef[_U(first - step), _E_VALUE]  # the entry before
     for i in range(m):  # the only sequential loop
-        k = first + step * i
+        k = _U(first + step * i)
         c_v[i + 1] = ef[k, _E_VALUE]
         c_g[i] = sg
         c_h[i] = sh
@@ -175,7 +179,7 @@ def _sum_strips(ef, a, b, forward, width, n_strips, strips):
         lo = sg
         hi = sg
         for i in range(m - 1):
-            k = first + step * i
+            k = _U(first + step * i)
             sg += ef[k, _E_G]
             sh += ef[k, _E_H]
             lo = min(lo, sg)
@@ -183,7 +187,7 @@ def _sum_strips(ef, a, b, forward, width, n_strips, strips):
         strips[s, _S_GLO] = lo
         strips[s, _S_GHI] = hi
         strips[s, _S_HHI] = sh
-        k = first + step * (m - 1)
+        k = _U(first + step * (m - 1))
         sg += ef[k, _E_G]
         sh += ef[k, _E_H]
     return sg, sh
@@ -432,8 +436,8 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     out += 1
         else:
             for k in range(col_ptr[f], col_ptr[f + 1]):
-                e_a[k, 0] = root_rv[k]
-                e_a[k, 1] = gh_row[rows[k]]
+                e_a[_U(k), 0] = root_rv[_U(k)]
+                e_a[_U(k), 1] = gh_row[_U(rows[_U(k)])]
             out = col_ptr[f + 1]
         ptr[f, 0] = col_ptr[f]
         ptr[f, 1] = out
@@ -525,20 +529,21 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
             nid = position[r]
             if nid < level_start:
                 continue
-            if left[nid] == -1:
+            nu = _U(nid)
+            if left[nu] == -1:
                 continue  # a leaf: the row stays there
-            x = X[r, feature[nid]]
+            x = X[r, _U(feature[nu])]
             if math.isnan(x):
-                go_left = default_left[nid]
+                go_left = default_left[nu]
             else:
-                go_left = x < threshold[nid]
+                go_left = x < threshold[nu]
             side[r] = 0 if go_left else 1
-            position[r] = left[nid] + np.int32(side[r])
+            position[r] = left[nu] + np.int32(side[r])
         for r in range(n_samples):  # row order, like XGBoost's single-thread sums
             nid = position[r]
             if nid >= level_end:
-                sum_grad[nid] += g[r]
-                sum_hess[nid] += h[r]
+                sum_grad[_U(nid)] += g[r]
+                sum_hess[_U(nid)] += h[r]
         for nid in range(level_end, n_nodes):
             weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
             feature[nid] = -1
@@ -567,30 +572,30 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                 n_right = 0
                 k = a
                 while k + 4 <= b:
-                    s0 = side[ei_a[k, _E_ROW]]
-                    s1 = side[ei_a[k + 1, _E_ROW]]
-                    s2 = side[ei_a[k + 2, _E_ROW]]
-                    s3 = side[ei_a[k + 3, _E_ROW]]
-                    side_buf[k] = s0
-                    side_buf[k + 1] = s1
-                    side_buf[k + 2] = s2
-                    side_buf[k + 3] = s3
+                    s0 = side[_U(ei_a[_U(k), _E_ROW])]
+                    s1 = side[_U(ei_a[_U(k + 1), _E_ROW])]
+                    s2 = side[_U(ei_a[_U(k + 2), _E_ROW])]
+                    s3 = side[_U(ei_a[_U(k + 3), _E_ROW])]
+                    side_buf[_U(k)] = s0
+                    side_buf[_U(k + 1)] = s1
+                    side_buf[_U(k + 2)] = s2
+                    side_buf[_U(k + 3)] = s3
                     n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
                     k += 4
                 for kk in range(k, b):
-                    sd = side[ei_a[kk, _E_ROW]]
-                    side_buf[kk] = sd
+                    sd = side[_U(ei_a[_U(kk), _E_ROW])]
+                    side_buf[_U(kk)] = sd
                     n_right += sd
                 cursor_left = out
                 cursor_right = out + (b - a) - n_right
                 new_ptr[f, left[nid] - level_end] = cursor_left
                 new_ptr[f, left[nid] + 1 - level_end] = cursor_right
                 for k in range(a, b):
-                    sd = np.int64(side_buf[k])
+                    sd = np.int64(side_buf[_U(k)])
                     dst = cursor_right if sd else cursor_left
                     cursor_left += 1 - sd
                     cursor_right += sd
-                    ec_b[dst] = ec_a[k]  # the 16 bytes of an entry as one complex128
+                    ec_b[_U(dst)] = ec_a[_U(k)]  # the 16 bytes of an entry as one complex128
                 for c in range(2):  # the children's first passes, on entries just written
                     ci = left[nid] + c - level_end
                     ca = out if c == 0 else cursor_left
