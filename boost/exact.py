@@ -424,6 +424,12 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
     for r in prange(n_samples):
         gh_row_f[r, 0] = g[r]
         gh_row_f[r, 1] = h[r]
+    # The level's node similarities, features allowed, and each segment's first pass (see
+    # ``_scan_segment``): for the root right after its feature's entries are written, for the
+    # other levels while the partition writes their segments: while they are in the cache.
+    parent_sim, allowed = _level_setup(0, 0, 1, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
+                                       n_features, col_key, bytree, bylevel, bynode, colsample)
+    tops = np.full((n_features, 1, 2), _NEG_INF32, dtype=np.float32)
     for f in prange(n_features):
         out = col_ptr[f]
         if any_negative:
@@ -441,20 +447,13 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
             out = col_ptr[f + 1]
         ptr[f, 0] = col_ptr[f]
         ptr[f, 1] = out
+        if out > col_ptr[f] and allowed[0, f]:
+            _first_passes(ef_a, col_ptr[f], out, need_forward[f], sum_grad[0], sum_hess[0],
+                          parent_sim[0], reg_lambda, alpha, mcw, mds, strips[f], col_ptr[f],
+                          _new_scratch_jit(), tops[f, 0])
     n_nodes = 1
     level_start = 0
     level_end = 1
-    # The level's node similarities, features allowed, and each segment's first pass (see
-    # ``_scan_segment``): for the root here, for the other levels while their segments are
-    # written (the partition below), when they are still in the cache.
-    parent_sim, allowed = _level_setup(0, 0, 1, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
-                                       n_features, col_key, bytree, bylevel, bynode, colsample)
-    tops = np.full((n_features, 1, 2), _NEG_INF32, dtype=np.float32)
-    for f in prange(n_features):
-        if ptr[f, 1] > ptr[f, 0] and allowed[0, f]:
-            _first_passes(ef_a, ptr[f, 0], ptr[f, 1], need_forward[f], sum_grad[0], sum_hess[0],
-                          parent_sim[0], reg_lambda, alpha, mcw, mds, strips[f], col_ptr[f],
-                          _new_scratch_jit(), tops[f, 0])
     for d in range(max_depth):
         n_level = level_end - level_start
         # best[f, li] = [loss, threshold, default_left, blocked]
