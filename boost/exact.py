@@ -24,8 +24,9 @@ compiler vectorises them), then the first maximum. Long segments are searched in
 in a strip, and the strip most likely to win; then only the strips whose bound reaches the
 best loss any feature found for the node. The bounds are exact, not estimates, so the trees
 are the same as a search of every entry gives; most strips of most features are skipped. A
-child's first pass runs as soon as the partition has written its segment, which is then
-still in the cache (3-5 ms a tree less at 100k x 20 than a pass of its own over a level).
+segment's first pass runs as soon as its entries are written (the root's by the fill, a
+child's by the partition), while they are still in the cache (3-5 ms a tree less at
+100k x 20 than a pass of its own over a level). The hot loops index through ``_U`` casts.
 Features are processed in parallel (``prange``) and the per-feature bests are merged in
 feature order, so the result does not depend on the thread count.
 """
