@@ -123,13 +123,14 @@ def _sort_columns(X):
 CHUNK = 256  # entries per strip of a plain scan: a strip's sums and losses stay in L1
 BOUND_MIN = 512  # segments at least this long are searched with strip bounds
 _BOUND_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
-_E_VALUE, _E_ROW, _E_G, _E_H = range(4)  # an entry's fields (``new_segments``)
+_E_VALUE, _E_ROW = 0, 1  # fields of an entry's (value, row) word (``new_segments``)
+_E_G, _E_H = 0, 1  # fields of its (g, h) word
 # strips[s, :] of a bounded scan
 _S_G0, _S_H0, _S_GLO, _S_GHI, _S_HHI, _S_BOUND = range(6)
 
 
 @njit(cache=True, inline="always")
-def _strip_sums(ef, first, step, m, at_start, sg, sh, scratch):
+def _strip_sums(vf, gf, first, step, m, at_start, sg, sh, scratch):
     """Fill the strip's c_g, c_h (the scanned side's sums before each of its m entries,
     continuing from ``sg, sh``) and c_candidate; return the sums after the strip.
 
@@ -137,14 +138,14 @@ def _strip_sums(ef, first, step, m, at_start, sg, sh, scratch):
     is exactly 0 (XGBoost's "first hit" rule); that test is independent per entry, so it runs
     as a loop of its own that the compiler vectorises, as does ``scan_losses``."""
     c_g, c_h, c_candidate, _, _, c_v = scratch
-    c_v[0] = np.float32(0.0) if at_start else ef[_U(first - step), _E_VALUE]  # the entry before
+    c_v[0] = np.float32(0.0) if at_start else vf[_U(first - step), _E_VALUE]  # the entry before
     for i in range(m):  # the only sequential loop
         k = _U(first + step * i)
-        c_v[i + 1] = ef[k, _E_VALUE]
+        c_v[i + 1] = vf[k, _E_VALUE]
         c_g[i] = sg
         c_h[i] = sh
-        sg += ef[k, _E_G]
-        sh += ef[k, _E_H]
+        sg += gf[k, _E_G]
+        sh += gf[k, _E_H]
     for i in range(m):
         c_candidate[i] = (c_h[i] != 0.0) & (c_v[i + 1] != c_v[i])
     return sg, sh
@@ -163,7 +164,7 @@ def _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds
 
 
 @njit(cache=True, inline="always")
-def _sum_strips(ef, a, b, forward, width, n_strips, strips):
+def _sum_strips(gf, a, b, forward, width, n_strips, strips):
     """First pass of a bounded scan, sums only: per strip the scanned sums before its first
     entry, the least and largest G before any of its entries and H before its last (the
     largest: every h >= 0 here). Returns the totals."""
@@ -181,16 +182,16 @@ def _sum_strips(ef, a, b, forward, width, n_strips, strips):
         hi = sg
         for i in range(m - 1):
             k = _U(first + step * i)
-            sg += ef[k, _E_G]
-            sh += ef[k, _E_H]
+            sg += gf[k, _E_G]
+            sh += gf[k, _E_H]
             lo = min(lo, sg)
             hi = max(hi, sg)
         strips[s, _S_GLO] = lo
         strips[s, _S_GHI] = hi
         strips[s, _S_HHI] = sh
         k = _U(first + step * (m - 1))
-        sg += ef[k, _E_G]
-        sh += ef[k, _E_H]
+        sg += gf[k, _E_G]
+        sh += gf[k, _E_H]
     return sg, sh
 
 
@@ -220,7 +221,7 @@ def _strips_rows(max_entries: int) -> int:
 
 
 @njit(cache=True, error_model="numpy")
-def _bound_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+def _bound_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                    mcw, mds, strips, scratch):
     """First pass of a bounded search (see ``_scan_segment``) of the segment ``[a, b)``,
     whose strips are ``strips[0:]``: the sums per strip, their bounds and the search of the
@@ -230,7 +231,7 @@ def _bound_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda
     step = 1 if forward else -1
     width = _strip_width(n)
     n_strips = (n + width - 1) // width
-    total_g, total_h = _sum_strips(ef, a, b, forward, width, n_strips, strips)
+    total_g, total_h = _sum_strips(gf, a, b, forward, width, n_strips, strips)
     strips[n_strips, _S_G0] = total_g
     strips[n_strips, _S_H0] = total_h
     top_s = 0
@@ -243,14 +244,14 @@ def _bound_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda
     start = top_s * width
     first = a + start if forward else b - 1 - start
     m = min(width, n - start)
-    _strip_sums(ef, first, step, m, top_s == 0, strips[top_s, _S_G0],
+    _strip_sums(vf, gf, first, step, m, top_s == 0, strips[top_s, _S_G0],
                 strips[top_s, _S_H0], scratch)
     return _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds,
                          scratch)[0]
 
 
 @njit(cache=True, error_model="numpy")
-def _first_passes(ef, a, b, need_forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+def _first_passes(vf, gf, a, b, need_forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                   mcw, mds, strips_f, col_start, scratch, tops):
     """``_bound_segment`` of one node's segment ``[a, b)`` of one feature, in each direction
     the feature is scanned; ``tops[di]`` (0 forward, 1 backward) gets its result, -inf is
@@ -262,7 +263,7 @@ def _first_passes(ef, a, b, need_forward, parent_g, parent_h, parent_sim, reg_la
         if di == 0 and not need_forward:
             continue
         slot = di + strips_f.shape[0] - 2  # no forward slot when unused
-        tops[di] = _bound_segment(ef, a, b, di == 0, parent_g, parent_h, parent_sim,
+        tops[di] = _bound_segment(vf, gf, a, b, di == 0, parent_g, parent_h, parent_sim,
                                   reg_lambda, alpha, mcw, mds, strips_f[slot, off:], scratch)
 
 
@@ -275,10 +276,10 @@ def _skip_strip(strips, s, floor, parent_h, mcw):
 
 
 @njit(cache=True, error_model="numpy")
-def _scan_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                   mcw, mds, floor, strips, scratch, best):
-    """Search one node's entries ``[a, b)`` of one feature in one direction (``ef[k]``:
-    entry k's value, row, g and h; see ``new_segments``).
+    """Search one node's entries ``[a, b)`` of one feature in one direction (``vf[k]``:
+    entry k's value and row, ``gf[k]`` its g and h; see ``new_segments``).
 
     ``best`` = [loss, threshold, default_left, blocked] is updated in place: the loss only
     when strictly larger (the first of equal gains in scan order wins), ``blocked`` with the
@@ -320,20 +321,20 @@ def _scan_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda,
                    and not _skip_strip(strips, e, max(floor, best_loss), parent_h, mcw)):
                 e += 1
             m = min((e - s) * width, n - start)
-            _strip_sums(ef, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
+            _strip_sums(vf, gf, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
                         scratch)
         else:
             e = s + 1
             m = min(width, n - start)
-            sg, sh = _strip_sums(ef, first, step, m, s == 0, sg, sh, scratch)
+            sg, sh = _strip_sums(vf, gf, first, step, m, s == 0, sg, sh, scratch)
         s = e
         top, refused = _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
                                      mds, scratch)
         if top > best_loss:  # rare: the first entry of the strip's maximum
             k = first + step * first_index(m, scratch[3], top)
             best_loss = top
-            best_v = ef[k, _E_VALUE]
-            best_prev = ef[k - step, _E_VALUE]  # a candidate is never the scan's first entry
+            best_v = vf[k, _E_VALUE]
+            best_prev = vf[k - step, _E_VALUE]  # a candidate is never the scan's first entry
             found = True
         blocked = max(blocked, refused)
     if bounded:
@@ -348,7 +349,7 @@ def _scan_segment(ef, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda,
     # Everything present on one side, the missing rows on the other.
     rest_h = parent_h - sh
     if n > 0 and sh >= mcw and rest_h >= mcw:
-        prev = ef[b - 1, _E_VALUE] if forward else ef[a, _E_VALUE]  # the scan's last value
+        prev = vf[b - 1, _E_VALUE] if forward else vf[a, _E_VALUE]  # the scan's last value
         loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
                                  mcw, mds)
         if loss > best[0] and not math.isinf(loss):
@@ -368,6 +369,14 @@ def _new_scratch():
 _new_scratch_jit = njit(cache=True)(_new_scratch)
 
 
+@njit(cache=True, inline="always")
+def _entry_views(vr, gh, nnz):
+    """The fields of the entries ``vr`` (value, row) and ``gh`` (g, h), as (nnz, 2) arrays:
+    ``vf[k, _E_VALUE]``, ``vi[k, _E_ROW]``, ``gf[k, _E_G]``, ``gf[k, _E_H]``."""
+    return (vr.view(np.float32).reshape(nnz, 2), vr.view(np.int32).reshape(nnz, 2),
+            gh.view(np.float32).reshape(nnz, 2))
+
+
 @njit(cache=True)
 def _level_setup(d, start, end, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds, n_features,
                  col_key, bytree, bylevel, bynode, colsample):
@@ -384,8 +393,8 @@ def _level_setup(d, start, end, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_lambda, alpha,
-               mcw, mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
+def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, alpha, mcw,
+               mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
                default_left, loss_chg, sum_grad, sum_hess, weight, reason, col_key, bytree,
                bylevel, bynode, colsample):
     """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
@@ -395,8 +404,9 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
     ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
     the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
-    e_a, ec_a, ef_a, ei_a, e_b, ec_b, ef_b, ei_b, side_buf, strips = seg
+    vr_a, vr_b, gh_a, gh_b, side_buf, strips = seg
     n_samples, n_features = X.shape
+    nnz = len(rows)
     root_g = 0.0
     root_h = 0.0
     for r in range(n_samples):
@@ -431,25 +441,28 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
     parent_sim, allowed = _level_setup(0, 0, 1, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
                                        n_features, col_key, bytree, bylevel, bynode, colsample)
     tops = np.full((n_features, 1, 2), _NEG_INF32, dtype=np.float32)
+    # The root's (value, row) words are the sorted columns' own (``root_rv``) unless rows
+    # are left out; its (g, h) words are gathered by row.
+    vr_in = vr_a if any_negative else root_rv
+    gh_in = gh_a
+    vf_in, vi_in, gf_in = _entry_views(vr_in, gh_in, nnz)
     for f in prange(n_features):
         out = col_ptr[f]
         if any_negative:
             for k in range(col_ptr[f], col_ptr[f + 1]):
                 r = rows[k]
                 if position[r] == 0:
-                    ef_a[out, _E_VALUE] = values[k]
-                    ei_a[out, _E_ROW] = r
-                    e_a[out, 1] = gh_row[r]
+                    vr_a[out] = root_rv[k]
+                    gh_a[out] = gh_row[r]
                     out += 1
         else:
             for k in range(col_ptr[f], col_ptr[f + 1]):
-                e_a[_U(k), 0] = root_rv[_U(k)]
-                e_a[_U(k), 1] = gh_row[_U(rows[_U(k)])]
+                gh_a[_U(k)] = gh_row[_U(rows[_U(k)])]
             out = col_ptr[f + 1]
         ptr[f, 0] = col_ptr[f]
         ptr[f, 1] = out
         if out > col_ptr[f] and allowed[0, f]:
-            _first_passes(ef_a, col_ptr[f], out, need_forward[f], sum_grad[0], sum_hess[0],
+            _first_passes(vf_in, gf_in, col_ptr[f], out, need_forward[f], sum_grad[0], sum_hess[0],
                           parent_sim[0], reg_lambda, alpha, mcw, mds, strips[f], col_ptr[f],
                           _new_scratch_jit(), tops[f, 0])
     n_nodes = 1
@@ -480,7 +493,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     if di == 0 and not need_forward[f]:
                         continue
                     slot = di + strips.shape[1] - 2  # no forward slot when unused
-                    _scan_segment(ef_a, a, b, di == 0, sum_grad[nid], sum_hess[nid],
+                    _scan_segment(vf_in, gf_in, a, b, di == 0, sum_grad[nid], sum_hess[nid],
                                   parent_sim[li], reg_lambda, alpha, mcw, mds, floor[li],
                                   strips[f, slot, off:], scratch, best[f, li])
         any_split = False
@@ -558,6 +571,9 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                                            reg_lambda, alpha, mcw, mds, n_features, col_key,
                                            bytree, bylevel, bynode, colsample)
         tops = np.full((n_features, n_next, 2), _NEG_INF32, dtype=np.float32)
+        vr_out = vr_b if d % 2 == 0 else vr_a  # never root_rv, which level 0 may read
+        gh_out = gh_b if d % 2 == 0 else gh_a
+        vf_out, _, gf_out = _entry_views(vr_out, gh_out, nnz)
         for f in prange(n_features):
             scratch = _new_scratch_jit()
             out = col_ptr[f]
@@ -572,10 +588,10 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                 n_right = 0
                 k = a
                 while k + 4 <= b:
-                    s0 = side[_U(ei_a[_U(k), _E_ROW])]
-                    s1 = side[_U(ei_a[_U(k + 1), _E_ROW])]
-                    s2 = side[_U(ei_a[_U(k + 2), _E_ROW])]
-                    s3 = side[_U(ei_a[_U(k + 3), _E_ROW])]
+                    s0 = side[_U(vi_in[_U(k), _E_ROW])]
+                    s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
+                    s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
+                    s3 = side[_U(vi_in[_U(k + 3), _E_ROW])]
                     side_buf[_U(k)] = s0
                     side_buf[_U(k + 1)] = s1
                     side_buf[_U(k + 2)] = s2
@@ -583,7 +599,7 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
                     k += 4
                 for kk in range(k, b):
-                    sd = side[_U(ei_a[_U(kk), _E_ROW])]
+                    sd = side[_U(vi_in[_U(kk), _E_ROW])]
                     side_buf[_U(kk)] = sd
                     n_right += sd
                 cursor_left = out
@@ -595,22 +611,23 @@ def grow_exact(X, col_ptr, rows, values, root_rv, need_forward, g, h, eta, reg_l
                     dst = cursor_right if sd else cursor_left
                     cursor_left += 1 - sd
                     cursor_right += sd
-                    ec_b[_U(dst)] = ec_a[_U(k)]  # the 16 bytes of an entry as one complex128
+                    vr_out[_U(dst)] = vr_in[_U(k)]
+                    gh_out[_U(dst)] = gh_in[_U(k)]
                 for c in range(2):  # the children's first passes, on entries just written
                     ci = left[nid] + c - level_end
                     ca = out if c == 0 else cursor_left
                     cb = cursor_left if c == 0 else out + (b - a)
                     if cb > ca and allowed[ci, f]:
-                        _first_passes(ef_b, ca, cb, need_forward[f], sum_grad[level_end + ci],
-                                      sum_hess[level_end + ci], parent_sim[ci], reg_lambda,
-                                      alpha, mcw, mds, strips[f], col_ptr[f], scratch,
+                        _first_passes(vf_out, gf_out, ca, cb, need_forward[f],
+                                      sum_grad[level_end + ci], sum_hess[level_end + ci],
+                                      parent_sim[ci], reg_lambda, alpha, mcw, mds, strips[f],
+                                      col_ptr[f], scratch,
                                       tops[f, ci])
                 out += b - a
             new_ptr[f, n_next] = out
-        e_a, e_b = e_b, e_a
-        ec_a, ec_b = ec_b, ec_a
-        ef_a, ef_b = ef_b, ef_a
-        ei_a, ei_b = ei_b, ei_a
+        vr_in = vr_out
+        gh_in = gh_out
+        vf_in, vi_in, gf_in = _entry_views(vr_in, gh_in, nnz)
         ptr = new_ptr
         level_start = level_end
         level_end = n_nodes
@@ -623,23 +640,17 @@ def new_segments(columns: SortedColumns):
     the strips of its bounded segments (``_bound_segment``; rows ``_strip_offset`` on; the
     forward direction only when some column has missing values).
 
-    An entry is 16 bytes: (value float32, row int32, g float32, h float32). Each copy comes
-    as four views of one buffer: ``e`` (nnz, 2) int64 words (the first packs value and row,
-    as ``SortedColumns.root_rv``; the second g and h), ``ec`` one complex128 per entry (the
-    partition moves an entry with one load and one store), ``ef`` (nnz, 4) float32 and
-    ``ei`` (nnz, 4) int32 (``ef[k, _E_VALUE]``, ``ei[k, _E_ROW]``, ``ef[k, _E_G]``,
-    ``ef[k, _E_H]``).
+    An entry is two int64 words in two arrays: (value float32, row int32), packed as in
+    ``SortedColumns.root_rv``, and (g float32, h float32). Apart, a pass that needs only one
+    half (the partition's side lookup: rows; a first pass: g and h) reads half the bytes,
+    and the root's (value, row) words need no copy. ``_entry_views`` gives their fields.
     """
     nnz = len(columns.rows)
-    out = []
-    for _ in range(2):
-        e = np.empty((nnz, 2), np.int64)
-        out += [e, e.view(np.complex128).reshape(nnz), e.view(np.float32).reshape(nnz, 4),
-                e.view(np.int32).reshape(nnz, 4)]
     n_strips = _strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
     strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
-    return tuple(out) + (np.empty(nnz, np.uint8), strips)
+    return (np.empty(nnz, np.int64), np.empty(nnz, np.int64), np.empty(nnz, np.int64),
+            np.empty(nnz, np.int64), np.empty(nnz, np.uint8), strips)
 
 
 @njit(cache=True, error_model="numpy")
