@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -164,15 +165,14 @@ def _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds
 
 
 @njit(cache=True, inline="always")
-def _sum_strips(gf, a, b, forward, width, n_strips, strips):
-    """First pass of a bounded scan, sums only: per strip the scanned sums before its first
-    entry, the least and largest G before any of its entries and H before its last (the
-    largest: every h >= 0 here). Returns the totals."""
+def _sum_strips(gf, a, b, forward, width, s0, n_strips, strips, sg, sh):
+    """First pass of a bounded scan, sums only, from strip s0 on (``sg, sh``: the scanned
+    sums before it): per strip the scanned sums before its first entry, the least and
+    largest G before any of its entries and H before its last (the largest: every h >= 0
+    here). Returns the totals."""
     n = b - a
     step = 1 if forward else -1
-    sg = 0.0
-    sh = 0.0
-    for s in range(n_strips):
+    for s in range(s0, n_strips):
         start = s * width
         m = min(width, n - start)
         first = a + start if forward else b - 1 - start
@@ -193,6 +193,59 @@ def _sum_strips(gf, a, b, forward, width, n_strips, strips):
         sg += gf[k, _E_G]
         sh += gf[k, _E_H]
     return sg, sh
+
+
+@njit(cache=True, inline="always")
+def _sum_strips_pair(gf, a1, b1, a2, b2, forward, width, n_strips1, n_strips2, strips1,
+                     strips2):
+    """``_sum_strips`` of two segments with the same strip width: the strips both hold in
+    full in one loop (two independent chains of float64 additions, which the core overlaps:
+    a quarter less time than one after the other), then the rest of each alone. The sums
+    are those of two separate passes, addition for addition. Returns both totals."""
+    step = 1 if forward else -1
+    sg1 = 0.0
+    sh1 = 0.0
+    sg2 = 0.0
+    sh2 = 0.0
+    full = min(b1 - a1, b2 - a2) // width
+    for s in range(full):
+        start = s * width
+        first1 = a1 + start if forward else b1 - 1 - start
+        first2 = a2 + start if forward else b2 - 1 - start
+        strips1[s, _S_G0] = sg1
+        strips1[s, _S_H0] = sh1
+        strips2[s, _S_G0] = sg2
+        strips2[s, _S_H0] = sh2
+        lo1 = sg1
+        hi1 = sg1
+        lo2 = sg2
+        hi2 = sg2
+        for i in range(width - 1):
+            k1 = _U(first1 + step * i)
+            k2 = _U(first2 + step * i)
+            sg1 += gf[k1, _E_G]
+            sh1 += gf[k1, _E_H]
+            sg2 += gf[k2, _E_G]
+            sh2 += gf[k2, _E_H]
+            lo1 = min(lo1, sg1)
+            hi1 = max(hi1, sg1)
+            lo2 = min(lo2, sg2)
+            hi2 = max(hi2, sg2)
+        strips1[s, _S_GLO] = lo1
+        strips1[s, _S_GHI] = hi1
+        strips1[s, _S_HHI] = sh1
+        strips2[s, _S_GLO] = lo2
+        strips2[s, _S_GHI] = hi2
+        strips2[s, _S_HHI] = sh2
+        k1 = _U(first1 + step * (width - 1))
+        k2 = _U(first2 + step * (width - 1))
+        sg1 += gf[k1, _E_G]
+        sh1 += gf[k1, _E_H]
+        sg2 += gf[k2, _E_G]
+        sh2 += gf[k2, _E_H]
+    sg1, sh1 = _sum_strips(gf, a1, b1, forward, width, full, n_strips1, strips1, sg1, sh1)
+    sg2, sh2 = _sum_strips(gf, a2, b2, forward, width, full, n_strips2, strips2, sg2, sh2)
+    return sg1, sh1, sg2, sh2
 
 
 @njit(cache=True, inline="always")
@@ -220,18 +273,17 @@ def _strips_rows(max_entries: int) -> int:
     return max_entries // 32 + 2 * (max_entries // BOUND_MIN) + 3
 
 
-@njit(cache=True, error_model="numpy")
-def _bound_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
-                   mcw, mds, strips, scratch):
-    """First pass of a bounded search (see ``_scan_segment``) of the segment ``[a, b)``,
-    whose strips are ``strips[0:]``: the sums per strip, their bounds and the search of the
-    strip with the highest bound. Returns the best valid loss change found there (a loss
-    the node can reach: a floor for every search of the node), -inf if none."""
+@njit(cache=True, inline="always")
+def _bound_finish(vf, gf, a, b, forward, total_g, total_h, parent_g, parent_h, parent_sim,
+                  reg_lambda, alpha, mcw, mds, strips, scratch):
+    """The rest of a first pass once ``strips`` hold the sums (``_sum_strips``) of the
+    segment ``[a, b)``: its totals row, each strip's bound, and the search of the strip
+    with the highest bound. Returns the best valid loss change found there (a loss the
+    node can reach: a floor for every search of the node), -inf if none."""
     n = b - a
     step = 1 if forward else -1
     width = _strip_width(n)
     n_strips = (n + width - 1) // width
-    total_g, total_h = _sum_strips(gf, a, b, forward, width, n_strips, strips)
     strips[n_strips, _S_G0] = total_g
     strips[n_strips, _S_H0] = total_h
     top_s = 0
@@ -251,20 +303,49 @@ def _bound_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_la
 
 
 @njit(cache=True, error_model="numpy")
-def _first_passes(vf, gf, a, b, need_forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
-                  mcw, mds, strips_f, col_start, scratch, tops):
-    """``_bound_segment`` of one node's segment ``[a, b)`` of one feature, in each direction
-    the feature is scanned; ``tops[di]`` (0 forward, 1 backward) gets its result, -inf is
-    left where there is no first pass (short segments, directions not scanned)."""
-    if not _bounded(b - a, mds):
-        return
-    off = _strip_offset(a - col_start)
+def _first_passes(vf, gf, a1, b1, a2, b2, need_forward1, need_forward2, parent_g, parent_h,
+                  parent_sim, reg_lambda, alpha, mcw, mds, strips1, strips2, tops1, tops2,
+                  scratch):
+    """First pass of a bounded search (see ``_scan_segment``) of one node's segments
+    ``[a1, b1)`` and ``[a2, b2)`` of two features (an empty one is left out), in each
+    direction its feature is scanned: the sums per strip (into ``strips1[slot]`` and
+    ``strips2[slot]``, slot 0 forward if any, then backward), their bounds and the search
+    of the strip with the highest bound. ``tops1[di]``, ``tops2[di]`` (0 forward, 1
+    backward) get ``_bound_finish``'s results; -inf is left where there is no first pass
+    (short segments, directions not scanned). Segments with the same strip width are
+    summed side by side (``_sum_strips_pair``)."""
+    n1 = b1 - a1
+    n2 = b2 - a2
+    width1 = _strip_width(n1)
+    width2 = _strip_width(n2)
     for di in range(2):
-        if di == 0 and not need_forward:
+        forward = di == 0
+        do1 = _bounded(n1, mds) and (need_forward1 or not forward)
+        do2 = _bounded(n2, mds) and (need_forward2 or not forward)
+        if not (do1 or do2):
             continue
-        slot = di + strips_f.shape[0] - 2  # no forward slot when unused
-        tops[di] = _bound_segment(vf, gf, a, b, di == 0, parent_g, parent_h, parent_sim,
-                                  reg_lambda, alpha, mcw, mds, strips_f[slot, off:], scratch)
+        slot = di + strips1.shape[0] - 2  # no forward slot when unused
+        ns1 = (n1 + width1 - 1) // width1
+        ns2 = (n2 + width2 - 1) // width2
+        if do1 and do2 and width1 == width2:
+            sg1, sh1, sg2, sh2 = _sum_strips_pair(gf, a1, b1, a2, b2, forward, width1, ns1,
+                                                  ns2, strips1[slot], strips2[slot])
+        else:
+            sg1 = sh1 = sg2 = sh2 = 0.0
+            if do1:
+                sg1, sh1 = _sum_strips(gf, a1, b1, forward, width1, 0, ns1, strips1[slot],
+                                       0.0, 0.0)
+            if do2:
+                sg2, sh2 = _sum_strips(gf, a2, b2, forward, width2, 0, ns2, strips2[slot],
+                                       0.0, 0.0)
+        if do1:
+            tops1[di] = _bound_finish(vf, gf, a1, b1, forward, sg1, sh1, parent_g, parent_h,
+                                      parent_sim, reg_lambda, alpha, mcw, mds, strips1[slot],
+                                      scratch)
+        if do2:
+            tops2[di] = _bound_finish(vf, gf, a2, b2, forward, sg2, sh2, parent_g, parent_h,
+                                      parent_sim, reg_lambda, alpha, mcw, mds, strips2[slot],
+                                      scratch)
 
 
 @njit(cache=True, inline="always")
@@ -392,6 +473,80 @@ def _level_setup(d, start, end, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
     return parent_sim, allowed
 
 
+def _feature_tasks(n_features: int, n_threads: int) -> np.ndarray:
+    """The features each parallel task processes, as rows (f1, f2), f2 = -1 for a task of
+    one feature: pairs, whose first passes run side by side (``_first_passes``), as long as
+    every thread still gets the same work. numba hands each thread one contiguous block of
+    the tasks, so the pairs and the single features are spread evenly over the blocks."""
+    n_pairs = 0
+    for p in range(n_features // 2, 0, -1):
+        if p % n_threads == 0 and (n_features - 2 * p) % n_threads == 0:
+            n_pairs = p
+            break
+    n_single = n_features - 2 * n_pairs
+    per_block = (n_pairs + n_single) // n_threads if n_pairs else 0
+    tasks = np.full((n_pairs + n_single, 2), -1, dtype=np.int64)
+    f = 0
+    for t in range(len(tasks)):
+        # In a block: its pairs first, then its single features.
+        pair = n_pairs > 0 and t % per_block < n_pairs // n_threads
+        tasks[t, 0] = f
+        if pair:
+            tasks[t, 1] = f + 1
+        f += 2 if pair else 1
+    return tasks
+
+
+@njit(cache=True, inline="always")
+def _task_features(tasks, t):
+    """Task t's two features; a one-feature task gives its feature twice."""
+    f1 = tasks[t, 0]
+    return f1, (tasks[t, 1] if tasks[t, 1] >= 0 else f1)
+
+
+@njit(cache=True, inline="always")
+def _allowed_range(a, b, allowed):
+    """The segment [a, b), or an empty one where its feature is not searched."""
+    return a, (b if allowed else a)
+
+
+@njit(cache=True, inline="always")
+def _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a, b, out):
+    """Write the entries ``[a, b)`` to ``[out, out + b - a)`` stably partitioned by their
+    row's ``side``, without branches on the (unpredictable) side: count the right rows,
+    then write each entry at the cursor of its side. Returns where the right side starts."""
+    # Gather the sides first (keeps the loads off the cursors' chain), four independent
+    # loads a step.
+    n_right = 0
+    k = a
+    while k + 4 <= b:
+        s0 = side[_U(vi_in[_U(k), _E_ROW])]
+        s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
+        s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
+        s3 = side[_U(vi_in[_U(k + 3), _E_ROW])]
+        side_buf[_U(k)] = s0
+        side_buf[_U(k + 1)] = s1
+        side_buf[_U(k + 2)] = s2
+        side_buf[_U(k + 3)] = s3
+        n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
+        k += 4
+    for kk in range(k, b):
+        sd = side[_U(vi_in[_U(kk), _E_ROW])]
+        side_buf[_U(kk)] = sd
+        n_right += sd
+    cursor_left = out
+    cursor_right = out + (b - a) - n_right
+    split = cursor_right
+    for k in range(a, b):
+        sd = np.int64(side_buf[_U(k)])
+        dst = cursor_right if sd else cursor_left
+        cursor_left += 1 - sd
+        cursor_right += sd
+        vr_out[_U(dst)] = vr_in[_U(k)]
+        gh_out[_U(dst)] = gh_in[_U(k)]
+    return split
+
+
 @njit(cache=True, parallel=True, error_model="numpy")
 def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, alpha, mcw,
                mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
@@ -404,7 +559,7 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
     ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
     the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
-    vr_a, vr_b, gh_a, gh_b, side_buf, strips = seg
+    vr_a, vr_b, gh_a, gh_b, side_buf, strips, tasks = seg
     n_samples, n_features = X.shape
     nnz = len(rows)
     root_g = 0.0
@@ -446,25 +601,33 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
     vr_in = vr_a if any_negative else root_rv
     gh_in = gh_a
     vf_in, vi_in, gf_in = _entry_views(vr_in, gh_in, nnz)
-    for f in prange(n_features):
-        out = col_ptr[f]
-        if any_negative:
-            for k in range(col_ptr[f], col_ptr[f + 1]):
-                r = rows[k]
-                if position[r] == 0:
-                    vr_a[out] = root_rv[k]
-                    gh_a[out] = gh_row[r]
-                    out += 1
-        else:
-            for k in range(col_ptr[f], col_ptr[f + 1]):
-                gh_a[_U(k)] = gh_row[_U(rows[_U(k)])]
-            out = col_ptr[f + 1]
-        ptr[f, 0] = col_ptr[f]
-        ptr[f, 1] = out
-        if out > col_ptr[f] and allowed[0, f]:
-            _first_passes(vf_in, gf_in, col_ptr[f], out, need_forward[f], sum_grad[0], sum_hess[0],
-                          parent_sim[0], reg_lambda, alpha, mcw, mds, strips[f], col_ptr[f],
-                          _new_scratch_jit(), tops[f, 0])
+    for t in prange(len(tasks)):
+        for j in range(2):
+            f = tasks[t, j]
+            if f < 0:
+                continue
+            out = col_ptr[f]
+            if any_negative:
+                for k in range(col_ptr[f], col_ptr[f + 1]):
+                    r = rows[k]
+                    if position[r] == 0:
+                        vr_a[out] = root_rv[k]
+                        gh_a[out] = gh_row[r]
+                        out += 1
+            else:
+                for k in range(col_ptr[f], col_ptr[f + 1]):
+                    gh_a[_U(k)] = gh_row[_U(rows[_U(k)])]
+                out = col_ptr[f + 1]
+            ptr[f, 0] = col_ptr[f]
+            ptr[f, 1] = out
+        f1, f2 = _task_features(tasks, t)
+        a1, b1 = _allowed_range(ptr[f1, 0], ptr[f1, 1], allowed[0, f1])
+        a2, b2 = _allowed_range(ptr[f2, 0], ptr[f2, 1], allowed[0, f2] and f2 != f1)
+        _first_passes(vf_in, gf_in, a1, b1, a2, b2, need_forward[f1], need_forward[f2],
+                      sum_grad[0], sum_hess[0], parent_sim[0], reg_lambda, alpha, mcw, mds,
+                      strips[f1, :, _strip_offset(a1 - col_ptr[f1]):],
+                      strips[f2, :, _strip_offset(a2 - col_ptr[f2]):], tops[f1, 0], tops[f2, 0],
+                      _new_scratch_jit())
     n_nodes = 1
     level_start = 0
     level_end = 1
@@ -546,12 +709,12 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
             if left[nu] == -1:
                 continue  # a leaf: the row stays there
             x = X[r, _U(feature[nu])]
-            if math.isnan(x):
-                go_left = default_left[nu]
-            else:
-                go_left = x < threshold[nu]
-            side[r] = 0 if go_left else 1
-            position[r] = left[nu] + np.int32(side[r])
+            # Right unless x < threshold, or x is missing and the default is left; without
+            # branches, which the random outcome would mispredict (half the routing time).
+            go_right = (np.uint8(not (x < threshold[nu]))
+                        & np.uint8(not (math.isnan(x) & default_left[nu])))
+            side[r] = go_right
+            position[r] = left[nu] + np.int32(go_right)
         for r in range(n_samples):  # row order, like XGBoost's single-thread sums
             nid = position[r]
             if nid >= level_end:
@@ -562,9 +725,8 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
             feature[nid] = -1
         if d == max_depth - 1:
             break
-        # Partition every feature's segments into the children's, stably and without
-        # branches on the (unpredictable) side: count the left rows, then write each entry
-        # at the cursor of its side.
+        # Partition every feature's segments into the children's (``_partition``), a task's
+        # two features node by node, then the children's first passes of both side by side.
         n_next = n_nodes - level_end
         new_ptr = np.empty((n_features, n_next + 1), dtype=np.int64)
         parent_sim, allowed = _level_setup(d + 1, level_end, n_nodes, sum_grad, sum_hess,
@@ -574,57 +736,47 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
         vr_out = vr_b if d % 2 == 0 else vr_a  # never root_rv, which level 0 may read
         gh_out = gh_b if d % 2 == 0 else gh_a
         vf_out, _, gf_out = _entry_views(vr_out, gh_out, nnz)
-        for f in prange(n_features):
+        for t in prange(len(tasks)):
             scratch = _new_scratch_jit()
-            out = col_ptr[f]
+            f1, f2 = _task_features(tasks, t)
+            out1 = col_ptr[f1]
+            out2 = col_ptr[f2]
             for li in range(n_level):
                 nid = level_start + li
                 if left[nid] == -1:
                     continue
-                a = ptr[f, li]
-                b = ptr[f, li + 1]
-                # Gather the sides first (keeps the loads off the cursors' chain), four
-                # independent loads a step.
-                n_right = 0
-                k = a
-                while k + 4 <= b:
-                    s0 = side[_U(vi_in[_U(k), _E_ROW])]
-                    s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
-                    s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
-                    s3 = side[_U(vi_in[_U(k + 3), _E_ROW])]
-                    side_buf[_U(k)] = s0
-                    side_buf[_U(k + 1)] = s1
-                    side_buf[_U(k + 2)] = s2
-                    side_buf[_U(k + 3)] = s3
-                    n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
-                    k += 4
-                for kk in range(k, b):
-                    sd = side[_U(vi_in[_U(kk), _E_ROW])]
-                    side_buf[_U(kk)] = sd
-                    n_right += sd
-                cursor_left = out
-                cursor_right = out + (b - a) - n_right
-                new_ptr[f, left[nid] - level_end] = cursor_left
-                new_ptr[f, left[nid] + 1 - level_end] = cursor_right
-                for k in range(a, b):
-                    sd = np.int64(side_buf[_U(k)])
-                    dst = cursor_right if sd else cursor_left
-                    cursor_left += 1 - sd
-                    cursor_right += sd
-                    vr_out[_U(dst)] = vr_in[_U(k)]
-                    gh_out[_U(dst)] = gh_in[_U(k)]
+                a1 = ptr[f1, li]
+                b1 = ptr[f1, li + 1]
+                split1 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a1, b1,
+                                    out1)
+                new_ptr[f1, left[nid] - level_end] = out1
+                new_ptr[f1, left[nid] + 1 - level_end] = split1
+                a2 = ptr[f2, li]
+                b2 = ptr[f2, li + 1] if f2 != f1 else a2
+                split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a2, b2,
+                                    out2)
+                if f2 != f1:
+                    new_ptr[f2, left[nid] - level_end] = out2
+                    new_ptr[f2, left[nid] + 1 - level_end] = split2
                 for c in range(2):  # the children's first passes, on entries just written
                     ci = left[nid] + c - level_end
-                    ca = out if c == 0 else cursor_left
-                    cb = cursor_left if c == 0 else out + (b - a)
-                    if cb > ca and allowed[ci, f]:
-                        _first_passes(vf_out, gf_out, ca, cb, need_forward[f],
-                                      sum_grad[level_end + ci], sum_hess[level_end + ci],
-                                      parent_sim[ci], reg_lambda, alpha, mcw, mds, strips[f],
-                                      col_ptr[f], scratch,
-                                      tops[f, ci])
-                out += b - a
-            new_ptr[f, n_next] = out
+                    c_a1, c_b1 = _allowed_range(out1 if c == 0 else split1,
+                                                split1 if c == 0 else out1 + (b1 - a1),
+                                                allowed[ci, f1])
+                    c_a2, c_b2 = _allowed_range(out2 if c == 0 else split2,
+                                                split2 if c == 0 else out2 + (b2 - a2),
+                                                allowed[ci, f2] and f2 != f1)
+                    _first_passes(vf_out, gf_out, c_a1, c_b1, c_a2, c_b2, need_forward[f1],
+                                  need_forward[f2], sum_grad[level_end + ci],
+                                  sum_hess[level_end + ci], parent_sim[ci], reg_lambda, alpha,
+                                  mcw, mds, strips[f1, :, _strip_offset(c_a1 - col_ptr[f1]):],
+                                  strips[f2, :, _strip_offset(c_a2 - col_ptr[f2]):],
+                                  tops[f1, ci], tops[f2, ci], scratch)
+                out1 += b1 - a1
+                out2 += b2 - a2
+            new_ptr[f1, n_next] = out1
+            if f2 != f1:
+                new_ptr[f2, n_next] = out2
         vr_in = vr_out
         gh_in = gh_out
         vf_in, vi_in, gf_in = _entry_views(vr_in, gh_in, nnz)
@@ -644,13 +796,16 @@ def new_segments(columns: SortedColumns):
     ``SortedColumns.root_rv``, and (g float32, h float32). Apart, a pass that needs only one
     half (the partition's side lookup: rows; a first pass: g and h) reads half the bytes,
     and the root's (value, row) words need no copy. ``_entry_views`` gives their fields.
+    Last, the features of each parallel task (``_feature_tasks``, for the number of threads
+    numba runs now).
     """
     nnz = len(columns.rows)
     n_strips = _strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
     strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
+    tasks = _feature_tasks(len(columns.col_ptr) - 1, numba.get_num_threads())
     return (np.empty(nnz, np.int64), np.empty(nnz, np.int64), np.empty(nnz, np.int64),
-            np.empty(nnz, np.int64), np.empty(nnz, np.uint8), strips)
+            np.empty(nnz, np.int64), np.empty(nnz, np.uint8), strips, tasks)
 
 
 @njit(cache=True, error_model="numpy")

@@ -13,11 +13,11 @@ from boost import objectives
 N = 400
 
 
-def _data(seed=0):
+def _data(seed=0, n=N, n_features=6):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(N, 6)).astype(np.float32)
+    X = rng.normal(size=(n, n_features)).astype(np.float32)
     X[rng.random(X.shape) < 0.1] = np.nan
-    y = (np.nan_to_num(X[:, 0]) * 2 - np.nan_to_num(X[:, 3]) + rng.normal(size=N)).astype(
+    y = (np.nan_to_num(X[:, 0]) * 2 - np.nan_to_num(X[:, 3]) + rng.normal(size=n)).astype(
         np.float32)
     return X, y
 
@@ -83,6 +83,21 @@ def test_colsample_bytree_replayed_in_xgboost():
 def test_every_split_uses_a_drawn_feature_and_is_the_best_of_them(method, ratios):
     X, y = _data()
     bst = boost.train({"tree_method": method, "seed": 5, "max_depth": 3, **ratios}, X, y, 3)
+    _assert_splits_are_the_best_drawn(bst, X, ratios)
+
+
+@pytest.mark.parametrize("nthread", [1, 2])
+def test_bounded_search_of_drawn_features_in_pairs(nthread):
+    # Long enough for exact's strip-bounded search; 10 features run as pairs of features
+    # (with 2 threads also single ones), and a node may draw one feature of a pair only.
+    X, y = _data(n=5000, n_features=10)
+    ratios = {"colsample_bynode": 0.5}
+    bst = boost.train({"tree_method": "exact", "seed": 3, "max_depth": 3, "nthread": nthread,
+                       **ratios}, X, y, 3)
+    _assert_splits_are_the_best_drawn(bst, X, ratios)
+
+
+def _assert_splits_are_the_best_drawn(bst, X, ratios):
     frame = bst.trees_to_dataframe()
     n_features = X.shape[1]
     for _, node in frame[frame.Feature != "Leaf"].iterrows():

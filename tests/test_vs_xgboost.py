@@ -74,6 +74,27 @@ def test_identical_trees_on_long_columns(case, method):
     assert diff.max() <= 1e-6
 
 
+@pytest.mark.parametrize("nthread", [1, 2])
+def test_identical_trees_when_features_are_searched_in_pairs(nthread):
+    # exact runs two features' first passes side by side when the threads stay balanced:
+    # 10 features give 5 pairs on 1 thread, 4 pairs and 2 single features on 2 (5 features,
+    # as in the tests above, give single ones only). Missing rates differ by column (none in
+    # column 0), so the two segments of a pair differ in length and in the directions
+    # scanned.
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(9000, 10))
+    for j in range(1, 10):
+        X[rng.random(len(X)) < 0.04 * j, j] = np.nan
+    y = (X[:, 0] + np.nan_to_num(X[:, 3]) * np.nan_to_num(X[:, 5]) > 0.2).astype(float)
+    params = {"tree_method": "exact", "objective": "binary:logistic", "max_depth": 5,
+              "nthread": nthread}
+    ours = boost.train(params, X, y, 4)
+    ref, _ = xgb_train(params, X, y, 4)
+    assert ours.get_dump("json") == ref.get_dump(dump_format="json", with_stats=True)
+    diff = np.abs(ours.predict(X, output_margin=True) - xgb_margin(ref, X))
+    assert diff.max() <= 1e-6
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_dump_without_stats_and_with_feature_names(method):
     X, y = make_data(seed=3, nan=0.2)
