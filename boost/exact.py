@@ -450,14 +450,6 @@ def _new_scratch():
 _new_scratch_jit = njit(cache=True)(_new_scratch)
 
 
-@njit(cache=True, inline="always")
-def _entry_views(vr, gh, nnz):
-    """The fields of the entries ``vr`` (value, row) and ``gh`` (g, h), as (nnz, 2) arrays:
-    ``vf[k, _E_VALUE]``, ``vi[k, _E_ROW]``, ``gf[k, _E_G]``, ``gf[k, _E_H]``."""
-    return (vr.view(np.float32).reshape(nnz, 2), vr.view(np.int32).reshape(nnz, 2),
-            gh.view(np.float32).reshape(nnz, 2))
-
-
 @njit(cache=True)
 def _level_setup(d, start, end, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds, n_features,
                  col_key, bytree, bylevel, bynode, colsample):
@@ -559,9 +551,9 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
     ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
     the features ``sampling.level_features(col_key, ...)`` draws for it.
     """
-    vr_a, vr_b, gh_a, gh_b, side_buf, strips, tasks = seg
+    (vr_a, vf_a, vi_a, gh_a, gf_a, vr_b, vf_b, vi_b, gh_b, gf_b, root_vf, root_vi, side_buf,
+     strips, tasks) = seg
     n_samples, n_features = X.shape
-    nnz = len(rows)
     root_g = 0.0
     root_h = 0.0
     for r in range(n_samples):
@@ -599,8 +591,10 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
     # The root's (value, row) words are the sorted columns' own (``root_rv``) unless rows
     # are left out; its (g, h) words are gathered by row.
     vr_in = vr_a if any_negative else root_rv
+    vf_in = vf_a if any_negative else root_vf
+    vi_in = vi_a if any_negative else root_vi
     gh_in = gh_a
-    vf_in, vi_in, gf_in = _entry_views(vr_in, gh_in, nnz)
+    gf_in = gf_a
     for t in prange(len(tasks)):
         for j in range(2):
             f = tasks[t, j]
@@ -733,9 +727,11 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                                            reg_lambda, alpha, mcw, mds, n_features, col_key,
                                            bytree, bylevel, bynode, colsample)
         tops = np.full((n_features, n_next, 2), _NEG_INF32, dtype=np.float32)
-        vr_out = vr_b if d % 2 == 0 else vr_a  # never root_rv, which level 0 may read
-        gh_out = gh_b if d % 2 == 0 else gh_a
-        vf_out, _, gf_out = _entry_views(vr_out, gh_out, nnz)
+        even = d % 2 == 0  # into copy b, else a: never root_rv, which level 0 may read
+        vr_out = vr_b if even else vr_a
+        vf_out = vf_b if even else vf_a
+        gh_out = gh_b if even else gh_a
+        gf_out = gf_b if even else gf_a
         for t in prange(len(tasks)):
             scratch = _new_scratch_jit()
             f1, f2 = _task_features(tasks, t)
@@ -779,7 +775,9 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                 new_ptr[f2, n_next] = out2
         vr_in = vr_out
         gh_in = gh_out
-        vf_in, vi_in, gf_in = _entry_views(vr_in, gh_in, nnz)
+        vf_in = vf_out
+        vi_in = vi_b if even else vi_a
+        gf_in = gf_out
         ptr = new_ptr
         level_start = level_end
         level_end = n_nodes
@@ -795,7 +793,10 @@ def new_segments(columns: SortedColumns):
     An entry is two int64 words in two arrays: (value float32, row int32), packed as in
     ``SortedColumns.root_rv``, and (g float32, h float32). Apart, a pass that needs only one
     half (the partition's side lookup: rows; a first pass: g and h) reads half the bytes,
-    and the root's (value, row) words need no copy. ``_entry_views`` gives their fields.
+    and the root's (value, row) words need no copy. Each copy comes with the views of its
+    fields, ``vf[k, _E_VALUE]``, ``vi[k, _E_ROW]``, ``gf[k, _E_G]``, ``gf[k, _E_H]`` (made
+    here, not in numba: numba's own view + reshape of an array chosen at run time once gave
+    wrong strides in a variant of ``grow_exact``), and so do the root's words.
     Last, the features of each parallel task (``_feature_tasks``, for the number of threads
     numba runs now).
     """
@@ -804,8 +805,16 @@ def new_segments(columns: SortedColumns):
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
     strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
     tasks = _feature_tasks(len(columns.col_ptr) - 1, numba.get_num_threads())
-    return (np.empty(nnz, np.int64), np.empty(nnz, np.int64), np.empty(nnz, np.int64),
-            np.empty(nnz, np.int64), np.empty(nnz, np.uint8), strips, tasks)
+    copies = []
+    for _ in range(2):
+        vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
+        copies += [vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2)]
+    return (*copies, *_word_fields(columns.root_rv), np.empty(nnz, np.uint8), strips, tasks)
+
+
+def _word_fields(vr: np.ndarray):
+    """(value, row) words as (n, 2) float32 and int32 arrays."""
+    return vr.view(np.float32).reshape(-1, 2), vr.view(np.int32).reshape(-1, 2)
 
 
 @njit(cache=True, error_model="numpy")
