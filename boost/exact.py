@@ -20,15 +20,20 @@ Scan order and tie-breaking follow shared/XGBOOST_SEMANTICS.md §3, §6 and §8:
 Each scan runs in passes over strips of the segment: prefix sums (the only sequential pass),
 then which entries start a candidate and the loss change at each (independent, so the
 compiler vectorises them), then the first maximum. Long segments are searched in two rounds
-(``_bound_segment``, then ``_scan_segment``): first only their sums, which bound every loss
+(``_first_passes``, then ``_scan_segment``): first only their sums, which bound every loss
 in a strip, and the strip most likely to win; then only the strips whose bound reaches the
 best loss any feature found for the node. The bounds are exact, not estimates, so the trees
 are the same as a search of every entry gives; most strips of most features are skipped. A
 segment's first pass runs as soon as its entries are written (the root's by the fill, a
 child's by the partition), while they are still in the cache (3-5 ms a tree less at
-100k x 20 than a pass of its own over a level). The hot loops index through ``_U`` casts.
-Features are processed in parallel (``prange``) and the per-feature bests are merged in
-feature order, so the result does not depend on the thread count.
+100k x 20 than a pass of its own over a level), and two features' first passes run side by
+side (``_feature_tasks``, ``_sum_strips_pair``): two independent chains of additions.
+
+An entry is kept as two words in two arrays, (value, row) and (g, h) (``new_segments``), so
+that a pass reads only the half it needs. The hot loops index through ``_U`` casts, and
+routing a row is branchless. Features are processed in parallel (``prange``) and the
+per-feature bests are merged in feature order, so the result does not depend on the
+thread count.
 """
 
 from __future__ import annotations
@@ -367,7 +372,7 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
     best loss change that min_child_weight refused. The segment is processed in strips:
     sums (sequential), losses (vectorised), then the strip's first maximum.
 
-    A bounded segment (``_bounded``) has had its first pass (``_bound_segment`` into
+    A bounded segment (``_bounded``) has had its first pass (``_first_passes`` into
     ``strips``), and ``floor`` is a loss change some candidate of the node reaches (the best
     of the first passes over every feature). A strip whose bound is below the floor cannot
     hold the node's best split, so it is skipped — unless min_child_weight refuses one of
@@ -441,7 +446,7 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
 
 
 def _new_scratch():
-    """Work arrays of ``_scan_segment`` and ``_bound_segment`` (one strip's worth)."""
+    """Work arrays of ``_scan_segment`` and ``_bound_finish`` (one strip's worth)."""
     return (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
             np.empty(CHUNK, np.bool_), np.empty(CHUNK, np.float32),
             np.empty(CHUNK, np.float32), np.empty(CHUNK + 1, np.float32))
@@ -787,7 +792,7 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
 def new_segments(columns: SortedColumns):
     """Workspace of ``grow_exact``: two copies of the sorted entries (segments are
     partitioned from one into the other), a side buffer, and per feature and scan direction
-    the strips of its bounded segments (``_bound_segment``; rows ``_strip_offset`` on; the
+    the strips of its bounded segments (``_first_passes``; rows ``_strip_offset`` on; the
     forward direction only when some column has missing values).
 
     An entry is two int64 words in two arrays: (value float32, row int32), packed as in
