@@ -473,8 +473,9 @@ def _level_setup(d, start, end, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
 def _feature_tasks(n_features: int, n_threads: int) -> np.ndarray:
     """The features each parallel task processes, as rows (f1, f2), f2 = -1 for a task of
     one feature: pairs, whose first passes run side by side (``_first_passes``), as long as
-    every thread still gets the same work. numba hands each thread one contiguous block of
-    the tasks, so the pairs and the single features are spread evenly over the blocks."""
+    every thread still gets the same work. numba's OpenMP layer hands each thread one
+    contiguous block of the tasks, so the pairs and the single features are spread evenly
+    over the blocks (another order would only balance the threads less well)."""
     n_pairs = 0
     for p in range(n_features // 2, 0, -1):
         if p % n_threads == 0 and (n_features - 2 * p) % n_threads == 0:
@@ -753,10 +754,11 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                 new_ptr[f1, left[nid] - level_end] = out1
                 new_ptr[f1, left[nid] + 1 - level_end] = split1
                 a2 = ptr[f2, li]
-                b2 = ptr[f2, li + 1] if f2 != f1 else a2
-                split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a2, b2,
-                                    out2)
+                b2 = ptr[f2, li + 1] if f2 != f1 else a2  # one-feature task: nothing
+                split2 = out2
                 if f2 != f1:
+                    split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a2,
+                                        b2, out2)
                     new_ptr[f2, left[nid] - level_end] = out2
                     new_ptr[f2, left[nid] + 1 - level_end] = split2
                 for c in range(2):  # the children's first passes, on entries just written
