@@ -497,9 +497,11 @@ def _feature_tasks(n_features: int, n_threads: int) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def _task_features(tasks, t):
-    """Task t's two features; a one-feature task gives its feature twice."""
+    """Task t's features f1, f2 and whether it has two; a one-feature task gives f2 = f1,
+    whose second segment is then always empty."""
     f1 = tasks[t, 0]
-    return f1, (tasks[t, 1] if tasks[t, 1] >= 0 else f1)
+    two = tasks[t, 1] >= 0
+    return f1, (tasks[t, 1] if two else f1), two
 
 
 @njit(cache=True, inline="always")
@@ -620,9 +622,9 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                 out = col_ptr[f + 1]
             ptr[f, 0] = col_ptr[f]
             ptr[f, 1] = out
-        f1, f2 = _task_features(tasks, t)
+        f1, f2, two = _task_features(tasks, t)
         a1, b1 = _allowed_range(ptr[f1, 0], ptr[f1, 1], allowed[0, f1])
-        a2, b2 = _allowed_range(ptr[f2, 0], ptr[f2, 1], allowed[0, f2] and f2 != f1)
+        a2, b2 = _allowed_range(ptr[f2, 0], ptr[f2, 1], allowed[0, f2] and two)
         _first_passes(vf_in, gf_in, a1, b1, a2, b2, need_forward[f1], need_forward[f2],
                       sum_grad[0], sum_hess[0], parent_sim[0], reg_lambda, alpha, mcw, mds,
                       strips[f1, :, _strip_offset(a1 - col_ptr[f1]):],
@@ -740,7 +742,7 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
         gf_out = gf_b if even else gf_a
         for t in prange(len(tasks)):
             scratch = _new_scratch_jit()
-            f1, f2 = _task_features(tasks, t)
+            f1, f2, two = _task_features(tasks, t)
             out1 = col_ptr[f1]
             out2 = col_ptr[f2]
             for li in range(n_level):
@@ -754,9 +756,9 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                 new_ptr[f1, left[nid] - level_end] = out1
                 new_ptr[f1, left[nid] + 1 - level_end] = split1
                 a2 = ptr[f2, li]
-                b2 = ptr[f2, li + 1] if f2 != f1 else a2  # one-feature task: nothing
+                b2 = ptr[f2, li + 1] if two else a2  # one-feature task: an empty segment
                 split2 = out2
-                if f2 != f1:
+                if two:
                     split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a2,
                                         b2, out2)
                     new_ptr[f2, left[nid] - level_end] = out2
@@ -768,7 +770,7 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                                                 allowed[ci, f1])
                     c_a2, c_b2 = _allowed_range(out2 if c == 0 else split2,
                                                 split2 if c == 0 else out2 + (b2 - a2),
-                                                allowed[ci, f2] and f2 != f1)
+                                                allowed[ci, f2])
                     _first_passes(vf_out, gf_out, c_a1, c_b1, c_a2, c_b2, need_forward[f1],
                                   need_forward[f2], sum_grad[level_end + ci],
                                   sum_hess[level_end + ci], parent_sim[ci], reg_lambda, alpha,
@@ -778,7 +780,7 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                 out1 += b1 - a1
                 out2 += b2 - a2
             new_ptr[f1, n_next] = out1
-            if f2 != f1:
+            if two:
                 new_ptr[f2, n_next] = out2
         vr_in = vr_out
         gh_in = gh_out
