@@ -44,6 +44,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from . import _compress
+from ._compress import LANES, split8
 from ._dtypes import (
     REASON_GAMMA,
     REASON_MAX_DEPTH,
@@ -79,11 +81,16 @@ class SortedColumns:
     ``rows[col_ptr[f]:col_ptr[f+1]]`` are the row indices of feature f sorted by value
     (ties by row index) and ``values[...]`` their float32 values. ``need_forward[f]`` says
     whether XGBoost runs the forward (missing -> right) scan: the column has a missing value
-    and its present values are not all equal.
+    and its present values are not all equal. ``miss_rows[miss_ptr[f]:miss_ptr[f+1]]`` are
+    the rows where feature f is missing.
     """
 
     def __init__(self, X: np.ndarray):
         self.col_ptr, self.rows, self.values, self.need_forward = _sort_columns(X)
+        missing = np.isnan(X)
+        self.miss_ptr = np.zeros(X.shape[1] + 1, dtype=np.int64)
+        np.cumsum(missing.sum(axis=0), out=self.miss_ptr[1:])
+        self.miss_rows = np.nonzero(missing.T)[1].astype(np.int32)  # feature by feature
         # (value, row) packed as in ``new_segments``: the root segments of every tree.
         self.root_rv = np.empty(len(self.rows), dtype=np.int64)
         packed = self.root_rv.view(np.float32).reshape(-1, 2)
@@ -511,56 +518,66 @@ def _allowed_range(a, b, allowed):
 
 
 @njit(cache=True, inline="always")
-def _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a, b, out):
+def _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, vector, a, b, out,
+               n_right):
     """Write the entries ``[a, b)`` to ``[out, out + b - a)`` stably partitioned by their
-    row's ``side``, without branches on the (unpredictable) side: count the right rows,
-    then write each entry at the cursor of its side. Returns where the right side starts."""
-    # Gather the sides first (keeps the loads off the cursors' chain), four independent
-    # loads a step.
-    n_right = 0
-    k = a
-    while k + 4 <= b:
-        s0 = side[_U(vi_in[_U(k), _E_ROW])]
-        s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
-        s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
-        s3 = side[_U(vi_in[_U(k + 3), _E_ROW])]
-        side_buf[_U(k)] = s0
-        side_buf[_U(k + 1)] = s1
-        side_buf[_U(k + 2)] = s2
-        side_buf[_U(k + 3)] = s3
-        n_right += np.int64(s0) + np.int64(s1) + np.int64(s2) + np.int64(s3)
-        k += 4
-    for kk in range(k, b):
-        sd = side[_U(vi_in[_U(kk), _E_ROW])]
-        side_buf[_U(kk)] = sd
-        n_right += sd
+    row's ``side``, ``n_right`` of them (counted in advance) to the right, without branches
+    on the (unpredictable) side. Returns where the right side starts.
+
+    With ``vector`` (``_compress.VECTOR_SPLIT``) eight entries a step go through
+    ``_compress.split8``, the last few one by one. Otherwise every side is looked up first
+    into ``side_buf`` (which keeps those loads off the cursors' chain, four independent
+    loads a step), then each entry is written at the cursor of its side."""
     cursor_left = out
     cursor_right = out + (b - a) - n_right
     split = cursor_right
-    for k in range(a, b):
-        sd = np.int64(side_buf[_U(k)])
+    k = a
+    if vector:
+        while k + LANES <= b:
+            sent_right = split8(vr_in, gh_in, side, vr_out, gh_out, k, cursor_left,
+                                cursor_right)
+            cursor_left += LANES - sent_right
+            cursor_right += sent_right
+            k += LANES
+    else:
+        while k + 4 <= b:
+            s0 = side[_U(vi_in[_U(k), _E_ROW])]
+            s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
+            s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
+            s3 = side[_U(vi_in[_U(k + 3), _E_ROW])]
+            side_buf[_U(k)] = s0
+            side_buf[_U(k + 1)] = s1
+            side_buf[_U(k + 2)] = s2
+            side_buf[_U(k + 3)] = s3
+            k += 4
+        for j in range(k, b):
+            side_buf[_U(j)] = side[_U(vi_in[_U(j), _E_ROW])]
+        k = a
+    for j in range(k, b):
+        sd = np.int64(side_buf[_U(j)] if not vector else side[_U(vi_in[_U(j), _E_ROW])])
         dst = cursor_right if sd else cursor_left
         cursor_left += 1 - sd
         cursor_right += sd
-        vr_out[_U(dst)] = vr_in[_U(k)]
-        gh_out[_U(dst)] = gh_in[_U(k)]
+        vr_out[_U(dst)] = vr_in[_U(j)]
+        gh_out[_U(dst)] = gh_in[_U(j)]
     return split
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, alpha, mcw,
-               mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
-               default_left, loss_chg, sum_grad, sum_hess, weight, reason, col_key, bytree,
-               bylevel, bynode, colsample):
+def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, h, eta,
+               reg_lambda, alpha, mcw, mds, max_depth, position, seg, parent, left, right,
+               depth, feature, threshold, default_left, loss_chg, sum_grad, sum_hess, weight,
+               reason, col_key, bytree, bylevel, bynode, colsample):
     """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
 
     ``position`` (n_samples, int32) ends as the leaf of the grown tree each row reaches (-1
     for a row whose hessian is negative: XGBoost leaves such rows out of the search). ``seg`` is a
-    ``Segments`` workspace (see ``new_segments``). With ``colsample`` each node searches only
-    the features ``sampling.level_features(col_key, ...)`` draws for it.
+    ``Segments`` workspace (see ``new_segments``); ``col_ptr`` to ``miss_rows`` are
+    ``SortedColumns``' arrays. With ``colsample`` each node searches only the features
+    ``sampling.level_features(col_key, ...)`` draws for it.
     """
     (vr_a, vf_a, vi_a, gh_a, gf_a, vr_b, vf_b, vi_b, gh_b, gf_b, root_vf, root_vi, side_buf,
-     strips, tasks) = seg
+     strips, tasks, vector) = seg
     n_samples, n_features = X.shape
     root_g = 0.0
     root_h = 0.0
@@ -717,19 +734,30 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                         & np.uint8(not (math.isnan(x) & default_left[nu])))
             side[r] = go_right
             position[r] = left[nu] + np.int32(go_right)
+        n_next = n_nodes - level_end
+        child_rows = np.zeros(n_next, dtype=np.int64)
         for r in range(n_samples):  # row order, like XGBoost's single-thread sums
             nid = position[r]
             if nid >= level_end:
                 sum_grad[_U(nid)] += g[r]
                 sum_hess[_U(nid)] += h[r]
+                child_rows[_U(nid - level_end)] += 1
         for nid in range(level_end, n_nodes):
             weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
             feature[nid] = -1
         if d == max_depth - 1:
             break
+        # Each child's entries of each feature: its rows less those missing the feature (the
+        # partition needs the counts in advance).
+        present = np.empty((n_features, n_next), dtype=np.int64)
+        for f in prange(n_features):
+            present[f, :] = child_rows
+            for j in range(miss_ptr[f], miss_ptr[f + 1]):
+                nid = position[miss_rows[j]]
+                if nid >= level_end:
+                    present[f, _U(nid - level_end)] -= 1
         # Partition every feature's segments into the children's (``_partition``), a task's
         # two features node by node, then the children's first passes of both side by side.
-        n_next = n_nodes - level_end
         new_ptr = np.empty((n_features, n_next + 1), dtype=np.int64)
         parent_sim, allowed = _level_setup(d + 1, level_end, n_nodes, sum_grad, sum_hess,
                                            reg_lambda, alpha, mcw, mds, n_features, col_key,
@@ -751,16 +779,17 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
                     continue
                 a1 = ptr[f1, li]
                 b1 = ptr[f1, li + 1]
-                split1 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a1, b1,
-                                    out1)
+                ri = right[nid] - level_end  # the right child's index in the level
+                split1 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, vector,
+                                    a1, b1, out1, present[f1, ri])
                 new_ptr[f1, left[nid] - level_end] = out1
                 new_ptr[f1, left[nid] + 1 - level_end] = split1
                 a2 = ptr[f2, li]
                 b2 = ptr[f2, li + 1] if two else a2  # one-feature task: an empty segment
                 split2 = out2
                 if two:
-                    split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, a2,
-                                        b2, out2)
+                    split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf,
+                                        vector, a2, b2, out2, present[f2, ri])
                     new_ptr[f2, left[nid] - level_end] = out2
                     new_ptr[f2, left[nid] + 1 - level_end] = split2
                 for c in range(2):  # the children's first passes, on entries just written
@@ -807,7 +836,8 @@ def new_segments(columns: SortedColumns):
     here, not in numba: numba's own view + reshape of an array chosen at run time once gave
     wrong strides in a variant of ``grow_exact``), and so do the root's words.
     Last, the features of each parallel task (``_feature_tasks``, for the number of threads
-    numba runs now).
+    numba runs now), and whether the partition runs in vector instructions
+    (``_compress.VECTOR_SPLIT``).
     """
     nnz = len(columns.rows)
     n_strips = _strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
@@ -818,7 +848,8 @@ def new_segments(columns: SortedColumns):
     for _ in range(2):
         vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
         copies += [vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2)]
-    return (*copies, *_word_fields(columns.root_rv), np.empty(nnz, np.uint8), strips, tasks)
+    return (*copies, *_word_fields(columns.root_rv), np.empty(nnz, np.uint8), strips, tasks,
+            _compress.VECTOR_SPLIT)
 
 
 def _word_fields(vr: np.ndarray):

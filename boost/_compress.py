@@ -1,0 +1,109 @@
+"""The stable split of 8 entries by side, in vector instructions (for ``exact._partition``).
+
+numba has no vector intrinsics, so this emits LLVM IR directly: of 8 consecutive entries,
+each two 8-byte words ((value, row) and (g, h), see ``exact.new_segments``), look up each
+row's side (0 left, 1 right), then write the left ones, in order, at one cursor and the right
+ones at the other. LLVM's ``vector.compress`` packs the chosen lanes to the front of a vector
+(one ``vpcompressq`` on AVX-512), and a masked store writes only those lanes, so nothing
+outside the destination's entries is touched. On a processor without such instructions LLVM
+expands the same IR into scalar code, with the same result but slower than the scalar
+partition, so the grower uses this only where AVX-512 is there (``VECTOR_SPLIT``).
+
+Against the scalar partition (a pass that looks every side up, then a move with two
+cursors), one pass does both, eight entries a step; it needs the number of right entries in
+advance (``exact.grow_exact`` counts them per feature and child from the row counts and the
+missing rows).
+"""
+
+from __future__ import annotations
+
+from llvmlite import binding, ir
+from numba import types
+from numba.core import cgutils, config
+from numba.extending import intrinsic
+
+
+def _target_has_avx512() -> bool:
+    """Whether numba compiles for a processor with AVX-512F: the machine's own, unless
+    NUMBA_CPU_NAME / NUMBA_CPU_FEATURES name another target."""
+    if config.CPU_FEATURES is not None:
+        return "+avx512f" in config.CPU_FEATURES.split(",")
+    if config.CPU_NAME is not None and config.CPU_NAME != "host":
+        return False  # a named target without its features: assume the plain one
+    return bool(binding.get_host_cpu_features().get("avx512f", False))
+
+
+VECTOR_SPLIT = _target_has_avx512()
+LANES = 8
+_I1, _I8, _I32, _I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+_WORDS = ir.VectorType(_I64, LANES)
+_MASK = ir.VectorType(_I1, LANES)
+
+
+def _item_ptr(context, builder, array_type, array, index):
+    """An i8* to ``array.ravel()[index]`` of a C-contiguous array."""
+    ary = context.make_array(array_type)(context, builder, array)
+    flat = builder.bitcast(ary.data, _I8.as_pointer())
+    item = context.get_abi_sizeof(context.get_data_type(array_type.dtype))
+    return builder.gep(flat, [builder.mul(index, ir.Constant(index.type, item))])
+
+
+def _function(builder, name, ret, args):
+    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), name)
+
+
+def _popcount(builder, mask):
+    bits = builder.zext(builder.bitcast(mask, _I8), _I64)
+    return builder.call(_function(builder, "llvm.ctpop.i64", _I64, [_I64]), [bits])
+
+
+def _store_packed(builder, words, mask, dest):
+    """Write the lanes of ``words`` that ``mask`` selects, in lane order, from ``dest`` on
+    (and nothing else)."""
+    compress = _function(builder, "llvm.experimental.vector.compress.v8i64", _WORDS,
+                         [_WORDS, _MASK, _WORDS])
+    packed = builder.call(compress, [words, mask, ir.Constant(_WORDS, ir.Undefined)])
+    count = builder.insert_element(ir.Constant(_WORDS, ir.Undefined), _popcount(builder, mask),
+                                   ir.Constant(_I32, 0))
+    count = builder.shuffle_vector(count, ir.Constant(_WORDS, ir.Undefined),
+                                   ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES))
+    first = builder.icmp_unsigned("<", ir.Constant(_WORDS, list(range(LANES))), count)
+    store = _function(builder, "llvm.masked.store.v8i64.p0", ir.VoidType(),
+                      [_WORDS, _WORDS.as_pointer(), _I32, _MASK])
+    builder.call(store, [packed, builder.bitcast(dest, _WORDS.as_pointer()),
+                         ir.Constant(_I32, 8), first])
+
+
+@intrinsic
+def split8(typingctx, vr_in, gh_in, side, vr_out, gh_out, k, left_at, right_at):
+    """Entries ``k .. k+7`` of ``vr_in``/``gh_in`` (int64 arrays; a (value, row) word has
+    the row in its high 32 bits) to ``vr_out``/``gh_out``: those whose row has ``side`` 0
+    from ``left_at`` on, the others from ``right_at`` on, each in their order. Returns how
+    many went right."""
+    sig = types.int64(vr_in, gh_in, side, vr_out, gh_out, k, left_at, right_at)
+
+    def codegen(context, builder, signature, args):
+        vr_t, gh_t, side_t, vr_out_t, gh_out_t = signature.args[:5]
+        vr_a, gh_a, side_a, vr_out_a, gh_out_a, k_v, left_v, right_v = args
+        src = _item_ptr(context, builder, vr_t, vr_a, k_v)
+        words = builder.load(builder.bitcast(src, _WORDS.as_pointer()), align=8)
+        ghs = builder.load(builder.bitcast(_item_ptr(context, builder, gh_t, gh_a, k_v),
+                                           _WORDS.as_pointer()), align=8)
+        # The sides: eight scalar loads (a vector gather is slower here), one bit each.
+        rows = builder.bitcast(src, _I32.as_pointer())
+        sides = context.make_array(side_t)(context, builder, side_a)
+        side_base = builder.bitcast(sides.data, _I8.as_pointer())
+        bits = ir.Constant(_I8, 0)
+        for lane in range(LANES):
+            row = builder.load(builder.gep(rows, [ir.Constant(_I64, 2 * lane + 1)]), align=4)
+            bit = builder.load(builder.gep(side_base, [builder.zext(row, _I64)]), align=1)
+            bits = builder.or_(bits, builder.shl(bit, ir.Constant(_I8, lane)))
+        right = builder.bitcast(bits, _MASK)
+        left = builder.xor(right, ir.Constant(_MASK, [1] * LANES))
+        for out_t, out_a, vec in ((vr_out_t, vr_out_a, words), (gh_out_t, gh_out_a, ghs)):
+            _store_packed(builder, vec, left, _item_ptr(context, builder, out_t, out_a, left_v))
+            _store_packed(builder, vec, right,
+                          _item_ptr(context, builder, out_t, out_a, right_v))
+        return _popcount(builder, right)
+
+    return sig, codegen
