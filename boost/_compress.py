@@ -10,9 +10,7 @@ expands the same IR into scalar code, with the same result but slower than the s
 partition, so the grower uses this only where AVX-512 is there (``VECTOR_SPLIT``).
 
 Against the scalar partition (a pass that looks every side up, then a move with two
-cursors), one pass does both, eight entries a step; it needs the number of right entries in
-advance (``exact.grow_exact`` counts them per feature and child from the row counts and the
-missing rows).
+cursors), one pass does both, eight entries a step.
 """
 
 from __future__ import annotations
@@ -75,16 +73,21 @@ def _store_packed(builder, words, mask, dest):
 
 
 @intrinsic
-def split8(typingctx, vr_in, gh_in, side, vr_out, gh_out, k, left_at, right_at):
+def split8(typingctx, vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, k, left_at,
+           right_at):
     """Entries ``k .. k+7`` of ``vr_in``/``gh_in`` (int64 arrays; a (value, row) word has
-    the row in its high 32 bits) to ``vr_out``/``gh_out``: those whose row has ``side`` 0
-    from ``left_at`` on, the others from ``right_at`` on, each in their order. Returns how
-    many went right."""
-    sig = types.int64(vr_in, gh_in, side, vr_out, gh_out, k, left_at, right_at)
+    the row in its high 32 bits), split by their row's ``side``: those with side 0 to
+    ``vr_left``/``gh_left`` from ``left_at`` on, the others to ``vr_right``/``gh_right``
+    from ``right_at`` on, each in their order. The eight are read before anything is
+    written, so the left ones may go to the input itself at or below k. Returns how many
+    went right."""
+    sig = types.int64(vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, k, left_at,
+                      right_at)
 
     def codegen(context, builder, signature, args):
-        vr_t, gh_t, side_t, vr_out_t, gh_out_t = signature.args[:5]
-        vr_a, gh_a, side_a, vr_out_a, gh_out_a, k_v, left_v, right_v = args
+        vr_t, gh_t, side_t = signature.args[:3]
+        vr_a, gh_a, side_a = args[:3]
+        k_v, left_v, right_v = args[7:]
         src = _item_ptr(context, builder, vr_t, vr_a, k_v)
         words = builder.load(builder.bitcast(src, _WORDS.as_pointer()), align=8)
         ghs = builder.load(builder.bitcast(_item_ptr(context, builder, gh_t, gh_a, k_v),
@@ -100,10 +103,10 @@ def split8(typingctx, vr_in, gh_in, side, vr_out, gh_out, k, left_at, right_at):
             bits = builder.or_(bits, builder.shl(bit, ir.Constant(_I8, lane)))
         right = builder.bitcast(bits, _MASK)
         left = builder.xor(right, ir.Constant(_MASK, [1] * LANES))
-        for out_t, out_a, vec in ((vr_out_t, vr_out_a, words), (gh_out_t, gh_out_a, ghs)):
-            _store_packed(builder, vec, left, _item_ptr(context, builder, out_t, out_a, left_v))
-            _store_packed(builder, vec, right,
-                          _item_ptr(context, builder, out_t, out_a, right_v))
+        for i, vec in ((3, words), (4, ghs)):
+            for j, mask, at in ((i, left, left_v), (i + 2, right, right_v)):
+                dest = _item_ptr(context, builder, signature.args[j], args[j], at)
+                _store_packed(builder, vec, mask, dest)
         return _popcount(builder, right)
 
     return sig, codegen

@@ -3,9 +3,9 @@
 Each feature's present values are sorted once per training run (``SortedColumns``). While a
 tree grows, every feature's sorted entries are kept grouped by node ("segments"), so a node's
 search reads its own entries contiguously; after each level the segments are partitioned
-stably into the children's segments. A node therefore accumulates its rows in the same order
-as XGBoost's column scan (ascending value, ties by row index), which keeps the float64 sums,
-and so every gain, bit-identical.
+stably, in place, into the children's segments. A node therefore accumulates its rows in the
+same order as XGBoost's column scan (ascending value, ties by row index), which keeps the
+float64 sums, and so every gain, bit-identical.
 
 Scan order and tie-breaking follow shared/XGBOOST_SEMANTICS.md §3, §6 and §8::
 
@@ -81,16 +81,11 @@ class SortedColumns:
     ``rows[col_ptr[f]:col_ptr[f+1]]`` are the row indices of feature f sorted by value
     (ties by row index) and ``values[...]`` their float32 values. ``need_forward[f]`` says
     whether XGBoost runs the forward (missing -> right) scan: the column has a missing value
-    and its present values are not all equal. ``miss_rows[miss_ptr[f]:miss_ptr[f+1]]`` are
-    the rows where feature f is missing.
+    and its present values are not all equal.
     """
 
     def __init__(self, X: np.ndarray):
         self.col_ptr, self.rows, self.values, self.need_forward = _sort_columns(X)
-        missing = np.isnan(X)
-        self.miss_ptr = np.zeros(X.shape[1] + 1, dtype=np.int64)
-        np.cumsum(missing.sum(axis=0), out=self.miss_ptr[1:])
-        self.miss_rows = np.nonzero(missing.T)[1].astype(np.int32)  # feature by feature
         # (value, row) packed as in ``new_segments``: the root segments of every tree.
         self.root_rv = np.empty(len(self.rows), dtype=np.int64)
         packed = self.root_rv.view(np.float32).reshape(-1, 2)
@@ -518,26 +513,28 @@ def _allowed_range(a, b, allowed):
 
 
 @njit(cache=True, inline="always")
-def _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, vector, a, b, out,
-               n_right):
-    """Write the entries ``[a, b)`` to ``[out, out + b - a)`` stably partitioned by their
-    row's ``side``, ``n_right`` of them (counted in advance) to the right, without branches
-    on the (unpredictable) side. Returns where the right side starts.
+def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spill_gh):
+    """Partition the entries ``[a, b)`` stably by their row's ``side``, in place: the left
+    ones move down within the range as they are read, the right ones go to the spill
+    buffers and then after the left ones. Returns where the right side starts.
 
-    With ``vector`` (``_compress.VECTOR_SPLIT``) eight entries a step go through
-    ``_compress.split8``, the last few one by one. Otherwise every side is looked up first
-    into ``side_buf`` (which keeps those loads off the cursors' chain, four independent
-    loads a step), then each entry is written at the cursor of its side."""
-    cursor_left = out
-    cursor_right = out + (b - a) - n_right
-    split = cursor_right
+    The (value, row) words are read from ``vr_in`` (the root's own words, or ``vr``) and
+    written to ``vr``; the (g, h) words stay in ``gh``. No branch depends on the
+    (unpredictable) side. With ``vector`` (``_compress.VECTOR_SPLIT``) eight entries a step
+    go through ``_compress.split8``, the last few one by one. Otherwise every side is looked
+    up first into ``side_buf`` (which keeps those loads off the cursors' chain, four
+    independent loads a step), then each entry is written at both cursors and only its
+    side's advances (a left entry's spill is overwritten by the next; a right entry's write
+    at the left cursor lands on an entry already read, later overwritten)."""
+    n_left = 0
+    n_right = 0
     k = a
     if vector:
         while k + LANES <= b:
-            sent_right = split8(vr_in, gh_in, side, vr_out, gh_out, k, cursor_left,
-                                cursor_right)
-            cursor_left += LANES - sent_right
-            cursor_right += sent_right
+            sent_right = split8(vr_in, gh, side, vr, gh, spill_vr, spill_gh, k, a + n_left,
+                                n_right)
+            n_left += LANES - sent_right
+            n_right += sent_right
             k += LANES
     else:
         while k + 4 <= b:
@@ -555,29 +552,35 @@ def _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, vector, a, b
         k = a
     for j in range(k, b):
         sd = np.int64(side_buf[_U(j)] if not vector else side[_U(vi_in[_U(j), _E_ROW])])
-        dst = cursor_right if sd else cursor_left
-        cursor_left += 1 - sd
-        cursor_right += sd
-        vr_out[_U(dst)] = vr_in[_U(j)]
-        gh_out[_U(dst)] = gh_in[_U(j)]
+        word = vr_in[_U(j)]
+        pair = gh[_U(j)]
+        vr[_U(a + n_left)] = word
+        gh[_U(a + n_left)] = pair
+        spill_vr[_U(n_right)] = word
+        spill_gh[_U(n_right)] = pair
+        n_left += 1 - sd
+        n_right += sd
+    split = a + n_left
+    for i in range(n_right):
+        vr[_U(split + i)] = spill_vr[_U(i)]
+        gh[_U(split + i)] = spill_gh[_U(i)]
     return split
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, h, eta,
-               reg_lambda, alpha, mcw, mds, max_depth, position, seg, parent, left, right,
-               depth, feature, threshold, default_left, loss_chg, sum_grad, sum_hess, weight,
-               reason, col_key, bytree, bylevel, bynode, colsample):
+def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, alpha, mcw,
+               mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
+               default_left, loss_chg, sum_grad, sum_hess, weight, reason, col_key, bytree,
+               bylevel, bynode, colsample):
     """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
 
     ``position`` (n_samples, int32) ends as the leaf of the grown tree each row reaches (-1
     for a row whose hessian is negative: XGBoost leaves such rows out of the search). ``seg`` is a
-    ``Segments`` workspace (see ``new_segments``); ``col_ptr`` to ``miss_rows`` are
+    ``Segments`` workspace (see ``new_segments``); ``col_ptr`` to ``need_forward`` are
     ``SortedColumns``' arrays. With ``colsample`` each node searches only the features
     ``sampling.level_features(col_key, ...)`` draws for it.
     """
-    (vr_a, vf_a, vi_a, gh_a, gf_a, vr_b, vf_b, vi_b, gh_b, gf_b, root_vf, root_vi, side_buf,
-     strips, tasks, vector) = seg
+    vr, vf, vi, gh, gf, root_vf, root_vi, side_buf, spill_vr, spill_gh, strips, tasks, vector = seg
     n_samples, n_features = X.shape
     root_g = 0.0
     root_h = 0.0
@@ -599,7 +602,10 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, 
         if position[r] < 0:
             any_negative = True
             break
-    ptr = np.empty((n_features, 2), dtype=np.int64)
+    # Node li's entries of feature f are [span[f, li, 0], span[f, li, 1]) of ``vr``/``gh``.
+    # (One array per level, not two: numba's array analysis mixed up the shapes of two
+    # arrays reassigned in the level loop and indexed one with the other's strides.)
+    span = np.empty((n_features, 1, 2), dtype=np.int64)
     side = np.zeros(n_samples, dtype=np.uint8)  # 0 = left child, 1 = right child
     # Each row's (g, h) packed in one int64, so the gather below is one load per entry.
     gh_row = np.empty(n_samples, dtype=np.int64)
@@ -615,11 +621,9 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, 
     tops = np.full((n_features, 1, 2), _NEG_INF32, dtype=np.float32)
     # The root's (value, row) words are the sorted columns' own (``root_rv``) unless rows
     # are left out; its (g, h) words are gathered by row.
-    vr_in = vr_a if any_negative else root_rv
-    vf_in = vf_a if any_negative else root_vf
-    vi_in = vi_a if any_negative else root_vi
-    gh_in = gh_a
-    gf_in = gf_a
+    vr_in = vr if any_negative else root_rv
+    vf_in = vf if any_negative else root_vf
+    vi_in = vi if any_negative else root_vi
     for t in prange(len(tasks)):
         for j in range(2):
             f = tasks[t, j]
@@ -630,19 +634,19 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, 
                 for k in range(col_ptr[f], col_ptr[f + 1]):
                     r = rows[k]
                     if position[r] == 0:
-                        vr_a[out] = root_rv[k]
-                        gh_a[out] = gh_row[r]
+                        vr[out] = root_rv[k]
+                        gh[out] = gh_row[r]
                         out += 1
             else:
                 for k in range(col_ptr[f], col_ptr[f + 1]):
-                    gh_a[_U(k)] = gh_row[_U(rows[_U(k)])]
+                    gh[_U(k)] = gh_row[_U(rows[_U(k)])]
                 out = col_ptr[f + 1]
-            ptr[f, 0] = col_ptr[f]
-            ptr[f, 1] = out
+            span[f, 0, 0] = col_ptr[f]
+            span[f, 0, 1] = out
         f1, f2, two = _task_features(tasks, t)
-        a1, b1 = _allowed_range(ptr[f1, 0], ptr[f1, 1], allowed[0, f1])
-        a2, b2 = _allowed_range(ptr[f2, 0], ptr[f2, 1], allowed[0, f2] and two)
-        _first_passes(vf_in, gf_in, a1, b1, a2, b2, need_forward[f1], need_forward[f2],
+        a1, b1 = _allowed_range(span[f1, 0, 0], span[f1, 0, 1], allowed[0, f1])
+        a2, b2 = _allowed_range(span[f2, 0, 0], span[f2, 0, 1], allowed[0, f2] and two)
+        _first_passes(vf_in, gf, a1, b1, a2, b2, need_forward[f1], need_forward[f2],
                       sum_grad[0], sum_hess[0], parent_sim[0], reg_lambda, alpha, mcw, mds,
                       strips[f1, :, _strip_offset(a1 - col_ptr[f1]):],
                       strips[f2, :, _strip_offset(a2 - col_ptr[f2]):], tops[f1, 0], tops[f2, 0],
@@ -665,8 +669,8 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, 
         for f in prange(n_features):
             scratch = _new_scratch_jit()
             for li in range(n_level):
-                a = ptr[f, li]
-                b = ptr[f, li + 1]
+                a = span[f, li, 0]
+                b = span[f, li, 1]
                 if b <= a or not allowed[li, f]:
                     continue
                 nid = level_start + li
@@ -675,7 +679,7 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, 
                     if di == 0 and not need_forward[f]:
                         continue
                     slot = di + strips.shape[1] - 2  # no forward slot when unused
-                    _scan_segment(vf_in, gf_in, a, b, di == 0, sum_grad[nid], sum_hess[nid],
+                    _scan_segment(vf_in, gf, a, b, di == 0, sum_grad[nid], sum_hess[nid],
                                   parent_sim[li], reg_lambda, alpha, mcw, mds, floor[li],
                                   strips[f, slot, off:], scratch, best[f, li])
         any_split = False
@@ -734,104 +738,88 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, miss_ptr, miss_rows, g, 
                         & np.uint8(not (math.isnan(x) & default_left[nu])))
             side[r] = go_right
             position[r] = left[nu] + np.int32(go_right)
-        n_next = n_nodes - level_end
-        child_rows = np.zeros(n_next, dtype=np.int64)
         for r in range(n_samples):  # row order, like XGBoost's single-thread sums
             nid = position[r]
             if nid >= level_end:
                 sum_grad[_U(nid)] += g[r]
                 sum_hess[_U(nid)] += h[r]
-                child_rows[_U(nid - level_end)] += 1
         for nid in range(level_end, n_nodes):
             weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
             feature[nid] = -1
         if d == max_depth - 1:
             break
-        # Each child's entries of each feature: its rows less those missing the feature (the
-        # partition needs the counts in advance).
-        present = np.empty((n_features, n_next), dtype=np.int64)
-        for f in prange(n_features):
-            present[f, :] = child_rows
-            for j in range(miss_ptr[f], miss_ptr[f + 1]):
-                nid = position[miss_rows[j]]
-                if nid >= level_end:
-                    present[f, _U(nid - level_end)] -= 1
-        # Partition every feature's segments into the children's (``_partition``), a task's
-        # two features node by node, then the children's first passes of both side by side.
-        new_ptr = np.empty((n_features, n_next + 1), dtype=np.int64)
+        # Partition every feature's segments into the children's, in place (``_partition``),
+        # a task's two features node by node, then the children's first passes of both side
+        # by side. Parallel blocks of tasks, one per thread (``_feature_tasks``), so that a
+        # thread's spill buffer stays its own and in its cache.
+        n_next = n_nodes - level_end
+        new_span = np.empty((n_features, n_next, 2), dtype=np.int64)
         parent_sim, allowed = _level_setup(d + 1, level_end, n_nodes, sum_grad, sum_hess,
                                            reg_lambda, alpha, mcw, mds, n_features, col_key,
                                            bytree, bylevel, bynode, colsample)
         tops = np.full((n_features, n_next, 2), _NEG_INF32, dtype=np.float32)
-        even = d % 2 == 0  # into copy b, else a: never root_rv, which level 0 may read
-        vr_out = vr_b if even else vr_a
-        vf_out = vf_b if even else vf_a
-        gh_out = gh_b if even else gh_a
-        gf_out = gf_b if even else gf_a
-        for t in prange(len(tasks)):
+        n_blocks = len(spill_vr)
+        for blk in prange(n_blocks):
             scratch = _new_scratch_jit()
-            f1, f2, two = _task_features(tasks, t)
-            out1 = col_ptr[f1]
-            out2 = col_ptr[f2]
-            for li in range(n_level):
-                nid = level_start + li
-                if left[nid] == -1:
-                    continue
-                a1 = ptr[f1, li]
-                b1 = ptr[f1, li + 1]
-                ri = right[nid] - level_end  # the right child's index in the level
-                split1 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf, vector,
-                                    a1, b1, out1, present[f1, ri])
-                new_ptr[f1, left[nid] - level_end] = out1
-                new_ptr[f1, left[nid] + 1 - level_end] = split1
-                a2 = ptr[f2, li]
-                b2 = ptr[f2, li + 1] if two else a2  # one-feature task: an empty segment
-                split2 = out2
-                if two:
-                    split2 = _partition(vi_in, vr_in, gh_in, vr_out, gh_out, side, side_buf,
-                                        vector, a2, b2, out2, present[f2, ri])
-                    new_ptr[f2, left[nid] - level_end] = out2
-                    new_ptr[f2, left[nid] + 1 - level_end] = split2
-                for c in range(2):  # the children's first passes, on entries just written
-                    ci = left[nid] + c - level_end
-                    c_a1, c_b1 = _allowed_range(out1 if c == 0 else split1,
-                                                split1 if c == 0 else out1 + (b1 - a1),
-                                                allowed[ci, f1])
-                    c_a2, c_b2 = _allowed_range(out2 if c == 0 else split2,
-                                                split2 if c == 0 else out2 + (b2 - a2),
-                                                allowed[ci, f2])
-                    _first_passes(vf_out, gf_out, c_a1, c_b1, c_a2, c_b2, need_forward[f1],
-                                  need_forward[f2], sum_grad[level_end + ci],
-                                  sum_hess[level_end + ci], parent_sim[ci], reg_lambda, alpha,
-                                  mcw, mds, strips[f1, :, _strip_offset(c_a1 - col_ptr[f1]):],
-                                  strips[f2, :, _strip_offset(c_a2 - col_ptr[f2]):],
-                                  tops[f1, ci], tops[f2, ci], scratch)
-                out1 += b1 - a1
-                out2 += b2 - a2
-            new_ptr[f1, n_next] = out1
-            if two:
-                new_ptr[f2, n_next] = out2
-        vr_in = vr_out
-        gh_in = gh_out
-        vf_in = vf_out
-        vi_in = vi_b if even else vi_a
-        gf_in = gf_out
-        ptr = new_ptr
+            for task in range(blk * len(tasks) // n_blocks,
+                              (blk + 1) * len(tasks) // n_blocks):
+                f1, f2, two = _task_features(tasks, task)
+                for li in range(n_level):
+                    nid = level_start + li
+                    if left[nid] == -1:
+                        continue
+                    cl = left[nid] - level_end  # the children's indices in the next level
+                    cr = cl + 1
+                    a1 = span[f1, li, 0]
+                    b1 = span[f1, li, 1]
+                    split1 = _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a1, b1,
+                                        spill_vr[blk], spill_gh[blk])
+                    new_span[f1, cl, 0] = a1
+                    new_span[f1, cl, 1] = split1
+                    new_span[f1, cr, 0] = split1
+                    new_span[f1, cr, 1] = b1
+                    a2 = span[f2, li, 0]
+                    b2 = span[f2, li, 1] if two else a2  # one-feature task: an empty segment
+                    split2 = a2
+                    if two:
+                        split2 = _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a2,
+                                            b2, spill_vr[blk], spill_gh[blk])
+                        new_span[f2, cl, 0] = a2
+                        new_span[f2, cl, 1] = split2
+                        new_span[f2, cr, 0] = split2
+                        new_span[f2, cr, 1] = b2
+                    for c in range(2):  # the children's first passes, on entries just written
+                        ci = cl + c
+                        c_a1, c_b1 = _allowed_range(a1 if c == 0 else split1,
+                                                    split1 if c == 0 else b1, allowed[ci, f1])
+                        c_a2, c_b2 = _allowed_range(a2 if c == 0 else split2,
+                                                    split2 if c == 0 else b2, allowed[ci, f2])
+                        _first_passes(vf, gf, c_a1, c_b1, c_a2, c_b2, need_forward[f1],
+                                      need_forward[f2], sum_grad[level_end + ci],
+                                      sum_hess[level_end + ci], parent_sim[ci], reg_lambda,
+                                      alpha, mcw, mds,
+                                      strips[f1, :, _strip_offset(c_a1 - col_ptr[f1]):],
+                                      strips[f2, :, _strip_offset(c_a2 - col_ptr[f2]):],
+                                      tops[f1, ci], tops[f2, ci], scratch)
+        vr_in = vr
+        vf_in = vf
+        vi_in = vi
+        span = new_span
         level_start = level_end
         level_end = n_nodes
     return n_nodes
 
 
 def new_segments(columns: SortedColumns):
-    """Workspace of ``grow_exact``: two copies of the sorted entries (segments are
-    partitioned from one into the other), a side buffer, and per feature and scan direction
-    the strips of its bounded segments (``_first_passes``; rows ``_strip_offset`` on; the
-    forward direction only when some column has missing values).
+    """Workspace of ``grow_exact``: a copy of the sorted entries (partitioned in place, level
+    by level), a side buffer, each thread's spill buffers (``_partition``), and per feature
+    and scan direction the strips of its bounded segments (``_first_passes``; rows
+    ``_strip_offset`` on; the forward direction only when some column has missing values).
 
     An entry is two int64 words in two arrays: (value float32, row int32), packed as in
     ``SortedColumns.root_rv``, and (g float32, h float32). Apart, a pass that needs only one
     half (the partition's side lookup: rows; a first pass: g and h) reads half the bytes,
-    and the root's (value, row) words need no copy. Each copy comes with the views of its
+    and the root's (value, row) words need no copy. The copy comes with the views of its
     fields, ``vf[k, _E_VALUE]``, ``vi[k, _E_ROW]``, ``gf[k, _E_G]``, ``gf[k, _E_H]`` (made
     here, not in numba: numba's own view + reshape of an array chosen at run time once gave
     wrong strides in a variant of ``grow_exact``), and so do the root's words.
@@ -840,16 +828,17 @@ def new_segments(columns: SortedColumns):
     (``_compress.VECTOR_SPLIT``).
     """
     nnz = len(columns.rows)
-    n_strips = _strips_rows(int(np.diff(columns.col_ptr).max(initial=0)))
+    longest = int(np.diff(columns.col_ptr).max(initial=0))
+    n_strips = _strips_rows(longest)
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
     strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
-    tasks = _feature_tasks(len(columns.col_ptr) - 1, numba.get_num_threads())
-    copies = []
-    for _ in range(2):
-        vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
-        copies += [vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2)]
-    return (*copies, *_word_fields(columns.root_rv), np.empty(nnz, np.uint8), strips, tasks,
-            _compress.VECTOR_SPLIT)
+    n_threads = numba.get_num_threads()
+    tasks = _feature_tasks(len(columns.col_ptr) - 1, n_threads)
+    vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
+    return (vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2),
+            *_word_fields(columns.root_rv), np.empty(nnz, np.uint8),
+            np.empty((n_threads, longest), np.int64), np.empty((n_threads, longest), np.int64),
+            strips, tasks, _compress.VECTOR_SPLIT)
 
 
 def _word_fields(vr: np.ndarray):

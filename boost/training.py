@@ -86,11 +86,10 @@ def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf,
     scratch reused across trees; ``sampler`` draws each node's features (colsample_*)."""
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
     n_nodes = grow_exact(
-        X, columns.col_ptr, columns.rows, columns.root_rv, columns.need_forward,
-        columns.miss_ptr, columns.miss_rows, g, h, eta, reg_lambda, alpha, mcw, mds,
-        p.max_depth, position, segments, buf["parent"], buf["left"], buf["right"], buf["depth"],
-        buf["feature"], buf["threshold"], buf["default_left"], buf["loss_chg"], buf["sum_grad"],
-        buf["sum_hess"], buf["weight"], buf["reason"],
+        X, columns.col_ptr, columns.rows, columns.root_rv, columns.need_forward, g, h, eta,
+        reg_lambda, alpha, mcw, mds, p.max_depth, position, segments, buf["parent"], buf["left"],
+        buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
+        buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
         tree_key(sampler.seed, tree_idx), sampler.bytree, sampler.bylevel, sampler.bynode,
         sampler.active,
     )

@@ -1,6 +1,6 @@
 """The exact grower's partition (``exact._partition``), vector and scalar, against NumPy's
-stable partition: every entry lands at its side's cursor, in order, and nothing outside the
-destination range is written."""
+stable partition: in place, the left entries first and then the right ones, each in their
+order, and nothing outside the range written."""
 
 import numpy as np
 import pytest
@@ -19,25 +19,31 @@ def _entries(rng, n_rows, n):
 
 
 @pytest.mark.parametrize("vector", [True, False])
-def test_partition_is_numpy_stable_partition(vector):
+@pytest.mark.parametrize("from_root", [True, False])
+def test_partition_is_numpy_stable_partition(vector, from_root):
+    # from_root: the (value, row) words are read from another array (the root's), as at
+    # level 0; else in place.
     rng = np.random.default_rng(5)
     n_rows = 300
     for n in [0, 1, LANES - 1, LANES, LANES + 1, 3 * LANES + 5, 250]:
         for p_right in (0.0, 0.3, 1.0):
             side = (rng.random(n_rows) < p_right).astype(np.uint8)
-            pad = 11  # entries before and after the ranges, which must stay as they are
-            vr, vi, gh = _entries(rng, n_rows, n + 2 * pad)
-            vr_out = np.full_like(vr, -7)
-            gh_out = np.full_like(gh, -7)
-            side_buf = np.zeros(len(vr), np.uint8)
-            a, b, out = pad, pad + n, pad - 3
-            right = side[vi[a:b, 1]] == 1
-            split = _partition(vi, vr, gh, vr_out, gh_out, side, side_buf, vector, a, b, out,
-                               int(right.sum()))
-            assert split == out + int((~right).sum())
+            pad = 11  # entries before and after the range, which must stay as they are
+            vr_in, vi_in, gh = _entries(rng, n_rows, n + 2 * pad)
+            vr = np.full_like(vr_in, -7) if from_root else vr_in.copy()
+            vr_before, gh_before = vr.copy(), gh.copy()
+            a, b = pad, pad + n
+            right = side[vi_in[a:b, 1]] == 1
             order = np.concatenate([np.flatnonzero(~right), np.flatnonzero(right)]) + a
-            np.testing.assert_array_equal(vr_out[out:out + n], vr[order])
-            np.testing.assert_array_equal(gh_out[out:out + n], gh[order])
-            untouched = np.ones(len(vr), bool)
-            untouched[out:out + n] = False
-            assert (vr_out[untouched] == -7).all() and (gh_out[untouched] == -7).all()
+            expected_vr, expected_gh = vr_in[order], gh[order]
+            spill = np.full((2, n), -9, np.int64)
+            split = _partition(vi_in if from_root else _word_fields(vr)[1], vr_in if from_root
+                               else vr, vr, gh, side, np.zeros(len(vr), np.uint8), vector, a,
+                               b, spill[0], spill[1])
+            assert split == a + int((~right).sum())
+            np.testing.assert_array_equal(vr[a:b], expected_vr)
+            np.testing.assert_array_equal(gh[a:b], expected_gh)
+            outside = np.ones(len(vr), bool)
+            outside[a:b] = False
+            np.testing.assert_array_equal(vr[outside], vr_before[outside])
+            np.testing.assert_array_equal(gh[outside], gh_before[outside])
