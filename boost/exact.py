@@ -54,6 +54,7 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
+from ._prefetch import prefetch
 from .radix import stable_argsort
 from .sampling import level_features
 from .split_math import (
@@ -133,6 +134,7 @@ BOUND_MIN = 512  # segments at least this long are searched with strip bounds
 _BOUND_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
 _E_VALUE, _E_ROW = 0, 1  # fields of an entry's (value, row) word (``new_segments``)
 _E_G, _E_H = 0, 1  # fields of its (g, h) word
+_AHEAD = 1024  # entries (8 KiB of each array) the partition prefetches ahead
 # strips[s, :] of a bounded scan
 _S_G0, _S_H0, _S_GLO, _S_GHI, _S_HHI, _S_BOUND = range(6)
 
@@ -530,7 +532,12 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
     n_right = 0
     k = a
     if vector:
+        last = len(vr_in) - 1
         while k + LANES <= b:
+            # The hardware prefetcher does not keep up with these streams: ask for the
+            # lines _AHEAD entries on.
+            prefetch(vr_in, min(k + _AHEAD, last))
+            prefetch(gh, min(k + _AHEAD, last))
             sent_right = split8(vr_in, gh, side, vr, gh, spill_vr, spill_gh, k, a + n_left,
                                 n_right)
             n_left += LANES - sent_right
