@@ -531,8 +531,8 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
     n_left = 0
     n_right = 0
     k = a
+    last = len(vr_in) - 1
     if vector:
-        last = len(vr_in) - 1
         while k + LANES <= b:
             # The hardware prefetcher does not keep up with these streams: ask for the
             # lines _AHEAD entries on.
@@ -545,6 +545,9 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
             k += LANES
     else:
         while k + 4 <= b:
+            if k % 8 == 0:  # a line of each array
+                prefetch(vr_in, min(k + _AHEAD, last))
+                prefetch(gh, min(k + _AHEAD, last))
             s0 = side[_U(vi_in[_U(k), _E_ROW])]
             s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
             s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
