@@ -54,6 +54,7 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
+from ._pair_sums import IO_HHI, IO_HI, IO_LO, IO_SUMS, pair_strip
 from ._prefetch import prefetch
 from .radix import stable_argsort
 from .sampling import level_features
@@ -206,54 +207,32 @@ def _sum_strips(gf, a, b, forward, width, s0, n_strips, strips, sg, sh):
 
 @njit(cache=True, inline="always")
 def _sum_strips_pair(gf, a1, b1, a2, b2, forward, width, n_strips1, n_strips2, strips1,
-                     strips2):
+                     strips2, io):
     """``_sum_strips`` of two segments with the same strip width: the strips both hold in
-    full in one loop (two independent chains of float64 additions, which the core overlaps:
-    a quarter less time than one after the other), then the rest of each alone. The sums
-    are those of two separate passes, addition for addition. Returns both totals."""
+    full in one loop whose four chains (G and H of each) are the lanes of one vector
+    (``_pair_sums.pair_strip``; ``io`` its work array), then the rest of each alone. The
+    sums are those of two separate passes, addition for addition. Returns both totals."""
     step = 1 if forward else -1
-    sg1 = 0.0
-    sh1 = 0.0
-    sg2 = 0.0
-    sh2 = 0.0
+    io[IO_SUMS:IO_SUMS + 4] = 0.0
     full = min(b1 - a1, b2 - a2) // width
     for s in range(full):
         start = s * width
-        first1 = a1 + start if forward else b1 - 1 - start
-        first2 = a2 + start if forward else b2 - 1 - start
-        strips1[s, _S_G0] = sg1
-        strips1[s, _S_H0] = sh1
-        strips2[s, _S_G0] = sg2
-        strips2[s, _S_H0] = sh2
-        lo1 = sg1
-        hi1 = sg1
-        lo2 = sg2
-        hi2 = sg2
-        for i in range(width - 1):
-            k1 = _U(first1 + step * i)
-            k2 = _U(first2 + step * i)
-            sg1 += gf[k1, _E_G]
-            sh1 += gf[k1, _E_H]
-            sg2 += gf[k2, _E_G]
-            sh2 += gf[k2, _E_H]
-            lo1 = min(lo1, sg1)
-            hi1 = max(hi1, sg1)
-            lo2 = min(lo2, sg2)
-            hi2 = max(hi2, sg2)
-        strips1[s, _S_GLO] = lo1
-        strips1[s, _S_GHI] = hi1
-        strips1[s, _S_HHI] = sh1
-        strips2[s, _S_GLO] = lo2
-        strips2[s, _S_GHI] = hi2
-        strips2[s, _S_HHI] = sh2
-        k1 = _U(first1 + step * (width - 1))
-        k2 = _U(first2 + step * (width - 1))
-        sg1 += gf[k1, _E_G]
-        sh1 += gf[k1, _E_H]
-        sg2 += gf[k2, _E_G]
-        sh2 += gf[k2, _E_H]
-    sg1, sh1 = _sum_strips(gf, a1, b1, forward, width, full, n_strips1, strips1, sg1, sh1)
-    sg2, sh2 = _sum_strips(gf, a2, b2, forward, width, full, n_strips2, strips2, sg2, sh2)
+        strips1[s, _S_G0] = io[IO_SUMS]
+        strips1[s, _S_H0] = io[IO_SUMS + 1]
+        strips2[s, _S_G0] = io[IO_SUMS + 2]
+        strips2[s, _S_H0] = io[IO_SUMS + 3]
+        pair_strip(gf, a1 + start if forward else b1 - 1 - start,
+                   a2 + start if forward else b2 - 1 - start, step, width, io)
+        strips1[s, _S_GLO] = io[IO_LO]
+        strips1[s, _S_GHI] = io[IO_HI]
+        strips1[s, _S_HHI] = io[IO_HHI]
+        strips2[s, _S_GLO] = io[IO_LO + 1]
+        strips2[s, _S_GHI] = io[IO_HI + 1]
+        strips2[s, _S_HHI] = io[IO_HHI + 1]
+    sg1, sh1 = _sum_strips(gf, a1, b1, forward, width, full, n_strips1, strips1,
+                           io[IO_SUMS], io[IO_SUMS + 1])
+    sg2, sh2 = _sum_strips(gf, a2, b2, forward, width, full, n_strips2, strips2,
+                           io[IO_SUMS + 2], io[IO_SUMS + 3])
     return sg1, sh1, sg2, sh2
 
 
@@ -338,7 +317,8 @@ def _first_passes(vf, gf, a1, b1, a2, b2, need_forward1, need_forward2, parent_g
         ns2 = (n2 + width2 - 1) // width2
         if do1 and do2 and width1 == width2:
             sg1, sh1, sg2, sh2 = _sum_strips_pair(gf, a1, b1, a2, b2, forward, width1, ns1,
-                                                  ns2, strips1[slot], strips2[slot])
+                                                  ns2, strips1[slot], strips2[slot],
+                                                  scratch[0])
         else:
             sg1 = sh1 = sg2 = sh2 = 0.0
             if do1:
