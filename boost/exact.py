@@ -27,13 +27,15 @@ are the same as a search of every entry gives; most strips of most features are 
 segment's first pass runs as soon as its entries are written (the root's by the fill, a
 child's by the partition), while they are still in the cache (3-5 ms a tree less at
 100k x 20 than a pass of its own over a level), and two features' first passes run side by
-side (``_feature_tasks``, ``_sum_strips_pair``): two independent chains of additions.
+side (``_feature_tasks``, ``_sum_strips_pair``): their four chains of additions are the
+lanes of one vector (``_pair_sums``).
 
 An entry is kept as two words in two arrays, (value, row) and (g, h) (``new_segments``), so
-that a pass reads only the half it needs. The hot loops index through ``_U`` casts, and
-routing a row is branchless. Features are processed in parallel (``prange``) and the
-per-feature bests are merged in feature order, so the result does not depend on the
-thread count.
+that a pass reads only the half it needs. The partition is in place and prefetches its input;
+with AVX-512 it splits eight entries a step (``_compress``). The hot loops index through
+``_U`` casts, and routing a row is branchless. Features are processed in parallel
+(``prange``) and the per-feature bests are merged in feature order, so the result does not
+depend on the thread count.
 """
 
 from __future__ import annotations
