@@ -527,7 +527,7 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
             k += LANES
     else:
         while k + 4 <= b:
-            if k % 8 == 0:  # a line of each array
+            if (k - a) % 8 == 0:  # a line of each array
                 prefetch(vr_in, min(k + _AHEAD, last))
                 prefetch(gh, min(k + _AHEAD, last))
             s0 = side[_U(vi_in[_U(k), _E_ROW])]
@@ -804,9 +804,10 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
 
 def new_segments(columns: SortedColumns):
     """Workspace of ``grow_exact``: a copy of the sorted entries (partitioned in place, level
-    by level), a side buffer, each thread's spill buffers (``_partition``), and per feature
-    and scan direction the strips of its bounded segments (``_first_passes``; rows
-    ``_strip_offset`` on; the forward direction only when some column has missing values).
+    by level), a side buffer (the scalar partition's), each thread's spill buffers
+    (``_partition``), and per feature and scan direction the strips of its bounded segments
+    (``_first_passes``; rows ``_strip_offset`` on; the forward direction only when some
+    column has missing values).
 
     An entry is two int64 words in two arrays: (value float32, row int32), packed as in
     ``SortedColumns.root_rv``, and (g float32, h float32). Apart, a pass that needs only one
@@ -827,8 +828,9 @@ def new_segments(columns: SortedColumns):
     n_threads = numba.get_num_threads()
     tasks = _feature_tasks(len(columns.col_ptr) - 1, n_threads)
     vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
+    side_buf = np.empty(0 if _compress.VECTOR_SPLIT else nnz, np.uint8)
     return (vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2),
-            *_word_fields(columns.root_rv), np.empty(nnz, np.uint8),
+            *_word_fields(columns.root_rv), side_buf,
             np.empty((n_threads, longest), np.int64), np.empty((n_threads, longest), np.int64),
             strips, tasks, _compress.VECTOR_SPLIT)
 
