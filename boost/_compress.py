@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from llvmlite import binding, ir
 from numba import types
-from numba.core import cgutils, config
+from numba.core import config
 from numba.extending import intrinsic
+
+from ._intrinsics import function, item_ptr
 
 
 def _target_has_avx512() -> bool:
@@ -38,27 +40,15 @@ _WORDS = ir.VectorType(_I64, LANES)
 _MASK = ir.VectorType(_I1, LANES)
 
 
-def _item_ptr(context, builder, array_type, array, index):
-    """An i8* to ``array.ravel()[index]`` of a C-contiguous array."""
-    ary = context.make_array(array_type)(context, builder, array)
-    flat = builder.bitcast(ary.data, _I8.as_pointer())
-    item = context.get_abi_sizeof(context.get_data_type(array_type.dtype))
-    return builder.gep(flat, [builder.mul(index, ir.Constant(index.type, item))])
-
-
-def _function(builder, name, ret, args):
-    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), name)
-
-
 def _popcount(builder, mask):
     bits = builder.zext(builder.bitcast(mask, _I8), _I64)
-    return builder.call(_function(builder, "llvm.ctpop.i64", _I64, [_I64]), [bits])
+    return builder.call(function(builder, "llvm.ctpop.i64", _I64, [_I64]), [bits])
 
 
 def _store_packed(builder, words, mask, dest):
     """Write the lanes of ``words`` that ``mask`` selects, in lane order, from ``dest`` on
     (and nothing else)."""
-    compress = _function(builder, "llvm.experimental.vector.compress.v8i64", _WORDS,
+    compress = function(builder, "llvm.experimental.vector.compress.v8i64", _WORDS,
                          [_WORDS, _MASK, _WORDS])
     packed = builder.call(compress, [words, mask, ir.Constant(_WORDS, ir.Undefined)])
     count = builder.insert_element(ir.Constant(_WORDS, ir.Undefined), _popcount(builder, mask),
@@ -66,7 +56,7 @@ def _store_packed(builder, words, mask, dest):
     count = builder.shuffle_vector(count, ir.Constant(_WORDS, ir.Undefined),
                                    ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES))
     first = builder.icmp_unsigned("<", ir.Constant(_WORDS, list(range(LANES))), count)
-    store = _function(builder, "llvm.masked.store.v8i64.p0", ir.VoidType(),
+    store = function(builder, "llvm.masked.store.v8i64.p0", ir.VoidType(),
                       [_WORDS, _WORDS.as_pointer(), _I32, _MASK])
     builder.call(store, [packed, builder.bitcast(dest, _WORDS.as_pointer()),
                          ir.Constant(_I32, 8), first])
@@ -88,9 +78,9 @@ def split8(typingctx, vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, 
         vr_t, gh_t, side_t = signature.args[:3]
         vr_a, gh_a, side_a = args[:3]
         k_v, left_v, right_v = args[7:]
-        src = _item_ptr(context, builder, vr_t, vr_a, k_v)
+        src = item_ptr(context, builder, vr_t, vr_a, k_v)
         words = builder.load(builder.bitcast(src, _WORDS.as_pointer()), align=8)
-        ghs = builder.load(builder.bitcast(_item_ptr(context, builder, gh_t, gh_a, k_v),
+        ghs = builder.load(builder.bitcast(item_ptr(context, builder, gh_t, gh_a, k_v),
                                            _WORDS.as_pointer()), align=8)
         # The sides: eight scalar loads (a vector gather is slower here), one bit each.
         rows = builder.bitcast(src, _I32.as_pointer())
@@ -105,7 +95,7 @@ def split8(typingctx, vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, 
         left = builder.xor(right, ir.Constant(_MASK, [1] * LANES))
         for i, vec in ((3, words), (4, ghs)):
             for j, mask, at in ((i, left, left_v), (i + 2, right, right_v)):
-                dest = _item_ptr(context, builder, signature.args[j], args[j], at)
+                dest = item_ptr(context, builder, signature.args[j], args[j], at)
                 _store_packed(builder, vec, mask, dest)
         return _popcount(builder, right)
 

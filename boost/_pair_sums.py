@@ -18,7 +18,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._compress import _item_ptr
+from ._intrinsics import item_ptr
 
 _F32, _F64, _I32, _I64 = ir.FloatType(), ir.DoubleType(), ir.IntType(32), ir.IntType(64)
 _PAIR = ir.VectorType(_F32, 2)
@@ -26,12 +26,11 @@ _QUAD32 = ir.VectorType(_F32, 4)
 _QUAD = ir.VectorType(_F64, 4)
 # io[...] of ``pair_strip``
 IO_SUMS, IO_LO, IO_HI, IO_HHI = 0, 4, 6, 8  # [G1, H1, G2, H2], [lo1, lo2], [hi1, hi2], [H1, H2]
-IO_SIZE = 10
 
 
 def _entry(context, builder, gf_type, gf, k):
     """Entry k's (g, h) of an (n, 2) float32 array as a <2 x float>."""
-    ptr = _item_ptr(context, builder, gf_type, gf, builder.mul(k, ir.Constant(_I64, 2)))
+    ptr = item_ptr(context, builder, gf_type, gf, builder.mul(k, ir.Constant(_I64, 2)))
     return builder.load(builder.bitcast(ptr, _PAIR.as_pointer()), align=4)
 
 
@@ -47,7 +46,7 @@ def pair_strip(typingctx, gf, first1, first2, step, width, io):
     def codegen(context, builder, signature, args):
         gf_t, _, _, _, _, io_t = signature.args
         gf_a, first1_v, first2_v, step_v, width_v, io_a = args
-        io_ptr = builder.bitcast(_item_ptr(context, builder, io_t, io_a, ir.Constant(_I64, 0)),
+        io_ptr = builder.bitcast(item_ptr(context, builder, io_t, io_a, ir.Constant(_I64, 0)),
                                  _F64.as_pointer())
 
         def io_load(i):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
+
+from ._intrinsics import I8, function, item_ptr
 
 _READ, _LOCALITY_HIGH, _DATA_CACHE = 0, 3, 1
 
@@ -23,15 +24,9 @@ def prefetch(typingctx, array, index):
     sig = types.void(array, index)
 
     def codegen(context, builder, signature, args):
-        array_type, _ = signature.args
-        ary = context.make_array(array_type)(context, builder, args[0])
-        flat = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
-        item = context.get_abi_sizeof(context.get_data_type(array_type.dtype))
-        offset = builder.mul(args[1], ir.Constant(args[1].type, item))
-        ptr = builder.gep(flat, [offset])
+        ptr = item_ptr(context, builder, signature.args[0], args[0], args[1])
         i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        fn = function(builder, "llvm.prefetch.p0", ir.VoidType(), [I8.as_pointer(), i32, i32, i32])
         builder.call(fn, [ptr, ir.Constant(i32, _READ), ir.Constant(i32, _LOCALITY_HIGH),
                           ir.Constant(i32, _DATA_CACHE)])
         return context.get_dummy_value()
