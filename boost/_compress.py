@@ -20,7 +20,7 @@ from numba import types
 from numba.core import config
 from numba.extending import intrinsic
 
-from ._intrinsics import function, item_ptr
+from ._intrinsics import I8, function, item_ptr
 
 
 def _target_has_avx512() -> bool:
@@ -35,13 +35,13 @@ def _target_has_avx512() -> bool:
 
 VECTOR_SPLIT = _target_has_avx512()
 LANES = 8
-_I1, _I8, _I32, _I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+_I1, _I32, _I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 _WORDS = ir.VectorType(_I64, LANES)
 _MASK = ir.VectorType(_I1, LANES)
 
 
 def _popcount(builder, mask):
-    bits = builder.zext(builder.bitcast(mask, _I8), _I64)
+    bits = builder.zext(builder.bitcast(mask, I8), _I64)
     return builder.call(function(builder, "llvm.ctpop.i64", _I64, [_I64]), [bits])
 
 
@@ -84,13 +84,12 @@ def split8(typingctx, vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, 
                                            _WORDS.as_pointer()), align=8)
         # The sides: eight scalar loads (a vector gather is slower here), one bit each.
         rows = builder.bitcast(src, _I32.as_pointer())
-        sides = context.make_array(side_t)(context, builder, side_a)
-        side_base = builder.bitcast(sides.data, _I8.as_pointer())
-        bits = ir.Constant(_I8, 0)
+        side_base = item_ptr(context, builder, side_t, side_a, ir.Constant(_I64, 0))
+        bits = ir.Constant(I8, 0)
         for lane in range(LANES):
             row = builder.load(builder.gep(rows, [ir.Constant(_I64, 2 * lane + 1)]), align=4)
             bit = builder.load(builder.gep(side_base, [builder.zext(row, _I64)]), align=1)
-            bits = builder.or_(bits, builder.shl(bit, ir.Constant(_I8, lane)))
+            bits = builder.or_(bits, builder.shl(bit, ir.Constant(I8, lane)))
         right = builder.bitcast(bits, _MASK)
         left = builder.xor(right, ir.Constant(_MASK, [1] * LANES))
         for i, vec in ((3, words), (4, ghs)):

@@ -22,7 +22,6 @@ from ._intrinsics import item_ptr
 
 _F32, _F64, _I32, _I64 = ir.FloatType(), ir.DoubleType(), ir.IntType(32), ir.IntType(64)
 _PAIR = ir.VectorType(_F32, 2)
-_QUAD32 = ir.VectorType(_F32, 4)
 _QUAD = ir.VectorType(_F64, 4)
 # io[...] of ``pair_strip``
 IO_SUMS, IO_LO, IO_HI, IO_HHI = 0, 4, 6, 8  # [G1, H1, G2, H2], [lo1, lo2], [hi1, hi2], [H1, H2]
