@@ -75,12 +75,12 @@ def step_milliseconds(n_rows: int = 100_000) -> tuple[float, float, float]:
         t = time.perf_counter()
         at.button(key="step_forward").click().run()
         forward.append((time.perf_counter() - t) * 1000)
-        stage.append(at.session_state.stage_ms)
+        stage.append(at.session_state["app"].stage_ms)
     for _ in range(10):
         t = time.perf_counter()
         at.button(key="step_back").click().run()
         back.append((time.perf_counter() - t) * 1000)
-        stage.append(at.session_state.stage_ms)
+        stage.append(at.session_state["app"].stage_ms)
     assert not at.exception
     return (train_s, statistics.median(forward), statistics.median(back),
             statistics.median(stage))
@@ -105,13 +105,13 @@ def round_and_node_milliseconds(n_rows: int = 100_000) -> tuple[float, float]:
         t = time.perf_counter()
         at.slider(key="round").set_value(r).run()
         rounds.append((time.perf_counter() - t) * 1000)
-        round_stage.append(at.session_state.stage_ms)
+        round_stage.append(at.session_state["app"].stage_ms)
     for node in range(8):
-        at.session_state["node"] = node % 7
+        at.session_state["app"].node = node % 7
         t = time.perf_counter()
         at.run()
         nodes.append((time.perf_counter() - t) * 1000)
-        node_stage.append(at.session_state.stage_ms)
+        node_stage.append(at.session_state["app"].stage_ms)
     assert not at.exception
     return tuple(statistics.median(v) for v in (round_stage, node_stage, rounds, nodes))
 

@@ -1,128 +1,332 @@
-"""Training parameters: XGBoost's names, aliases, defaults and ranges, checked once.
+"""The parameter table: one record per parameter, and everything derived from it.
 
-``parse_params(dict) -> Params`` is the only way parameters enter the engine. Unknown names and
-out-of-range values raise ``ValueError`` naming the parameter, the value and what is allowed.
+Each :class:`Param` holds every fact about one parameter: XGBoost's name and aliases, its
+type, default, valid range, choices, the help text with the formula it enters, which tree
+methods and objectives use it, and how the app shows it (widget, range, step, URL key).
+The engine's validation (``parse_params``), the :class:`Params` record, the app's form, its
+URL and its training cache key are all derived from ``PARAMETERS``; nothing else lists
+parameter names, ranges or defaults. Adding a parameter is one record here (plus the engine
+code that uses it); docs/parameters.md walks through it.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, make_dataclass
 
 from ._dtypes import PARAM
 from .objectives import OBJECTIVES as _OBJECTIVE_SPECS
 from .objectives import LossParams, check_base_score
 
-OBJECTIVES = tuple(_OBJECTIVE_SPECS)
-# How a tree is fit to the gradients: "newton" (XGBoost: second-order, leaf -G/(H+lambda)) or
-# "first_order" (Friedman 2001: least squares on -g, then each leaf's value minimises the
-# true loss over its rows).
-BOOSTING = ("newton", "first_order")
-# count:poisson's max_delta_step when the user does not set one (XGBoost's learner).
-POISSON_MAX_DELTA_STEP = 0.7
-# "auto" is XGBoost's default and means hist, as in XGBoost 3.2.
-TREE_METHODS = ("hist", "exact", "approx", "auto")
-
-ALIASES = {
-    "learning_rate": "eta",
-    "reg_lambda": "lambda",
-    "reg_alpha": "alpha",
-    "min_split_loss": "gamma",
-    "n_jobs": "nthread",
-    "random_state": "seed",
-}
-
 
 @dataclass(frozen=True)
-class Params:
-    """Validated parameters. Float parameters are float32, as XGBoost stores them."""
+class Param:
+    """Every fact about one parameter.
 
-    objective: str = "reg:squarederror"
-    eta: float = 0.3
-    reg_lambda: float = 1.0
-    alpha: float = 0.0
-    gamma: float = 0.0
-    max_depth: int = 6
-    min_child_weight: float = 1.0
-    max_delta_step: float = 0.0
-    base_score: float | None = None
-    tree_method: str = "hist"
-    max_bin: int = 256
-    num_class: int = 1
-    nthread: int = 0
-    seed: int = 0
-    verbosity: int = 1
-    scale_pos_weight: float = 1.0
-    huber_slope: float = 1.0
-    tweedie_variance_power: float = 1.5
-    subsample: float = 1.0
-    colsample_bytree: float = 1.0
-    colsample_bylevel: float = 1.0
-    colsample_bynode: float = 1.0
-    boosting: str = "newton"
+    ``low``/``high`` are the engine's valid range (``None``: unbounded; ``*_open``: the bound
+    itself is not allowed). ``app_range`` is the part of it the app's widget offers; a URL
+    value outside it is clamped into it. ``widget`` is ``None`` for parameters the app sets
+    itself (``num_class``, ``nthread``, ...).
+    """
+
+    name: str  # XGBoost's name; also the URL key unless ``url_key`` is set
+    kind: type  # float, int or str
+    default: object  # XGBoost's default (None: not set, e.g. base_score is estimated)
+    help: str  # what it does, with the formula it enters (the app's tooltip)
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    range_note: str = ""  # why the range is what it is, for error messages
+    choices: tuple = ()  # allowed values of a str parameter
+    choice_labels: tuple = ()  # how the app names each choice (same order)
+    value_aliases: tuple = ()  # (alias, value) pairs, e.g. tree_method "auto" -> "hist"
+    aliases: tuple = ()  # other names XGBoost accepts (learning_rate for eta)
+    attr: str = ""  # the field of Params, where the name is a Python keyword
+    float32: bool = False  # stored as float32, as XGBoost stores it (checked for overflow)
+    train_arg: bool = False  # an argument of boost.train, not an entry of params
+    # Where it applies (empty: everywhere). The form shows it only where it applies.
+    tree_methods: tuple = ()
+    objectives: tuple = ()
+    # The app.
+    widget: str | None = None  # "slider", "number", "choice", "text" or None
+    label: str = ""
+    app_range: tuple | None = None
+    step: float | None = None
+    app_default: object = "xgboost"  # the app's own default where it differs from XGBoost's
+    section: str = "main"  # "main" or "sampling" (an expander of the form)
+    url_key: str = ""
 
     @property
+    def field(self) -> str:
+        return self.attr or self.name
+
+    @property
+    def key(self) -> str:
+        """The URL key."""
+        return self.url_key or self.name
+
+    @property
+    def start(self):
+        """The app's default."""
+        return self.default if self.app_default == "xgboost" else self.app_default
+
+    @property
+    def title(self) -> str:
+        """The widget's label: the name, and where it applies if not everywhere."""
+        text = self.label or self.name
+        return f"{text} ({', '.join(self.tree_methods)})" if self.tree_methods else text
+
+    def applies(self, objective: str | None) -> bool:
+        """Whether the objective uses it (``tree_methods`` is only said in the label: the
+        form shows max_bin while exact is chosen, since the method may change with it)."""
+        return not self.objectives or objective in self.objectives
+
+    def range_text(self) -> str:
+        """The valid range in words, e.g. 'in (0, 1]' or '>= 0'."""
+        lo, hi = self.low, self.high
+        if lo is not None and hi is not None:
+            if self.kind is int:
+                return f"between {lo:g} and {hi:g}"
+            return (f"in {'(' if self.low_open else '['}{lo:g}, {hi:g}"
+                    f"{')' if self.high_open else ']'}")
+        if lo is not None:
+            return f"{'>' if self.low_open else '>='} {lo:g}"
+        if hi is not None:
+            return f"{'<' if self.high_open else '<='} {hi:g}"
+        return "any number"
+
+    def contains(self, value: float) -> bool:
+        lo, hi = self.low, self.high
+        return ((lo is None or (value > lo if self.low_open else value >= lo))
+                and (hi is None or (value < hi if self.high_open else value <= hi)))
+
+
+def _by_task(task: str) -> tuple:
+    return tuple(name for name, o in _OBJECTIVE_SPECS.items() if o.task == task)
+
+
+_FRACTION = "it is a fraction, so it must be in (0, 1] (1 uses all)"
+
+PARAMETERS: tuple[Param, ...] = (
+    Param("objective", str, "reg:squarederror", choices=tuple(_OBJECTIVE_SPECS),
+          help="The loss the trees descend. Its gradient g and hessian h are what every tree "
+               "fits (the formulas are under 'Objective' above the charts)."),
+    Param("boosting", str, "newton", choices=("newton", "first_order"),
+          choice_labels=("Newton (XGBoost)", "First-order (Friedman)"), widget="choice",
+          label="Boosting",
+          help="Newton (XGBoost): splits scored by G²/(H + λ) with the hessian, leaf "
+               "w = −G/(H + λ). First-order (Friedman 2001): the tree is a least-squares fit "
+               "to −g (h ≡ 1), then each leaf gets the value that minimises the loss over its "
+               "rows (one Newton step towards it for the log-loss and exponential losses). "
+               "The 'Newton vs first-order' view trains both."),
+    Param("eta", float, 0.3, low=0.0, aliases=("learning_rate",), float32=True,
+          widget="slider", label="eta (learning rate)", app_range=(0.01, 1.0), step=0.01,
+          help="Learning rate η: every leaf value is η·w, so each round moves the prediction "
+               "only part of the way. Smaller η needs more rounds."),
+    Param("lambda", float, 1.0, low=0.0, aliases=("reg_lambda",), attr="reg_lambda",
+          float32=True, widget="number", app_range=(0.0, 100.0), step=0.5,
+          help="L2 regularisation λ: leaf weight w = −G / (H + λ), similarity = G² / (H + λ). "
+               "Larger λ shrinks leaves and gains."),
+    Param("gamma", float, 0.0, low=0.0, aliases=("min_split_loss",), float32=True,
+          widget="number", app_range=(0.0, 1000.0), step=1.0,
+          help="γ (min_split_loss), compared with gain = sim(L) + sim(R) − sim(parent). exact "
+               "grows the tree, then prunes bottom-up every split with gain < γ (a parent "
+               "survives if a split below it is kept). hist and approx refuse a split with "
+               "gain < γ before growing it, so nothing below it is ever tried."),
+    Param("max_depth", int, 6, low=1, high=30, range_note="depth-wise growth needs it",
+          widget="slider", app_range=(1, 10), step=1, app_default=3,
+          help="Maximum depth of each tree (the root is depth 0)."),
+    Param("min_child_weight", float, 1.0, low=0.0, float32=True, widget="number",
+          app_range=(0.0, 100.0), step=0.5,
+          help="A split is allowed only if both children have hessian sum H ≥ "
+               "min_child_weight (H = number of rows for squared error, Σ p(1−p) for "
+               "logistic)."),
+    Param("alpha", float, 0.0, low=0.0, aliases=("reg_alpha",), float32=True,
+          widget="number", app_range=(0.0, 100.0), step=0.5,
+          help="L1 regularisation α: G is soft-thresholded, T_α(G) = sign(G)·max(|G| − α, 0), "
+               "in w = −T_α(G)/(H + λ) and similarity = T_α(G)²/(H + λ)."),
+    Param("max_delta_step", float, 0.0, low=0.0, float32=True, widget="number",
+          app_range=(0.0, 10.0), step=0.1,
+          help="Caps |w| (before η); 0 means no cap (count:poisson then uses XGBoost's 0.7, "
+               "in its hessian and as the cap)."),
+    Param("base_score", float, None, widget="text", app_range=(-1e9, 1e9),
+          help="The starting prediction (round 0). Empty: estimated from the data as XGBoost "
+               "3.2 does (mean of y; class frequencies for classification)."),
+    Param("num_boost_round", int, 10, low=0, train_arg=True, widget="number", label="rounds",
+          url_key="rounds", app_range=(1, 500), step=1, app_default=20,
+          help="Number of boosting rounds (trees per class)."),
+    Param("tree_method", str, "hist", choices=("hist", "approx", "exact"),
+          value_aliases=(("auto", "hist"),), widget="choice", app_default="exact",
+          range_note="use 'hist' (the default, histograms of max_bin quantile bins), 'approx' "
+                     "(bins re-sketched every round, weighted by the hessian) or 'exact' "
+                     "(every distinct value)",
+          help="How split candidates are found. exact: every distinct value (thresholds "
+               "halfway between neighbours), then γ-pruning. hist (XGBoost's default): each "
+               "feature cut into at most max_bin quantile bins once, thresholds are bin "
+               "edges, γ stops splits before they are made. approx: like hist, but the bins "
+               "are re-cut for every tree, weighted by the hessian."),
+    Param("max_bin", int, 256, low=2, high=65535, tree_methods=("hist", "approx"),
+          widget="number", app_range=(2, 1024), step=1,
+          help="hist/approx: at most this many bins per feature (XGBoost's default 256). "
+               "Fewer bins, fewer candidate thresholds."),
+    Param("huber_slope", float, 1.0, low=0.0, low_open=True,
+          objectives=("reg:pseudohubererror",), widget="number", label="huber_slope (δ)",
+          app_range=(0.001, 1000.0), step=0.5,
+          range_note="it is the pseudo-Huber delta: errors beyond it count linearly",
+          help="δ of the pseudo-Huber loss: errors well below δ count quadratically, well "
+               "above it linearly."),
+    Param("tweedie_variance_power", float, 1.5, low=1.0, high=2.0, low_open=True,
+          high_open=True, objectives=("reg:tweedie",), widget="number",
+          label="tweedie_variance_power (ρ)", app_range=(1.01, 1.99), step=0.05,
+          range_note="between 1 (Poisson) and 2 (gamma); 1.5 is the default",
+          help="ρ of the Tweedie loss, between 1 (Poisson-like) and 2 (gamma-like)."),
+    Param("scale_pos_weight", float, 1.0, low=0.0, low_open=True,
+          objectives=_by_task("binary"), widget="number", app_range=(0.001, 1000.0), step=0.5,
+          range_note="it is the weight of the rows labelled 1",
+          help="Weight of the rows labelled 1 (e.g. negatives / positives for imbalanced "
+               "classes)."),
+    Param("subsample", float, 1.0, low=0.0, high=1.0, low_open=True, range_note=_FRACTION,
+          widget="slider", label="subsample (rows per tree)", app_range=(0.05, 1.0),
+          step=0.05, section="sampling",
+          help="Fraction of rows each tree is grown on (a fresh random draw per tree; the "
+               "left-out rows are drawn hollow in the residual view)."),
+    Param("colsample_bytree", float, 1.0, low=0.0, high=1.0, low_open=True,
+          range_note=_FRACTION, widget="slider", app_range=(0.05, 1.0), step=0.05,
+          section="sampling", help="Fraction of the features each tree may use."),
+    Param("colsample_bylevel", float, 1.0, low=0.0, high=1.0, low_open=True,
+          range_note=_FRACTION, widget="slider", app_range=(0.05, 1.0), step=0.05,
+          section="sampling", help="Fraction of the tree's features each depth may use."),
+    Param("colsample_bynode", float, 1.0, low=0.0, high=1.0, low_open=True,
+          range_note=_FRACTION, widget="slider", app_range=(0.05, 1.0), step=0.05,
+          section="sampling", help="Fraction of the depth's features each node may use."),
+    Param("seed", int, 0, aliases=("random_state",), widget="number",
+          app_range=(0, 2**31 - 1), step=1, section="sampling",
+          help="Random seed of the row and column draws: the same seed gives the same "
+               "model."),
+    Param("early_stopping_rounds", int, 0, low=0, train_arg=True, widget="number",
+          label="early_stopping_rounds (0 = off)", app_range=(0, 500), step=1,
+          section="sampling",
+          help="Stop when the validation loss has not improved for this many rounds (0 = "
+               "train every round). The best round is marked on the loss curves."),
+    Param("num_class", int, 1, low=2, help="Number of classes (multi-class objectives)."),
+    Param("nthread", int, 0, low=0, aliases=("n_jobs",), range_note="0 uses every core",
+          help="Threads used to train (0: every core)."),
+    Param("verbosity", int, 1, low=0, high=3, help="XGBoost's log level (0 to 3)."),
+)
+BY_NAME: dict[str, Param] = {p.name: p for p in PARAMETERS}
+ALIASES: dict[str, str] = {a: p.name for p in PARAMETERS for a in p.aliases}
+# Removed from XGBoost: named with what replaces them, so an old script gets a useful message.
+REMOVED = {
+    "sketch_eps": "Parameter 'sketch_eps' no longer exists in XGBoost 3.2 (it was removed in "
+                  "2.0); the sketch's accuracy is set by 'max_bin' (default 256).",
+}
+# count:poisson's max_delta_step when the user does not set one (XGBoost's learner).
+POISSON_MAX_DELTA_STEP = 0.7
+OBJECTIVES = BY_NAME["objective"].choices
+TREE_METHODS = BY_NAME["tree_method"].choices
+BOOSTING = BY_NAME["boosting"].choices
+_ENGINE = tuple(p for p in PARAMETERS if not p.train_arg)
+
+
+def _params_methods():
     def multiclass(self) -> bool:
         return _OBJECTIVE_SPECS[self.objective].task == "multiclass"
 
-    @property
     def num_output_group(self) -> int:
         """Trees per round: num_class for multi-class, else 1."""
         return self.num_class if self.multiclass else 1
 
-    @property
     def loss(self) -> LossParams:
-        return LossParams(self.scale_pos_weight, self.huber_slope, self.tweedie_variance_power,
-                          self.max_delta_step)
+        return LossParams(self.scale_pos_weight, self.huber_slope,
+                          self.tweedie_variance_power, self.max_delta_step)
 
     def as_float32(self):
-        """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32 scalars."""
-        return tuple(
-            PARAM(v)
-            for v in (
-                self.eta,
-                self.reg_lambda,
-                self.alpha,
-                self.gamma,
-                self.min_child_weight,
-                self.max_delta_step,
-            )
-        )
+        """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32: the
+        order the kernels take them in."""
+        return tuple(PARAM(v) for v in (self.eta, self.reg_lambda, self.alpha, self.gamma,
+                                        self.min_child_weight, self.max_delta_step))
 
     def to_dict(self) -> dict:
         """The parameters under XGBoost's names (``lambda``, not ``reg_lambda``)."""
-        d = asdict(self)
-        d["lambda"] = d.pop("reg_lambda")
+        d = {p.name: getattr(self, p.field) for p in _ENGINE}
         if d["base_score"] is None:
             del d["base_score"]
         if not self.multiclass:
             del d["num_class"]
         return d
 
+    return {"multiclass": property(multiclass), "num_output_group": property(num_output_group),
+            "loss": property(loss), "as_float32": as_float32, "to_dict": to_dict,
+            "__doc__": "Validated parameters (one field per engine record of PARAMETERS). "
+                       "Float parameters are float32 in the arithmetic, as XGBoost stores "
+                       "them."}
 
-def _number(name, value):
+
+Params = make_dataclass(
+    "Params",
+    [(p.field, object, field(default=p.default)) for p in _ENGINE],
+    frozen=True, namespace=_params_methods(),
+)
+Params.__module__ = __name__
+
+
+def _number(p: Param, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(
-            f"Parameter '{name}' = {value!r} is not a number; give a number such as 0.3."
+            f"Parameter '{p.name}' = {value!r} is not a number; give a number such as "
+            f"{p.default if p.default is not None else 0.5}."
         )
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError(f"Parameter '{name}' = {value!r} must be a finite number.")
+        raise ValueError(f"Parameter '{p.name}' = {value!r} must be a finite number.")
     return value
 
 
-def _integer(name, value):
-    number = _number(name, value)
-    if number != int(number):
-        raise ValueError(f"Parameter '{name}' = {value!r} must be a whole number.")
-    return int(number)
+def check_value(p: Param, value):
+    """``value`` as the parameter's type, or ValueError saying what is wrong and what is
+    allowed. Objective-dependent rules (base_score, num_class) are checked by parse_params."""
+    if p.kind is str:
+        value = dict(p.value_aliases).get(value, value)
+        if value not in p.choices:
+            allowed = p.range_note or "choose one of " + ", ".join(p.choices)
+            raise ValueError(f"Parameter '{p.name}' = {value!r} is not supported; {allowed}.")
+        return value
+    number = _number(p, value)
+    if p.kind is int:
+        if number != int(number):
+            raise ValueError(f"Parameter '{p.name}' = {value!r} must be a whole number.")
+        number = int(number)
+    if not p.contains(number):
+        why = f" ({p.range_note})" if p.range_note and p.kind is not str else ""
+        raise ValueError(f"Parameter '{p.name}' = {value!r} is out of range: it must be "
+                         f"{p.range_text()}{why}.")
+    if p.float32 and float(PARAM(number)) == math.inf:
+        raise ValueError(f"Parameter '{p.name}' = {value!r} overflows float32.")
+    return number
 
 
-def _at_least(name, value, low, what):
-    if value < low:
-        raise ValueError(f"Parameter '{name}' = {value!r} is out of range: {what}.")
-    return value
+def canonical(params: dict | None) -> dict:
+    """``params`` under XGBoost's names (aliases resolved); ValueError for unknown names or
+    a name given twice."""
+    out: dict = {}
+    for key, value in dict(params or {}).items():
+        if not isinstance(key, str):
+            raise ValueError(f"Parameter names must be strings, got {key!r}.")
+        if key in REMOVED:
+            raise ValueError(REMOVED[key])
+        name = ALIASES.get(key, key)
+        if name in out:
+            raise ValueError(f"Parameter '{name}' is given twice (as '{name}' and an alias "
+                             f"such as '{key}'); give it once.")
+        p = BY_NAME.get(name)
+        if p is None or p.train_arg:
+            known = sorted([q.name for q in _ENGINE] + list(ALIASES))
+            raise ValueError(f"Unknown parameter {key!r} = {value!r}. Known parameters: "
+                             + ", ".join(known) + ".")
+        out[name] = value
+    return out
 
 
 def parse_params(params: dict | None) -> Params:
@@ -131,150 +335,28 @@ def parse_params(params: dict | None) -> Params:
     Raises ``ValueError`` for an unknown name, a name given twice through an alias, or a
     value outside its range.
     """
-    params = dict(params or {})
-    canon: dict = {}
-    for key, value in params.items():
-        if not isinstance(key, str):
-            raise ValueError(f"Parameter names must be strings, got {key!r}.")
-        name = ALIASES.get(key, key)
-        if name in canon:
-            raise ValueError(
-                f"Parameter '{name}' is given twice (as '{name}' and an alias such as "
-                f"'{key}'); give it once."
-            )
-        canon[name] = value
-    known = {
-        "objective", "eta", "lambda", "alpha", "gamma", "max_depth", "min_child_weight",
-        "max_delta_step", "base_score", "tree_method", "max_bin", "num_class", "nthread",
-        "seed", "verbosity", "scale_pos_weight", "huber_slope", "tweedie_variance_power",
-        "subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode", "boosting",
-    }
-    if "sketch_eps" in canon:
-        raise ValueError(
-            "Parameter 'sketch_eps' no longer exists in XGBoost 3.2 (it was removed in 2.0); "
-            "the sketch's accuracy is set by 'max_bin' (default 256)."
-        )
-    unknown = sorted(set(canon) - known)
-    if unknown:
-        raise ValueError(
-            f"Unknown parameter {unknown[0]!r} = {canon[unknown[0]]!r}. Known parameters: "
-            + ", ".join(sorted(known | set(ALIASES)))
-            + "."
-        )
-
-    out: dict = {}
-    objective = canon.get("objective", "reg:squarederror")
-    if objective not in OBJECTIVES:
-        raise ValueError(
-            f"Parameter 'objective' = {objective!r} is not supported; choose one of "
-            + ", ".join(OBJECTIVES)
-            + "."
-        )
-    out["objective"] = objective
-
-    tree_method = canon.get("tree_method", "hist")
-    if tree_method not in TREE_METHODS:
-        raise ValueError(
-            f"Parameter 'tree_method' = {tree_method!r} is not supported; use 'hist' (the "
-            "default, histograms of max_bin quantile bins), 'approx' (bins re-sketched every "
-            "round, weighted by the hessian) or 'exact' (every distinct value)."
-        )
-    out["tree_method"] = "hist" if tree_method == "auto" else tree_method
-    if "max_bin" in canon:
-        out["max_bin"] = _integer("max_bin", canon["max_bin"])
-        if not 2 <= out["max_bin"] <= 65535:
-            raise ValueError(
-                f"Parameter 'max_bin' = {canon['max_bin']!r} is out of range: it must be "
-                "between 2 and 65535 (XGBoost's default is 256)."
-            )
-
-    for name, field in (("eta", "eta"), ("lambda", "reg_lambda"), ("alpha", "alpha"),
-                        ("gamma", "gamma"), ("min_child_weight", "min_child_weight"),
-                        ("max_delta_step", "max_delta_step")):
-        if name in canon:
-            value = _at_least(name, _number(name, canon[name]), 0.0, "it must be >= 0")
-            if float(PARAM(value)) == math.inf:
-                raise ValueError(f"Parameter '{name}' = {value!r} overflows float32.")
-            out[field] = value
-    if objective == "count:poisson" and "max_delta_step" not in canon:
+    given = canonical(params)
+    objective = check_value(BY_NAME["objective"], given.get("objective", "reg:squarederror"))
+    multiclass = _OBJECTIVE_SPECS[objective].task == "multiclass"
+    out = {}
+    for name, value in given.items():
+        p = BY_NAME[name]
+        if name == "num_class":
+            if not multiclass and value not in (None, 1):
+                raise ValueError(
+                    f"Parameter 'num_class' = {value!r} only applies to the multi-class "
+                    "objectives 'multi:softprob' and 'multi:softmax'; remove it or change the "
+                    "objective.")
+            if not multiclass:
+                continue
+        if name == "base_score" and value is not None:
+            check_base_score(objective, _number(p, value))
+            out[p.field] = float(value)
+            continue
+        out[p.field] = check_value(p, value)
+    if multiclass and "num_class" not in out:
+        raise ValueError(f"Objective '{objective}' needs 'num_class' (the number of classes, "
+                         ">= 2).")
+    if objective == "count:poisson" and "max_delta_step" not in given:
         out["max_delta_step"] = POISSON_MAX_DELTA_STEP
-
-    for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
-        if name in canon:
-            value = _number(name, canon[name])
-            if not 0.0 < value <= 1.0:
-                raise ValueError(
-                    f"Parameter '{name}' = {canon[name]!r} is out of range: it is the fraction "
-                    f"of {'rows' if name == 'subsample' else 'columns'} sampled, so it must "
-                    "be in (0, 1] (1 uses all)."
-                )
-            out[name] = value
-    for name, what in (("scale_pos_weight", "the weight of the rows labelled 1"),
-                       ("huber_slope", "the pseudo-Huber delta: errors beyond it count "
-                                       "linearly")):
-        if name in canon:
-            value = _number(name, canon[name])
-            if not value > 0.0:
-                raise ValueError(
-                    f"Parameter '{name}' = {canon[name]!r} is out of range: it is {what}, so "
-                    "it must be > 0."
-                )
-            out[name] = value
-    if "tweedie_variance_power" in canon:
-        value = _number("tweedie_variance_power", canon["tweedie_variance_power"])
-        if not 1.0 < value < 2.0:
-            raise ValueError(
-                f"Parameter 'tweedie_variance_power' = {value!r} is out of range: it must be "
-                "strictly between 1 (Poisson) and 2 (gamma); 1.5 is the default."
-            )
-        out["tweedie_variance_power"] = value
-    if "boosting" in canon:
-        if canon["boosting"] not in BOOSTING:
-            raise ValueError(
-                f"Parameter 'boosting' = {canon['boosting']!r} is not supported; use 'newton' "
-                "(XGBoost: leaves from gradients and hessians) or 'first_order' (Friedman's "
-                "gradient boosting: least squares on the negative gradients, then each leaf "
-                "minimises the loss)."
-            )
-        out["boosting"] = canon["boosting"]
-
-    if "max_depth" in canon:
-        out["max_depth"] = _integer("max_depth", canon["max_depth"])
-        if not 1 <= out["max_depth"] <= 30:
-            raise ValueError(
-                f"Parameter 'max_depth' = {canon['max_depth']!r} is out of range: depth-wise "
-                "growth needs 1 <= max_depth <= 30."
-            )
-
-    num_class = canon.get("num_class")
-    if _OBJECTIVE_SPECS[objective].task == "multiclass":
-        if num_class is None:
-            raise ValueError(
-                f"Objective '{objective}' needs 'num_class' (the number of classes, >= 2)."
-            )
-        out["num_class"] = _integer("num_class", num_class)
-        _at_least("num_class", out["num_class"], 2, f"{objective} needs at least 2 classes")
-    elif num_class not in (None, 1):
-        raise ValueError(
-            f"Parameter 'num_class' = {num_class!r} only applies to the multi-class objectives "
-            "'multi:softprob' and 'multi:softmax'; remove it or change the objective."
-        )
-
-    if "base_score" in canon:
-        base_score = _number("base_score", canon["base_score"])
-        check_base_score(objective, base_score)
-        out["base_score"] = base_score
-
-    if "nthread" in canon:
-        out["nthread"] = _integer("nthread", canon["nthread"])
-        _at_least("nthread", out["nthread"], 0, "it must be >= 0 (0 uses every core)")
-    if "seed" in canon:
-        out["seed"] = _integer("seed", canon["seed"])
-    if "verbosity" in canon:
-        out["verbosity"] = _integer("verbosity", canon["verbosity"])
-        if not 0 <= out["verbosity"] <= 3:
-            raise ValueError(
-                f"Parameter 'verbosity' = {canon['verbosity']!r} is out of range: 0 to 3."
-            )
     return Params(**out)
-

@@ -8,6 +8,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from ui.views import LEGACY, VIEWS
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
@@ -82,13 +84,13 @@ def test_url_restores_the_view():
 def test_play_advances_and_stops_at_the_end():
     at = _app(sample="four_points", rounds="3")
     at.button(key="play").click().run()
-    assert at.session_state.playing
+    assert at.session_state["app"].playing
     rounds = [at.slider(key="round").value]
     for _ in range(4):
         at.run()
         rounds.append(at.slider(key="round").value)
     assert rounds[:3] == [1, 2, 3]
-    assert not at.session_state.playing and not at.error
+    assert not at.session_state["app"].playing and not at.error
     at.button(key="play").click().run()  # play at the end starts again from round 0 -> 1
     assert at.slider(key="round").value == 1
 
@@ -164,14 +166,20 @@ def test_selected_node_shows_its_candidates():
     assert at.query_params["node"] == "0"
 
 
-@pytest.mark.parametrize("view", range(5))
+@pytest.mark.parametrize("view", list(VIEWS))
 def test_every_view_renders_for_every_sample(view):
     for sample in ("four_points", "moons", "three_blobs", "diabetes", "penguins"):
-        at = _app(sample=sample, round="3", node="0", view=str(view))
+        at = _app(sample=sample, round="3", node="0", view=view)
         assert not at.error, (sample, [e.value for e in at.error])
-        assert at.query_params["view"] == str(view)
+        assert at.query_params["view"] == view
         assert len(at.get("plotly_chart")) >= 3  # fit, loss and the view's chart
 
+
+@pytest.mark.parametrize("number,slug", list(enumerate(LEGACY)))
+def test_old_numeric_view_links_open_the_view_they_opened(number, slug):
+    at = _app(sample="moons", round="1", view=str(number))
+    assert at.segmented_control(key="view").value == slug
+    assert at.query_params["view"] == slug
 
 
 def test_hist_refuses_the_split_exact_keeps():
@@ -206,8 +214,8 @@ def test_every_view_renders_with_bins(method):
     # Multi-class with missing values (penguins) and without (three_blobs): approx re-sketches
     # every tree of every class.
     for sample in ("three_blobs", "penguins", "diabetes"):
-        for view in range(4):
-            at = _app(sample=sample, round="3", node="1", view=str(view), tree_method=method,
+        for view in list(VIEWS)[:4]:
+            at = _app(sample=sample, round="3", node="1", view=view, tree_method=method,
                       gamma="2")
             assert not at.error, (sample, view, [e.value for e in at.error])
             assert at.query_params["tree_method"] == method

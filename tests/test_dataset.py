@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui import dataset, urlstate
+from ui import dataset
 
 
 def test_semicolon_latin1_with_header():
@@ -82,25 +82,8 @@ def test_prepare_refuses_what_cannot_be_trained(frame, target, task, match):
         dataset.prepare(frame, target, ["x"], task=task)
 
 
-def test_url_state_is_parsed_defensively():
-    state = urlstate.read({"eta": "0.1", "max_depth": "99", "gamma": "nan", "sample": "evil",
-                           "round": "3", "node": "-1", "base_score": "__import__('os')"},
-                          ["moons"])
-    assert state["eta"] == 0.1
-    assert state["max_depth"] == 3  # out of range -> default
-    assert state["gamma"] == 0.0 and state["sample"] is None
-    assert state["round"] == 3 and state["node"] is None and state["base_score"] is None
-    assert urlstate.write({"eta": 0.1, "round": 3, "node": None}) == {"eta": "0.1",
-                                                                      "round": "3"}
-
-
 def test_files_over_the_size_limit_are_refused(monkeypatch):
     monkeypatch.setattr(dataset, "MAX_BYTES", 1000)
     raw = ("x,y\n" + "\n".join(f"{i},{i}" for i in range(500))).encode()
     with pytest.raises(dataset.DataError, match="the limit is"):
         dataset.read_table(raw, "big.csv")
-
-
-def test_learning_rates_are_parsed():
-    assert urlstate.parse_etas("0.01, 0.1;0.3, 1, 2, x, 0.1, 0") == [0.01, 0.1, 0.3, 1.0]
-    assert urlstate.parse_etas("") == []

@@ -1,0 +1,140 @@
+"""Links: every parameter of the table with hostile values, read without an exception, the
+value clamped into the widget's range (or the default) and the correction said."""
+
+import math
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from boost.params import PARAMETERS
+from ui import url
+from ui.views import LEGACY, VIEWS
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+HOSTILE = ("0", "-1", "1e308", "-1e308", "nan", "inf", "-inf", "", "text", "0x10", "1_0",
+           "<img src=x onerror=alert(1)>", "__import__('os').system('true')", "[1]", " 3 ")
+
+
+def edges(p):
+    """The range's ends and the values just outside them."""
+    if p.kind is str:
+        return (*p.choices, p.choices[0].upper(), "auto")
+    lo, hi = p.app_range
+    tiny = 1 if p.kind is int else 1e-9 * max(1.0, abs(hi))
+    return tuple(str(v) for v in (lo, hi, lo - tiny, hi + tiny))
+
+
+def expected(p, text):
+    """What the widget should show for ``text``, worked out independently of url.py."""
+    if p.kind is str:
+        text = dict(p.value_aliases).get(text, text)
+        return text if text in p.choices else p.start
+    if p.widget == "text" and text.strip().lower() in ("", "auto"):
+        return ""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        return "" if p.start is None else p.start
+    lo, hi = p.app_range
+    value = min(max(value, lo), hi)
+    value = round(value) if p.kind is int else value
+    return f"{value:g}" if p.widget == "text" else value
+
+
+def _literal(p, text):
+    """What ``text`` says, as the parameter's type (None: nothing it can be)."""
+    if p.kind is str:
+        return dict(p.value_aliases).get(text, text)
+    if p.widget == "text" and text.strip().lower() in ("", "auto"):
+        return "estimated"
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize("p", url.APP_PARAMS, ids=lambda p: p.name)
+def test_every_parameter_reads_every_hostile_value(p):
+    for text in HOSTILE + edges(p):
+        value, note = url.read_param(p, text)
+        assert value == expected(p, text), text
+        if p.kind is not str and p.widget != "text":
+            lo, hi = p.app_range
+            assert lo <= value <= hi and type(value) is p.kind
+        if _literal(p, text) != _literal(p, str(value)):
+            assert note and p.key in note, (text, value, note)
+        else:
+            assert note is None, (text, note)
+        if note:
+            assert "<" not in note.replace("\\<", "")  # quoted inert
+
+
+def test_app_ranges_lie_inside_the_engine_ranges_and_defaults_are_valid():
+    for p in PARAMETERS:
+        if p.kind is str:
+            assert p.default in p.choices and p.start in p.choices
+            continue
+        if p.app_range is not None:
+            lo, hi = p.app_range
+            assert p.contains(lo) and p.contains(hi), p.name
+            if p.start is not None:
+                assert lo <= p.start <= hi, p.name
+        if p.default is not None and p.name != "num_class":
+            assert p.contains(p.default), p.name
+
+
+def test_view_links_by_slug_and_by_old_number():
+    link = url.read({"view": "importance"}, [], list(VIEWS), LEGACY)
+    assert link.view == "importance" and not link.notes
+    assert url.read({"view": "3"}, [], list(VIEWS), LEGACY).view == "importance"
+    for bad in ("99", "-1", "tree<script>", ""):
+        link = url.read({"view": bad}, [], list(VIEWS), LEGACY)
+        assert link.view is None and link.notes
+
+
+def test_unknown_names_are_ignored_and_round_and_node_are_clamped():
+    link = url.read({"etta": "1", "round": "1e308", "node": "-5", "sample": "<b>x</b>"},
+                    ["moons"], list(VIEWS), LEGACY)
+    assert link.round == 100_000 and link.node == 0 and link.sample is None
+    assert len(link.notes) == 3 and all("<" not in n.replace("\\<", "") for n in link.notes)
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def _widget(at, p):
+    key = f"p_{p.name}"
+    for kind in ("slider", "number_input", "segmented_control", "text_input"):
+        found = [w for w in getattr(at, kind) if w.key == key]
+        if found:
+            return found[0].value
+    return at.session_state[key]  # the objective does not use it: not on the form
+
+
+@pytest.mark.parametrize("kind", ["low", "high", "below", "above", *HOSTILE])
+def test_the_app_opens_every_hostile_link(kind):
+    """The whole table at once: every parameter set to one kind of value in one link."""
+    query = {"sample": "four_points", "round": "1", "node": "0", "view": "tree"}
+    for p in url.APP_PARAMS:
+        ends = dict(zip(("low", "high", "below", "above"), edges(p), strict=False))
+        query[p.key] = ends.get(kind, kind) if p.kind is not str else kind
+    query["no_such_parameter"] = "1"
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    for p in url.APP_PARAMS:
+        want = expected(p, query[p.key])
+        got = _widget(at, p)
+        assert got == (pytest.approx(want) if isinstance(want, float) else want), p.name
+    corrected = [c.value for c in at.caption if c.value.startswith(":material/link:")]
+    assert len(corrected) <= 1

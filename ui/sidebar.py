@@ -1,0 +1,179 @@
+"""The sidebar: the data (a sample or an upload, target, features, weights, task, objective)
+and the parameter form, whose widgets are made from ``boost.params.PARAMETERS``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from boost.objectives import OBJECTIVES as OBJECTIVE_SPECS
+from boost.params import BY_NAME, Param
+
+from . import dataset, url
+from .samples import BY_KEY, SAMPLES
+from .state import AppState, Data
+
+WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
+               "multiplied by its weight, so it counts that many times in G, H and the loss.")
+TASK_HELP = ("What the target is: inferred from the column, or chosen here. It decides which "
+             "objectives (losses) fit.")
+
+
+def objectives_for(task: str | None) -> tuple[str, ...]:
+    """The objectives that fit a task, the task's default first (the order of the spec)."""
+    engine_task = {"multi-class": "multiclass"}.get(task, task)
+    fitting = tuple(n for n, o in OBJECTIVE_SPECS.items() if o.task == engine_task)
+    return fitting or tuple(OBJECTIVE_SPECS)
+
+
+# --------------------------------------------------------------------------- data
+@st.cache_data(max_entries=8, show_spinner=False)
+def read_sample(key: str) -> tuple[str, pd.DataFrame, list[str]]:
+    raw = BY_KEY[key].path.read_bytes()
+    table = dataset.read_table(raw, BY_KEY[key].file)
+    return dataset.digest(raw), table.frame, table.notes
+
+
+def data_ui(state: AppState) -> None:
+    """Sample picker and uploader; keeps the last good table."""
+    st.header("Data")
+    st.selectbox("Sample data", [s.key for s in SAMPLES], key=AppState.sample.key,
+                 format_func=lambda k: BY_KEY[k].title, on_change=use_sample, args=(state,),
+                 help="Bundled data sets; sample_data/README.md gives their sources.")
+    upload = st.file_uploader("…or upload a CSV", type=["csv", "tsv", "txt"], key="upload",
+                              help="Comma, semicolon, tab or | separated; UTF-8, UTF-16 or "
+                                   "Windows-1252; with or without a header row.")
+    if upload is not None and state.upload_id != upload.file_id:
+        state.upload_id = upload.file_id  # read each upload once, not per rerun
+        raw = upload.getvalue()
+        try:
+            table = dataset.read_table(raw, upload.name)
+        except dataset.DataError as exc:
+            state.upload_error = str(exc)
+        else:
+            state.upload_error = None
+            set_data(state, Data(upload.name, dataset.digest(raw), table.frame, table.notes,
+                                 dataset.column_flags(table.frame)), target=None)
+    if upload is not None and state.upload_error:
+        st.error(state.upload_error + " The previous data stay loaded.")
+    if state.data is None:
+        use_sample(state, initial=True)
+
+
+def use_sample(state: AppState, initial: bool = False) -> None:
+    sample = BY_KEY[state.sample]
+    digest, frame, notes = read_sample(sample.key)
+    target = sample.target
+    if initial and state.link.target in frame.columns:
+        target = state.link.target
+    set_data(state, Data(sample.title, digest, frame, notes, dataset.column_flags(frame)),
+             target=target)
+
+
+def set_data(state: AppState, data: Data, target: str | None) -> None:
+    """New data: reset the column choices *before* their widgets are drawn."""
+    state.data = data
+    columns = list(data.frame.columns)
+    state.target = target if target in columns else columns[-1]
+    weight, state.link.weight = state.link.weight, None  # a shared link's weight, once
+    state.weight = weight if weight in columns and weight != state.target else None
+    state.features = default_features(state)
+    state.config = None
+    state.playing = False
+
+
+def default_features(state: AppState) -> list[str]:
+    """Every column but the target (and weights) and the flagged ones; if that leaves
+    nothing, every column that has values."""
+    frame, flags = state.data.frame, state.data.flags
+    target_like = (state.target, state.weight)
+    chosen = [c for c in frame.columns if c not in target_like and c not in flags]
+    if not chosen:
+        chosen = [c for c in frame.columns
+                  if c not in target_like and flags.get(c) != "all values missing"]
+    return chosen
+
+
+def columns_ui(state: AppState) -> None:
+    data = state.data
+    frame, columns = data.frame, list(data.frame.columns)
+    st.caption(f"**{data.name}**: {len(frame):,} rows × {len(columns)} columns. "
+               + " ".join(data.notes))
+    st.selectbox("Target (what to predict)", columns, key=AppState.target.key,
+                 on_change=_target_changed, args=(state,))
+    numeric = [c for c in columns if c != state.target
+               and pd.api.types.is_numeric_dtype(frame[c])]
+    if state.weight not in [None, *numeric]:
+        state.weight = None
+    st.multiselect("Features", [c for c in columns if c not in (state.target, state.weight)],
+                   key=AppState.features.key)
+    st.selectbox("Sample weights (optional)", [None, *numeric], key=AppState.weight.key,
+                 format_func=lambda c: "none: every row counts once" if c is None else c,
+                 on_change=_weight_changed, args=(state,), help=WEIGHT_HELP)
+    for column, why in data.flags.items():
+        if column != state.target:
+            left_out = column not in state.features
+            st.caption(f":material/warning: `{column}`: {why}"
+                       + (" — left out by default." if left_out else "."))
+    st.selectbox("Task", url.TASK_CHOICES, key=AppState.task.key, help=TASK_HELP)
+    options = objectives_for(resolved_task(state))
+    if state.objective not in options:
+        state.objective = options[0]
+    st.selectbox("Objective", options, key=AppState.objective.key,
+                 help=BY_NAME["objective"].help,
+                 format_func=lambda o: o + (" (default)" if o == options[0] else ""))
+
+
+def resolved_task(state: AppState) -> str | None:
+    """The task the data will be trained as: the choice, or the one read from the target."""
+    if state.task != "auto":
+        return state.task
+    return inferred_task(state.data.digest, state.target, state.data.frame)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def inferred_task(digest: str, target: str, _frame: pd.DataFrame) -> str | None:
+    column = _frame[target]
+    if column.isna().all() or column.nunique() < 2:
+        return None  # training will say what is wrong with the target
+    return dataset.infer_task(column.dropna())
+
+
+def _weight_changed(state: AppState) -> None:
+    state.features = [f for f in state.features if f != state.weight]
+
+
+def _target_changed(state: AppState) -> None:
+    state.features = default_features(state)
+
+
+# --------------------------------------------------------------------------- parameters
+def param_widget(state: AppState, p: Param) -> None:
+    """The widget of one parameter, as its record says."""
+    key, label = state.param_key(p.name), p.title
+    if p.widget == "choice":
+        labels = dict(zip(p.choices, p.choice_labels or p.choices, strict=True))
+        st.segmented_control(label, p.choices, key=key, format_func=labels.get, help=p.help)
+    elif p.widget == "text":
+        st.text_input(label, key=key, placeholder="estimated from the data", help=p.help)
+    else:
+        lo, hi = p.app_range
+        make = st.slider if p.widget == "slider" else st.number_input
+        make(label, p.kind(lo), p.kind(hi), key=key, step=p.kind(p.step), help=p.help)
+
+
+def params_ui(state: AppState) -> bool:
+    """The parameter form; returns True when Train was pressed. Only the parameters the
+    chosen objective uses are shown."""
+    shown = [p for p in url.APP_PARAMS if p.applies(state.objective)]
+    with st.form("params", border=False):
+        st.header("Parameters")
+        for p in shown:
+            if p.section == "main":
+                param_widget(state, p)
+        with st.expander("Sampling and early stopping"):
+            for p in shown:
+                if p.section == "sampling":
+                    param_widget(state, p)
+        return st.form_submit_button("Train", key="train", type="primary",
+                                     use_container_width=True)

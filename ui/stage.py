@@ -1,0 +1,128 @@
+"""The round on screen: the transport controls, the round's fit and loss, the chosen view
+and the shareable URL. Re-run alone (a Streamlit fragment) when stepping or playing."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from viz.fit import make_fit_figure
+from viz.loss import make_loss_figure
+
+from . import url
+from .charts import chart_config
+from .samples import BY_KEY
+from .state import AppState, Model, Shown
+from .views import DEFAULT, VIEWS
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
+
+
+def _step(state: AppState, delta: int, n: int) -> None:
+    state.round = int(min(n, max(0, state.round + delta)))
+
+
+def _jump(state: AppState, value: int) -> None:
+    state.round = value
+
+
+def _toggle_play(state: AppState, n: int) -> None:
+    state.playing = not state.playing
+    if state.playing and state.round >= n:
+        state.round = 0
+    state.rerun_app = True  # the fragment's timer is set on a full run only
+
+
+def _speed_changed(state: AppState) -> None:
+    if state.playing:
+        state.rerun_app = True
+
+
+def transport_ui(state: AppState, n: int) -> None:
+    """First, back, play/pause, step, last and the speed. Play and the speed ask for one
+    full run, which is when Streamlit reads the fragment's timer."""
+    cols = st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
+    wide = {"use_container_width": True}
+    cols[0].button("First", key="first", on_click=_jump, args=(state, 0), shortcut="Home",
+                   icon=":material/first_page:", **wide)
+    cols[1].button("Back", key="step_back", on_click=_step, args=(state, -1, n),
+                   shortcut="Left", icon=":material/chevron_left:", **wide)
+    cols[2].button("Pause" if state.playing else "Play", key="play", on_click=_toggle_play,
+                   args=(state, n), shortcut="Space", type="primary", **wide,
+                   icon=":material/pause:" if state.playing else ":material/play_arrow:")
+    cols[3].button("Step", key="step_forward", on_click=_step, args=(state, 1, n),
+                   shortcut="Right", icon=":material/chevron_right:", icon_position="right",
+                   **wide)
+    cols[4].button("Last", key="last", on_click=_jump, args=(state, n), shortcut="End",
+                   icon=":material/last_page:", icon_position="right", **wide)
+    cols[5].select_slider("Speed", options=SPEEDS, key=AppState.speed.key,
+                          on_change=_speed_changed, args=(state,),
+                          format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
+    if state.rerun_app:
+        state.rerun_app = False
+        st.rerun(scope="app")
+
+
+def round_stage(state: AppState, model: Model) -> None:
+    """Everything that follows the current round; never a traceback on a lecturer's screen."""
+    start = time.perf_counter()
+    try:
+        _round_stage(state, model)
+    except Exception as exc:
+        state.playing = False
+        st.error(f"This round could not be drawn ({type(exc).__name__}: {exc}). Step to "
+                 "another round or choose other columns; the trained model is kept.")
+    state.stage_ms = (time.perf_counter() - start) * 1000
+
+
+def _advance(state: AppState, n: int) -> None:
+    if not state.playing:
+        return
+    if state.round >= n:
+        state.playing = False
+        st.rerun(scope="app")
+    state.round = state.round + 1
+
+
+def _round_stage(state: AppState, model: Model) -> None:
+    booster, prep = model.booster, model.prep
+    n = booster.num_boosted_rounds()
+    transport_ui(state, n)
+    _advance(state, n)
+    st.slider("Round", 0, n, key=AppState.round.key, help="Round 0 is the baseline "
+              "(base_score); round r adds the r-th tree(s). Keys: ← → step, Space plays, "
+              "Home/End jump.")
+    shown = Shown(booster, prep, model.config, state.round, bool(state.large))
+    history = booster.loss_history()
+    losses = ", ".join(f"{name} {booster.metric_name} {history[name].iloc[shown.round]:.4g}"
+                       for name in history.columns)
+    st.markdown(f"#### Round {shown.round} of {n} — {losses}")
+    left, right = st.columns([1.15, 1])
+    with left:
+        st.plotly_chart(make_fit_figure(booster, prep.X_train.to_numpy(dtype=float),
+                                        prep.y_train, shown.round,
+                                        class_names=prep.class_names, large=shown.large),
+                        key="fit", config=chart_config(state))
+    with right:
+        best = None if booster.best_iteration is None else booster.best_iteration + 1
+        st.plotly_chart(make_loss_figure(history, shown.round, booster.metric_name,
+                                         large=shown.large, best_round=best),
+                        key="loss", config=chart_config(state))
+    if state.view not in VIEWS:
+        state.view = DEFAULT
+    st.segmented_control("View", list(VIEWS), key=AppState.view.key,
+                         format_func=lambda slug: VIEWS[slug].TITLE,
+                         label_visibility="collapsed")
+    VIEWS[state.view or DEFAULT].render(state, shown)  # only the chosen view is computed
+    share_url(state, model.config)
+
+
+def share_url(state: AppState, config: dict) -> None:
+    """The URL reproduces the screen: sample, columns, parameters, round, view, node."""
+    sample = state.sample if config["name"] == BY_KEY[state.sample].title else None
+    values = {"sample": sample, "target": config["target"], "task": config["task"],
+              "weight": config["weight"], "objective": config["objective"]}
+    values.update({p.key: config[p.name] for p in url.APP_PARAMS})
+    values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node})
+    st.query_params.from_dict(url.write(values))

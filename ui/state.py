@@ -1,0 +1,140 @@
+"""The app's state: one typed object per browser session, and the only code that touches
+``st.session_state``.
+
+``AppState`` holds what the app remembers between reruns (the data, the configuration to
+train, the last good model, playback). Values that belong to a widget (the target, the
+round, each parameter, ...) stay stored under the widget's key, as Streamlit needs, but are
+read and written through ``AppState``'s typed attributes, so every key is named here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+import streamlit as st
+
+from boost.params import BY_NAME
+
+from . import url
+
+_KEY = "app"
+
+
+def param_key(name: str) -> str:
+    """The widget key of a parameter (``p_eta``)."""
+    return f"p_{name}"
+
+
+@dataclass
+class Data:
+    """A loaded table: its display name, the digest of its bytes, the frame, the reader's
+    notes and the columns flagged as unusable (name -> why)."""
+
+    name: str
+    digest: str
+    frame: pd.DataFrame
+    notes: list[str]
+    flags: dict[str, str]
+
+
+@dataclass
+class Model:
+    """A trained model with the prepared data and the configuration that trained it."""
+
+    booster: object
+    prep: object
+    config: dict
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What every view draws from: the model on screen and the current round."""
+
+    booster: object
+    prep: object
+    config: dict
+    round: int
+    large: bool
+
+
+class _Widget:
+    """An attribute stored under a widget's key (the attribute's name)."""
+
+    def __init__(self, default=None, key: str | None = None):
+        self.default = default
+        self.key = key
+
+    def __set_name__(self, owner, name):
+        self.key = self.key or name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return st.session_state.get(self.key, self.default)
+
+    def __set__(self, obj, value):
+        st.session_state[self.key] = value
+
+
+@dataclass
+class AppState:
+    data: Data | None = None
+    config: dict | None = None  # the configuration last asked to train (the cache key)
+    last_good: Model | None = None  # shown when the current configuration cannot train
+    upload_id: str | None = None  # the upload already read (each upload is read once)
+    upload_error: str | None = None
+    link: url.Link = field(default_factory=url.Link)  # what the opening URL asked for
+    node: int | None = None  # the selected node of the round's tree
+    playing: bool = False
+    rerun_app: bool = False  # Play and the speed need one full run to set the timer
+    stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
+
+    # Widget values, under the widgets' keys.
+    sample = _Widget("four_points")
+    target = _Widget()
+    features = _Widget([])
+    weight = _Widget()
+    task = _Widget("auto")
+    objective = _Widget("auto", key=param_key("objective"))  # outside the form: per task
+    round = _Widget(0)
+    view = _Widget()
+    speed = _Widget(1.0)
+    large = _Widget(False)
+    export_format = _Widget("png")
+    klass = _Widget(0)
+    tree_chart = _Widget()  # the tree's selection event
+
+    param_key = staticmethod(param_key)
+
+    def param(self, name: str):
+        p = BY_NAME[name]
+        value = st.session_state.get(self.param_key(name), p.start)
+        return p.start if value is None else value  # a choice clicked off: the default
+
+    def set_param(self, name: str, value) -> None:
+        st.session_state[self.param_key(name)] = value
+
+    def params(self) -> dict:
+        """Every app parameter's current widget value, by name."""
+        return {p.name: self.param(p.name) for p in url.APP_PARAMS}
+
+
+def current() -> AppState | None:
+    return st.session_state.get(_KEY)
+
+
+def start(link: url.Link, sample: str) -> AppState:
+    """The session's state, made once from the opening URL (``link``)."""
+    state = current()
+    if state is not None:
+        return state
+    state = AppState(link=link, node=link.node)
+    st.session_state[_KEY] = state
+    state.sample = sample
+    for name, value in link.params.items():
+        state.set_param(name, value)
+    state.task = link.task
+    state.objective = link.objective
+    state.view = link.view
+    return state

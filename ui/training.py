@@ -1,0 +1,131 @@
+"""Training, cached once per (data digest, column choices, parameters), and the on-demand
+results the views share (the trees as a table, one node's candidate splits)."""
+
+from __future__ import annotations
+
+import threading
+
+import pandas as pd
+import streamlit as st
+
+import boost
+
+from . import dataset, url
+from .state import AppState, Model
+
+
+class TrainingError(ValueError):
+    pass
+
+
+def current_config(state: AppState) -> dict:
+    """Everything training depends on, as plain values (the cache key): the data's digest,
+    the column choices and every app parameter of ``boost.params.PARAMETERS``."""
+    data = state.data
+    return {
+        "digest": data.digest, "name": data.name, "target": state.target,
+        "features": tuple(state.features), "task": state.task, "weight": state.weight,
+        "objective": state.objective, **state.params(),
+    }
+
+
+def engine_params(config: dict, prep: dataset.Prepared) -> dict:
+    """``boost.train``'s params from a configuration: every engine parameter the app shows
+    that applies to the objective, plus what the data decides (objective, num_class)."""
+    params = {"objective": prep.objective}
+    for p in url.APP_PARAMS:
+        if p.train_arg or not p.applies(prep.objective) or p.name == "objective":
+            continue
+        params[p.name] = config[p.name]
+    if prep.objective == "count:poisson" and not config["max_delta_step"]:
+        del params["max_delta_step"]  # XGBoost's 0.7 for Poisson, as when it is not given
+    if prep.task == "multi-class":
+        params["num_class"] = prep.num_class
+    text = str(config["base_score"]).strip()
+    del params["base_score"]
+    if text:
+        try:
+            params["base_score"] = float(text)
+        except ValueError:
+            raise TrainingError(f"base_score {text!r} is not a number; leave it empty to "
+                                "estimate it from the data.") from None
+    return params
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def train_cached(config: dict, _frame: pd.DataFrame):
+    """Train once per configuration; the result is shared read-only."""
+    task = None if config["task"] == "auto" else config["task"]
+    objective = None if config["objective"] == "auto" else config["objective"]
+    try:
+        prep = dataset.prepare(_frame, config["target"], list(config["features"]), task=task,
+                               objective=objective, weight=config["weight"])
+    except dataset.DataError as exc:
+        raise TrainingError(str(exc)) from None
+    params = engine_params(config, prep)
+    evals = [(prep.X_valid, prep.y_valid, "valid", prep.w_valid) if prep.w_valid is not None
+             else (prep.X_valid, prep.y_valid, "valid")] if len(prep.y_valid) else []
+    stopping = config["early_stopping_rounds"] or None
+    if stopping and not evals:
+        raise TrainingError("early stopping watches the validation set, and data with fewer "
+                            "than 10 rows has none; set early_stopping_rounds to 0.")
+    try:
+        booster = boost.train(params, prep.X_train, prep.y_train, config["num_boost_round"],
+                              evals=evals, early_stopping_rounds=stopping,
+                              sample_weight=prep.w_train)
+    except ValueError as exc:
+        raise TrainingError(str(exc)) from None
+    except MemoryError:
+        raise TrainingError(
+            "there is not enough memory to train on this data with these settings; use fewer "
+            "rows or features, or a smaller max_depth or max_bin.") from None
+    except Exception as exc:  # never a traceback on screen: say what failed, keep the model
+        raise TrainingError(
+            f"the engine failed ({type(exc).__name__}: {exc}). This is a bug in BoostScope; "
+            "the data and the parameters in the address bar reproduce it.") from None
+    return booster, prep
+
+
+def trained(state: AppState) -> Model | None:
+    """The model of the configuration last asked for; the previous good model (and the
+    reason) when that one cannot train."""
+    if state.config is None:
+        return None
+    try:
+        with st.spinner("Training…", show_time=True):
+            booster, prep = train_cached(state.config, state.data.frame)
+    except TrainingError as exc:
+        previous = state.last_good
+        st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
+        return previous
+    state.last_good = Model(booster, prep, state.config)
+    return state.last_good
+
+
+def train_other(state: AppState, config: dict):
+    """A model the view compares with (same data): None if the data changed meanwhile."""
+    if state.data is None or config.get("digest") != state.data.digest:
+        return None
+    return train_cached(config, state.data.frame)[0]
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def tree_frame(config: dict, _booster: boost.Booster) -> pd.DataFrame:
+    """The trees as grown (``trees_to_dataframe(include_pruned=True)``), once per model."""
+    return _booster.trees_to_dataframe(include_pruned=True)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def node_candidates(config: dict, _booster: boost.Booster, r: int, node: int,
+                    klass: int) -> pd.DataFrame:
+    """split_candidates of one node, once per (model, round, node, class)."""
+    return _booster.split_candidates(r, node, klass)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up_engine() -> threading.Thread:
+    """Once per server: compile (or load from numba's disk cache) every engine kernel in the
+    background, so switching tree method or objective later does not stall a click."""
+    thread = threading.Thread(target=boost.warmup, name="boost-warmup", daemon=True)
+    thread.start()
+    return thread

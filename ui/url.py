@@ -1,0 +1,166 @@
+"""The view a lecturer can share: plain values in the URL, read defensively, written back.
+
+Nothing from the URL is evaluated or unpickled. Every parameter is read by its record in
+``boost.params.PARAMETERS``: a number outside the app's range is clamped into it, a choice
+that does not exist falls back to the default, and each such correction becomes a note the
+page shows in one line. No URL can raise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from boost.params import BY_NAME, PARAMETERS, Param
+
+# The parameters the app shows (a widget each) and therefore keeps in the URL.
+APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
+TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
+_OBJECTIVE = BY_NAME["objective"]
+_MAX_ROUND = 100_000
+_MAX_NODE = 2**31 - 1
+
+
+@dataclass
+class Link:
+    """What a URL asks for, already corrected; ``notes`` says what was corrected."""
+
+    params: dict = field(default_factory=dict)  # widget values by parameter name
+    objective: str = "auto"  # "auto": the task's default objective
+    sample: str | None = None
+    target: str | None = None
+    weight: str | None = None
+    task: str = "auto"
+    round: int | None = None
+    node: int | None = None
+    view: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def shown(text, limit: int = 24) -> str:
+    """A URL value as it can be quoted on the page: short, markdown and HTML inert."""
+    text = str(text)
+    text = text if len(text) <= limit else text[:limit] + "…"
+    return "".join("\\" + c if c in "\\`*_{}[]()<>#+-.!|~$&" else c for c in text)
+
+
+def _bounds(p: Param) -> str:
+    lo, hi = p.app_range
+    return f"{lo:g} to {hi:g}"
+
+
+def read_param(p: Param, text) -> tuple[object, str | None]:
+    """The widget value for the URL's ``text`` of parameter ``p``, and a note if corrected."""
+    start = p.start
+    if p.kind is str:
+        value = dict(p.value_aliases).get(text, text)
+        if value in p.choices:
+            return value, None
+        return start, f"{p.key}={shown(text)} is not one of {', '.join(p.choices)}: using {start}"
+    if p.widget == "text":  # base_score: empty or "auto" means estimated
+        if str(text).strip().lower() in ("", "auto"):
+            return "", None
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        default = "estimated" if start is None else f"{start:g}"
+        return ("" if start is None else start,
+                f"{p.key}={shown(text)} is not a number: using {default}")
+    lo, hi = p.app_range
+    clamped = min(max(value, lo), hi)
+    if p.kind is int:
+        clamped = int(math.floor(clamped + 0.5))
+    note = None
+    if clamped != value:
+        note = f"{p.key}={shown(text)} is outside {_bounds(p)}: using {clamped:g}"
+    if p.widget == "text":
+        return f"{clamped:g}", note
+    return clamped, note
+
+
+def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
+    if key not in query:
+        return None
+    text = query[key]
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        notes.append(f"{key}={shown(text)} is not a number: ignored")
+        return None
+    clamped = int(min(max(math.floor(value), low), high))
+    if clamped != value:
+        notes.append(f"{key}={shown(text)} is outside {low} to {high}: using {clamped}")
+    return clamped
+
+
+def read(query, samples, views, legacy_views) -> Link:
+    """The link in ``query`` (a mapping of strings). ``samples``: the sample keys;
+    ``views``: the view slugs; ``legacy_views``: the slugs old numeric links meant."""
+    link = Link()
+    for p in APP_PARAMS:
+        link.params[p.name] = "" if p.widget == "text" and p.start is None else p.start
+        if p.key in query:
+            link.params[p.name], note = read_param(p, query[p.key])
+            if note:
+                link.notes.append(note)
+    objective = query.get(_OBJECTIVE.key)
+    if objective is not None and objective != "auto":
+        if objective in _OBJECTIVE.choices:
+            link.objective = objective
+        else:
+            link.notes.append(f"objective={shown(objective)} is not an objective BoostScope "
+                              "knows: using the task's default")
+    sample = query.get("sample")
+    if sample is not None:
+        if sample in samples:
+            link.sample = sample
+        else:
+            link.notes.append(f"sample={shown(sample)} is not a bundled sample")
+    task = query.get("task")
+    if task is not None:
+        if task in TASK_CHOICES:
+            link.task = task
+        else:
+            link.notes.append(f"task={shown(task)} is not one of {', '.join(TASK_CHOICES)}")
+    link.target = query.get("target")
+    link.weight = query.get("weight")  # column names: checked against the data
+    link.round = _whole(query, "round", 0, _MAX_ROUND, link.notes)
+    link.node = _whole(query, "node", 0, _MAX_NODE, link.notes)
+    view = query.get("view")
+    if view is not None:
+        if view in views:
+            link.view = view
+        elif view.strip().isdigit() and int(view) < len(legacy_views):
+            link.view = legacy_views[int(view)]  # links from before views had names
+        else:
+            link.notes.append(f"view={shown(view)} is not one of {', '.join(views)}")
+    return link
+
+
+def write(values: dict) -> dict:
+    """Plain string values for ``st.query_params`` (``None`` and empty values left out)."""
+    out = {}
+    for key, value in values.items():
+        if value is None or value == "":
+            continue
+        out[key] = f"{value:g}" if isinstance(value, float) else str(value)
+    return out
+
+
+def parse_etas(text: str, limit: int = 6) -> list[float]:
+    """Learning rates from the user's text: numbers in the eta widget's range, unique, at
+    most ``limit``."""
+    lo, hi = BY_NAME["eta"].app_range
+    values: list[float] = []
+    for part in str(text).replace(";", ",").split(","):
+        try:
+            value = float(part.strip())
+        except ValueError:
+            continue
+        if lo <= value <= hi and value not in values:
+            values.append(value)
+    return values[:limit]

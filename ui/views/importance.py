@@ -1,0 +1,21 @@
+"""Feature importance through the rounds (XGBoost's get_score types)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from viz.importance import make_importance_figure
+
+from ..charts import chart_config
+from ..state import AppState, Shown
+
+SLUG = "importance"
+TITLE = "Feature importance"
+KINDS = ("gain", "weight", "cover", "total_gain", "total_cover")
+
+
+def render(state: AppState, shown: Shown) -> None:
+    kind = st.segmented_control("Importance", KINDS, default=KINDS[0], key="importance_type")
+    st.plotly_chart(make_importance_figure(shown.booster, kind or KINDS[0], shown.round,
+                                           large=shown.large),
+                    key="importance", config=chart_config(state))

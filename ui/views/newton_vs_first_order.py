@@ -1,0 +1,67 @@
+"""The same data and parameters trained with Newton (XGBoost) and first-order (Friedman)
+boosting: loss curves together, the round's two trees and their leaves side by side."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from boost.params import BY_NAME
+from viz.loss import make_loss_comparison_figure
+from viz.tree import make_tree_figure
+
+from ..charts import chart_config, class_name
+from ..state import AppState, Shown
+from ..training import train_other, tree_frame
+
+SLUG = "newton-vs-first-order"
+TITLE = "Newton vs first-order"
+_BOOSTING = BY_NAME["boosting"]
+LABELS = dict(zip(_BOOSTING.choices, _BOOSTING.choice_labels, strict=True))
+EXPLAIN = ("Both trees of round 1 fit the gradients of the same baseline: the difference is "
+           "only how they use them. Newton scores splits by G²/(H + λ) and sets w = −G/(H + λ); "
+           "first-order fits −g by least squares (H counts rows) and then gives each leaf the "
+           "value that minimises the loss (or one Newton step towards it). After round 1 the "
+           "models have different margins, so their gradients differ too.")
+
+
+def render(state: AppState, shown: Shown) -> None:
+    booster, config, r = shown.booster, shown.config, shown.round
+    models = {}
+    with st.spinner("Training the other kind of boosting…", show_time=True):
+        for mode in _BOOSTING.choices:
+            models[mode] = (booster if mode == config["boosting"]
+                            else train_other(state, {**config, "boosting": mode}))
+    if any(m is None for m in models.values()):
+        st.info("Train on the current data to compare Newton and first-order boosting.")
+        return
+    st.plotly_chart(make_loss_comparison_figure(
+        {LABELS[m]: b.loss_history() for m, b in models.items()}, r, booster.metric_name,
+        shown.large), key="cmp_loss", config=chart_config(state))
+    if r == 0:
+        st.info("Step to round 1: both start from the same baseline; from round 1 on, "
+                "compare their trees.")
+        return
+    klass = 0
+    if booster.num_groups > 1:
+        klass = st.selectbox("Class", list(range(booster.num_groups)), key="cmp_klass",
+                             format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    st.caption(EXPLAIN)
+    for col, (mode, model) in zip(st.columns(2), models.items(), strict=True):
+        with col:
+            _side(state, shown, mode, model, klass)
+
+
+def _side(state: AppState, shown: Shown, mode: str, model, klass: int) -> None:
+    r = shown.round
+    n = model.num_boosted_rounds()
+    if r > n:
+        st.info(f"{LABELS[mode]} stopped early after round {n}.")
+        return
+    trees = tree_frame({**shown.config, "boosting": mode}, model)
+    tree = trees[(trees.Round == r) & (trees.Class == klass)]
+    st.plotly_chart(make_tree_figure(tree, float(model.params["gamma"]), None,
+                                     title=f"{LABELS[mode]}, round {r}", large=shown.large),
+                    key=f"cmp_tree_{mode}", config=chart_config(state))
+    leaves = tree[tree.Leaf & ~tree.Pruned][["Node", "SumGrad", "SumHess", "Weight", "Value"]]
+    st.dataframe(leaves.rename(columns={"SumGrad": "G", "SumHess": "H (cover)", "Weight": "w",
+                                        "Value": "η·w"}), hide_index=True)

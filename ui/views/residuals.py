@@ -1,0 +1,36 @@
+"""Residuals or gradients of every row before and after the round, and one row's
+prediction built tree by tree (a waterfall from base_score)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from viz.residuals import make_residual_figure, make_waterfall_figure
+
+from ..charts import chart_config
+from ..state import AppState, Shown
+
+SLUG = "residuals"
+TITLE = "Residuals and gradients"
+
+
+def render(state: AppState, shown: Shown) -> None:
+    booster, prep, r = shown.booster, shown.prep, shown.round
+    if r == 0:
+        st.info("Step to round 1 or later to see what each round's tree did to the rows.")
+        return
+    klass = state.klass if booster.num_groups > 1 else 0
+    before, after = booster.round_views(r)
+    used = booster.rows_used(r, klass) if booster.params["subsample"] < 1 else None
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(make_residual_figure(before, after, booster.objective, klass,
+                                             shown.large, used=used),
+                        key="residuals", config=chart_config(state))
+    with right:
+        n = len(prep.y_train)
+        row = st.number_input("Row (training set)", 0, n - 1, 0, key="waterfall_row",
+                              help="Follow one row from base_score through every tree.")
+        st.plotly_chart(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(),
+                                              r, klass, label=f"row {row}", large=shown.large),
+                        key="waterfall", config=chart_config(state))
