@@ -30,7 +30,7 @@ def sidebar_ui(app: state.AppState) -> bool:
         pressed = sidebar.params_ui(app)
         st.toggle("Large text (projector)", key=state.AppState.large.key)
         st.segmented_control("Chart download format (camera button)", ["png", "svg"],
-                             key=state.AppState.export_format.key, default="png")
+                             key=state.AppState.export_format.key)
     return pressed
 
 

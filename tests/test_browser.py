@@ -137,3 +137,20 @@ def test_newton_and_first_order_side_by_side_in_the_browser(page, server):
         timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(SHOTS / "browser-compare.png"), full_page=True)
+
+
+@pytest.mark.parametrize("query,widget,shown", [
+    ("eta=0&max_depth=99&subsample=-1&view=7", "p_eta", "0.01"),
+    ("gamma=1e308&max_bin=nan&tree_method=gpu_hist&view=importance", "p_gamma", "1000.00"),
+    ("lambda=%3Cscript%3Ealert(1)%3C/script%3E&rounds=inf&seed=-1&view=tree", "p_lambda",
+     "1.00"),
+])
+def test_hostile_links_open_with_the_values_clamped(page, server, query, widget, shown):
+    page.goto(server + "/?sample=moons&" + query)
+    _settled(page)
+    expect(_status(page)).to_be_visible(timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    note = page.get_by_text("The link was corrected")
+    expect(note).to_have_count(1)
+    expect(page.locator(f".st-key-{widget} input").first).to_have_value(shown, timeout=10_000)
+    assert page.locator("script", has_text="alert(1)").count() == 0

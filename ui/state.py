@@ -131,6 +131,9 @@ def start(link: url.Link, sample: str) -> AppState:
         return state
     state = AppState(link=link, node=link.node)
     st.session_state[_KEY] = state
+    for widget in vars(AppState).values():  # widgets start at their defaults, not Streamlit's
+        if isinstance(widget, _Widget) and widget.default is not None:
+            st.session_state.setdefault(widget.key, widget.default)
     state.sample = sample
     for name, value in link.params.items():
         state.set_param(name, value)
