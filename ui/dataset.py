@@ -262,6 +262,40 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
             f"The target {target!r} has the same value in every row; there is nothing to learn. "
             "Choose another target."
         )
+    y, task, num_class, class_names = _encode_target(y_raw, target, task)
+    objective = _objective_for(task, objective, target, y, num_class)
+    X, dropped = _encode_features(data[features], notes)
+    n = len(X)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    n_valid = int(round(n * valid_fraction)) if n >= 10 else 0
+    valid_idx, train_idx = np.sort(order[:n_valid]), np.sort(order[n_valid:])
+    if n_valid == 0:
+        notes.append("Fewer than 10 rows: every row is used for training (no validation set).")
+    w = data[weight].to_numpy(dtype=float) if weight else None
+    if w is not None:
+        if not (w[train_idx] > 0).any():
+            raise DataError(f"Every training row has weight 0 in {weight!r}; at least one row "
+                            "needs a positive weight.")
+        if n_valid and not (w[valid_idx] > 0).any():
+            w_valid_ok = False
+            notes.append(f"Every validation row has weight 0 in {weight!r}: the validation "
+                         "loss is unweighted.")
+        else:
+            w_valid_ok = True
+    return Prepared(
+        w_train=None if w is None else w[train_idx],
+        w_valid=None if w is None or not w_valid_ok or not n_valid else w[valid_idx],
+        X_train=X.iloc[train_idx].reset_index(drop=True), y_train=y[train_idx],
+        X_valid=X.iloc[valid_idx].reset_index(drop=True), y_valid=y[valid_idx],
+        task=task, objective=objective, num_class=num_class, class_names=class_names,
+        feature_names=list(X.columns), raw_features=[c for c in features if c not in dropped],
+        notes=notes,
+    )
+
+
+def _encode_target(y_raw: pd.Series, target: str, task: str | None):
+    """(y as floats, the task, the number of classes, the class names) for the target."""
     inferred = infer_task(y_raw)
     task = task or inferred
     if task not in TASKS:
@@ -290,9 +324,13 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
                 "Is it really a class label? Choose regression for a numeric target."
             )
         y = codes.astype(float)
-    objective = _objective_for(task, objective, target, y, num_class)
-    X = data[features]
-    dropped = [c for c in features if X[c].isna().all()]
+    return y, task, num_class, class_names
+
+
+def _encode_features(X: pd.DataFrame, notes: list[str]):
+    """The features as floats (text one-hot encoded, infinities missing) and the columns
+    dropped for having no values; what was done is added to ``notes``."""
+    dropped = [c for c in X.columns if X[c].isna().all()]
     if dropped:
         notes.append(f"Ignored {dropped} (every value missing).")
         X = X.drop(columns=dropped)
@@ -315,30 +353,4 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
     if inf.any():
         X = X.mask(np.isinf(X))
         notes.append(f"Treated {int(inf.sum())} infinite value(s) as missing.")
-    n = len(X)
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(n)
-    n_valid = int(round(n * valid_fraction)) if n >= 10 else 0
-    valid_idx, train_idx = np.sort(order[:n_valid]), np.sort(order[n_valid:])
-    if n_valid == 0:
-        notes.append("Fewer than 10 rows: every row is used for training (no validation set).")
-    w = data[weight].to_numpy(dtype=float) if weight else None
-    if w is not None:
-        if not (w[train_idx] > 0).any():
-            raise DataError(f"Every training row has weight 0 in {weight!r}; at least one row "
-                            "needs a positive weight.")
-        if n_valid and not (w[valid_idx] > 0).any():
-            w_valid_ok = False
-            notes.append(f"Every validation row has weight 0 in {weight!r}: the validation "
-                         "loss is unweighted.")
-        else:
-            w_valid_ok = True
-    return Prepared(
-        w_train=None if w is None else w[train_idx],
-        w_valid=None if w is None or not w_valid_ok or not n_valid else w[valid_idx],
-        X_train=X.iloc[train_idx].reset_index(drop=True), y_train=y[train_idx],
-        X_valid=X.iloc[valid_idx].reset_index(drop=True), y_valid=y[valid_idx],
-        task=task, objective=objective, num_class=num_class, class_names=class_names,
-        feature_names=list(X.columns), raw_features=[c for c in features if c not in dropped],
-        notes=notes,
-    )
+    return X, dropped

@@ -85,6 +85,37 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         raise ValueError("make_tree_figure draws one tree: filter the frame to one Tree.")
     pos = tree_positions(tree)
     show_labels = len(tree) <= LABEL_MAX_NODES
+    traces = _edge_traces(tree, pos, show_labels, large)
+    stubs = _refused_traces(tree, pos, gamma, show_labels, large)
+    traces += stubs
+    if path:
+        traces.append(go.Scatter(x=[pos[n][0] for n in path], y=[pos[n][1] for n in path],
+                                 mode="lines", name="the row's path",
+                                 line={"color": CURRENT, "width": 6}, opacity=0.5,
+                                 hoverinfo="skip"))
+    traces += _node_traces(tree, pos, gamma, show_labels, large)
+    if selected is not None and selected in pos:
+        x, y = pos[selected]
+        traces.append(go.Scatter(x=[x], y=[y], mode="markers", name="selected",
+                                 marker={"size": 36 if large else 30, "color": "rgba(0,0,0,0)",
+                                         "line": {"width": 3, "color": CURRENT}},
+                                 hoverinfo="skip"))
+    depth = int(tree.Depth.max())
+    height = 180 + 110 * (depth + 1) + (90 if stubs else 0)
+    fig = go.Figure(data=traces, layout=layout(
+        title, large, height=height,
+        xaxis={"visible": False, "showgrid": False,
+               "range": [min(x for x, _ in pos.values()) - 1.0,
+                         max(x for x, _ in pos.values()) + 1.0]},
+        yaxis={"visible": False, "showgrid": False,
+               "range": [-depth - (1.6 if stubs else 0.7), 0.45]},
+        dragmode="pan", clickmode="event+select", hovermode="closest"))
+    fig.update_layout(legend={"itemclick": False, "itemdoubleclick": False})
+    return fig
+
+
+def _edge_traces(tree, pos, show_labels: bool, large: bool) -> list:
+    """The edges (pruned ones dotted) and, when labels fit, each edge's yes/no/missing."""
     edge_x, edge_y, ghost_x, ghost_y = [], [], [], []
     label_x, label_y, label_text = [], [], []
     by_node = {int(r.Node): r for r in tree.itertuples(index=False)}
@@ -108,7 +139,16 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
                    line={"color": GHOST, "width": 1.5, "dash": "dot"}, hoverinfo="skip",
                    showlegend=False, name=""),
     ]
-    # hist/approx: a split gamma refused before growing it, drawn as two stubs below the leaf.
+    if show_labels:
+        traces.append(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text,
+                                 textfont={"size": 12 if large else 10, "color": "#666"},
+                                 hoverinfo="skip", showlegend=False, name=""))
+    return traces
+
+
+def _refused_traces(tree, pos, gamma: float, show_labels: bool, large: bool) -> list:
+    """hist/approx: each split gamma refused before growing it, as two stubs below the leaf."""
+    traces = []
     refused = tree[tree.Leaf & (tree.Feature != "Leaf") & tree.Yes.isna()]
     stub_x, stub_y, tip_x, tip_y, note_x, note_y, notes = [], [], [], [], [], [], []
     for r in refused.itertuples(index=False):
@@ -134,15 +174,12 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
             traces.append(go.Scatter(x=note_x, y=note_y, mode="text", text=notes,
                                      textfont={"size": 12 if large else 10, "color": "#666"},
                                      hoverinfo="skip", showlegend=False, name=""))
-    if path:
-        traces.append(go.Scatter(x=[pos[n][0] for n in path], y=[pos[n][1] for n in path],
-                                 mode="lines", name="the row's path",
-                                 line={"color": CURRENT, "width": 6}, opacity=0.5,
-                                 hoverinfo="skip"))
-    if show_labels:
-        traces.append(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text,
-                                 textfont={"size": 12 if large else 10, "color": "#666"},
-                                 hoverinfo="skip", showlegend=False, name=""))
+    return traces
+
+
+def _node_traces(tree, pos, gamma: float, show_labels: bool, large: bool) -> list:
+    """Splits, leaves and pruned ghosts: clickable markers (the node id in customdata)."""
+    traces = []
     groups = [
         ("split", (tree.Feature != "Leaf") & ~tree.Leaf & ~tree.Pruned, SPLIT, "square", 1.0),
         ("leaf", tree.Leaf & ~tree.Pruned, LEAF, "circle", 1.0),
@@ -167,24 +204,7 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
                       else "#222"},
             customdata=part.Node.to_numpy(), hovertext=[_hover(r, gamma) for r in rows],
             hovertemplate="%{hovertext}<extra></extra>"))
-    if selected is not None and selected in pos:
-        x, y = pos[selected]
-        traces.append(go.Scatter(x=[x], y=[y], mode="markers", name="selected",
-                                 marker={"size": 36 if large else 30, "color": "rgba(0,0,0,0)",
-                                         "line": {"width": 3, "color": CURRENT}},
-                                 hoverinfo="skip"))
-    depth = int(tree.Depth.max())
-    height = 180 + 110 * (depth + 1) + (90 if tip_x else 0)
-    fig = go.Figure(data=traces, layout=layout(
-        title, large, height=height,
-        xaxis={"visible": False, "showgrid": False,
-               "range": [min(x for x, _ in pos.values()) - 1.0,
-                         max(x for x, _ in pos.values()) + 1.0]},
-        yaxis={"visible": False, "showgrid": False,
-               "range": [-depth - (1.6 if tip_x else 0.7), 0.45]},
-        dragmode="pan", clickmode="event+select", hovermode="closest"))
-    fig.update_layout(legend={"itemclick": False, "itemdoubleclick": False})
-    return fig
+    return traces
 
 
 def selected_node(event) -> int | None:
