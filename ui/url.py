@@ -97,6 +97,15 @@ def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
     return clamped
 
 
+def _choice(query, key: str, allowed, notes: list, why: str) -> str | None:
+    """The query's value of ``key`` if allowed; else None (and a note if it was given)."""
+    value = query.get(key)
+    if value is not None and value not in allowed:
+        notes.append(f"{key}={shown(value)} {why}")
+        return None
+    return value
+
+
 def read(query, samples, views, legacy_views) -> Link:
     """The link in ``query`` (a mapping of strings). ``samples``: the sample keys;
     ``views``: the view slugs; ``legacy_views``: the slugs old numeric links meant."""
@@ -114,18 +123,9 @@ def read(query, samples, views, legacy_views) -> Link:
         else:
             link.notes.append(f"objective={shown(objective)} is not an objective BoostScope "
                               "knows: using the task's default")
-    sample = query.get("sample")
-    if sample is not None:
-        if sample in samples:
-            link.sample = sample
-        else:
-            link.notes.append(f"sample={shown(sample)} is not a bundled sample")
-    task = query.get("task")
-    if task is not None:
-        if task in TASK_CHOICES:
-            link.task = task
-        else:
-            link.notes.append(f"task={shown(task)} is not one of {', '.join(TASK_CHOICES)}")
+    link.sample = _choice(query, "sample", samples, link.notes, "is not a bundled sample")
+    link.task = _choice(query, "task", TASK_CHOICES, link.notes,
+                        "is not one of " + ", ".join(TASK_CHOICES)) or link.task
     link.target = query.get("target")
     link.weight = query.get("weight")  # column names: checked against the data
     link.round = _whole(query, "round", 0, _MAX_ROUND, link.notes)

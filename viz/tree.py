@@ -140,10 +140,14 @@ def _edge_traces(tree, pos, show_labels: bool, large: bool) -> list:
                    showlegend=False, name=""),
     ]
     if show_labels:
-        traces.append(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text,
-                                 textfont={"size": 12 if large else 10, "color": "#666"},
-                                 hoverinfo="skip", showlegend=False, name=""))
+        traces.append(_annotation(label_x, label_y, label_text, large))
     return traces
+
+
+def _annotation(x, y, text, large: bool) -> go.Scatter:
+    """Small grey text on the tree (edge labels, refusal notes), not clickable."""
+    return go.Scatter(x=x, y=y, mode="text", text=text, hoverinfo="skip", showlegend=False,
+                      name="", textfont={"size": 12 if large else 10, "color": "#666"})
 
 
 def _refused_traces(tree, pos, gamma: float, show_labels: bool, large: bool) -> list:
@@ -171,9 +175,7 @@ def _refused_traces(tree, pos, gamma: float, show_labels: bool, large: bool) -> 
                                          "line": {"width": 2, "color": GHOST}},
                                  hoverinfo="skip"))
         if show_labels:
-            traces.append(go.Scatter(x=note_x, y=note_y, mode="text", text=notes,
-                                     textfont={"size": 12 if large else 10, "color": "#666"},
-                                     hoverinfo="skip", showlegend=False, name=""))
+            traces.append(_annotation(note_x, note_y, notes, large))
     return traces
 
 
