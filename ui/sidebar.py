@@ -13,6 +13,7 @@ from . import dataset, url
 from .samples import BY_KEY, SAMPLES
 from .state import AppState, Data
 
+NO_WEIGHT = ""  # the weight choice "none" (a selectbox shows None as no choice at all)
 WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
                "multiplied by its weight, so it counts that many times in G, H and the loss.")
 TASK_HELP = ("What the target is: inferred from the column, or chosen here. It decides which "
@@ -76,7 +77,7 @@ def set_data(state: AppState, data: Data, target: str | None) -> None:
     columns = list(data.frame.columns)
     state.target = target if target in columns else columns[-1]
     weight, state.link.weight = state.link.weight, None  # a shared link's weight, once
-    state.weight = weight if weight in columns and weight != state.target else None
+    state.weight = weight if weight in columns and weight != state.target else NO_WEIGHT
     state.features = default_features(state)
     state.config = None
     state.playing = False
@@ -103,12 +104,12 @@ def columns_ui(state: AppState) -> None:
                  on_change=_target_changed, args=(state,))
     numeric = [c for c in columns if c != state.target
                and pd.api.types.is_numeric_dtype(frame[c])]
-    if state.weight not in [None, *numeric]:
-        state.weight = None
+    if state.weight not in [NO_WEIGHT, *numeric]:
+        state.weight = NO_WEIGHT
     st.multiselect("Features", [c for c in columns if c not in (state.target, state.weight)],
                    key=AppState.features.key)
-    st.selectbox("Sample weights (optional)", [None, *numeric], key=AppState.weight.key,
-                 format_func=lambda c: "none: every row counts once" if c is None else c,
+    st.selectbox("Sample weights (optional)", [NO_WEIGHT, *numeric], key=AppState.weight.key,
+                 format_func=lambda c: c or "none: every row counts once",
                  on_change=_weight_changed, args=(state,), help=WEIGHT_HELP)
     for column, why in data.flags.items():
         if column != state.target:

@@ -94,7 +94,7 @@ class AppState:
     sample = _Widget("four_points")
     target = _Widget()
     features = _Widget([])
-    weight = _Widget()
+    weight = _Widget("")  # "": every row counts once
     task = _Widget("auto")
     objective = _Widget("auto", key=param_key("objective"))  # outside the form: per task
     round = _Widget(0)

@@ -24,7 +24,7 @@ def current_config(state: AppState) -> dict:
     data = state.data
     return {
         "digest": data.digest, "name": data.name, "target": state.target,
-        "features": tuple(state.features), "task": state.task, "weight": state.weight,
+        "features": tuple(state.features), "task": state.task, "weight": state.weight or None,
         "objective": state.objective, **state.params(),
     }
 
