@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from boost import objectives
+from boost.params import parse_params
 
 # How first-order boosting finds each objective's leaf value (boost/leaves.py).
 LINE_SEARCH = {
@@ -103,13 +104,11 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
                       base_margin: float | None = None) -> list[Step]:
     """Steps for one node (a row of trees_to_dataframe) and, if it was split, its chosen
     candidate (a row of split_candidates with Best = True)."""
-    lam = float(params.get("lambda", 1.0))
-    alpha = float(params.get("alpha", 0.0))
-    eta = float(params.get("eta", 0.3))
-    gamma = float(params.get("gamma", 0.0))
-    mds = float(params.get("max_delta_step", 0.0))
+    params = parse_params(params).to_dict()  # every parameter, defaults filled in
+    lam, alpha, eta, gamma, mds = (float(params[name]) for name in
+                                   ("lambda", "alpha", "eta", "gamma", "max_delta_step"))
     G, H = float(node.SumGrad), float(node.SumHess)
-    first_order = params.get("boosting", "newton") == "first_order"
+    first_order = params["boosting"] == "first_order"
     spec = objectives.spec(objective)
     steps = []
     hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
