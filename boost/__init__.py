@@ -5,8 +5,9 @@
 >>> bst.predict(X); bst.trees_to_dataframe(include_pruned=True); bst.split_candidates(1, 0)
 """
 
+from . import simd  # first: it decides which kernels the engine compiles, and their cache
 from .booster import Booster, RoundView
 from .training import train
 from .warmup import warmup
 
-__all__ = ["Booster", "RoundView", "train", "warmup"]
+__all__ = ["Booster", "RoundView", "simd", "train", "warmup"]

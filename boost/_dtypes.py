@@ -1,7 +1,7 @@
 """Number types of the engine, in one place, with the reason for each.
 
 XGBoost 3.2 is reproduced bit for bit only if every quantity has the type XGBoost gives it
-(shared/XGBOOST_SEMANTICS.md §0):
+(docs/xgboost-rules.md §0):
 
 * features are float32 and every comparison ``x < threshold`` is made in float32;
 * per-row gradients and hessians are float32, computed from the float32 margin;

@@ -34,7 +34,7 @@ class TrainingData:
     tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
     root_from_bins: bool | None = None  # hist/approx: ``hist.root_sums``'s rule
     # The training margins after a few rounds ({round: (n_samples, n_groups) float32}), so a
-    # round's per-row view adds a few trees instead of all of them (DESIGN.md: checkpoints).
+    # round's per-row view adds a few trees instead of all of them (docs/design.md: the trace).
     checkpoints: dict | None = None
 
 

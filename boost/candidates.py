@@ -42,8 +42,8 @@ def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
     c_hr = np.empty(cap, dtype=np.float64)
     c_loss = np.empty(cap, dtype=np.float32)
     c_valid = np.empty(cap, dtype=np.bool_)
-    pg = 0.0
-    ph = 0.0
+    pg = np.float64(0.0)
+    ph = np.float64(0.0)
     for r in rows:
         pg += g[r]
         ph += h[r]
@@ -62,8 +62,8 @@ def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
         for direction in (1, -1):
             if direction == 1 and not need_forward[f]:
                 continue
-            sg = 0.0
-            sh = 0.0
+            sg = np.float64(0.0)
+            sh = np.float64(0.0)
             cnt = 0
             last = np.float32(0.0)
             for j in range(k):

@@ -7,7 +7,7 @@ stably, in place, into the children's segments. A node therefore accumulates its
 same order as XGBoost's column scan (ascending value, ties by row index), which keeps the
 float64 sums, and so every gain, bit-identical.
 
-Scan order and tie-breaking follow shared/XGBOOST_SEMANTICS.md §3, §6 and §8::
+Scan order and tie-breaking follow docs/xgboost-rules.md §3, §6 and §8::
 
     sorted entries of feature f in node n:  v0 <= v1 <= ... <= vk   (missing rows not listed)
     forward  (only if the column has missing values and is not constant):
@@ -28,11 +28,11 @@ segment's first pass runs as soon as its entries are written (the root's by the 
 child's by the partition), while they are still in the cache (3-5 ms a tree less at
 100k x 20 than a pass of its own over a level), and two features' first passes run side by
 side (``_feature_tasks``, ``_sum_strips_pair``): their four chains of additions are the
-lanes of one vector (``_pair_sums``).
+lanes of one vector (``simd.pair_sums``).
 
 An entry is kept as two words in two arrays, (value, row) and (g, h) (``new_segments``), so
 that a pass reads only the half it needs. The partition is in place and prefetches its input;
-with AVX-512 it splits eight entries a step (``_compress``). The hot loops index through
+with AVX-512 it splits eight entries a step (``simd.compress``). The hot loops index through
 ``_U`` casts, and routing a row is branchless. Features are processed in parallel
 (``prange``) and the per-feature bests are merged in feature order, so the result does not
 depend on the thread count.
@@ -46,8 +46,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from . import _compress
-from ._compress import LANES, split8
+from . import simd
 from ._dtypes import (
     REASON_GAMMA,
     REASON_MAX_DEPTH,
@@ -56,10 +55,9 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
-from ._pair_sums import IO_HHI, IO_HI, IO_LO, IO_SUMS, pair_strip
-from ._prefetch import prefetch
 from .radix import stable_argsort
 from .sampling import level_features
+from .simd import IO_HHI, IO_HI, IO_LO, IO_SUMS, LANES, pair_strip, prefetch, split8
 from .split_math import (
     first_index,
     leaf_weight,
@@ -212,7 +210,7 @@ def _sum_strips_pair(gf, a1, b1, a2, b2, forward, width, n_strips1, n_strips2, s
                      strips2, io):
     """``_sum_strips`` of two segments with the same strip width: the strips both hold in
     full in one loop whose four chains (G and H of each) are the lanes of one vector
-    (``_pair_sums.pair_strip``; ``io`` its work array), then the rest of each alone. The
+    (``simd.pair_strip``; ``io`` its work array), then the rest of each alone. The
     sums are those of two separate passes, addition for addition. Returns both totals."""
     step = 1 if forward else -1
     io[IO_SUMS:IO_SUMS + 4] = 0.0
@@ -376,8 +374,8 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
     best_v = np.float32(0.0)
     best_prev = np.float32(0.0)
     found = False
-    sg = 0.0
-    sh = 0.0
+    sg = np.float64(0.0)
+    sh = np.float64(0.0)
     s = 0
     while s < n_strips:
         start = s * width
@@ -504,8 +502,8 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
 
     The (value, row) words are read from ``vr_in`` (the root's own words, or ``vr``) and
     written to ``vr``; the (g, h) words stay in ``gh``. No branch depends on the
-    (unpredictable) side. With ``vector`` (``_compress.VECTOR_SPLIT``) eight entries a step
-    go through ``_compress.split8``, the last few one by one. Otherwise every side is looked
+    (unpredictable) side. With ``vector`` (``simd.VECTOR_SPLIT``) eight entries a step
+    go through ``simd.split8``, the last few one by one. Otherwise every side is looked
     up first into ``side_buf`` (which keeps those loads off the cursors' chain, four
     independent loads a step), then each entry is written at both cursors and only its
     side's advances (a left entry's spill is overwritten by the next; a right entry's write
@@ -574,8 +572,8 @@ def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, a
     """
     vr, vf, vi, gh, gf, root_vf, root_vi, side_buf, spill_vr, spill_gh, strips, tasks, vector = seg
     n_samples, n_features = X.shape
-    root_g = 0.0
-    root_h = 0.0
+    root_g = np.float64(0.0)
+    root_h = np.float64(0.0)
     for r in range(n_samples):
         if h[r] < 0:
             position[r] = -1
@@ -818,7 +816,7 @@ def new_segments(columns: SortedColumns):
     wrong strides in a variant of ``grow_exact``), and so do the root's words.
     Last, the features of each parallel task (``_feature_tasks``, for the number of threads
     numba runs now), and whether the partition runs in vector instructions
-    (``_compress.VECTOR_SPLIT``).
+    (``simd.VECTOR_SPLIT``).
     """
     nnz = len(columns.rows)
     longest = int(np.diff(columns.col_ptr).max(initial=0))
@@ -828,11 +826,11 @@ def new_segments(columns: SortedColumns):
     n_threads = numba.get_num_threads()
     tasks = _feature_tasks(len(columns.col_ptr) - 1, n_threads)
     vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
-    side_buf = np.empty(0 if _compress.VECTOR_SPLIT else nnz, np.uint8)
+    side_buf = np.empty(0 if simd.VECTOR_SPLIT else nnz, np.uint8)
     return (vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2),
             *_word_fields(columns.root_rv), side_buf,
             np.empty((n_threads, longest), np.int64), np.empty((n_threads, longest), np.int64),
-            strips, tasks, _compress.VECTOR_SPLIT)
+            strips, tasks, simd.VECTOR_SPLIT)
 
 
 def _word_fields(vr: np.ndarray):
@@ -843,7 +841,7 @@ def _word_fields(vr: np.ndarray):
 @njit(cache=True, error_model="numpy")
 def prune(n_nodes, parent, left, right, loss_chg, gamma, is_leaf, removed, reason):
     """XGBoost's ``prune`` updater: bottom-up, collapse a split whose two children are
-    leaves when its loss change < gamma; repeat on its parent (shared/XGBOOST_SEMANTICS.md §1).
+    leaves when its loss change < gamma; repeat on its parent (docs/xgboost-rules.md §1).
     Fills ``is_leaf`` (leaf of the final tree) and ``removed`` (grown, then pruned away)."""
     for nid in range(n_nodes):
         is_leaf[nid] = left[nid] == -1

@@ -13,7 +13,7 @@ histogram: per bin, the float64 sums of g and h of the node's rows, stored as on
    from its rows and its sibling's is ``parent - built`` (histogram subtraction);
 4. every child's splits are evaluated from its histogram.
 
-The scan of a feature (shared/XGBOOST_SEMANTICS.md §1, §3, §6, §8): forward over the bins,
+The scan of a feature (docs/xgboost-rules.md §1, §3, §6, §8): forward over the bins,
 left = bins 0..i, threshold = cut[i], missing right; then, only if the present rows' sums
 differ from the node's (exact float64 comparison), backward, right = bins i.., threshold =
 cut[i-1] (``min_val`` for i = 0), missing left. Child sums are the scan's sums (the right
@@ -38,9 +38,9 @@ from ._dtypes import (
     REASON_NONE,
     RT_EPS,
 )
-from ._prefetch import prefetch
 from .layout import column_major
 from .sampling import ColumnSampler
+from .simd import prefetch
 from .sketch import Cuts
 from .split_math import (
     first_index,
@@ -287,8 +287,8 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
     acc_g, acc_h, every, lv, lb = scratch
     record_all = out.shape[0] > 0
     n_out = 0
-    sg = 0.0
-    sh = 0.0
+    sg = np.float64(0.0)
+    sh = np.float64(0.0)
     for j in range(n):  # forward: left = bins 0..j, missing right
         sg += hh[h0 + j].real
         sh += hh[h0 + j].imag
@@ -311,8 +311,8 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
         best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
     if sg == pg and sh == ph:
         return n_out
-    sg = 0.0
-    sh = 0.0
+    sg = np.float64(0.0)
+    sh = np.float64(0.0)
     for j in range(n):  # backward: right = bins n-1-j..n-1, missing left
         sg += hh[h0 + n - 1 - j].real
         sh += hh[h0 + n - 1 - j].imag
@@ -493,8 +493,8 @@ def _store_gradients(g, h, gh):
 
 @njit(cache=True)
 def _sequential_sums(g, h):
-    sg = 0.0
-    sh = 0.0
+    sg = np.float64(0.0)
+    sh = np.float64(0.0)
     for r in range(g.shape[0]):
         sg += g[r]
         sh += h[r]
@@ -503,8 +503,8 @@ def _sequential_sums(g, h):
 
 @njit(cache=True)
 def _bin_sums(hh, a, b):
-    sg = 0.0
-    sh = 0.0
+    sg = np.float64(0.0)
+    sh = np.float64(0.0)
     for i in range(a, b):
         sg += hh[i].real
         sh += hh[i].imag

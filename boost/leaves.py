@@ -4,7 +4,7 @@ Two users, one mechanism (group the rows by leaf, compute one number per leaf):
 
 * XGBoost's adaptive leaves (``reg:absoluteerror`` with hist or approx): each leaf becomes
   ``eta * quantile_0.5(y - m)`` over its rows, with XGBoost's float32 arithmetic
-  (``objectives.quantile``; shared/XGBOOST_SEMANTICS.md §7). exact keeps the Newton leaves.
+  (``objectives.quantile``; docs/xgboost-rules.md §7). exact keeps the Newton leaves.
 * First-order gradient boosting (Friedman 2001, "TreeBoost"): the tree is a least-squares
   fit to the negative gradients; then each leaf gets the value ``v`` that minimises the
   objective's own loss ``sum_i w_i l(y_i, m_i + v)`` over its rows, times eta. Closed forms
@@ -123,7 +123,7 @@ def _pseudohuber_step(rows, resid, w, slope):
         hi = max(hi, resid[i])
     for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)
-        deriv = 0.0
+        deriv = np.float64(0.0)
         for i in rows:
             z = (resid[i] - mid) / slope
             deriv -= w[i] * slope * z / math.sqrt(1.0 + z * z)
@@ -153,7 +153,7 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
         if b <= a:
             continue
         rows = order[a:b]
-        total_w = 0.0
+        total_w = np.float64(0.0)
         for r in rows:
             total_w += ww[r]
         if total_w <= 0.0:
@@ -162,8 +162,8 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
         if kind == _LS_SQUARED:
             # The weighted mean residual, summed as XGBoost sums -G/H: float32
             # g = (m - y) w added row by row in double (with lambda = 0, XGBoost's leaf).
-            sg = 0.0
-            sw = 0.0
+            sg = np.float64(0.0)
+            sw = np.float64(0.0)
             for r in rows:
                 g32 = (margin[r, k] - y[r]) * (w[r] if use_w else np.float32(1.0))
                 sg += np.float64(g32)
@@ -171,8 +171,8 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
             out[j] = -sg / sw
         elif kind == _LS_LOGISTIC:
             # Friedman's one Newton step for the log-loss: sum (y - p) / sum p (1 - p).
-            num = 0.0
-            den = 0.0
+            num = np.float64(0.0)
+            den = np.float64(0.0)
             for r in rows:
                 p = 1.0 / (1.0 + math.exp(-np.float64(margin[r, k])))
                 num += ww[r] * (np.float64(y[r]) - p)
@@ -180,8 +180,8 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
             out[j] = 0.0 if den <= 0.0 else num / den
         elif kind == _LS_MULTICLASS:
             # Friedman (2001, Alg. 6): (K-1)/K sum r / sum |r|(1 - |r|), r = [y = k] - p_k.
-            num = 0.0
-            den = 0.0
+            num = np.float64(0.0)
+            den = np.float64(0.0)
             for r in rows:
                 res = (1.0 if y[r] == k else 0.0) - np.float64(prob[r, k])
                 num += ww[r] * res
@@ -191,8 +191,8 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
             # Friedman's one Newton step, sum t e^{-t m} / sum e^{-t m} with t = 2y - 1 (as
             # scikit-learn's exponential loss). The exact minimiser, AdaBoost's
             # 0.5 log(sum_{y=1} w e^{-m} / sum_{y=0} w e^{m}), is infinite on a pure leaf.
-            num = 0.0
-            den = 0.0
+            num = np.float64(0.0)
+            den = np.float64(0.0)
             for r in rows:
                 t = 2.0 * np.float64(y[r]) - 1.0
                 e = math.exp(-t * np.float64(margin[r, k]))
@@ -202,8 +202,8 @@ def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, 
         elif kind == _LS_PSEUDOHUBER:
             out[j] = _pseudohuber_step(rows, resid, ww, slope)
         else:  # the log-link losses: closed forms
-            num = 0.0
-            den = 0.0
+            num = np.float64(0.0)
+            den = np.float64(0.0)
             for r in rows:
                 m = np.float64(margin[r, k])
                 yr = np.float64(y[r])

@@ -1,7 +1,7 @@
 """Objectives: gradients and hessians, the intercept (base_score), link and evaluation metric.
 
 Each objective XGBoost has is XGBoost 3.2's, in XGBoost's float32 arithmetic
-(shared/XGBOOST_SEMANTICS.md §5, §7). ``binary:exponential`` is BoostScope's own: AdaBoost
+(docs/xgboost-rules.md §5, §7). ``binary:exponential`` is BoostScope's own: AdaBoost
 as boosting with the exponential loss (Friedman, Hastie & Tibshirani 2000). Margins have
 shape ``(n_samples, n_groups)`` with ``n_groups = num_class`` for multi-class and 1
 otherwise; gradients and hessians have the same shape.
@@ -199,7 +199,7 @@ def _grad_softprob(margin, y, w, use_w, g, h):
         for k in range(n_class):
             if margin[i, k] > wmax:
                 wmax = margin[i, k]
-        wsum = 0.0
+        wsum = np.float64(0.0)
         for k in range(n_class):
             wsum += math.exp(margin[i, k] - wmax)
         wsum32 = np.float32(wsum)
@@ -529,8 +529,8 @@ def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     for c in prange(n_chunks):
         a = c * _METRIC_CHUNK
         b = min(n, a + _METRIC_CHUNK)
-        s_loss = 0.0
-        s_w = 0.0
+        s_loss = np.float64(0.0)
+        s_w = np.float64(0.0)
         for i in range(a, b):
             wi = w[i] if use_w else _F32_ONE
             p = _F32_ZERO if kind == _M_MLOGLOSS else _row_prediction(link, margin, i)
@@ -545,8 +545,8 @@ def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
 @njit(cache=True, inline="always")
 def _grad_metric_rows(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slope, rho, mds, g,
                       h, a, b):
-    s_loss = 0.0
-    s_w = 0.0
+    s_loss = np.float64(0.0)
+    s_w = np.float64(0.0)
     for i in range(a, b):
         wi = w[i] if use_w else _F32_ONE
         yi = y[i]
@@ -593,8 +593,8 @@ def _grad_and_metric_sums(kind, mkind, link, margin, y, w, use_w, spw, use_spw, 
 
 @njit(cache=True)
 def _chunk_totals(part):
-    total = 0.0
-    total_w = 0.0
+    total = np.float64(0.0)
+    total_w = np.float64(0.0)
     for c in range(part.shape[0]):
         total += part[c, 0]
         total_w += part[c, 1]

@@ -1,7 +1,7 @@
 """A stable argsort of float32 values by least-significant-digit radix sort.
 
 The exact grower sorts every feature's present values once per training run, ties by row
-index (shared/XGBOOST_SEMANTICS.md §3). ``np.argsort(kind="mergesort")`` does that in
+index (docs/xgboost-rules.md §3). ``np.argsort(kind="mergesort")`` does that in
 O(n log n) comparisons; three counting passes over 11-bit digits of an order-preserving
 integer key do it in O(n), several times faster on columns of 10^5 values and more.
 

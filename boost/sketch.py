@@ -5,7 +5,7 @@ scale with a *weighted quantile sketch*: a summary of each feature that keeps, f
 values v, bounds on the total weight below v (``rmin``) and up to v (``rmax``), small enough
 to build in one pass and mergeable. The cut points of the histogram are read off it.
 
-Two sketches, as in XGBoost (shared/XGBOOST_SEMANTICS.md §10):
+Two sketches, as in XGBoost (docs/xgboost-rules.md §10):
 
 * ``hist`` (``hist_cuts``): values pushed in row order into a queue that is sorted and
   summarised when full, summaries merged level by level (WQSummary: ``_combine`` then
@@ -373,14 +373,14 @@ def _feature_summary_sorted(values, w, sum_total, max_bin, limit, n_levels, out)
     temp = np.empty((max(2 * limit, max_bin + 1), 4), dtype=np.float32)
     size = 0
     next_goal = -1.0
-    rmin = 0.0
-    wmin = 0.0
+    rmin = np.float64(0.0)
+    wmin = np.float64(0.0)
     last = np.float32(0.0)
     for k in range(values.shape[0]):
         fvalue = values[k]
         wk = w[k]
         if next_goal == -1.0:
-            next_goal = 0.0
+            next_goal = np.float64(0.0)
             last = fvalue
             wmin = np.float64(wk)
             continue
@@ -630,7 +630,7 @@ def _sorted_cuts_kernel(col_ptr, rows, values, weights, max_bin, limits, n_level
         n = 0
         if column_size > 0:
             w = np.empty(column_size, dtype=np.float32)
-            sum_total = 0.0
+            sum_total = np.float64(0.0)
             for k in range(a, b):
                 w[k - a] = weights[rows[k]]
                 sum_total += w[k - a]

@@ -1,7 +1,7 @@
 """The node arithmetic of XGBoost 3.2: leaf weight, similarity score and split gain.
 
 Chen & Guestrin (2016), Eq. 5-7, in XGBoost's own form (no 1/2, gamma not subtracted) and
-XGBoost's own float32/float64 mixture (shared/XGBOOST_SEMANTICS.md §0-§2):
+XGBoost's own float32/float64 mixture (docs/xgboost-rules.md §0-§2):
 
 * ``weight(G, H) = -T_alpha(G) / (H + lambda)`` in double, clipped to max_delta_step, then
   float32; 0 when ``H < min_child_weight`` or ``H <= 0``.

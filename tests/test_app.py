@@ -183,8 +183,9 @@ def test_old_numeric_view_links_open_the_view_they_opened(number, slug):
 
 
 def test_hist_refuses_the_split_exact_keeps():
-    # DESIGN.md: gamma = 130 keeps the four-point tree under exact (140.17 protects the root)
-    # but hist never splits the root (120.33 < 130): one leaf, the refused split shown.
+    # docs/xgboost-rules.md §1: gamma = 130 keeps the four-point tree under exact (140.17
+    # protects the root) but hist never splits the root (120.33 < 130): one leaf, the refused
+    # split shown.
     common = {"sample": "four_points", "round": "1", "node": "0", "base_score": "0.5",
               "max_depth": "2", "lambda": "0", "gamma": "130"}
     exact = _app(**common, tree_method="exact")

@@ -1,4 +1,4 @@
-"""The four-point example of DESIGN.md, checked by hand (StatQuest's numbers)."""
+"""The four-point example (docs/xgboost-rules.md §1), checked by hand (StatQuest's numbers)."""
 
 import numpy as np
 import pytest

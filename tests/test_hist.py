@@ -59,7 +59,7 @@ def test_cut_points_equal_xgboost(kind, weighted, max_bin):
 
 
 def test_small_data_cuts_are_the_distinct_values():
-    # shared/XGBOOST_SEMANTICS.md §10: {10, 20, 20, 25, 35} -> [20, 25, 35, 70.00001].
+    # docs/xgboost-rules.md §10: {10, 20, 20, 25, 35} -> [20, 25, 35, 70.00001].
     X = np.array([[10.0], [20.0], [20.0], [25.0], [35.0]], dtype=np.float32)
     cuts = hist_cuts(X, None, 256)
     np.testing.assert_array_equal(cuts.feature_cuts(0),
@@ -70,7 +70,8 @@ def test_small_data_cuts_are_the_distinct_values():
 
 
 def test_four_points_hist_thresholds_are_cut_values():
-    # DESIGN.md's example under hist: f0<20 (not 15), right child f0<35, same gains.
+    # The four-point example (docs/xgboost-rules.md §1) under hist: f0<20 (not 15), right
+    # child f0<35, same gains.
     df = boost.train(HIST, FOUR_X, FOUR_Y, 1).trees_to_dataframe().set_index("Node")
     assert df.loc[0, "Split"] == 20.0 and df.loc[2, "Split"] == 35.0
     assert df.loc[0, "Gain"] == pytest.approx(120.333336, abs=1e-5)

@@ -1,12 +1,15 @@
 """The first pass's strip sums of two segments side by side (``exact._sum_strips_pair``,
-four chains in one vector: ``_pair_sums.pair_strip``) against each segment summed alone by
+four chains in one vector: ``simd.pair_strip``) against each segment summed alone by
 ``exact._sum_strips``: the same float64 sums, addition for addition, and the same least and
 largest G of every strip."""
 
 import numpy as np
 import pytest
+from numba import njit
 
 from boost.exact import _sum_strips, _sum_strips_pair
+from boost.simd import IO_HHI, IO_HI, IO_LO, IO_SUMS, portable
+from boost.simd.pair_sums import pair_strip as vector_pair_strip
 
 
 @pytest.mark.parametrize("forward", [True, False])
@@ -35,3 +38,41 @@ def test_pair_sums_equal_two_single_passes(forward, width):
     for k in order:
         g += float(gf[k, 0])
     assert totals[0] == g
+
+
+@njit
+def _vector_strip(gf, first1, first2, step, width, io):
+    vector_pair_strip(gf, first1, first2, step, width, io)
+
+
+@njit
+def _portable_strip(gf, first1, first2, step, width, io):
+    portable.pair_strip(gf, first1, first2, step, width, io)
+
+
+@pytest.mark.parametrize("step", [1, -1])
+def test_vector_and_portable_strips_agree_with_a_hand_loop(step):
+    rng = np.random.default_rng(11)
+    gf = np.empty((300, 2), np.float32)
+    gf[:, 0] = rng.normal(size=300) * 10.0 ** rng.integers(-3, 4, size=300)
+    gf[:, 1] = rng.random(300)
+    width, first1, first2 = 64, (10 if step == 1 else 73), (150 if step == 1 else 213)
+    start = np.array([1.5, 2.0, -3.0, 0.25] + [0.0] * 6)
+    results = []
+    for kernel in (_vector_strip, _portable_strip):
+        io = start.copy()
+        kernel(gf, first1, first2, step, width, io)
+        results.append(io)
+    np.testing.assert_array_equal(results[0], results[1])
+    for j, first in enumerate((first1, first2)):
+        g, h = start[2 * j], start[2 * j + 1]
+        lo = hi = g
+        for i in range(width):
+            if i == width - 1:
+                assert results[1][IO_HHI + j] == h
+            g += float(gf[first + step * i, 0])
+            h += float(gf[first + step * i, 1])
+            if i < width - 1:
+                lo, hi = min(lo, g), max(hi, g)
+        assert (results[1][IO_SUMS + 2 * j], results[1][IO_SUMS + 2 * j + 1]) == (g, h)
+        assert (results[1][IO_LO + j], results[1][IO_HI + j]) == (lo, hi)

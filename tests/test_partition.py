@@ -5,8 +5,8 @@ order, and nothing outside the range written."""
 import numpy as np
 import pytest
 
-from boost._compress import LANES
 from boost.exact import _partition, _word_fields
+from boost.simd import LANES
 
 
 def _entries(rng, n_rows, n):

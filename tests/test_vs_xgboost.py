@@ -98,11 +98,11 @@ def test_identical_trees_when_features_are_searched_in_pairs(nthread):
 @pytest.mark.parametrize("vector", [True, False])
 def test_identical_trees_with_either_partition(vector, monkeypatch):
     # exact partitions a node's entries eight at a time in vector instructions where the
-    # processor has AVX-512 (boost._compress), else one by one; each must give XGBoost's
+    # processor has AVX-512 (boost.simd.compress), else one by one; each must give XGBoost's
     # trees. Missing rates differ by column, so the entry counts per feature and child (which
     # the partition is given in advance) differ too (test_sampling's subsample test covers
     # rows in no segment, whose h < 0).
-    monkeypatch.setattr("boost._compress.VECTOR_SPLIT", vector)
+    monkeypatch.setattr("boost.simd.VECTOR_SPLIT", vector)
     rng = np.random.default_rng(22)
     X = rng.normal(size=(3001, 7))
     for j in range(7):

@@ -20,6 +20,7 @@ from numba import types
 from numba.core import config
 from numba.extending import intrinsic
 
+from . import LANES
 from ._intrinsics import I8, function, item_ptr
 
 
@@ -34,7 +35,6 @@ def _target_has_avx512() -> bool:
 
 
 VECTOR_SPLIT = _target_has_avx512()
-LANES = 8
 _I1, _I32, _I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 _WORDS = ir.VectorType(_I64, LANES)
 _MASK = ir.VectorType(_I1, LANES)

@@ -1,4 +1,5 @@
-"""Two features' strip sums in one vector (for ``exact._sum_strips_pair``).
+"""Two features' strip sums in one vector (for ``exact._sum_strips_pair``; ``portable``
+has the same in plain numba).
 
 A first pass adds up, entry by entry, the g and h of a strip of each of two segments: four
 float64 chains (G and H of each), and keeps the least and largest G. Written as scalar code,
@@ -18,13 +19,12 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from . import IO_HHI, IO_HI, IO_LO, IO_SUMS
 from ._intrinsics import item_ptr
 
 _F32, _F64, _I32, _I64 = ir.FloatType(), ir.DoubleType(), ir.IntType(32), ir.IntType(64)
 _PAIR = ir.VectorType(_F32, 2)
 _QUAD = ir.VectorType(_F64, 4)
-# io[...] of ``pair_strip``
-IO_SUMS, IO_LO, IO_HI, IO_HHI = 0, 4, 6, 8  # [G1, H1, G2, H2], [lo1, lo2], [hi1, hi2], [H1, H2]
 
 
 def _entry(context, builder, gf_type, gf, k):

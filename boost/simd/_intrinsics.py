@@ -1,4 +1,4 @@
-"""What the engine's numba intrinsics (``_prefetch``, ``_compress``, ``_pair_sums``) share:
+"""What the numba intrinsics (``prefetch``, ``compress``, ``pair_sums``) share:
 a pointer to an array element and a declared LLVM function, in numba's code generation."""
 
 from __future__ import annotations

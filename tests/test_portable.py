@@ -1,0 +1,97 @@
+"""The engine without its LLVM kernels: ``BOOST_SIMD=0`` (portable numba everywhere) and
+``NUMBA_DISABLE_JIT=1`` (the engine as plain Python, for a debugger) give the same trees and
+margins, bit for bit, as the compiled engine with vector instructions.
+
+Both switches are read when the engine is imported, so each runs in a subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import boost
+
+ROOT = Path(__file__).resolve().parents[1]
+FIDELITY = ["tests/test_vs_xgboost.py", "tests/test_hist.py", "tests/test_four_point.py",
+            "tests/test_partition.py", "tests/test_pair_sums.py", "tests/test_trace.py"]
+# The models of the NUMBA_DISABLE_JIT test: the four-point example and 200 seeded rows.
+MODELS = """
+import json, sys
+import numpy as np
+import boost
+
+def data():
+    four = (np.array([[10.0], [20.0], [25.0], [35.0]]), np.array([-10.0, 7.0, 8.0, -7.0]))
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(200, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 3] = np.round(X[:, 3])  # ties
+    y = np.nan_to_num(X[:, 0]) * 2 - np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=200)
+    return {"four_points": four, "rows200": (X, y)}
+
+def models():
+    out = {}
+    for name, (X, y) in data().items():
+        for method in ("exact", "hist", "approx"):
+            params = {"tree_method": method, "max_depth": 3, "eta": 0.3}
+            if name == "four_points":
+                params.update({"base_score": 0.5, "lambda": 0, "max_depth": 2})
+            bst = boost.train(params, X, y, 3)
+            margin = bst.predict(X, output_margin=True)
+            bits = np.asarray(margin, np.float32).view(np.uint32).tolist()
+            out[f"{name}/{method}"] = {"dump": bst.get_dump(with_stats=True), "margin": bits}
+    return out
+"""
+
+
+def _run(code: str, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=1200,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def test_boost_simd_0_selects_the_portable_kernels():
+    code = ("import boost.simd as s; from numba.core import config; "
+            "print(s.ENABLED, s.VECTOR_SPLIT, s.split8.__module__, config.CACHE_DIR)")
+    out = _run(code, BOOST_SIMD="0")
+    assert out.returncode == 0, out.stderr
+    enabled, vector, module, cache = out.stdout.split()
+    assert (enabled, vector, module) == ("False", "False", "boost.simd.portable")
+    assert cache.endswith("portable")  # kept apart from the vector build's cache
+    default = _run("import boost.simd as s; print(s.ENABLED)")
+    assert default.stdout.strip() == "True"
+
+
+def test_engine_runs_as_python_with_identical_results():
+    out = _run(MODELS + "\njson.dump(models(), sys.stdout)", NUMBA_DISABLE_JIT="1")
+    assert out.returncode == 0, out.stderr[-3000:]
+    as_python = json.loads(out.stdout)
+    namespace = {}
+    exec(MODELS, namespace)  # the same models, compiled, in this process
+    compiled = namespace["models"]()
+    assert set(as_python) == set(compiled) and len(compiled) == 6
+    for key, model in compiled.items():
+        assert as_python[key]["dump"] == model["dump"], key
+        assert as_python[key]["margin"] == model["margin"], key
+
+
+@pytest.mark.skipif(os.environ.get("BOOST_SIMD") == "0", reason="already the portable run")
+def test_fidelity_tests_pass_with_the_portable_kernels():
+    """The fidelity tests again, in a subprocess with BOOST_SIMD=0 (CI runs one pytest)."""
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          *FIDELITY], cwd=ROOT, capture_output=True, text=True, timeout=1500,
+                         env={**os.environ, "BOOST_SIMD": "0"})
+    summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-2000:]
+    assert out.returncode == 0, out.stdout[-4000:]
+    assert " passed" in summary and "failed" not in summary, summary
+    print("BOOST_SIMD=0:", summary)
+
+
+def test_this_process_uses_the_switch_it_was_started_with():
+    expected = os.environ.get("BOOST_SIMD", "1").strip() != "0"
+    assert boost.simd.ENABLED == expected
+    assert np.array([boost.simd.LANES]).item() == 8
