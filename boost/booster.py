@@ -292,10 +292,10 @@ class Booster:
         node_hist, counts, pg, ph = hist.node_histogram(
             bins, missing, cuts, g, h, masks, sides, feats, bool(self.data.root_from_bins),
             self._params)
-        table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._params)
-        return candidates.hist_split_candidates(table, counts, cuts, int(masks[-1].sum()), psim,
-                                                self._params, self.feature_names, split_made,
-                                                allowed)
+        feat, table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._params)
+        return candidates.hist_split_candidates(feat, table, counts, cuts,
+                                                int(masks[-1].sum()), psim, self._params,
+                                                self.feature_names, split_made, allowed)
 
     def tree_gradients(self, round_idx: int, class_idx: int = 0):
         """(g, h, rows) the tree of round ``round_idx`` (1-based) was grown on: the

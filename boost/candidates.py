@@ -18,6 +18,17 @@ import pandas as pd
 from numba import njit
 
 from ._dtypes import RT_EPS
+from .records import (
+    CAND_BIN,
+    CAND_DEFAULT_LEFT,
+    CAND_GL,
+    CAND_GR,
+    CAND_HL,
+    CAND_HR,
+    CAND_LOSS,
+    CAND_THRESHOLD,
+    CAND_VALID,
+)
 from .split_math import similarities, similarity, split_loss_change
 
 _F32_HALF = np.float32(0.5)
@@ -27,21 +38,37 @@ COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "Su
            "SimilarityParent", "Gain", "Valid", "Sampled", "Best"]
 
 
+@njit(cache=True, inline="always")
+def _candidate(c, n, f, thr, forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lambda, alpha,
+               mcw, mds):
+    """Write candidate n of feature f: the scanned side (``cnt`` rows, sums ``sg, sh``) is
+    the left child of a forward scan and the right child of a backward one."""
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
+    rg = pg - sg
+    rh = ph - sh
+    c_feat[n] = f
+    c_thr[n] = thr
+    c_left[n] = not forward
+    c_nl[n] = cnt if forward else n_rows - cnt
+    if forward:
+        c_gl[n], c_hl[n], c_gr[n], c_hr[n] = sg, sh, rg, rh
+    else:
+        c_gl[n], c_hl[n], c_gr[n], c_hr[n] = rg, rh, sg, sh
+    c_loss[n] = split_loss_change(c_gl[n], c_hl[n], c_gr[n], c_hr[n], psim, reg_lambda, alpha,
+                                  mcw, mds)
+    c_valid[n] = sh >= mcw and rh >= mcw
+    return n + 1
+
+
 @njit(cache=True)
 def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
     n_rows = rows.shape[0]
-    n_features = X.shape[1]
-    cap = n_features * 2 * (n_rows + 1)
-    c_feat = np.empty(cap, dtype=np.int32)
-    c_thr = np.empty(cap, dtype=np.float32)
-    c_left = np.empty(cap, dtype=np.bool_)
-    c_nl = np.empty(cap, dtype=np.int64)
-    c_gl = np.empty(cap, dtype=np.float64)
-    c_hl = np.empty(cap, dtype=np.float64)
-    c_gr = np.empty(cap, dtype=np.float64)
-    c_hr = np.empty(cap, dtype=np.float64)
-    c_loss = np.empty(cap, dtype=np.float32)
-    c_valid = np.empty(cap, dtype=np.bool_)
+    cap = X.shape[1] * 2 * (n_rows + 1)
+    c = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.float32),
+         np.empty(cap, dtype=np.bool_), np.empty(cap, dtype=np.int64),
+         np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.float64),
+         np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.float64),
+         np.empty(cap, dtype=np.float32), np.empty(cap, dtype=np.bool_))
     pg = np.float64(0.0)
     ph = np.float64(0.0)
     for r in rows:
@@ -49,7 +76,7 @@ def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
         ph += h[r]
     psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
     n = 0
-    for f in range(n_features):
+    for f in range(X.shape[1]):
         present = np.empty(n_rows, dtype=np.int64)
         k = 0
         for r in rows:
@@ -57,57 +84,28 @@ def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
                 present[k] = r
                 k += 1
         present = present[:k]
-        n_missing = n_rows - k
         order = np.argsort(X[present, f], kind="mergesort")
-        for direction in (1, -1):
-            if direction == 1 and not need_forward[f]:
+        for forward in (True, False):
+            if forward and not need_forward[f]:
                 continue
             sg = np.float64(0.0)
             sh = np.float64(0.0)
-            cnt = 0
             last = np.float32(0.0)
-            for j in range(k):
-                r = present[order[j]] if direction == 1 else present[order[k - 1 - j]]
+            for j in range(k):  # a candidate at each change of value (docs/xgboost-rules.md §3)
+                r = present[order[j]] if forward else present[order[k - 1 - j]]
                 v = X[r, f]
                 if sh != 0.0 and v != last:
-                    rg = pg - sg
-                    rh = ph - sh
                     mid = (v + last) * _F32_HALF
-                    c_feat[n] = f
-                    c_thr[n] = last if mid == v else mid
-                    c_left[n] = direction == -1
-                    if direction == 1:
-                        c_nl[n] = cnt
-                        c_gl[n], c_hl[n], c_gr[n], c_hr[n] = sg, sh, rg, rh
-                    else:
-                        c_nl[n] = n_rows - cnt
-                        c_gl[n], c_hl[n], c_gr[n], c_hr[n] = rg, rh, sg, sh
-                    c_loss[n] = split_loss_change(c_gl[n], c_hl[n], c_gr[n], c_hr[n], psim,
-                                                  reg_lambda, alpha, mcw, mds)
-                    c_valid[n] = sh >= mcw and rh >= mcw
-                    n += 1
+                    n = _candidate(c, n, f, last if mid == v else mid, forward, n_rows, j, sg,
+                                   sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
                 sg += g[r]
                 sh += h[r]
-                cnt += 1
                 last = v
-            if n_missing > 0 and k > 0:
-                rg = pg - sg
-                rh = ph - sh
+            if k < n_rows and k > 0:  # every present value one way, the missing the other
                 gap = abs(last) + RT_EPS
-                c_feat[n] = f
-                c_left[n] = direction == -1
-                if direction == 1:
-                    c_thr[n] = last + gap
-                    c_nl[n] = cnt
-                    c_gl[n], c_hl[n], c_gr[n], c_hr[n] = sg, sh, rg, rh
-                else:
-                    c_thr[n] = last - gap
-                    c_nl[n] = n_missing
-                    c_gl[n], c_hl[n], c_gr[n], c_hr[n] = rg, rh, sg, sh
-                c_loss[n] = split_loss_change(c_gl[n], c_hl[n], c_gr[n], c_hr[n], psim,
-                                              reg_lambda, alpha, mcw, mds)
-                c_valid[n] = sh >= mcw and rh >= mcw
-                n += 1
+                n = _candidate(c, n, f, last + gap if forward else last - gap, forward, n_rows,
+                               k, sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     return (c_feat[:n], c_thr[:n], c_left[:n], c_nl[:n], c_gl[:n], c_hl[:n], c_gr[:n],
             c_hr[:n], c_loss[:n], c_valid[:n], psim)
 
@@ -159,22 +157,21 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
     return pd.DataFrame(columns, columns=order)
 
 
-def hist_split_candidates(table, counts, cuts, n_rows, psim, params, names, split_made: bool,
-                          allowed=None) -> pd.DataFrame:
-    """DataFrame of every bin candidate of a node (``hist.node_candidates`` rows and the
-    node's row count per bin)."""
-    feat = table[:, 0].astype(np.int64)
-    split_bin = table[:, 1].astype(np.int64)
-    left = table[:, 2] != 0.0
-    loss = table[:, 7].astype(np.float32)
+def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names,
+                          split_made: bool, allowed=None) -> pd.DataFrame:
+    """DataFrame of every bin candidate of a node (``hist.node_candidates``: each one's
+    feature and ``records.CAND_*`` row) and the node's row count per bin."""
+    split_bin = table[:, CAND_BIN].astype(np.int64)
+    left = table[:, CAND_DEFAULT_LEFT] != 0.0
     nl = np.empty(len(feat), dtype=np.int64)
     for i, (f, b, dl) in enumerate(zip(feat, split_bin, left, strict=True)):
         a = int(cuts.ptrs[f])
         present = int(counts[a:int(cuts.ptrs[f + 1])].sum())
         nl[i] = int(counts[a:a + b + 1].sum()) + (n_rows - present if dl else 0)
-    return _frame(names, feat, table[:, 9].astype(np.float32), left, nl, n_rows,
-                  table[:, 3], table[:, 4], table[:, 5], table[:, 6], loss, table[:, 8] != 0.0,
-                  psim, params, split_made, allowed, extra={"Bin": split_bin})
+    return _frame(names, feat, table[:, CAND_THRESHOLD].astype(np.float32), left, nl, n_rows,
+                  table[:, CAND_GL], table[:, CAND_HL], table[:, CAND_GR], table[:, CAND_HR],
+                  table[:, CAND_LOSS].astype(np.float32), table[:, CAND_VALID] != 0.0, psim,
+                  params, split_made, allowed, extra={"Bin": split_bin})
 
 
 def split_candidates(X, rows, g, h, need_forward, params, names, split_made: bool,

@@ -41,32 +41,49 @@ depend on the thread count.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from numba import njit, prange
 
 from . import simd
-from ._dtypes import (
-    REASON_GAMMA,
-    REASON_MAX_DEPTH,
-    REASON_MIN_CHILD_WEIGHT,
-    REASON_NO_GAIN,
-    REASON_NONE,
-    RT_EPS,
-)
-from .radix import stable_argsort
-from .sampling import level_features
-from .simd import IO_HHI, IO_HI, IO_LO, IO_SUMS, LANES, pair_strip, prefetch, split8
-from .split_math import (
-    first_index,
+from ._dtypes import RT_EPS
+from .node_rules import (
+    best_feature,
+    goes_right,
+    leaf_reason,
     leaf_weight,
-    scan_losses,
+    new_node,
+    set_split,
     similarity,
     split_loss_change,
-    strip_bound,
-    strip_max,
+    splits,
 )
+from .radix import stable_argsort
+from .records import (
+    SPLIT_BLOCKED,
+    SPLIT_DEFAULT_LEFT,
+    SPLIT_EXACT,
+    SPLIT_LOSS,
+    SPLIT_THRESHOLD,
+    STRIP_BOUND,
+    STRIP_FIELDS,
+    STRIP_G0,
+    STRIP_GHI,
+    STRIP_GLO,
+    STRIP_H0,
+    STRIP_HHI,
+    WORD_G,
+    WORD_H,
+    WORD_ROW,
+    WORD_VALUE,
+    pack_words,
+    word_fields,
+)
+from .sampling import level_features
+from .simd import IO_HHI, IO_HI, IO_LO, IO_SUMS, LANES, pair_strip, prefetch, split8
+from .split_math import first_index, scan_losses, strip_bound, strip_max
 
 # Index casts for hot loops: numba turns a signed index i into ``i + len if i < 0`` (a
 # compare and a select per access, which can halve a loop's speed); an unsigned one is used
@@ -88,11 +105,13 @@ class SortedColumns:
 
     def __init__(self, X: np.ndarray):
         self.col_ptr, self.rows, self.values, self.need_forward = _sort_columns(X)
-        # (value, row) packed as in ``new_segments``: the root segments of every tree.
-        self.root_rv = np.empty(len(self.rows), dtype=np.int64)
-        packed = self.root_rv.view(np.float32).reshape(-1, 2)
-        packed[:, 0] = self.values
-        packed.view(np.int32)[:, 1] = self.rows
+        # (value, row) words (records.WORD_*): the root segments of every tree.
+        self.root_rv = pack_words(self.values, self.rows)
+
+    def arrays(self) -> Columns:
+        """The arrays as ``grow_exact`` takes them."""
+        return Columns(self.col_ptr, self.rows, self.root_rv, *word_fields(self.root_rv),
+                       self.need_forward)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -133,11 +152,7 @@ def _sort_columns(X):
 CHUNK = 256  # entries per strip of a plain scan: a strip's sums and losses stay in L1
 BOUND_MIN = 512  # segments at least this long are searched with strip bounds
 _BOUND_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 from it
-_E_VALUE, _E_ROW = 0, 1  # fields of an entry's (value, row) word (``new_segments``)
-_E_G, _E_H = 0, 1  # fields of its (g, h) word
 _AHEAD = 1024  # entries (8 KiB of each array) the partition prefetches ahead
-# strips[s, :] of a bounded scan
-_S_G0, _S_H0, _S_GLO, _S_GHI, _S_HHI, _S_BOUND = range(6)
 
 
 @njit(cache=True, inline="always")
@@ -149,14 +164,14 @@ def _strip_sums(vf, gf, first, step, m, at_start, sg, sh, scratch):
     is exactly 0 (XGBoost's "first hit" rule); that test is independent per entry, so it runs
     as a loop of its own that the compiler vectorises, as does ``scan_losses``."""
     c_g, c_h, c_candidate, _, _, c_v = scratch
-    c_v[0] = np.float32(0.0) if at_start else vf[_U(first - step), _E_VALUE]  # the entry before
+    c_v[0] = np.float32(0.0) if at_start else vf[_U(first - step), WORD_VALUE]  # the entry before
     for i in range(m):  # the only sequential loop
         k = _U(first + step * i)
-        c_v[i + 1] = vf[k, _E_VALUE]
+        c_v[i + 1] = vf[k, WORD_VALUE]
         c_g[i] = sg
         c_h[i] = sh
-        sg += gf[k, _E_G]
-        sh += gf[k, _E_H]
+        sg += gf[k, WORD_G]
+        sh += gf[k, WORD_H]
     for i in range(m):
         c_candidate[i] = (c_h[i] != 0.0) & (c_v[i + 1] != c_v[i])
     return sg, sh
@@ -186,22 +201,22 @@ def _sum_strips(gf, a, b, forward, width, s0, n_strips, strips, sg, sh):
         start = s * width
         m = min(width, n - start)
         first = a + start if forward else b - 1 - start
-        strips[s, _S_G0] = sg
-        strips[s, _S_H0] = sh
+        strips[s, STRIP_G0] = sg
+        strips[s, STRIP_H0] = sh
         lo = sg
         hi = sg
         for i in range(m - 1):
             k = _U(first + step * i)
-            sg += gf[k, _E_G]
-            sh += gf[k, _E_H]
+            sg += gf[k, WORD_G]
+            sh += gf[k, WORD_H]
             lo = min(lo, sg)
             hi = max(hi, sg)
-        strips[s, _S_GLO] = lo
-        strips[s, _S_GHI] = hi
-        strips[s, _S_HHI] = sh
+        strips[s, STRIP_GLO] = lo
+        strips[s, STRIP_GHI] = hi
+        strips[s, STRIP_HHI] = sh
         k = _U(first + step * (m - 1))
-        sg += gf[k, _E_G]
-        sh += gf[k, _E_H]
+        sg += gf[k, WORD_G]
+        sh += gf[k, WORD_H]
     return sg, sh
 
 
@@ -217,18 +232,18 @@ def _sum_strips_pair(gf, a1, b1, a2, b2, forward, width, n_strips1, n_strips2, s
     full = min(b1 - a1, b2 - a2) // width
     for s in range(full):
         start = s * width
-        strips1[s, _S_G0] = io[IO_SUMS]
-        strips1[s, _S_H0] = io[IO_SUMS + 1]
-        strips2[s, _S_G0] = io[IO_SUMS + 2]
-        strips2[s, _S_H0] = io[IO_SUMS + 3]
+        strips1[s, STRIP_G0] = io[IO_SUMS]
+        strips1[s, STRIP_H0] = io[IO_SUMS + 1]
+        strips2[s, STRIP_G0] = io[IO_SUMS + 2]
+        strips2[s, STRIP_H0] = io[IO_SUMS + 3]
         pair_strip(gf, a1 + start if forward else b1 - 1 - start,
                    a2 + start if forward else b2 - 1 - start, step, width, io)
-        strips1[s, _S_GLO] = io[IO_LO]
-        strips1[s, _S_GHI] = io[IO_HI]
-        strips1[s, _S_HHI] = io[IO_HHI]
-        strips2[s, _S_GLO] = io[IO_LO + 1]
-        strips2[s, _S_GHI] = io[IO_HI + 1]
-        strips2[s, _S_HHI] = io[IO_HHI + 1]
+        strips1[s, STRIP_GLO] = io[IO_LO]
+        strips1[s, STRIP_GHI] = io[IO_HI]
+        strips1[s, STRIP_HHI] = io[IO_HHI]
+        strips2[s, STRIP_GLO] = io[IO_LO + 1]
+        strips2[s, STRIP_GHI] = io[IO_HI + 1]
+        strips2[s, STRIP_HHI] = io[IO_HHI + 1]
     sg1, sh1 = _sum_strips(gf, a1, b1, forward, width, full, n_strips1, strips1,
                            io[IO_SUMS], io[IO_SUMS + 1])
     sg2, sh2 = _sum_strips(gf, a2, b2, forward, width, full, n_strips2, strips2,
@@ -272,20 +287,20 @@ def _bound_finish(vf, gf, a, b, forward, total_g, total_h, parent_g, parent_h, p
     step = 1 if forward else -1
     width = _strip_width(n)
     n_strips = (n + width - 1) // width
-    strips[n_strips, _S_G0] = total_g
-    strips[n_strips, _S_H0] = total_h
+    strips[n_strips, STRIP_G0] = total_g
+    strips[n_strips, STRIP_H0] = total_h
     top_s = 0
     for s in range(n_strips):
-        strips[s, _S_BOUND] = strip_bound(strips[s, _S_GLO], strips[s, _S_GHI],
-                                          strips[s, _S_H0], strips[s, _S_HHI], parent_g,
+        strips[s, STRIP_BOUND] = strip_bound(strips[s, STRIP_GLO], strips[s, STRIP_GHI],
+                                          strips[s, STRIP_H0], strips[s, STRIP_HHI], parent_g,
                                           parent_h, parent_sim, reg_lambda, alpha)
-        if strips[s, _S_BOUND] > strips[top_s, _S_BOUND]:
+        if strips[s, STRIP_BOUND] > strips[top_s, STRIP_BOUND]:
             top_s = s
     start = top_s * width
     first = a + start if forward else b - 1 - start
     m = min(width, n - start)
-    _strip_sums(vf, gf, first, step, m, top_s == 0, strips[top_s, _S_G0],
-                strips[top_s, _S_H0], scratch)
+    _strip_sums(vf, gf, first, step, m, top_s == 0, strips[top_s, STRIP_G0],
+                strips[top_s, STRIP_H0], scratch)
     return _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds,
                          scratch)[0]
 
@@ -341,8 +356,8 @@ def _first_passes(vf, gf, a1, b1, a2, b2, need_forward1, need_forward2, parent_g
 def _skip_strip(strips, s, floor, parent_h, mcw):
     """Whether the search may skip bounded strip s: its bound is below a loss the node
     reaches, and min_child_weight refuses none of its positions (``blocked`` must see them)."""
-    return (strips[s, _S_BOUND] < floor and strips[s, _S_H0] >= mcw
-            and parent_h - strips[s, _S_HHI] >= mcw)
+    return (strips[s, STRIP_BOUND] < floor and strips[s, STRIP_H0] >= mcw
+            and parent_h - strips[s, STRIP_HHI] >= mcw)
 
 
 @njit(cache=True, error_model="numpy")
@@ -351,10 +366,10 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
     """Search one node's entries ``[a, b)`` of one feature in one direction (``vf[k]``:
     entry k's value and row, ``gf[k]`` its g and h; see ``new_segments``).
 
-    ``best`` = [loss, threshold, default_left, blocked] is updated in place: the loss only
-    when strictly larger (the first of equal gains in scan order wins), ``blocked`` with the
-    best loss change that min_child_weight refused. The segment is processed in strips:
-    sums (sequential), losses (vectorised), then the strip's first maximum.
+    ``best`` (``records.SPLIT_*``: loss, threshold, default_left, blocked) is updated in
+    place: the loss only when strictly larger (the first of equal gains in scan order
+    wins), ``blocked`` with the best loss change min_child_weight refused. The segment is
+    processed in strips: sums (sequential), losses (vectorised), the strip's first maximum.
 
     A bounded segment (``_bounded``) has had its first pass (``_first_passes`` into
     ``strips``), and ``floor`` is a loss change some candidate of the node reaches (the best
@@ -369,8 +384,8 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
     bounded = _bounded(n, mds)
     width = _strip_width(n) if bounded else CHUNK
     n_strips = (n + width - 1) // width
-    best_loss = best[0]
-    blocked = best[3]
+    best_loss = best[SPLIT_LOSS]
+    blocked = best[SPLIT_BLOCKED]
     best_v = np.float32(0.0)
     best_prev = np.float32(0.0)
     found = False
@@ -391,7 +406,7 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
                    and not _skip_strip(strips, e, max(floor, best_loss), parent_h, mcw)):
                 e += 1
             m = min((e - s) * width, n - start)
-            _strip_sums(vf, gf, first, step, m, s == 0, strips[s, _S_G0], strips[s, _S_H0],
+            _strip_sums(vf, gf, first, step, m, s == 0, strips[s, STRIP_G0], strips[s, STRIP_H0],
                         scratch)
         else:
             e = s + 1
@@ -403,30 +418,41 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
         if top > best_loss:  # rare: the first entry of the strip's maximum
             k = first + step * first_index(m, scratch[3], top)
             best_loss = top
-            best_v = vf[k, _E_VALUE]
-            best_prev = vf[k - step, _E_VALUE]  # a candidate is never the scan's first entry
+            best_v = vf[k, WORD_VALUE]
+            best_prev = vf[k - step, WORD_VALUE]  # a candidate is never the scan's first entry
             found = True
         blocked = max(blocked, refused)
     if bounded:
-        sg = strips[n_strips, _S_G0]
-        sh = strips[n_strips, _S_H0]
-    best[3] = blocked
+        sg = strips[n_strips, STRIP_G0]
+        sh = strips[n_strips, STRIP_H0]
+    best[SPLIT_BLOCKED] = blocked
     if found:
         mid = (best_v + best_prev) * _F32_HALF
-        best[0] = best_loss
-        best[1] = best_prev if mid == best_v else mid
-        best[2] = 0.0 if forward else 1.0
-    # Everything present on one side, the missing rows on the other.
+        best[SPLIT_LOSS] = best_loss
+        best[SPLIT_THRESHOLD] = best_prev if mid == best_v else mid
+        best[SPLIT_DEFAULT_LEFT] = 0.0 if forward else 1.0
+    if n > 0:
+        last = vf[b - 1, WORD_VALUE] if forward else vf[a, WORD_VALUE]  # the scan's last value
+        _one_sided(last, sg, sh, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
+                   mcw, mds, best)
+
+
+@njit(cache=True, inline="always")
+def _one_sided(last, sg, sh, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
+               mds, best):
+    """The scan's last candidate: every present value on one side (sums ``sg, sh``), the
+    missing rows on the other, with a threshold just past ``last`` (docs/xgboost-rules.md
+    §3)."""
     rest_h = parent_h - sh
-    if n > 0 and sh >= mcw and rest_h >= mcw:
-        prev = vf[b - 1, _E_VALUE] if forward else vf[a, _E_VALUE]  # the scan's last value
-        loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
-                                 mcw, mds)
-        if loss > best[0] and not math.isinf(loss):
-            gap = abs(prev) + RT_EPS
-            best[0] = loss
-            best[1] = prev + gap if forward else prev - gap
-            best[2] = 0.0 if forward else 1.0
+    if not (sh >= mcw and rest_h >= mcw):
+        return
+    loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
+                             mcw, mds)
+    if loss > best[SPLIT_LOSS] and not math.isinf(loss):
+        gap = abs(last) + RT_EPS
+        best[SPLIT_LOSS] = loss
+        best[SPLIT_THRESHOLD] = last + gap if forward else last - gap
+        best[SPLIT_DEFAULT_LEFT] = 0.0 if forward else 1.0
 
 
 def _new_scratch():
@@ -440,17 +466,18 @@ _new_scratch_jit = njit(cache=True)(_new_scratch)
 
 
 @njit(cache=True)
-def _level_setup(d, start, end, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds, n_features,
-                 col_key, bytree, bylevel, bynode, colsample):
+def _level_setup(d, start, end, nodes, rp, n_features, cs):
     """The similarity of each node ``start..end-1`` of level d, and the features each may
     search (all, or ``sampling.level_features``'s draw)."""
+    lam, alpha, mcw, mds = rp
     parent_sim = np.empty(end - start, dtype=np.float32)
     for li in range(end - start):
-        parent_sim[li] = similarity(sum_grad[start + li], sum_hess[start + li], reg_lambda,
-                                    alpha, mcw, mds)
+        parent_sim[li] = similarity(nodes.sum_grad[start + li], nodes.sum_hess[start + li],
+                                    lam, alpha, mcw, mds)
     allowed = np.ones((end - start, n_features), dtype=np.bool_)
-    if colsample:
-        level_features(col_key, d, np.arange(start, end), bytree, bylevel, bynode, allowed)
+    if cs.active:
+        level_features(cs.key, d, np.arange(start, end), cs.bytree, cs.bylevel, cs.bynode,
+                       allowed)
     return parent_sim, allowed
 
 
@@ -528,20 +555,20 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
             if (k - a) % 8 == 0:  # a line of each array
                 prefetch(vr_in, min(k + _AHEAD, last))
                 prefetch(gh, min(k + _AHEAD, last))
-            s0 = side[_U(vi_in[_U(k), _E_ROW])]
-            s1 = side[_U(vi_in[_U(k + 1), _E_ROW])]
-            s2 = side[_U(vi_in[_U(k + 2), _E_ROW])]
-            s3 = side[_U(vi_in[_U(k + 3), _E_ROW])]
+            s0 = side[_U(vi_in[_U(k), WORD_ROW])]
+            s1 = side[_U(vi_in[_U(k + 1), WORD_ROW])]
+            s2 = side[_U(vi_in[_U(k + 2), WORD_ROW])]
+            s3 = side[_U(vi_in[_U(k + 3), WORD_ROW])]
             side_buf[_U(k)] = s0
             side_buf[_U(k + 1)] = s1
             side_buf[_U(k + 2)] = s2
             side_buf[_U(k + 3)] = s3
             k += 4
         for j in range(k, b):
-            side_buf[_U(j)] = side[_U(vi_in[_U(j), _E_ROW])]
+            side_buf[_U(j)] = side[_U(vi_in[_U(j), WORD_ROW])]
         k = a
     for j in range(k, b):
-        sd = np.int64(side_buf[_U(j)] if not vector else side[_U(vi_in[_U(j), _E_ROW])])
+        sd = np.int64(side_buf[_U(j)] if not vector else side[_U(vi_in[_U(j), WORD_ROW])])
         word = vr_in[_U(j)]
         pair = gh[_U(j)]
         vr[_U(a + n_left)] = word
@@ -557,310 +584,318 @@ def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spi
     return split
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def grow_exact(X, col_ptr, rows, root_rv, need_forward, g, h, eta, reg_lambda, alpha, mcw,
-               mds, max_depth, position, seg, parent, left, right, depth, feature, threshold,
-               default_left, loss_chg, sum_grad, sum_hess, weight, reason, col_key, bytree,
-               bylevel, bynode, colsample):
-    """Grow one tree; fill the node arrays (capacity >= nodes grown) and return the count.
+# ------------------------------------------------------------------ the grower, level by level
+class Columns(NamedTuple):
+    """``SortedColumns``' arrays, as the kernels take them."""
 
-    ``position`` (n_samples, int32) ends as the leaf of the grown tree each row reaches (-1
-    for a row whose hessian is negative: XGBoost leaves such rows out of the search). ``seg`` is a
-    ``Segments`` workspace (see ``new_segments``); ``col_ptr`` to ``need_forward`` are
-    ``SortedColumns``' arrays. With ``colsample`` each node searches only the features
-    ``sampling.level_features(col_key, ...)`` draws for it.
-    """
-    vr, vf, vi, gh, gf, root_vf, root_vi, side_buf, spill_vr, spill_gh, strips, tasks, vector = seg
+    col_ptr: np.ndarray  # (n_features + 1,) int64: feature f's entries are col_ptr[f]:col_ptr[f+1]
+    rows: np.ndarray  # int32 row of each entry, by ascending value (ties by row)
+    root_rv: np.ndarray  # int64 (value, row) words of the entries (records.WORD_*)
+    root_vf: np.ndarray  # their (n, 2) float32 view
+    root_vi: np.ndarray  # their (n, 2) int32 view
+    need_forward: np.ndarray  # bool per feature: the forward scan runs
+
+
+class Segments(NamedTuple):
+    """``grow_exact``'s workspace (``new_segments``): the entries partitioned in place level by
+    level, as (value, row) words ``vr`` (views ``vf``, ``vi``) and (g, h) words ``gh`` (view
+    ``gf``); the scalar partition's side buffer; each thread's spill buffers; the strips of
+    the bounded searches (``records.STRIP_*``); the features of each parallel task; and
+    whether the partition splits eight entries a step (``simd.VECTOR_SPLIT``)."""
+
+    vr: np.ndarray
+    vf: np.ndarray
+    vi: np.ndarray
+    gh: np.ndarray
+    gf: np.ndarray
+    side_buf: np.ndarray
+    spill_vr: np.ndarray
+    spill_gh: np.ndarray
+    strips: np.ndarray
+    tasks: np.ndarray
+    vector: bool
+
+
+class NodeSampling(NamedTuple):
+    """The tree's colsample_* draw (``sampling.level_features``); ``active`` False: none."""
+
+    key: np.uint64
+    bytree: float
+    bylevel: float
+    bynode: float
+    active: bool
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _root(X, cols, g, h, position, seg, nodes, rp, cs):
+    """Level 0: the root's sums over the rows with h >= 0 (the others take no part, as in
+    XGBoost), every feature's root segment (the sorted entries with each row's (g, h)) and
+    its first passes. Returns (spans, tops, similarities, allowed features, whether rows
+    were left out)."""
+    lam, alpha, mcw, mds = rp
     n_samples, n_features = X.shape
     root_g = np.float64(0.0)
     root_h = np.float64(0.0)
-    for r in range(n_samples):
+    any_negative = False
+    for r in range(n_samples):  # row order, like XGBoost's sums
         if h[r] < 0:
             position[r] = -1
+            any_negative = True
         else:
             position[r] = 0
             root_g += g[r]
             root_h += h[r]
-    parent[0] = -1
-    depth[0] = 0
-    sum_grad[0] = root_g
-    sum_hess[0] = root_h
-    weight[0] = leaf_weight(root_g, root_h, reg_lambda, alpha, mcw, mds)
-    # Root segments: each feature's sorted entries, rows with h < 0 dropped.
-    any_negative = False
-    for r in range(n_samples):
-        if position[r] < 0:
-            any_negative = True
-            break
-    # Node li's entries of feature f are [span[f, li, 0], span[f, li, 1]) of ``vr``/``gh``.
-    # (One array per level, not two: numba's array analysis mixed up the shapes of two
-    # arrays reassigned in the level loop and indexed one with the other's strides.)
-    span = np.empty((n_features, 1, 2), dtype=np.int64)
-    side = np.zeros(n_samples, dtype=np.uint8)  # 0 = left child, 1 = right child
-    # Each row's (g, h) packed in one int64, so the gather below is one load per entry.
-    gh_row = np.empty(n_samples, dtype=np.int64)
+    new_node(nodes, 0, -1, 0, root_g, root_h, lam, alpha, mcw, mds)
+    gh_row = np.empty(n_samples, dtype=np.int64)  # each row's (g, h) word: one load a gather
     gh_row_f = gh_row.view(np.float32).reshape(n_samples, 2)
     for r in prange(n_samples):
-        gh_row_f[r, 0] = g[r]
-        gh_row_f[r, 1] = h[r]
-    # The level's node similarities, features allowed, and each segment's first pass (see
-    # ``_scan_segment``): for the root right after its feature's entries are written, for the
-    # other levels while the partition writes their segments: while they are in the cache.
-    parent_sim, allowed = _level_setup(0, 0, 1, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds,
-                                       n_features, col_key, bytree, bylevel, bynode, colsample)
+        gh_row_f[r, WORD_G] = g[r]
+        gh_row_f[r, WORD_H] = h[r]
+    parent_sim, allowed = _level_setup(0, 0, 1, nodes, rp, n_features, cs)
+    span = np.empty((n_features, 1, 2), dtype=np.int64)
     tops = np.full((n_features, 1, 2), _NEG_INF32, dtype=np.float32)
-    # The root's (value, row) words are the sorted columns' own (``root_rv``) unless rows
-    # are left out; its (g, h) words are gathered by row.
-    vr_in = vr if any_negative else root_rv
-    vf_in = vf if any_negative else root_vf
-    vi_in = vi if any_negative else root_vi
-    for t in prange(len(tasks)):
+    vf_in = seg.vf if any_negative else cols.root_vf
+    for t in prange(len(seg.tasks)):
         for j in range(2):
-            f = tasks[t, j]
-            if f < 0:
-                continue
-            out = col_ptr[f]
-            if any_negative:
-                for k in range(col_ptr[f], col_ptr[f + 1]):
-                    r = rows[k]
-                    if position[r] == 0:
-                        vr[out] = root_rv[k]
-                        gh[out] = gh_row[r]
-                        out += 1
-            else:
-                for k in range(col_ptr[f], col_ptr[f + 1]):
-                    gh[_U(k)] = gh_row[_U(rows[_U(k)])]
-                out = col_ptr[f + 1]
-            span[f, 0, 0] = col_ptr[f]
-            span[f, 0, 1] = out
-        f1, f2, two = _task_features(tasks, t)
+            f = seg.tasks[t, j]
+            if f >= 0:
+                span[f, 0, 0] = cols.col_ptr[f]
+                span[f, 0, 1] = _fill_root(cols, seg, position, gh_row, f, any_negative)
+        f1, f2, two = _task_features(seg.tasks, t)
         a1, b1 = _allowed_range(span[f1, 0, 0], span[f1, 0, 1], allowed[0, f1])
         a2, b2 = _allowed_range(span[f2, 0, 0], span[f2, 0, 1], allowed[0, f2] and two)
-        _first_passes(vf_in, gf, a1, b1, a2, b2, need_forward[f1], need_forward[f2],
-                      sum_grad[0], sum_hess[0], parent_sim[0], reg_lambda, alpha, mcw, mds,
-                      strips[f1, :, _strip_offset(a1 - col_ptr[f1]):],
-                      strips[f2, :, _strip_offset(a2 - col_ptr[f2]):], tops[f1, 0], tops[f2, 0],
-                      _new_scratch_jit())
-    n_nodes = 1
-    level_start = 0
-    level_end = 1
-    for d in range(max_depth):
-        n_level = level_end - level_start
-        # best[f, li] = [loss, threshold, default_left, blocked]
-        best = np.zeros((n_features, n_level, 4), dtype=np.float32)
-        best[:, :, 3] = _NEG_INF32
-        # Each first pass's best, in its strip of highest bound, is a loss its node reaches;
-        # the best of them over every feature is the node's floor. The searches skip the
-        # strips whose bound is below it.
-        floor = np.full(n_level, _NEG_INF32, dtype=np.float32)
+        _first_passes(vf_in, seg.gf, a1, b1, a2, b2, cols.need_forward[f1],
+                      cols.need_forward[f2], root_g, root_h, parent_sim[0], lam, alpha, mcw, mds,
+                      seg.strips[f1, :, _strip_offset(a1 - cols.col_ptr[f1]):],
+                      seg.strips[f2, :, _strip_offset(a2 - cols.col_ptr[f2]):], tops[f1, 0],
+                      tops[f2, 0], _new_scratch_jit())
+    return span, tops, parent_sim, allowed, any_negative
+
+
+@njit(cache=True)
+def _fill_root(cols, seg, position, gh_row, f, any_negative):
+    """Feature f's root segment: its entries' (g, h) words (and, when rows are left out,
+    their (value, row) words, the left-out rows dropped). Returns the segment's end."""
+    out = cols.col_ptr[f]
+    if any_negative:
+        for k in range(cols.col_ptr[f], cols.col_ptr[f + 1]):
+            r = cols.rows[k]
+            if position[r] == 0:
+                seg.vr[out] = cols.root_rv[k]
+                seg.gh[out] = gh_row[r]
+                out += 1
+        return out
+    for k in range(cols.col_ptr[f], cols.col_ptr[f + 1]):
+        seg.gh[_U(k)] = gh_row[_U(cols.rows[_U(k)])]
+    return cols.col_ptr[f + 1]
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _best_splits(vf_in, cols, seg, nodes, rp, level_start, span, tops, parent_sim, allowed):
+    """Each feature's best split for each node of the level: ``best[f, li]``
+    (``records.SPLIT_*``, the first SPLIT_EXACT fields). The best of the first passes over
+    every feature is a loss the node reaches: the searches skip strips bounded below it."""
+    lam, alpha, mcw, mds = rp
+    n_features, n_level = span.shape[0], span.shape[1]
+    best = np.zeros((n_features, n_level, SPLIT_EXACT), dtype=np.float32)
+    best[:, :, SPLIT_BLOCKED] = _NEG_INF32
+    floor = np.full(n_level, _NEG_INF32, dtype=np.float32)
+    for li in range(n_level):
+        for f in range(n_features):
+            floor[li] = max(floor[li], max(tops[f, li, 0], tops[f, li, 1]))
+    for f in prange(n_features):
+        scratch = _new_scratch_jit()
         for li in range(n_level):
-            for f in range(n_features):
-                floor[li] = max(floor[li], max(tops[f, li, 0], tops[f, li, 1]))
-        for f in prange(n_features):
-            scratch = _new_scratch_jit()
-            for li in range(n_level):
-                a = span[f, li, 0]
-                b = span[f, li, 1]
-                if b <= a or not allowed[li, f]:
-                    continue
-                nid = level_start + li
-                off = _strip_offset(a - col_ptr[f])
-                for di in range(2):
-                    if di == 0 and not need_forward[f]:
-                        continue
-                    slot = di + strips.shape[1] - 2  # no forward slot when unused
-                    _scan_segment(vf_in, gf, a, b, di == 0, sum_grad[nid], sum_hess[nid],
-                                  parent_sim[li], reg_lambda, alpha, mcw, mds, floor[li],
-                                  strips[f, slot, off:], scratch, best[f, li])
-        any_split = False
-        for li in range(n_level):
-            nid = level_start + li
-            best_loss = _F32_ZERO
-            best_f = -1
-            blocked = _NEG_INF32
-            for f in range(n_features):  # ascending: on equal gains the lower feature wins
-                if best[f, li, 0] > best_loss:
-                    best_loss = best[f, li, 0]
-                    best_f = f
-                if best[f, li, 3] > blocked:
-                    blocked = best[f, li, 3]
-            loss_chg[nid] = best_loss
-            if best_loss > RT_EPS:
-                any_split = True
-                feature[nid] = best_f
-                threshold[nid] = best[best_f, li, 1]
-                default_left[nid] = best[best_f, li, 2] != 0.0
-                left[nid] = n_nodes
-                right[nid] = n_nodes + 1
-                for c in (n_nodes, n_nodes + 1):
-                    parent[c] = nid
-                    depth[c] = d + 1
-                    left[c] = -1
-                    right[c] = -1
-                    threshold[c] = _F32_ZERO
-                    default_left[c] = False
-                    sum_grad[c] = 0.0
-                    sum_hess[c] = 0.0
-                    loss_chg[c] = _F32_ZERO
-                    reason[c] = REASON_MAX_DEPTH
-                n_nodes += 2
-                reason[nid] = REASON_NONE
-            else:
-                left[nid] = -1
-                right[nid] = -1
-                feature[nid] = -1
-                threshold[nid] = _F32_ZERO
-                default_left[nid] = False
-                reason[nid] = REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
-        if not any_split:
-            break
-        for r in prange(n_samples):
-            nid = position[r]
-            if nid < level_start:
+            a, b = span[f, li, 0], span[f, li, 1]
+            if b <= a or not allowed[li, f]:
                 continue
-            nu = _U(nid)
-            if left[nu] == -1:
-                continue  # a leaf: the row stays there
-            x = X[r, _U(feature[nu])]
-            # Right unless x < threshold, or x is missing and the default is left; without
-            # branches, which the random outcome would mispredict (half the routing time).
-            go_right = (np.uint8(not (x < threshold[nu]))
-                        & np.uint8(not (math.isnan(x) & default_left[nu])))
-            side[r] = go_right
-            position[r] = left[nu] + np.int32(go_right)
-        for r in range(n_samples):  # row order, like XGBoost's single-thread sums
-            nid = position[r]
-            if nid >= level_end:
-                sum_grad[_U(nid)] += g[r]
-                sum_hess[_U(nid)] += h[r]
-        for nid in range(level_end, n_nodes):
-            weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
-            feature[nid] = -1
-        if d == max_depth - 1:
-            break
-        # Partition every feature's segments into the children's, in place (``_partition``),
-        # a task's two features node by node, then the children's first passes of both side
-        # by side. Parallel blocks of tasks, one per thread (``_feature_tasks``), so that a
-        # thread's spill buffer stays its own and in its cache.
-        n_next = n_nodes - level_end
-        new_span = np.empty((n_features, n_next, 2), dtype=np.int64)
-        parent_sim, allowed = _level_setup(d + 1, level_end, n_nodes, sum_grad, sum_hess,
-                                           reg_lambda, alpha, mcw, mds, n_features, col_key,
-                                           bytree, bylevel, bynode, colsample)
-        tops = np.full((n_features, n_next, 2), _NEG_INF32, dtype=np.float32)
-        n_blocks = len(spill_vr)
-        for blk in prange(n_blocks):
-            scratch = _new_scratch_jit()
-            for task in range(blk * len(tasks) // n_blocks,
-                              (blk + 1) * len(tasks) // n_blocks):
-                f1, f2, two = _task_features(tasks, task)
-                for li in range(n_level):
-                    nid = level_start + li
-                    if left[nid] == -1:
-                        continue
-                    cl = left[nid] - level_end  # the children's indices in the next level
-                    cr = cl + 1
-                    a1 = span[f1, li, 0]
-                    b1 = span[f1, li, 1]
-                    split1 = _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a1, b1,
-                                        spill_vr[blk], spill_gh[blk])
-                    new_span[f1, cl, 0] = a1
-                    new_span[f1, cl, 1] = split1
-                    new_span[f1, cr, 0] = split1
-                    new_span[f1, cr, 1] = b1
-                    a2 = span[f2, li, 0]
-                    b2 = span[f2, li, 1] if two else a2  # one-feature task: an empty segment
-                    split2 = a2
-                    if two:
-                        split2 = _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a2,
-                                            b2, spill_vr[blk], spill_gh[blk])
-                        new_span[f2, cl, 0] = a2
-                        new_span[f2, cl, 1] = split2
-                        new_span[f2, cr, 0] = split2
-                        new_span[f2, cr, 1] = b2
-                    for c in range(2):  # the children's first passes, on entries just written
-                        ci = cl + c
-                        c_a1, c_b1 = _allowed_range(a1 if c == 0 else split1,
-                                                    split1 if c == 0 else b1, allowed[ci, f1])
-                        c_a2, c_b2 = _allowed_range(a2 if c == 0 else split2,
-                                                    split2 if c == 0 else b2, allowed[ci, f2])
-                        _first_passes(vf, gf, c_a1, c_b1, c_a2, c_b2, need_forward[f1],
-                                      need_forward[f2], sum_grad[level_end + ci],
-                                      sum_hess[level_end + ci], parent_sim[ci], reg_lambda,
-                                      alpha, mcw, mds,
-                                      strips[f1, :, _strip_offset(c_a1 - col_ptr[f1]):],
-                                      strips[f2, :, _strip_offset(c_a2 - col_ptr[f2]):],
-                                      tops[f1, ci], tops[f2, ci], scratch)
-        vr_in = vr
-        vf_in = vf
-        vi_in = vi
-        span = new_span
-        level_start = level_end
-        level_end = n_nodes
+            nid = level_start + li
+            off = _strip_offset(a - cols.col_ptr[f])
+            for di in range(2):
+                if di == 0 and not cols.need_forward[f]:
+                    continue
+                slot = di + seg.strips.shape[1] - 2  # no forward slot when unused
+                _scan_segment(vf_in, seg.gf, a, b, di == 0, nodes.sum_grad[nid],
+                              nodes.sum_hess[nid], parent_sim[li], lam, alpha, mcw, mds, floor[li],
+                              seg.strips[f, slot, off:], scratch, best[f, li])
+    return best
+
+
+@njit(cache=True, error_model="numpy")
+def _apply_level(best, nodes, rp, level_start, level_end, n_nodes, d):
+    """Record each node of the level (``node_rules``): it splits on the best feature when
+    the gain exceeds 1e-6, its children get the next ids; otherwise it is a leaf and says
+    why. γ plays no part here: exact prunes after growing. Returns the new node count."""
+    lam, alpha, mcw, mds = rp
+    for li in range(level_end - level_start):
+        nid = level_start + li
+        f_best, loss, blocked = best_feature(best, li)
+        nodes.loss_chg[nid] = loss
+        if not splits(loss):
+            nodes.reason[nid] = leaf_reason(blocked)
+            continue
+        set_split(nodes, nid, f_best, best[f_best, li, SPLIT_THRESHOLD],
+                  best[f_best, li, SPLIT_DEFAULT_LEFT] != 0.0, loss, n_nodes)
+        for c in range(n_nodes, n_nodes + 2):  # sums and weights follow the routing
+            new_node(nodes, c, nid, d + 1, 0.0, 0.0, lam, alpha, mcw, mds)
+        n_nodes += 2
     return n_nodes
 
 
-def new_segments(columns: SortedColumns):
-    """Workspace of ``grow_exact``: a copy of the sorted entries (partitioned in place, level
-    by level), a side buffer (the scalar partition's), each thread's spill buffers
-    (``_partition``), and per feature and scan direction the strips of its bounded segments
-    (``_first_passes``; rows ``_strip_offset`` on; the forward direction only when some
-    column has missing values).
+@njit(cache=True, parallel=True, error_model="numpy")
+def _route(X, g, h, position, side, nodes, rp, level_start, level_end, n_nodes):
+    """Move each row of a node that split to its child (``node_rules.goes_right``, no branch:
+    the side is unpredictable) and note its side; then the children's G and H, added in row
+    order like XGBoost's, and their weights."""
+    lam, alpha, mcw, mds = rp
+    # The node arrays as locals: numba's parallel loops drop writes made through a tuple's
+    # field (kernels called from them do not), so no loop here writes ``nodes.*`` directly.
+    left, feature, threshold, default_left = (nodes.left, nodes.feature, nodes.threshold,
+                                              nodes.default_left)
+    sum_grad, sum_hess, weight = nodes.sum_grad, nodes.sum_hess, nodes.weight
+    for r in prange(X.shape[0]):
+        nid = position[r]
+        if nid < level_start:
+            continue
+        nu = _U(nid)
+        if left[nu] == -1:
+            continue  # a leaf: the row stays there
+        go_right = goes_right(X[r, _U(feature[nu])], threshold[nu], default_left[nu])
+        side[r] = go_right
+        position[r] = left[nu] + np.int32(go_right)
+    for r in range(X.shape[0]):
+        nid = position[r]
+        if nid >= level_end:
+            sum_grad[_U(nid)] += g[r]
+            sum_hess[_U(nid)] += h[r]
+    for nid in range(level_end, n_nodes):
+        weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], lam, alpha, mcw, mds)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _partition_level(cols, seg, vr_in, vi_in, side, nodes, rp, cs, level_start, level_end,
+                     n_nodes, span, d):
+    """Partition every feature's segments into the children's, in place (``_partition``),
+    then the children's first passes, while their entries are in the cache. Parallel
+    blocks of tasks, one per thread (``_feature_tasks``), so a thread's spill buffer stays
+    its own. Returns the next level's (spans, tops, similarities, allowed features)."""
+    n_features = span.shape[0]
+    new_span = np.empty((n_features, n_nodes - level_end, 2), dtype=np.int64)
+    parent_sim, allowed = _level_setup(d + 1, level_end, n_nodes, nodes, rp, n_features, cs)
+    tops = np.full((n_features, n_nodes - level_end, 2), _NEG_INF32, dtype=np.float32)
+    n_blocks = len(seg.spill_vr)
+    for blk in prange(n_blocks):
+        scratch = _new_scratch_jit()
+        for task in range(blk * len(seg.tasks) // n_blocks,
+                          (blk + 1) * len(seg.tasks) // n_blocks):
+            for li in range(span.shape[1]):
+                nid = level_start + li
+                if nodes.left[nid] != -1:
+                    _split_node(cols, seg, vr_in, vi_in, side, nodes, rp, task, blk, li,
+                                nodes.left[nid] - level_end, level_end, span, new_span,
+                                parent_sim, allowed, tops, scratch)
+    return new_span, tops, parent_sim, allowed
+
+
+@njit(cache=True)
+def _split_node(cols, seg, vr_in, vi_in, side, nodes, rp, task, blk, li, cl, level_end, span,
+                new_span, parent_sim, allowed, tops, scratch):
+    """A task's two features, node ``li`` of the level: partition each segment into the
+    children ``cl`` and ``cl + 1`` (of the next level), then both children's first passes."""
+    lam, alpha, mcw, mds = rp
+    f1, f2, two = _task_features(seg.tasks, task)
+    a1, b1 = span[f1, li, 0], span[f1, li, 1]
+    split1 = _partition(vi_in, vr_in, seg.vr, seg.gh, side, seg.side_buf, seg.vector, a1, b1,
+                        seg.spill_vr[blk], seg.spill_gh[blk])
+    a2 = span[f2, li, 0]
+    b2 = span[f2, li, 1] if two else a2  # one-feature task: an empty segment
+    split2 = a2
+    if two:
+        split2 = _partition(vi_in, vr_in, seg.vr, seg.gh, side, seg.side_buf, seg.vector, a2,
+                            b2, seg.spill_vr[blk], seg.spill_gh[blk])
+    _child_spans(new_span, f1, cl, a1, split1, b1)
+    if two:
+        _child_spans(new_span, f2, cl, a2, split2, b2)
+    for c in range(2):
+        ci = cl + c
+        c_a1, c_b1 = _allowed_range(a1 if c == 0 else split1, split1 if c == 0 else b1,
+                                    allowed[ci, f1])
+        c_a2, c_b2 = _allowed_range(a2 if c == 0 else split2, split2 if c == 0 else b2,
+                                    allowed[ci, f2])
+        _first_passes(seg.vf, seg.gf, c_a1, c_b1, c_a2, c_b2, cols.need_forward[f1],
+                      cols.need_forward[f2], nodes.sum_grad[level_end + ci],
+                      nodes.sum_hess[level_end + ci], parent_sim[ci], lam, alpha, mcw, mds,
+                      seg.strips[f1, :, _strip_offset(c_a1 - cols.col_ptr[f1]):],
+                      seg.strips[f2, :, _strip_offset(c_a2 - cols.col_ptr[f2]):],
+                      tops[f1, ci], tops[f2, ci], scratch)
+
+
+@njit(cache=True, inline="always")
+def _child_spans(new_span, f, cl, a, split, b):
+    new_span[f, cl, 0] = a
+    new_span[f, cl, 1] = split
+    new_span[f, cl + 1, 0] = split
+    new_span[f, cl + 1, 1] = b
+
+
+@njit(cache=True, error_model="numpy")
+def grow_exact(X, cols, g, h, position, seg, nodes, rp, cs, max_depth):
+    """Grow one tree into ``nodes`` (capacity >= the nodes grown) and return the count.
+
+    Level by level: the root (``_root``), then per level each feature's best split of each
+    node (``_best_splits``), the decisions (``_apply_level``), the rows routed to the
+    children and summed (``_route``), and the segments partitioned for the next level
+    (``_partition_level``). ``position`` (n_samples, int32) ends as the leaf of the grown tree
+    each row reaches (-1 for a row whose hessian is negative). ``rp`` is
+    ``node_rules.NodeParams``; ``cs`` the tree's ``NodeSampling``.
+    """
+    span, tops, parent_sim, allowed, any_negative = _root(X, cols, g, h, position, seg, nodes,
+                                                          rp, cs)
+    # The root's (value, row) words are the sorted columns' own unless rows were left out.
+    vr_in = seg.vr if any_negative else cols.root_rv
+    vf_in = seg.vf if any_negative else cols.root_vf
+    vi_in = seg.vi if any_negative else cols.root_vi
+    side = np.zeros(X.shape[0], dtype=np.uint8)  # each row's child: 0 left, 1 right
+    n_nodes, level_start, level_end = 1, 0, 1
+    for d in range(max_depth):
+        best = _best_splits(vf_in, cols, seg, nodes, rp, level_start, span, tops, parent_sim,
+                            allowed)
+        grown = _apply_level(best, nodes, rp, level_start, level_end, n_nodes, d)
+        if grown == n_nodes:
+            break
+        n_nodes = grown
+        _route(X, g, h, position, side, nodes, rp, level_start, level_end, n_nodes)
+        if d == max_depth - 1:
+            break
+        span, tops, parent_sim, allowed = _partition_level(
+            cols, seg, vr_in, vi_in, side, nodes, rp, cs, level_start, level_end, n_nodes,
+            span, d)
+        vr_in, vf_in, vi_in = seg.vr, seg.vf, seg.vi
+        level_start, level_end = level_end, n_nodes
+    return n_nodes
+
+
+def new_segments(columns: SortedColumns) -> Segments:
+    """``grow_exact``'s workspace for ``columns`` (see ``Segments``).
 
     An entry is two int64 words in two arrays: (value float32, row int32), packed as in
     ``SortedColumns.root_rv``, and (g float32, h float32). Apart, a pass that needs only one
     half (the partition's side lookup: rows; a first pass: g and h) reads half the bytes,
-    and the root's (value, row) words need no copy. The copy comes with the views of its
-    fields, ``vf[k, _E_VALUE]``, ``vi[k, _E_ROW]``, ``gf[k, _E_G]``, ``gf[k, _E_H]`` (made
-    here, not in numba: numba's own view + reshape of an array chosen at run time once gave
-    wrong strides in a variant of ``grow_exact``), and so do the root's words.
-    Last, the features of each parallel task (``_feature_tasks``, for the number of threads
-    numba runs now), and whether the partition runs in vector instructions
-    (``simd.VECTOR_SPLIT``).
+    and the root's (value, row) words need no copy. The views of their fields are made here,
+    not in numba (numba's own view + reshape of an array chosen at run time once gave wrong
+    strides). The strips: per feature and scan direction (forward only when some column has
+    missing values), rows ``_strip_offset`` on. The tasks: for the threads numba runs now.
     """
     nnz = len(columns.rows)
     longest = int(np.diff(columns.col_ptr).max(initial=0))
-    n_strips = _strips_rows(longest)
     n_directions = 2 if columns.need_forward.any() else 1  # [forward,] backward
-    strips = np.empty((len(columns.col_ptr) - 1, n_directions, n_strips, 6), np.float64)
+    n_features = len(columns.col_ptr) - 1
+    strips = np.empty((n_features, n_directions, _strips_rows(longest), STRIP_FIELDS),
+                      np.float64)
     n_threads = numba.get_num_threads()
-    tasks = _feature_tasks(len(columns.col_ptr) - 1, n_threads)
     vr, gh = np.empty(nnz, np.int64), np.empty(nnz, np.int64)
-    side_buf = np.empty(0 if simd.VECTOR_SPLIT else nnz, np.uint8)
-    return (vr, *_word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2),
-            *_word_fields(columns.root_rv), side_buf,
-            np.empty((n_threads, longest), np.int64), np.empty((n_threads, longest), np.int64),
-            strips, tasks, simd.VECTOR_SPLIT)
-
-
-def _word_fields(vr: np.ndarray):
-    """(value, row) words as (n, 2) float32 and int32 arrays."""
-    return vr.view(np.float32).reshape(-1, 2), vr.view(np.int32).reshape(-1, 2)
-
-
-@njit(cache=True, error_model="numpy")
-def prune(n_nodes, parent, left, right, loss_chg, gamma, is_leaf, removed, reason):
-    """XGBoost's ``prune`` updater: bottom-up, collapse a split whose two children are
-    leaves when its loss change < gamma; repeat on its parent (docs/xgboost-rules.md §1).
-    Fills ``is_leaf`` (leaf of the final tree) and ``removed`` (grown, then pruned away)."""
-    for nid in range(n_nodes):
-        is_leaf[nid] = left[nid] == -1
-        removed[nid] = False
-    for nid in range(n_nodes):
-        if not is_leaf[nid] or removed[nid]:
-            continue
-        cur = nid
-        while cur != 0:
-            p = parent[cur]
-            lc = left[p]
-            rc = right[p]
-            if is_leaf[lc] and is_leaf[rc] and loss_chg[p] < gamma:
-                is_leaf[p] = True
-                removed[lc] = True
-                removed[rc] = True
-                reason[p] = REASON_GAMMA
-                reason[lc] = REASON_GAMMA
-                reason[rc] = REASON_GAMMA
-                cur = p
-            else:
-                break
+    return Segments(vr, *word_fields(vr), gh, gh.view(np.float32).reshape(nnz, 2),
+                    np.empty(0 if simd.VECTOR_SPLIT else nnz, np.uint8),
+                    np.empty((n_threads, longest), np.int64),
+                    np.empty((n_threads, longest), np.int64), strips,
+                    _feature_tasks(n_features, n_threads), simd.VECTOR_SPLIT)

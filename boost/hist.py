@@ -30,33 +30,52 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ._dtypes import (
-    REASON_GAMMA,
-    REASON_MAX_DEPTH,
-    REASON_MIN_CHILD_WEIGHT,
-    REASON_NO_GAIN,
-    REASON_NONE,
-    RT_EPS,
-)
+from ._dtypes import REASON_GAMMA, REASON_NO_GAIN
 from .layout import column_major
+from .node_rules import (
+    below_gamma,
+    best_feature,
+    bin_goes_left,
+    leaf_reason,
+    leaf_weight,
+    new_node,
+    set_split,
+    similarity,
+    split_loss_change,
+    splits,
+)
+from .records import (
+    CAND_BIN,
+    CAND_DEFAULT_LEFT,
+    CAND_FIELDS,
+    CAND_GL,
+    CAND_GR,
+    CAND_HL,
+    CAND_HR,
+    CAND_LOSS,
+    CAND_THRESHOLD,
+    CAND_VALID,
+    SPLIT_BIN,
+    SPLIT_BLOCKED,
+    SPLIT_DEFAULT_LEFT,
+    SPLIT_FIELDS,
+    SPLIT_GL,
+    SPLIT_GR,
+    SPLIT_HL,
+    SPLIT_HR,
+    SPLIT_LOSS,
+    SPLIT_THRESHOLD,
+    TreeNodes,
+    gh_view,
+)
 from .sampling import ColumnSampler
 from .simd import prefetch
 from .sketch import Cuts
-from .split_math import (
-    first_index,
-    leaf_weight,
-    scan_losses,
-    similarity,
-    split_loss_change,
-    strip_max,
-)
+from .split_math import first_index, scan_losses, strip_max
 
 _F32_ZERO = np.float32(0.0)
 _NEG_INF32 = np.float32(-np.inf)
 
-# best[f, node, :] of the evaluation kernel
-_B_LOSS, _B_THR, _B_DL, _B_BIN, _B_GL, _B_HL, _B_GR, _B_HR, _B_BLOCKED = range(9)
-_B_SIZE = 9
 
 
 def bin_dtype(cuts: Cuts, dense: bool):
@@ -241,24 +260,24 @@ def _subtract(hist_parent, parent_slots, hist, built_slots, sub_slots):
 
 @njit(cache=True)
 def _record(best, loss, thr, dl, split_bin, gl, hl, gr, hr):
-    best[_B_LOSS] = loss
-    best[_B_THR] = thr
-    best[_B_DL] = 1.0 if dl else 0.0
-    best[_B_BIN] = split_bin
-    best[_B_GL] = gl
-    best[_B_HL] = hl
-    best[_B_GR] = gr
-    best[_B_HR] = hr
+    best[SPLIT_LOSS] = loss
+    best[SPLIT_THRESHOLD] = thr
+    best[SPLIT_DEFAULT_LEFT] = 1.0 if dl else 0.0
+    best[SPLIT_BIN] = split_bin
+    best[SPLIT_GL] = gl
+    best[SPLIT_HL] = hl
+    best[SPLIT_GR] = gr
+    best[SPLIT_HR] = hr
 
 
 @njit(cache=True, inline="always")
 def _write_candidate(out, n, split_bin, default_left, gl, hl, gr, hr, loss, valid, thr):
-    out[n, 0] = split_bin
-    out[n, 1] = 1.0 if default_left else 0.0
-    out[n, 2], out[n, 3], out[n, 4], out[n, 5] = gl, hl, gr, hr
-    out[n, 6] = loss
-    out[n, 7] = 1.0 if valid else 0.0
-    out[n, 8] = thr
+    out[n, CAND_BIN] = split_bin
+    out[n, CAND_DEFAULT_LEFT] = 1.0 if default_left else 0.0
+    out[n, CAND_GL], out[n, CAND_HL], out[n, CAND_GR], out[n, CAND_HR] = gl, hl, gr, hr
+    out[n, CAND_LOSS] = loss
+    out[n, CAND_VALID] = 1.0 if valid else 0.0
+    out[n, CAND_THRESHOLD] = thr
     return n + 1
 
 
@@ -278,8 +297,8 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
     """Forward then (if anything is missing) backward scan of one feature's ``n`` bins
     ``hh[h0:h0 + n]``, whose cut values are ``cut_vals[c0:c0 + n]``. Keeps the first strictly
     best loss in ``best`` (float64 array, see _B_*). If ``out`` has rows, every candidate is
-    written there too (for ``split_candidates``): [bin, default_left, gl, hl, gr, hr, loss,
-    valid, threshold]; returns their count.
+    written there too (for ``split_candidates``; columns ``records.CAND_*``); returns their
+    count.
     ``scratch``: ``scan_scratch(n)`` or larger.
 
     Each direction takes the running sums (sequential), then every bin's loss change at once
@@ -304,11 +323,11 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
                 n_out = _write_candidate(out, n_out, j, False, gl, hl, gr, hr, loss,
                                          hl >= mcw and hr >= mcw, cut_vals[c0 + j])
         top = strip_max(n, lv)
-        if top > best[_B_LOSS]:
+        if top > best[SPLIT_LOSS]:
             j = first_index(n, lv, top)
             _record(best, top, cut_vals[c0 + j], False, j, acc_g[j], acc_h[j], pg - acc_g[j],
                     ph - acc_h[j])
-        best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
+        best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(n, lb))
     if sg == pg and sh == ph:
         return n_out
     sg = np.float64(0.0)
@@ -330,13 +349,13 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
                 n_out = _write_candidate(out, n_out, i - 1, True, gl, hl, gr, hr, loss,
                                          hr >= mcw and hl >= mcw, thr)
         top = strip_max(n, lv)
-        if top > best[_B_LOSS]:
+        if top > best[SPLIT_LOSS]:
             j = first_index(n, lv, top)
             i = n - 1 - j
             thr = min_val if i == 0 else cut_vals[c0 + i - 1]
             _record(best, top, thr, True, i - 1, pg - acc_g[j], ph - acc_h[j], acc_g[j],
                     acc_h[j])
-        best[_B_BLOCKED] = max(best[_B_BLOCKED], strip_max(n, lb))
+        best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(n, lb))
     return n_out
 
 
@@ -347,13 +366,13 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg
     hist[slots[t]] and whose sums are node_g[t], node_h[t]."""
     n_features = ptrs.shape[0] - 1
     n_nodes = slots.shape[0]
-    no_out = np.empty((0, 9), dtype=np.float64)
+    no_out = np.empty((0, CAND_FIELDS), dtype=np.float64)
     for f in prange(n_features):
         scratch = _scan_scratch_jit(ptrs[f + 1] - ptrs[f])
         for t in range(n_nodes):
             bt = best[f, t]
             bt[:] = 0.0
-            bt[_B_BLOCKED] = -np.inf
+            bt[SPLIT_BLOCKED] = -np.inf
             psim = similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
             scan_feature(hist[slots[t]], f * stride, ptrs[f], ptrs[f + 1] - ptrs[f], min_vals[f],
                          cut_vals, node_g[t], node_h[t], psim, reg_lambda, alpha, mcw, mds, bt,
@@ -383,11 +402,6 @@ def _chunks(expand, node_start, node_end):
     return starts, ends, chunk_ptr, owner
 
 
-@njit(cache=True, inline="always")
-def _goes_left(code, missing, default_left, split_bin):
-    return default_left if code == missing else np.int64(code) <= split_bin
-
-
 @njit(cache=True, parallel=True)
 def _partition(columns, rows, out_rows, side, expand, left, right, default_left, missing,
                node_start, node_end):
@@ -413,7 +427,7 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
         cnt = 0
         col = columns[expand[t, 2]]
         for k in range(a, b):
-            go = _goes_left(col[rows[k]], missing, dl, sb)
+            go = bin_goes_left(col[rows[k]], missing, dl, sb)
             side[k] = go
             cnt += go
         n_l[c] = cnt
@@ -469,7 +483,7 @@ def _add_split_leaf_values(columns, rows, expand, left, right, default_left, mis
         col = columns[expand[t, 2]]
         for k in range(a, b):
             r = rows[k]
-            margin[r, group] += v_left if _goes_left(col[r], missing, dl, sb) else v_right
+            margin[r, group] += v_left if bin_goes_left(col[r], missing, dl, sb) else v_right
 
 
 @njit(cache=True, parallel=True)
@@ -512,82 +526,51 @@ def _bin_sums(hh, a, b):
 
 
 @njit(cache=True)
-def _new_node(nid, par, d, G, H, parent, left, right, depth, feature, threshold,
-              default_left, loss_chg, sum_grad, sum_hess, weight, reason, reg_lambda, alpha,
-              mcw, mds):
-    parent[nid] = par
-    depth[nid] = d
-    left[nid] = -1
-    right[nid] = -1
-    feature[nid] = -1
-    threshold[nid] = 0.0
-    default_left[nid] = False
-    loss_chg[nid] = 0.0
-    sum_grad[nid] = G
-    sum_hess[nid] = H
-    weight[nid] = leaf_weight(G, H, reg_lambda, alpha, mcw, mds)
-    reason[nid] = REASON_MAX_DEPTH
-
-
-@njit(cache=True)
 def _drop_features(best, allowed):
     """Forget the best splits of the features a node may not use (colsample_*)."""
     for t in range(allowed.shape[0]):
         for f in range(allowed.shape[1]):
             if not allowed[t, f]:
-                best[f, t, _B_LOSS] = -np.inf
-                best[f, t, _B_BLOCKED] = -np.inf
+                best[f, t, SPLIT_LOSS] = -np.inf
+                best[f, t, SPLIT_BLOCKED] = -np.inf
 
 
 @njit(cache=True)
-def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, parent, left,
-                 right, depth, feature, threshold, default_left, loss_chg, sum_grad, sum_hess,
-                 weight, reason, expand):
-    """Decide every node of the level from its best split (over features in ascending
-    order, so equal gains keep the lower feature) and create the children of the expanded
-    ones. Fills ``expand`` rows (node, level slot, feature, split bin); returns
-    (number expanded, new node count)."""
+def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, nodes, expand):
+    """Decide every node of the level from its best split (``node_rules``: the best feature,
+    > 1e-6, both children non-empty, not below γ — hist refuses before growing) and create
+    the children of the expanded ones. Fills ``expand`` rows (node, level slot, feature,
+    split bin); returns (number expanded, new node count)."""
     m = 0
     for t in range(level.shape[0]):
         nid = level[t]
-        f_best = -1
-        loss = _F32_ZERO
-        blocked = -np.inf
-        for f in range(best.shape[0]):
-            if best[f, t, _B_LOSS] > loss:
-                loss = np.float32(best[f, t, _B_LOSS])
-                f_best = f
-            if best[f, t, _B_BLOCKED] > blocked:
-                blocked = best[f, t, _B_BLOCKED]
-        if f_best < 0 or loss <= RT_EPS:
-            reason[nid] = REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
+        f_best, loss, blocked = best_feature(best, t)
+        if f_best < 0 or not splits(loss):
+            nodes.reason[nid] = leaf_reason(blocked)
             continue
         bt = best[f_best, t]
-        if bt[_B_HL] == 0.0 or bt[_B_HR] == 0.0:  # XGBoost refuses an empty child
-            reason[nid] = REASON_NO_GAIN
+        if bt[SPLIT_HL] == 0.0 or bt[SPLIT_HR] == 0.0:  # XGBoost refuses an empty child
+            nodes.reason[nid] = REASON_NO_GAIN
             continue
-        loss_chg[nid] = loss
-        feature[nid] = f_best
-        threshold[nid] = bt[_B_THR]
-        default_left[nid] = bt[_B_DL] != 0.0
-        if loss < gamma:  # pre-pruning: the split is refused, the search is kept
-            reason[nid] = REASON_GAMMA
+        set_split(nodes, nid, f_best, bt[SPLIT_THRESHOLD], bt[SPLIT_DEFAULT_LEFT] != 0.0, loss,
+                  n_nodes)
+        if below_gamma(loss, gamma):  # refused: the search is kept, the children are not
+            nodes.left[nid] = -1
+            nodes.right[nid] = -1
+            nodes.reason[nid] = REASON_GAMMA
             continue
-        reason[nid] = REASON_NONE
-        left[nid] = n_nodes
-        right[nid] = n_nodes + 1
-        sum_grad[nid] = bt[_B_GL] + bt[_B_GR]  # XGBoost's cover of a split node: L + R
-        sum_hess[nid] = bt[_B_HL] + bt[_B_HR]
-        weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], reg_lambda, alpha, mcw, mds)
-        for c, G, H in ((n_nodes, bt[_B_GL], bt[_B_HL]), (n_nodes + 1, bt[_B_GR], bt[_B_HR])):
-            _new_node(c, nid, d + 1, G, H, parent, left, right, depth, feature, threshold,
-                      default_left, loss_chg, sum_grad, sum_hess, weight, reason, reg_lambda,
-                      alpha, mcw, mds)
+        g_l, h_l, g_r, h_r = bt[SPLIT_GL], bt[SPLIT_HL], bt[SPLIT_GR], bt[SPLIT_HR]
+        nodes.sum_grad[nid] = g_l + g_r  # XGBoost's cover of a split node: L + R
+        nodes.sum_hess[nid] = h_l + h_r
+        nodes.weight[nid] = leaf_weight(nodes.sum_grad[nid], nodes.sum_hess[nid], reg_lambda,
+                                        alpha, mcw, mds)
+        new_node(nodes, n_nodes, nid, d + 1, g_l, h_l, reg_lambda, alpha, mcw, mds)
+        new_node(nodes, n_nodes + 1, nid, d + 1, g_r, h_r, reg_lambda, alpha, mcw, mds)
         n_nodes += 2
         expand[m, 0] = nid
         expand[m, 1] = t
         expand[m, 2] = f_best
-        expand[m, 3] = np.int64(bt[_B_BIN])
+        expand[m, 3] = np.int64(bt[SPLIT_BIN])
         m += 1
     return m, n_nodes
 
@@ -624,11 +607,6 @@ def _plan_children(expand, left, right, sum_grad, sum_hess, node_start, node_end
     return children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot
 
 
-def _gh_view(records: np.ndarray) -> np.ndarray:
-    """The (g, h) slot of every row record: its last 8 bytes, as complex64 (float32 g, h)."""
-    return records.view(np.complex64)[:, -1]
-
-
 def hist_stride(cuts: Cuts) -> int:
     """Histogram slots per feature in the grower's histograms: the most bins of any feature,
     so feature f's bin b sits at ``f * stride + b`` (a few unused slots buy a build with no
@@ -646,8 +624,8 @@ def root_sums(root_hist, ptrs, g, h, from_bins: bool) -> tuple[float, float]:
 
 def _fresh_best() -> np.ndarray:
     """A ``scan_feature`` best entry before any candidate (see _B_*)."""
-    best = np.zeros(_B_SIZE, dtype=np.float64)
-    best[_B_BLOCKED] = -np.inf
+    best = np.zeros(SPLIT_FIELDS, dtype=np.float64)
+    best[SPLIT_BLOCKED] = -np.inf
     return best
 
 
@@ -666,7 +644,7 @@ class HistWorkspace:
         self.bins = bins
         self.missing = missing
         self.rows = np.arange(n_samples, dtype=np.int32)  # the root's rows, never written
-        self.gh = _gh_view(bins)
+        self.gh = gh_view(bins)
         self.n_features = n_features
         self.columns = column_major(bins, np.arange(n_features))
         self.side = np.empty(n_samples, dtype=np.bool_)
@@ -675,7 +653,7 @@ class HistWorkspace:
 
     def set_bins(self, bins: np.ndarray, missing: int) -> None:
         """New records of the same shape (approx re-sketches every tree)."""
-        self.bins, self.missing, self.gh = bins, missing, _gh_view(bins)
+        self.bins, self.missing, self.gh = bins, missing, gh_view(bins)
         self.columns = column_major(bins, np.arange(self.n_features))
 
     def histograms(self, i: int, n_slots: int, width: int) -> np.ndarray:
@@ -696,10 +674,10 @@ class HistWorkspace:
         return self._rows[i]
 
 
-def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf: dict, margin,
-              group: int, columns: ColumnSampler | None = None, tree_idx: int = 0) -> int:
-    """Grow one tree depth-wise on float32 ``g``/``h``; fill ``buf`` (``_node_buffers``
-    arrays), add the tree's leaf values to ``margin[:, group]`` and return the node count.
+def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, nodes: TreeNodes,
+              margin, group: int, columns: ColumnSampler | None = None, tree_idx: int = 0) -> int:
+    """Grow one tree depth-wise on float32 ``g``/``h``; fill ``nodes``, add the tree's leaf
+    values to ``margin[:, group]`` and return the node count.
     With an active ``columns`` sampler each node searches only its drawn features."""
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
     missing = ws.missing
@@ -708,10 +686,8 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
     stride = hist_stride(cuts)
     width = n_features * stride
     n_samples = g.shape[0]
-    nodes = (buf["parent"], buf["left"], buf["right"], buf["depth"], buf["feature"],
-             buf["threshold"], buf["default_left"], buf["loss_chg"], buf["sum_grad"],
-             buf["sum_hess"], buf["weight"], buf["reason"])
-    left, sum_grad, sum_hess, weight = buf["left"], buf["sum_grad"], buf["sum_hess"], buf["weight"]
+    left, right, sum_grad, sum_hess, weight = (nodes.left, nodes.right, nodes.sum_grad,
+                                               nodes.sum_hess, nodes.weight)
     capacity = len(left)
     node_start = np.zeros(capacity, dtype=np.int64)
     node_end = np.zeros(capacity, dtype=np.int64)
@@ -726,9 +702,9 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
     _build(ws.bins, missing, n_features, stride, ws.gh, ws.rows, False, one,
            np.array([n_samples]), one, hist, n_blocks)
     root_g, root_h = root_sums(hist[0], ptrs, g, h, root_from_bins)
-    _new_node(0, -1, 0, root_g, root_h, *nodes, reg_lambda, alpha, mcw, mds)
+    new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
-    best = np.empty((n_features, 1, _B_SIZE), dtype=np.float64)
+    best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
     _evaluate(hist, one, stride, ptrs, cut_vals, min_vals, np.array([root_g]),
               np.array([root_h]), reg_lambda, alpha, mcw, mds, best)
     level = np.zeros(1, dtype=np.int64)  # nodes of the current depth, in id order
@@ -739,29 +715,29 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, buf:
             _drop_features(best, columns.allowed(tree_idx, d, level))
         expand = np.empty((len(level), 4), dtype=np.int64)
         m, n_nodes = _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds,
-                                  *nodes, expand)
+                                  nodes, expand)
         expand = expand[:m]
         _add_leaf_values(rows, level, left, node_start, node_end, weight, eta, margin, group)
         if m == 0:
             break
         if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
-            _add_split_leaf_values(ws.columns, rows, expand, left, buf["right"],
-                                   buf["default_left"], missing, node_start, node_end, weight,
+            _add_split_leaf_values(ws.columns, rows, expand, left, right,
+                                   nodes.default_left, missing, node_start, node_end, weight,
                                    eta, margin, group)
             break
         nxt = ws.buffer(spare)
-        _partition(ws.columns, rows, nxt, ws.side, expand, left, buf["right"],
-                   buf["default_left"], missing, node_start, node_end)
+        _partition(ws.columns, rows, nxt, ws.side, expand, left, right,
+                   nodes.default_left, missing, node_start, node_end)
         rows, spare = nxt, 1 - spare
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
-            expand, left, buf["right"], sum_grad, sum_hess, node_start, node_end)
+            expand, left, right, sum_grad, sum_hess, node_start, node_end)
         child_hist = ws.histograms(pool, 2 * m, width)
         pool = 1 - pool
         _build(ws.bins, missing, n_features, stride, ws.gh, rows, True, b_start, b_end, b_slot,
                child_hist, n_blocks)
         _subtract(hist, p_slot, child_hist, b_slot, s_slot)
         hist = child_hist
-        best = np.empty((n_features, 2 * m, _B_SIZE), dtype=np.float64)
+        best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
         _evaluate(hist, np.arange(2 * m, dtype=np.int64), stride, ptrs, cut_vals, min_vals, cg,
                   ch, reg_lambda, alpha, mcw, mds, best)
         level = children
@@ -810,7 +786,7 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
 
     hist, counts = build(path_masks[0])
     pg, ph = root_sums(hist, ptrs, g, h, root_from_bins)
-    no_out = np.empty((0, 9), dtype=np.float64)
+    no_out = np.empty((0, CAND_FIELDS), dtype=np.float64)
     for i in range(len(path_masks) - 1):
         f = path_features[i]
         best = _fresh_best()
@@ -820,29 +796,30 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
                      reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(n_bins))
         is_left = path_sides[i]
         child, parent_mask = path_masks[i + 1], path_masks[i]
-        built_right = best[_B_HR] < best[_B_HL]
+        built_right = best[SPLIT_HR] < best[SPLIT_HL]
         if built_right != is_left:  # this child was built from its rows
             hist, counts = build(child)
         else:  # this child was the parent minus its built sibling
             sibling, _ = build(parent_mask & ~child)
             hist = hist - sibling
             _, counts = build(child)
-        pg, ph = (best[_B_GL], best[_B_HL]) if is_left else (best[_B_GR], best[_B_HR])
+        pg, ph = (best[SPLIT_GL], best[SPLIT_HL]) if is_left else (best[SPLIT_GR], best[SPLIT_HR])
     return hist, counts, pg, ph
 
 
-def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, float]:
+def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.ndarray, float]:
     """Every candidate of every feature as the search enumerates them (feature ascending,
-    forward bins then backward bins): rows [feature, bin, default_left, gl, hl, gr, hr,
-    loss, valid, threshold], and the node's similarity."""
+    forward bins then backward bins): each one's feature, its row of ``records.CAND_*``
+    columns, and the node's similarity."""
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
     psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
-    parts = []
+    features, tables = [], []
     for f in range(cuts.n_features):
         a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
-        out = np.empty((2 * (b - a), 9), dtype=np.float64)
+        out = np.empty((2 * (b - a), CAND_FIELDS), dtype=np.float64)
         best = _fresh_best()
         n = scan_feature(hist, a, a, b - a, cuts.min_vals[f], cuts.values, pg, ph, psim,
                          reg_lambda, alpha, mcw, mds, best, out, scan_scratch(b - a))
-        parts.append(np.column_stack([np.full(n, f, dtype=np.float64), out[:n]]))
-    return np.concatenate(parts), float(psim)
+        features.append(np.full(n, f, dtype=np.int64))
+        tables.append(out[:n])
+    return np.concatenate(features), np.concatenate(tables), float(psim)

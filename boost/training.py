@@ -30,13 +30,15 @@ import numba
 import numpy as np
 
 from . import objectives
-from ._dtypes import GRAD, INDEX, PARAM, REASON_MAX_DEPTH, SUM, WEIGHT
+from ._dtypes import GRAD, INDEX, PARAM, WEIGHT
 from .booster import Booster, TrainingData
 from .data import as_features, as_labels, as_weights, check_training_rows
-from .exact import SortedColumns, grow_exact, new_segments, prune
+from .exact import NodeSampling, SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, bin_matrix, grow_hist
 from .leaves import line_search_leaves, quantile_leaves
+from .node_rules import NodeParams, prune
 from .params import parse_params
+from .records import TreeNodes, new_tree_nodes
 from .sampling import ColumnSampler, tree_key
 from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
 from .targets import tree_gradients
@@ -55,50 +57,53 @@ def _threads(nthread: int):
         numba.set_num_threads(before)
 
 
-def _node_buffers(capacity: int) -> dict:
-    return {
-        "parent": np.empty(capacity, dtype=INDEX),
-        "left": np.empty(capacity, dtype=INDEX),
-        "right": np.empty(capacity, dtype=INDEX),
-        "depth": np.empty(capacity, dtype=INDEX),
-        "feature": np.empty(capacity, dtype=INDEX),
-        "threshold": np.zeros(capacity, dtype=np.float32),
-        "default_left": np.zeros(capacity, dtype=np.bool_),
-        "loss_chg": np.zeros(capacity, dtype=np.float32),
-        "sum_grad": np.zeros(capacity, dtype=SUM),
-        "sum_hess": np.zeros(capacity, dtype=SUM),
-        "weight": np.zeros(capacity, dtype=WEIGHT),
-        "reason": np.full(capacity, REASON_MAX_DEPTH, dtype=np.int8),
-    }
-
-
-def _finish(buf, n_nodes, eta):
-    nodes = {k: v[:n_nodes].copy() for k, v in buf.items()}
+def _finish(buf: TreeNodes, n_nodes: int, eta) -> dict:
+    """A grown tree's own copy of its node arrays (``records.NODE_FIELDS``; ``is_leaf`` and
+    ``removed`` are filled by the caller) with each node's value eta * w."""
+    nodes = {name: arr[:n_nodes].copy() for name, arr in buf._asdict().items()}
     nodes["value"] = (nodes["weight"] * eta).astype(WEIGHT)
+    nodes["is_leaf"] = nodes["left"] == -1
+    nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
     return nodes
 
 
-def grow_tree(X, columns: SortedColumns, g, h, p, position, segments, buf,
+def grow_tree(X, columns, g, h, p, position, segments, buf: TreeNodes,
               sampler: ColumnSampler, tree_idx: int):
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
-    ``position``, ``segments`` (``exact.new_segments``) and ``buf`` (``_node_buffers``) are
-    scratch reused across trees; ``sampler`` draws each node's features (colsample_*)."""
-    eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
-    n_nodes = grow_exact(
-        X, columns.col_ptr, columns.rows, columns.root_rv, columns.need_forward, g, h, eta,
-        reg_lambda, alpha, mcw, mds, p.max_depth, position, segments, buf["parent"], buf["left"],
-        buf["right"], buf["depth"], buf["feature"], buf["threshold"], buf["default_left"],
-        buf["loss_chg"], buf["sum_grad"], buf["sum_hess"], buf["weight"], buf["reason"],
-        tree_key(sampler.seed, tree_idx), sampler.bytree, sampler.bylevel, sampler.bynode,
-        sampler.active,
-    )
+    ``columns`` (``SortedColumns.arrays()``), ``position``, ``segments``
+    (``exact.new_segments``) and ``buf`` are scratch reused across trees; ``sampler`` draws
+    each node's features (colsample_*)."""
+    eta, _, _, gamma, _, _ = p.as_float32()
+    sampling = NodeSampling(tree_key(sampler.seed, tree_idx), sampler.bytree, sampler.bylevel,
+                            sampler.bynode, sampler.active)
+    n_nodes = grow_exact(X, columns, g, h, position, segments, buf, NodeParams.of(p), sampling,
+                         p.max_depth)
     nodes = _finish(buf, n_nodes, eta)
-    nodes["is_leaf"] = np.empty(n_nodes, dtype=np.bool_)
-    nodes["removed"] = np.empty(n_nodes, dtype=np.bool_)
-    prune(n_nodes, nodes["parent"], nodes["left"], nodes["right"], nodes["loss_chg"], gamma,
-          nodes["is_leaf"], nodes["removed"], nodes["reason"])
+    prune(n_nodes, TreeNodes(*(nodes[name] for name in TreeNodes._fields)), gamma,
+          nodes["is_leaf"], nodes["removed"])
     return nodes
+
+
+class _ExactGrower:
+    """exact: the presorted columns and the grower's workspace, kept across trees."""
+
+    def __init__(self, X, p):
+        self.X, self.p = X, p
+        self.columns = SortedColumns(X)
+        self.arrays = self.columns.arrays()
+        self.position = np.empty(X.shape[0], dtype=INDEX)
+        self.segments = new_segments(self.columns)
+        self.sampler = ColumnSampler.of(p, X.shape[1])
+
+    def grow(self, g, h, buf, margin, group, tree_idx):
+        """Grow and prune one tree (the caller adds its leaves to the margins)."""
+        return grow_tree(self.X, self.arrays, g, h, self.p, self.position, self.segments, buf,
+                         self.sampler, tree_idx)
+
+    def leaves(self, nodes):
+        """Each training row's leaf in the pruned tree (from where the grower left it)."""
+        return leaf_of_nodes(nodes, self.X, self.position)
 
 
 class _HistGrower:
@@ -137,8 +142,6 @@ class _HistGrower:
         n_nodes = grow_hist(self.cuts, self.root_from_bins, g, h, self.p, self.ws, buf, margin,
                             group, self.sampler, tree_idx)
         nodes = _finish(buf, n_nodes, PARAM(self.p.eta))
-        nodes["is_leaf"] = nodes["left"] == -1
-        nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
         self.tree_cuts.append(self.cuts)
         return nodes
 
@@ -282,105 +285,126 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     if num_boost_round < 0:
         raise ValueError(f"num_boost_round = {num_boost_round} must be >= 0.")
     X32, names = as_features(X)
-    n_samples = X32.shape[0]
-    check_training_rows(n_samples)
-    y32 = as_labels(y, n_samples, p.objective, p.num_class)
-    w32 = as_weights(sample_weight, n_samples)
+    check_training_rows(X32.shape[0])
+    y32 = as_labels(y, X32.shape[0], p.objective, p.num_class)
+    w32 = as_weights(sample_weight, X32.shape[0])
     # The Booster keeps the training data (read-only) for its round views, so it owns a copy
     # wherever the conversion handed back the caller's own memory (float32 input).
     X32, y32, w32 = (_own(arr, given) for arr, given in ((X32, X), (y32, y), (w32, sample_weight)))
     eval_sets = _check_evals(evals, names, p)
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
-    stopper = None if stopping_rounds is None else _EarlyStopping(stopping_rounds)
+    base_score, base_margin = _intercept(p, y32, w32)
+    run = _Rounds(p, X32, y32, w32, eval_sets, base_margin, num_boost_round,
+                  None if stopping_rounds is None else _EarlyStopping(stopping_rounds))
+    run.boost()
+    exact = isinstance(run.grower, _ExactGrower)
+    data = TrainingData(X=X32, y=y32, weight=w32,
+                        need_forward=run.grower.columns.need_forward if exact else None,
+                        tree_cuts=None if exact else run.grower.tree_cuts,
+                        root_from_bins=None if exact else run.grower.root_from_bins,
+                        checkpoints=run.checkpoints)
+    for arr in (X32, y32) + (() if w32 is None else (w32,)):
+        arr.flags.writeable = False  # the trace's data; never the caller's arrays (see above)
+    stopper = run.stopper
+    return Booster(params=p, feature_names=names, base_score=base_score,
+                   base_margin=base_margin, forest=run.builder.build(), data=data,
+                   history={k: np.array(v) for k, v in run.history.items()},
+                   eval_names=[name for name, _, _, _ in eval_sets],
+                   best_iteration=None if stopper is None else stopper.best_iteration,
+                   best_score=None if stopper is None else stopper.best_score)
 
+
+def _intercept(p, y32, w32):
+    """(base_score, its margin): the user's, or estimated as XGBoost 3.2 does."""
     if p.base_score is None:
         base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class, p.loss)
     else:
         base_score = np.full(p.num_output_group, p.base_score, dtype=np.float32)
     base_margin = objectives.base_margin(p.objective, base_score, p.num_class)
-    n_groups = p.num_output_group
     if not np.all(np.isfinite(base_margin)):
         raise ValueError(
             f"The intercept of {p.objective} is not finite (base_score {base_score.tolist()}): "
             "the labels' mean is 0, and its log is -inf. Set base_score to a small positive "
             "number, or check the target column."
         )
+    return base_score, base_margin
 
-    def loss_of(m, y_, w_):
-        return objectives.metric(p.objective, m, y_, w_, p.loss)
 
-    gh_buffers = (np.empty((n_samples, p.num_output_group), dtype=GRAD),
-                  np.empty((n_samples, p.num_output_group), dtype=GRAD))
+class _Rounds:
+    """The boosting loop: each round's trees (one per class), the margins they move, the
+    losses (round 0 is the baseline), margin checkpoints for the round views, early stopping."""
 
-    def gradients_and_loss(m):  # the next round's (g, h) and this margin's loss, one pass
-        return objectives.gradients_and_metric(p.objective, m, y32, w32, p.loss, gh_buffers)
+    def __init__(self, p, X32, y32, w32, eval_sets, base_margin, num_boost_round, stopper):
+        self.p, self.X32, self.y32, self.w32 = p, X32, y32, w32
+        self.eval_sets, self.num_boost_round, self.stopper = eval_sets, num_boost_round, stopper
+        n_samples, n_groups = X32.shape[0], p.num_output_group
+        self.margin = initial_margin(n_samples, base_margin)
+        self.eval_margins = [initial_margin(X_e.shape[0], base_margin)
+                             for _, X_e, _, _ in eval_sets]
+        self.gh_buffers = (np.empty((n_samples, n_groups), dtype=GRAD),
+                           np.empty((n_samples, n_groups), dtype=GRAD))
+        self.builder = ForestBuilder()
+        self.every = _checkpoint_every(num_boost_round, n_samples, n_groups)
+        self.checkpoints = {}
+        self.exact = p.tree_method == "exact"
+        self.refit = p.boosting == "first_order" or (objectives.spec(p.objective).adaptive_leaf
+                                                     and not self.exact)
+        self.grower = None
 
-    margin = initial_margin(n_samples, base_margin)
-    eval_margins = [initial_margin(X_e.shape[0], base_margin) for _, X_e, _, _ in eval_sets]
-    g, h, train_loss = gradients_and_loss(margin)
-    history = {"train": [train_loss]}
-    for (name, _, y_e, w_e), m in zip(eval_sets, eval_margins, strict=True):
-        history[name] = [loss_of(m, y_e, w_e)]
+    def loss_of(self, m, y_, w_):
+        return objectives.metric(self.p.objective, m, y_, w_, self.p.loss)
 
-    builder = ForestBuilder()
-    every = _checkpoint_every(num_boost_round, n_samples, n_groups)
-    checkpoints = {}
-    exact = p.tree_method == "exact"
-    refit = p.boosting == "first_order" or (objectives.spec(p.objective).adaptive_leaf
-                                            and not exact)
-    with _threads(p.nthread):
-        if exact:
-            columns = SortedColumns(X32)
-            position = np.empty(n_samples, dtype=INDEX)
-            segments = new_segments(columns)
-            sampler = ColumnSampler.of(p, X32.shape[1])
-        else:
-            grower = _HistGrower(X32, w32, p)
-        buf = _node_buffers(min(2 ** (p.max_depth + 1) - 1, 2 * n_samples - 1))
-        for r in range(num_boost_round):
-            round_margin = margin.copy() if refit else None
-            first_tree = len(builder)
-            for k in range(n_groups):
-                t = first_tree + k
-                gk, hk, active = tree_gradients(p, g[:, k], h[:, k], w32, t)
-                if exact:
-                    nodes = grow_tree(X32, columns, gk, hk, p, position, segments, buf,
-                                      sampler, t)
+    def gradients_and_loss(self):
+        """The next round's (g, h) and the current margin's loss, in one pass."""
+        return objectives.gradients_and_metric(self.p.objective, self.margin, self.y32,
+                                               self.w32, self.p.loss, self.gh_buffers)
+
+    def boost(self) -> None:
+        p, X32 = self.p, self.X32
+        g, h, train_loss = self.gradients_and_loss()
+        self.history = {"train": [train_loss]}
+        for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
+            self.history[name] = [self.loss_of(m, y_e, w_e)]
+        with _threads(p.nthread):
+            self.grower = (_ExactGrower(X32, p) if self.exact
+                           else _HistGrower(X32, self.w32, p))
+            buf = new_tree_nodes(min(2 ** (p.max_depth + 1) - 1, 2 * X32.shape[0] - 1))
+            for r in range(self.num_boost_round):
+                self.grow_round(g, h, buf)
+                if r + 1 < self.num_boost_round:
+                    g, h, train_loss = self.gradients_and_loss()
                 else:
-                    nodes = grower.grow(gk, hk, buf, margin, k, t)
-                leaf = leaf_of_nodes(nodes, X32, position) if exact else None
-                if refit:
-                    _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active,
-                                  exact, leaf)
-                if exact:  # (hist/approx advance the margins as they grow)
-                    margin[:, k] += nodes["value"][leaf]
-                builder.add(k, nodes)
-            new_trees = builder.build(first_tree)
-            if r + 1 < num_boost_round:
-                g, h, train_loss = gradients_and_loss(margin)
-            else:
-                train_loss = loss_of(margin, y32, w32)
-            history["train"].append(train_loss)
-            done = len(history["train"]) - 1
-            if done % every == 0 and done < num_boost_round:
-                checkpoints[done] = margin.copy()
-                checkpoints[done].flags.writeable = False
-            for (name, X_e, y_e, w_e), m in zip(eval_sets, eval_margins, strict=True):
-                add_tree_outputs(new_trees, X_e, m, 0, n_groups)
-                history[name].append(loss_of(m, y_e, w_e))
-            if stopper is not None and stopper.update(done - 1, history[eval_sets[-1][0]][-1]):
-                break
-    forest = builder.build()
-    data = TrainingData(X=X32, y=y32, weight=w32,
-                        need_forward=columns.need_forward if exact else None,
-                        tree_cuts=None if exact else grower.tree_cuts,
-                        root_from_bins=None if exact else grower.root_from_bins,
-                        checkpoints=checkpoints)
-    for arr in (X32, y32) + (() if w32 is None else (w32,)):
-        arr.flags.writeable = False  # the trace's data; never the caller's arrays (see above)
-    return Booster(params=p, feature_names=names, base_score=base_score,
-                   base_margin=base_margin, forest=forest, data=data,
-                   history={k: np.array(v) for k, v in history.items()},
-                   eval_names=[name for name, _, _, _ in eval_sets],
-                   best_iteration=None if stopper is None else stopper.best_iteration,
-                   best_score=None if stopper is None else stopper.best_score)
+                    train_loss = self.loss_of(self.margin, self.y32, self.w32)
+                if self.record(train_loss):
+                    break
+
+    def grow_round(self, g, h, buf) -> None:
+        """One tree per class on the round's gradients; the margins move by its leaves."""
+        p, margin = self.p, self.margin
+        round_margin = margin.copy() if self.refit else None
+        first_tree = len(self.builder)
+        for k in range(p.num_output_group):
+            t = first_tree + k
+            gk, hk, active = tree_gradients(p, g[:, k], h[:, k], self.w32, t)
+            nodes = self.grower.grow(gk, hk, buf, margin, k, t)
+            leaf = self.grower.leaves(nodes) if self.exact else None
+            if self.refit:
+                _refit_leaves(p, nodes, self.X32, round_margin, margin, k, self.y32, self.w32,
+                              active, self.exact, leaf)
+            if self.exact:  # (hist/approx advance the margins as they grow)
+                margin[:, k] += nodes["value"][leaf]
+            self.builder.add(k, nodes)
+        self.new_trees = self.builder.build(first_tree)
+
+    def record(self, train_loss) -> bool:
+        """The round's losses and checkpoint; True when early stopping ends training."""
+        self.history["train"].append(train_loss)
+        done = len(self.history["train"]) - 1
+        if done % self.every == 0 and done < self.num_boost_round:
+            self.checkpoints[done] = self.margin.copy()
+            self.checkpoints[done].flags.writeable = False
+        for (name, X_e, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
+            add_tree_outputs(self.new_trees, X_e, m, 0, self.p.num_output_group)
+            self.history[name].append(self.loss_of(m, y_e, w_e))
+        last = self.history[self.eval_sets[-1][0]][-1] if self.eval_sets else None
+        return self.stopper is not None and self.stopper.update(done - 1, last)

@@ -9,36 +9,17 @@ grown structure and the model are one set of arrays.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
+from dataclasses import fields, make_dataclass
 
 import numpy as np
 from numba import njit, prange
 
 from ._dtypes import WEIGHT
+from .node_rules import goes_right
+from .records import NODE_FIELDS
 
 
-@dataclass(frozen=True)
-class Forest:
-    tree_ptr: np.ndarray  # (n_trees + 1,) int64
-    tree_group: np.ndarray  # (n_trees,) int32: the class (output group) of each tree
-    parent: np.ndarray  # (n_nodes,) int32, -1 at the root
-    left: np.ndarray  # int32, -1 when the grown node is a leaf
-    right: np.ndarray  # int32
-    depth: np.ndarray  # int32
-    feature: np.ndarray  # int32, -1 for grown leaves
-    threshold: np.ndarray  # float32: x < threshold goes left ("yes")
-    default_left: np.ndarray  # bool: where missing values go
-    loss_chg: np.ndarray  # float32: XGBoost's gain of the split (0 if never split)
-    sum_grad: np.ndarray  # float64 G
-    sum_hess: np.ndarray  # float64 H (the cover)
-    weight: np.ndarray  # float32 Newton weight w before eta
-    value: np.ndarray  # float32 eta * w, the leaf value
-    is_leaf: np.ndarray  # bool: leaf of the final tree
-    removed: np.ndarray  # bool: grown, then deleted by pruning
-    reason: np.ndarray  # int8, see _dtypes.REASON_*
-
-    @property
+def _forest_methods():
     def n_trees(self) -> int:
         return len(self.tree_ptr) - 1
 
@@ -50,8 +31,19 @@ class Forest:
         return (self.tree_ptr, self.tree_group, self.left, self.right, self.feature,
                 self.threshold, self.default_left, self.is_leaf, self.value)
 
+    return {"n_trees": property(n_trees), "node_slice": node_slice, "walk_arrays": walk_arrays,
+            "__doc__": "Every tree of a model: ``tree_ptr`` (n_trees + 1,) int64, ``tree_group`` "
+                       "(n_trees,) int32 (each tree's class), then one flat array per node "
+                       "field (``records.NODE_FIELDS``: the grown record ``TreeNodes`` plus "
+                       "value, is_leaf, removed)."}
 
-_NODE_FIELDS = [f.name for f in fields(Forest) if f.name not in ("tree_ptr", "tree_group")]
+
+# The node fields come from ``records``: the layout is defined there once.
+Forest = make_dataclass(
+    "Forest", [("tree_ptr", np.ndarray), ("tree_group", np.ndarray),
+               *((name, np.ndarray) for name in NODE_FIELDS)],
+    frozen=True, namespace=_forest_methods())
+Forest.__module__ = __name__
 
 
 class ForestBuilder:
@@ -75,7 +67,7 @@ class ForestBuilder:
         tree_ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=tree_ptr[1:])
         arrays = {}
-        for name in _NODE_FIELDS:
+        for name in NODE_FIELDS:
             parts = [t[name] for t in trees]
             arrays[name] = np.concatenate(parts) if parts else np.empty(0)
         forest = Forest(tree_ptr=tree_ptr,
@@ -86,33 +78,19 @@ class ForestBuilder:
 
 
 @njit(cache=True, inline="always")
-def _child(X, r, i, left, right, feature, threshold, default_left):
-    """The child of node i (global index) that row r goes to: ``x < threshold`` goes left
-    ("yes"), a missing x follows ``default_left``."""
-    x = X[r, feature[i]]
-    if math.isnan(x):
-        return left[i] if default_left[i] else right[i]
-    return left[i] if x < threshold[i] else right[i]
+def _child(X, r, i, left, feature, threshold, default_left):
+    """The child of node i (global index) that row r goes to (``node_rules.goes_right``)."""
+    return left[i] + np.int32(goes_right(X[r, feature[i]], threshold[i], default_left[i]))
 
 
 @njit(cache=True, inline="always")
-def _walk(X, r, off, left, right, feature, threshold, default_left, stop):
+def _walk(X, r, off, left, feature, threshold, default_left, stop):
+    """The node of the tree at ``off`` where row r stops (``stop``: is_leaf, say). Children
+    are stored side by side (right = left + 1), so the next node is ``left + goes_right``,
+    without a branch on the data."""
     node = 0
     while not stop[off + node]:
-        node = _child(X, r, off + node, left, right, feature, threshold, default_left)
-    return node
-
-
-@njit(cache=True, inline="always")
-def _walk_fast(X, r, off, left, feature, threshold, default_left, stop):
-    """``_walk`` without branches on the data: children are stored side by side (right =
-    left + 1), so the next node is ``left + (not go_left)``."""
-    node = 0
-    while not stop[off + node]:
-        i = off + node
-        x = X[r, feature[i]]
-        go_left = (x < threshold[i]) | ((x != x) & default_left[i])
-        node = left[i] + 1 - np.int32(go_left)
+        node = _child(X, r, off + node, left, feature, threshold, default_left)
     return node
 
 
@@ -133,7 +111,7 @@ def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default
             off = tree_ptr[t]
             k = tree_group[t]
             for r in range(r0, r1):
-                node = _walk_fast(X, r, off, left, feature, threshold, default_left, is_leaf)
+                node = _walk(X, r, off, left, feature, threshold, default_left, is_leaf)
                 margin[r, k] += value[off + node]
 
 
@@ -143,7 +121,7 @@ def _leaves_from_positions(X, position, parent, removed, left, feature, threshol
     for r in prange(X.shape[0]):
         node = position[r]
         if node < 0:  # not routed by the grower: walk the tree
-            node = _walk_fast(X, r, 0, left, feature, threshold, default_left, is_leaf)
+            node = _walk(X, r, 0, left, feature, threshold, default_left, is_leaf)
         while removed[node]:  # pruned away: its row is in the ancestor that became a leaf
             node = parent[node]
         out[r] = node
@@ -154,7 +132,7 @@ def _leaves(X, tree_ptr, tree_group, left, right, feature, threshold, default_le
             value, t, out):
     off = tree_ptr[t]
     for r in prange(X.shape[0]):
-        out[r] = _walk(X, r, off, left, right, feature, threshold, default_left, is_leaf)
+        out[r] = _walk(X, r, off, left, feature, threshold, default_left, is_leaf)
 
 
 @njit(cache=True, parallel=True)
@@ -166,7 +144,7 @@ def _passes_through(X, off, left, right, feature, threshold, default_left, depth
         for _ in range(target_depth):
             if left[off + cur] == -1:
                 break
-            cur = _child(X, r, off + cur, left, right, feature, threshold, default_left)
+            cur = _child(X, r, off + cur, left, feature, threshold, default_left)
         out[r] = cur == node
 
 
@@ -191,7 +169,7 @@ def _path(x, off, left, right, feature, threshold, default_left, is_leaf, out):
     n = 0
     out[n] = 0
     while not is_leaf[off + node]:
-        node = _child(x, 0, off + node, left, right, feature, threshold, default_left)
+        node = _child(x, 0, off + node, left, feature, threshold, default_left)
         n += 1
         out[n] = node
     return n + 1

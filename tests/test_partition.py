@@ -5,7 +5,8 @@ order, and nothing outside the range written."""
 import numpy as np
 import pytest
 
-from boost.exact import _partition, _word_fields
+from boost.exact import _partition
+from boost.records import word_fields as _word_fields
 from boost.simd import LANES
 
 
