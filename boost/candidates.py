@@ -17,18 +17,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from . import records as rec
 from ._dtypes import RT_EPS
-from .records import (
-    CAND_BIN,
-    CAND_DEFAULT_LEFT,
-    CAND_GL,
-    CAND_GR,
-    CAND_HL,
-    CAND_HR,
-    CAND_LOSS,
-    CAND_THRESHOLD,
-    CAND_VALID,
-)
 from .split_math import similarities, similarity, split_loss_change
 
 _F32_HALF = np.float32(0.5)
@@ -161,17 +151,19 @@ def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names
                           split_made: bool, allowed=None) -> pd.DataFrame:
     """DataFrame of every bin candidate of a node (``hist.node_candidates``: each one's
     feature and ``records.CAND_*`` row) and the node's row count per bin."""
-    split_bin = table[:, CAND_BIN].astype(np.int64)
-    left = table[:, CAND_DEFAULT_LEFT] != 0.0
+    split_bin = table[:, rec.CAND_BIN].astype(np.int64)
+    left = table[:, rec.CAND_DEFAULT_LEFT] != 0.0
     nl = np.empty(len(feat), dtype=np.int64)
     for i, (f, b, dl) in enumerate(zip(feat, split_bin, left, strict=True)):
         a = int(cuts.ptrs[f])
         present = int(counts[a:int(cuts.ptrs[f + 1])].sum())
         nl[i] = int(counts[a:a + b + 1].sum()) + (n_rows - present if dl else 0)
-    return _frame(names, feat, table[:, CAND_THRESHOLD].astype(np.float32), left, nl, n_rows,
-                  table[:, CAND_GL], table[:, CAND_HL], table[:, CAND_GR], table[:, CAND_HR],
-                  table[:, CAND_LOSS].astype(np.float32), table[:, CAND_VALID] != 0.0, psim,
-                  params, split_made, allowed, extra={"Bin": split_bin})
+    col = {name: table[:, getattr(rec, f"CAND_{name.upper()}")]
+           for name in ("threshold", "gl", "hl", "gr", "hr", "loss", "valid")}
+    return _frame(names, feat, col["threshold"].astype(np.float32), left, nl, n_rows, col["gl"],
+                  col["hl"], col["gr"], col["hr"], col["loss"].astype(np.float32),
+                  col["valid"] != 0.0, psim, params, split_made, allowed,
+                  extra={"Bin": split_bin})
 
 
 def split_candidates(X, rows, g, h, need_forward, params, names, split_made: bool,

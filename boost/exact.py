@@ -47,19 +47,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from . import node_rules as rules
 from . import simd
 from ._dtypes import RT_EPS
-from .node_rules import (
-    best_feature,
-    goes_right,
-    leaf_reason,
-    leaf_weight,
-    new_node,
-    set_split,
-    similarity,
-    split_loss_change,
-    splits,
-)
 from .radix import stable_argsort
 from .records import (
     SPLIT_BLOCKED,
@@ -446,7 +436,7 @@ def _one_sided(last, sg, sh, forward, parent_g, parent_h, parent_sim, reg_lambda
     rest_h = parent_h - sh
     if not (sh >= mcw and rest_h >= mcw):
         return
-    loss = split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
+    loss = rules.split_loss_change(sg, sh, parent_g - sg, rest_h, parent_sim, reg_lambda, alpha,
                              mcw, mds)
     if loss > best[SPLIT_LOSS] and not math.isinf(loss):
         gap = abs(last) + RT_EPS
@@ -472,7 +462,7 @@ def _level_setup(d, start, end, nodes, rp, n_features, cs):
     lam, alpha, mcw, mds = rp
     parent_sim = np.empty(end - start, dtype=np.float32)
     for li in range(end - start):
-        parent_sim[li] = similarity(nodes.sum_grad[start + li], nodes.sum_hess[start + li],
+        parent_sim[li] = rules.similarity(nodes.sum_grad[start + li], nodes.sum_hess[start + li],
                                     lam, alpha, mcw, mds)
     allowed = np.ones((end - start, n_features), dtype=np.bool_)
     if cs.active:
@@ -645,7 +635,7 @@ def _root(X, cols, g, h, position, seg, nodes, rp, cs):
             position[r] = 0
             root_g += g[r]
             root_h += h[r]
-    new_node(nodes, 0, -1, 0, root_g, root_h, lam, alpha, mcw, mds)
+    rules.new_node(nodes, 0, -1, 0, root_g, root_h, lam, alpha, mcw, mds)
     gh_row = np.empty(n_samples, dtype=np.int64)  # each row's (g, h) word: one load a gather
     gh_row_f = gh_row.view(np.float32).reshape(n_samples, 2)
     for r in prange(n_samples):
@@ -729,15 +719,15 @@ def _apply_level(best, nodes, rp, level_start, level_end, n_nodes, d):
     lam, alpha, mcw, mds = rp
     for li in range(level_end - level_start):
         nid = level_start + li
-        f_best, loss, blocked = best_feature(best, li)
+        f_best, loss, blocked = rules.best_feature(best, li)
         nodes.loss_chg[nid] = loss
-        if not splits(loss):
-            nodes.reason[nid] = leaf_reason(blocked)
+        if not rules.splits(loss):
+            nodes.reason[nid] = rules.leaf_reason(blocked)
             continue
-        set_split(nodes, nid, f_best, best[f_best, li, SPLIT_THRESHOLD],
+        rules.set_split(nodes, nid, f_best, best[f_best, li, SPLIT_THRESHOLD],
                   best[f_best, li, SPLIT_DEFAULT_LEFT] != 0.0, loss, n_nodes)
         for c in range(n_nodes, n_nodes + 2):  # sums and weights follow the routing
-            new_node(nodes, c, nid, d + 1, 0.0, 0.0, lam, alpha, mcw, mds)
+            rules.new_node(nodes, c, nid, d + 1, 0.0, 0.0, lam, alpha, mcw, mds)
         n_nodes += 2
     return n_nodes
 
@@ -760,7 +750,7 @@ def _route(X, g, h, position, side, nodes, rp, level_start, level_end, n_nodes):
         nu = _U(nid)
         if left[nu] == -1:
             continue  # a leaf: the row stays there
-        go_right = goes_right(X[r, _U(feature[nu])], threshold[nu], default_left[nu])
+        go_right = rules.goes_right(X[r, _U(feature[nu])], threshold[nu], default_left[nu])
         side[r] = go_right
         position[r] = left[nu] + np.int32(go_right)
     for r in range(X.shape[0]):
@@ -769,7 +759,7 @@ def _route(X, g, h, position, side, nodes, rp, level_start, level_end, n_nodes):
             sum_grad[_U(nid)] += g[r]
             sum_hess[_U(nid)] += h[r]
     for nid in range(level_end, n_nodes):
-        weight[nid] = leaf_weight(sum_grad[nid], sum_hess[nid], lam, alpha, mcw, mds)
+        weight[nid] = rules.leaf_weight(sum_grad[nid], sum_hess[nid], lam, alpha, mcw, mds)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")

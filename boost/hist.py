@@ -30,20 +30,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from . import node_rules as rules
 from ._dtypes import REASON_GAMMA, REASON_NO_GAIN
 from .layout import column_major
-from .node_rules import (
-    below_gamma,
-    best_feature,
-    bin_goes_left,
-    leaf_reason,
-    leaf_weight,
-    new_node,
-    set_split,
-    similarity,
-    split_loss_change,
-    splits,
-)
 from .records import (
     CAND_BIN,
     CAND_DEFAULT_LEFT,
@@ -296,67 +285,70 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
                  best, out, scratch):
     """Forward then (if anything is missing) backward scan of one feature's ``n`` bins
     ``hh[h0:h0 + n]``, whose cut values are ``cut_vals[c0:c0 + n]``. Keeps the first strictly
-    best loss in ``best`` (float64 array, see _B_*). If ``out`` has rows, every candidate is
+    best loss in ``best`` (float64, ``records.SPLIT_*``). If ``out`` has rows, every candidate is
     written there too (for ``split_candidates``; columns ``records.CAND_*``); returns their
     count.
     ``scratch``: ``scan_scratch(n)`` or larger.
 
     Each direction takes the running sums (sequential), then every bin's loss change at once
     (``split_math.scan_losses``), then the first maximum."""
-    acc_g, acc_h, every, lv, lb = scratch
-    record_all = out.shape[0] > 0
-    n_out = 0
-    sg = np.float64(0.0)
-    sh = np.float64(0.0)
-    for j in range(n):  # forward: left = bins 0..j, missing right
-        sg += hh[h0 + j].real
-        sh += hh[h0 + j].imag
-        acc_g[j] = sg
-        acc_h[j] = sh
-    if n > 0:
-        scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
-        if record_all:
-            for j in range(n):
-                gl, hl = acc_g[j], acc_h[j]
-                gr, hr = pg - gl, ph - hl
-                loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
-                n_out = _write_candidate(out, n_out, j, False, gl, hl, gr, hr, loss,
-                                         hl >= mcw and hr >= mcw, cut_vals[c0 + j])
-        top = strip_max(n, lv)
-        if top > best[SPLIT_LOSS]:
-            j = first_index(n, lv, top)
-            _record(best, top, cut_vals[c0 + j], False, j, acc_g[j], acc_h[j], pg - acc_g[j],
-                    ph - acc_h[j])
-        best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(n, lb))
-    if sg == pg and sh == ph:
+    sg, sh, n_out = _scan_direction(hh, h0, c0, n, min_val, cut_vals, True, pg, ph, psim,
+                                    reg_lambda, alpha, mcw, mds, best, out, 0, scratch)
+    if sg == pg and sh == ph:  # nothing missing: the backward scan would repeat it
         return n_out
+    return _scan_direction(hh, h0, c0, n, min_val, cut_vals, False, pg, ph, psim, reg_lambda,
+                           alpha, mcw, mds, best, out, n_out, scratch)[2]
+
+
+@njit(cache=True, inline="always")
+def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg_lambda, alpha,
+                    mcw, mds, best, out, n_out, scratch):
+    """One scan of ``scan_feature``. Forward: the left child is bins 0..j (threshold
+    cut[j], missing right); backward: the right child is bins i..n-1 (threshold cut[i - 1],
+    or min_val for i = 0; missing left). Returns the scanned sums and the candidate count."""
+    acc_g, acc_h, every, lv, lb = scratch
     sg = np.float64(0.0)
     sh = np.float64(0.0)
-    for j in range(n):  # backward: right = bins n-1-j..n-1, missing left
-        sg += hh[h0 + n - 1 - j].real
-        sh += hh[h0 + n - 1 - j].imag
+    for j in range(n):
+        b = h0 + j if forward else h0 + n - 1 - j
+        sg += hh[b].real
+        sh += hh[b].imag
         acc_g[j] = sg
         acc_h[j] = sh
-    if n > 0:
-        scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
-        if record_all:
-            for j in range(n):
-                i = n - 1 - j  # right = bins i..n-1
-                gr, hr = acc_g[j], acc_h[j]
-                gl, hl = pg - gr, ph - hr
-                loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
-                thr = min_val if i == 0 else cut_vals[c0 + i - 1]
-                n_out = _write_candidate(out, n_out, i - 1, True, gl, hl, gr, hr, loss,
-                                         hr >= mcw and hl >= mcw, thr)
-        top = strip_max(n, lv)
-        if top > best[SPLIT_LOSS]:
-            j = first_index(n, lv, top)
-            i = n - 1 - j
-            thr = min_val if i == 0 else cut_vals[c0 + i - 1]
-            _record(best, top, thr, True, i - 1, pg - acc_g[j], ph - acc_h[j], acc_g[j],
-                    acc_h[j])
-        best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(n, lb))
-    return n_out
+    if n == 0:
+        return sg, sh, n_out
+    scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
+    for j in range(n if out.shape[0] > 0 else 0):  # every candidate, for split_candidates
+        split_bin, thr = _bin_threshold(j, n, c0, min_val, cut_vals, forward)
+        gl, hl, gr, hr = _children(acc_g[j], acc_h[j], pg, ph, forward)
+        loss = rules.split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
+        n_out = _write_candidate(out, n_out, split_bin, not forward, gl, hl, gr, hr, loss,
+                                 hl >= mcw and hr >= mcw, thr)
+    top = strip_max(n, lv)
+    if top > best[SPLIT_LOSS]:
+        j = first_index(n, lv, top)
+        split_bin, thr = _bin_threshold(j, n, c0, min_val, cut_vals, forward)
+        gl, hl, gr, hr = _children(acc_g[j], acc_h[j], pg, ph, forward)
+        _record(best, top, thr, not forward, split_bin, gl, hl, gr, hr)
+    best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(n, lb))
+    return sg, sh, n_out
+
+
+@njit(cache=True, inline="always")
+def _bin_threshold(j, n, c0, min_val, cut_vals, forward):
+    """Position j of a scan as (the split's bin: the left child's last, its threshold)."""
+    if forward:
+        return j, cut_vals[c0 + j]
+    i = n - 1 - j  # right = bins i..n-1
+    return i - 1, (min_val if i == 0 else cut_vals[c0 + i - 1])
+
+
+@njit(cache=True, inline="always")
+def _children(acc_g, acc_h, pg, ph, forward):
+    """(G_L, H_L, G_R, H_R) from the scanned side's sums."""
+    if forward:
+        return acc_g, acc_h, pg - acc_g, ph - acc_h
+    return pg - acc_g, ph - acc_h, acc_g, acc_h
 
 
 @njit(cache=True, parallel=True)
@@ -373,7 +365,7 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg
             bt = best[f, t]
             bt[:] = 0.0
             bt[SPLIT_BLOCKED] = -np.inf
-            psim = similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
+            psim = rules.similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
             scan_feature(hist[slots[t]], f * stride, ptrs[f], ptrs[f + 1] - ptrs[f], min_vals[f],
                          cut_vals, node_g[t], node_h[t], psim, reg_lambda, alpha, mcw, mds, bt,
                          no_out, scratch)
@@ -427,7 +419,7 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
         cnt = 0
         col = columns[expand[t, 2]]
         for k in range(a, b):
-            go = bin_goes_left(col[rows[k]], missing, dl, sb)
+            go = rules.bin_goes_left(col[rows[k]], missing, dl, sb)
             side[k] = go
             cnt += go
         n_l[c] = cnt
@@ -483,7 +475,7 @@ def _add_split_leaf_values(columns, rows, expand, left, right, default_left, mis
         col = columns[expand[t, 2]]
         for k in range(a, b):
             r = rows[k]
-            margin[r, group] += v_left if bin_goes_left(col[r], missing, dl, sb) else v_right
+            margin[r, group] += v_left if rules.bin_goes_left(col[r], missing, dl, sb) else v_right
 
 
 @njit(cache=True, parallel=True)
@@ -544,17 +536,17 @@ def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, no
     m = 0
     for t in range(level.shape[0]):
         nid = level[t]
-        f_best, loss, blocked = best_feature(best, t)
-        if f_best < 0 or not splits(loss):
-            nodes.reason[nid] = leaf_reason(blocked)
+        f_best, loss, blocked = rules.best_feature(best, t)
+        if f_best < 0 or not rules.splits(loss):
+            nodes.reason[nid] = rules.leaf_reason(blocked)
             continue
         bt = best[f_best, t]
         if bt[SPLIT_HL] == 0.0 or bt[SPLIT_HR] == 0.0:  # XGBoost refuses an empty child
             nodes.reason[nid] = REASON_NO_GAIN
             continue
-        set_split(nodes, nid, f_best, bt[SPLIT_THRESHOLD], bt[SPLIT_DEFAULT_LEFT] != 0.0, loss,
-                  n_nodes)
-        if below_gamma(loss, gamma):  # refused: the search is kept, the children are not
+        rules.set_split(nodes, nid, f_best, bt[SPLIT_THRESHOLD], bt[SPLIT_DEFAULT_LEFT] != 0.0,
+                        loss, n_nodes)
+        if rules.below_gamma(loss, gamma):  # refused: the search is kept, the children are not
             nodes.left[nid] = -1
             nodes.right[nid] = -1
             nodes.reason[nid] = REASON_GAMMA
@@ -562,10 +554,10 @@ def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, no
         g_l, h_l, g_r, h_r = bt[SPLIT_GL], bt[SPLIT_HL], bt[SPLIT_GR], bt[SPLIT_HR]
         nodes.sum_grad[nid] = g_l + g_r  # XGBoost's cover of a split node: L + R
         nodes.sum_hess[nid] = h_l + h_r
-        nodes.weight[nid] = leaf_weight(nodes.sum_grad[nid], nodes.sum_hess[nid], reg_lambda,
+        nodes.weight[nid] = rules.leaf_weight(nodes.sum_grad[nid], nodes.sum_hess[nid], reg_lambda,
                                         alpha, mcw, mds)
-        new_node(nodes, n_nodes, nid, d + 1, g_l, h_l, reg_lambda, alpha, mcw, mds)
-        new_node(nodes, n_nodes + 1, nid, d + 1, g_r, h_r, reg_lambda, alpha, mcw, mds)
+        rules.new_node(nodes, n_nodes, nid, d + 1, g_l, h_l, reg_lambda, alpha, mcw, mds)
+        rules.new_node(nodes, n_nodes + 1, nid, d + 1, g_r, h_r, reg_lambda, alpha, mcw, mds)
         n_nodes += 2
         expand[m, 0] = nid
         expand[m, 1] = t
@@ -623,7 +615,7 @@ def root_sums(root_hist, ptrs, g, h, from_bins: bool) -> tuple[float, float]:
 
 
 def _fresh_best() -> np.ndarray:
-    """A ``scan_feature`` best entry before any candidate (see _B_*)."""
+    """A ``scan_feature`` best entry before any candidate (``records.SPLIT_*``)."""
     best = np.zeros(SPLIT_FIELDS, dtype=np.float64)
     best[SPLIT_BLOCKED] = -np.inf
     return best
@@ -702,7 +694,7 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
     _build(ws.bins, missing, n_features, stride, ws.gh, ws.rows, False, one,
            np.array([n_samples]), one, hist, n_blocks)
     root_g, root_h = root_sums(hist[0], ptrs, g, h, root_from_bins)
-    new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
+    rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
     best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
     _evaluate(hist, one, stride, ptrs, cut_vals, min_vals, np.array([root_g]),
@@ -790,7 +782,7 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
     for i in range(len(path_masks) - 1):
         f = path_features[i]
         best = _fresh_best()
-        psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+        psim = rules.similarity(pg, ph, reg_lambda, alpha, mcw, mds)
         n_bins = ptrs[f + 1] - ptrs[f]
         scan_feature(hist, ptrs[f], ptrs[f], n_bins, cuts.min_vals[f], cuts.values, pg, ph, psim,
                      reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(n_bins))
@@ -812,7 +804,7 @@ def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.nd
     forward bins then backward bins): each one's feature, its row of ``records.CAND_*``
     columns, and the node's similarity."""
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
-    psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+    psim = rules.similarity(pg, ph, reg_lambda, alpha, mcw, mds)
     features, tables = [], []
     for f in range(cuts.n_features):
         a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
