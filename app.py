@@ -1,15 +1,18 @@
 """BoostScope: watch gradient boosting think, round by round.
 
-The screen: a sidebar with the data (a sample or an upload, target, features, task) and the
-parameters (a form with a Train button); the main area with the transport controls and, for
-the current round, the fit, the loss curves and one of the views (``ui/views``).
+The screen: a sidebar with the lessons, the data (a sample or an upload, target, features,
+task) and the parameters (a form with a Train button); the main area with the transport
+controls and, for the current round, the fit, the loss curves and one of the views
+(``ui/views``). Presenter mode (``?present=1``) and lessons (``?lesson=<slug>``) drop the
+sidebar and show two panels in projector type (``ui/present.py``, ``ui/lesson.py``).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import panels, sidebar, stage, state, training, url
+from ui import lesson, panels, present, sidebar, stage, state, training, url
+from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
 
@@ -17,18 +20,21 @@ from ui.views import LEGACY, VIEWS
 def session() -> state.AppState:
     """The session's state, made once from the opening link."""
     samples = [s.key for s in SAMPLES]
-    link = url.read(st.query_params, samples, list(VIEWS), LEGACY)
+    link = url.read(st.query_params, samples, list(VIEWS), LEGACY, list(LESSONS))
     return state.start(link, sample=link.sample or samples[0])
 
 
 def sidebar_ui(app: state.AppState) -> bool:
-    """Data, columns, parameters and display settings; True when Train was pressed."""
+    """Lessons, presenter mode, data, columns, parameters; True when Train was pressed."""
     with st.sidebar:
         st.title(":material/forest: BoostScope")
+        st.toggle("Presenter mode (projector)", key=state.AppState.present.key,
+                  help="No sidebar, large type, the fit, the tree and the node's arithmetic "
+                       "on one 1280×720 screen; keys ← → Space Home End and 1–9.")
+        lesson.menu(app)
         sidebar.data_ui(app)
         sidebar.columns_ui(app)
         pressed = sidebar.params_ui(app)
-        st.toggle("Large text (projector)", key=state.AppState.large.key)
         st.segmented_control("Chart download format (camera button)", ["png", "svg"],
                              key=state.AppState.export_format.key)
     return pressed
@@ -44,10 +50,19 @@ def open_round(app: state.AppState, model: state.Model) -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide")
+    opening = st.query_params
+    presenting = opening.get("present") == "1" or "lesson" in opening
+    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",
+                       initial_sidebar_state="collapsed" if presenting else "auto")
     training.warm_up_engine()
     app = session()
-    pressed = sidebar_ui(app)
+    sidebar.ensure_data(app)
+    if app.lesson:
+        lesson.apply(app)
+    presenting = app.present or app.lesson is not None
+    if presenting:
+        present.style()
+    pressed = False if presenting else sidebar_ui(app)
     if pressed or (app.config is None and app.data is not None):
         app.config = training.current_config(app)
     if pressed:
@@ -58,11 +73,16 @@ def main() -> None:
         st.info("Choose data and press **Train**.")
         return
     open_round(app, model)
-    for note in model.prep.notes:
-        st.caption(":material/info: " + note)
-    panels.objective_panel(model)
+    if not presenting:
+        panels.stale_note(app, model)
+        for note in model.prep.notes:
+            st.caption(":material/info: " + note)
+        panels.objective_panel(model)
+    if app.lesson:
+        lesson.bar(app, model)
     interval = float(app.speed) if app.playing else None
-    st.fragment(stage.round_stage, run_every=interval)(app, model)
+    draw = present.present_stage if presenting else stage.round_stage
+    st.fragment(draw, run_every=interval)(app, model)
 
 
 main()

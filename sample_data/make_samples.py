@@ -49,7 +49,38 @@ def three_blobs(n: int = 300, seed: int = 2) -> pd.DataFrame:
                          "region": names[label]})
 
 
+def two_points() -> pd.DataFrame:
+    """Two rows: the prediction vector F has two coordinates and can be drawn in a plane."""
+    return pd.DataFrame({"x": [1, 2], "y": [3.0, -1.0], "clicked": [1, 0]})
+
+
+def missing_income(n: int = 120, seed: int = 3) -> pd.DataFrame:
+    """Spending against income and age, with a quarter of the incomes not reported; the
+    rows without an income spend more than most, so the trees learn to send them right."""
+    rng = np.random.default_rng(seed)
+    income = rng.uniform(20, 120, n)
+    age = rng.integers(18, 80, n)
+    spend = 0.4 * income + 0.2 * age + rng.normal(scale=4.0, size=n)
+    hidden = rng.random(n) < 0.25
+    spend[hidden] += 25.0
+    income = np.where(hidden, np.nan, income.round(1))
+    return pd.DataFrame({"income": income, "age": age, "spend": spend.round(2)})
+
+
+def rare_events(n: int = 400, seed: int = 4) -> pd.DataFrame:
+    """A skewed feature (log-normal amounts) and a rare positive class (about 1 in 10),
+    concentrated at large amounts: where the hessians p(1 - p) of a trained model differ."""
+    rng = np.random.default_rng(seed)
+    amount = np.exp(rng.normal(3.0, 1.0, n))
+    p = 1 / (1 + np.exp(-(np.log(amount) - 4.2) * 2.5))
+    fraud = (rng.random(n) < p).astype(int)
+    return pd.DataFrame({"amount": amount.round(2), "fraud": fraud})
+
+
 SYNTHETIC = {
+    "two_points.csv": two_points,
+    "missing_income.csv": missing_income,
+    "rare_events.csv": rare_events,
     "four_points.csv": four_points,
     "noisy_1d.csv": noisy_1d,
     "moons.csv": moons,

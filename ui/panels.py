@@ -9,6 +9,7 @@ import boost
 from boost.params import BY_NAME
 from viz.arithmetic import objective_latex
 
+from . import training
 from .state import AppState, Model
 
 _BOOSTING = BY_NAME["boosting"]
@@ -19,6 +20,22 @@ def link_notes(state: AppState) -> None:
     if state.link.notes:
         st.caption(":material/link: The link was corrected: " + "; ".join(state.link.notes)
                    + ".")
+
+
+def stale_note(state: AppState, model: Model) -> None:
+    """Say so when the model on screen is not what the sidebar now describes."""
+    if state.data is None:
+        return
+    now = training.current_config(state)
+    if now == model.config:
+        return
+    changed = [k for k in ("name", "target", "features", "weight", "task", "objective")
+               if now.get(k) != model.config.get(k)]
+    changed += [k for k in now if k not in changed and k != "digest"
+                and now.get(k) != model.config.get(k)]
+    what = ", ".join("data" if k == "name" else k for k in changed) or "the data"
+    st.warning(f"**Stale**: the model on screen was trained before you changed {what}. "
+               "Press **Train** to train the new setting.", icon=":material/update:")
 
 
 def objective_panel(model: Model) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "sample_data"
@@ -15,6 +15,9 @@ class Sample:
     file: str
     target: str
     blurb: str
+    # Parameters the sample opens with (by the table's names), e.g. the classic worked
+    # example's base_score 0.5 and lambda 0 for the four points.
+    params: dict = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -23,7 +26,12 @@ class Sample:
 
 SAMPLES = [
     Sample("four_points", "Four points (hand-checkable)", "four_points.csv", "y",
-           "x = 10, 20, 25, 35 and y = -10, 7, 8, -7: every number can be checked by hand."),
+           "x = 10, 20, 25, 35 and y = -10, 7, 8, -7: every number can be checked by hand; "
+           "it opens as the classic worked example (base_score 0.5, λ = 0, depth 2).",
+           params={"base_score": "0.5", "lambda": 0.0, "max_depth": 2}),
+    Sample("two_points", "Two points (function space)", "two_points.csv", "y",
+           "Two rows: the predictions of both form a point in the plane, and each tree "
+           "moves it."),
     Sample("noisy_1d", "Noisy sine (1-D regression)", "noisy_1d.csv", "y",
            "200 points around 3 sin x + 0.3 x: watch the step function build up."),
     Sample("moons", "Two moons (2-D, two classes)", "moons.csv", "label",
@@ -32,6 +40,11 @@ SAMPLES = [
            "Three clusters with text labels: one tree per class per round."),
     Sample("diabetes", "Diabetes progression (real, 10 features)", "diabetes.csv",
            "progression", "442 patients (Efron et al. 2004): regression on real data."),
+    Sample("missing_income", "Missing incomes (missing values)", "missing_income.csv",
+           "spend", "120 shoppers; a quarter did not report their income and spend more: "
+                    "the trees learn where missing values go."),
+    Sample("rare_events", "Rare events (skewed, 17% positive)", "rare_events.csv", "fraud",
+           "400 skewed amounts with a rare positive class: hessian-weighted quantiles."),
     Sample("penguins", "Palmer penguins (real, missing values)", "penguins.csv", "species",
            "344 penguins, 3 species, text columns and missing values."),
 ]

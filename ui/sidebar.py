@@ -57,6 +57,10 @@ def data_ui(state: AppState) -> None:
                                  dataset.column_flags(table.frame)), target=None)
     if upload is not None and state.upload_error:
         st.error(state.upload_error + " The previous data stay loaded.")
+
+
+def ensure_data(state: AppState) -> None:
+    """The first run opens the link's sample (or the first one)."""
     if state.data is None:
         use_sample(state, initial=True)
 
@@ -67,8 +71,21 @@ def use_sample(state: AppState, initial: bool = False) -> None:
     target = sample.target
     if initial and state.link.target in frame.columns:
         target = state.link.target
+    apply_presets(state, sample.params, keep=state.link.given if initial else ())
     set_data(state, Data(sample.title, digest, frame, notes, dataset.column_flags(frame)),
              target=target)
+
+
+def apply_presets(state: AppState, presets: dict, keep=()) -> None:
+    """The parameters a sample opens with. The previous sample's presets that nobody changed
+    go back to their defaults; ``keep``: parameters a shared link set, left as they are."""
+    for name, value in state.presets.items():
+        if state.param(name) == value and name not in presets:
+            state.set_param(name, url.widget_default(BY_NAME[name]))
+    for name, value in presets.items():
+        if name not in keep:
+            state.set_param(name, value)
+    state.presets = dict(presets)
 
 
 def set_data(state: AppState, data: Data, target: str | None) -> None:

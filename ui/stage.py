@@ -11,7 +11,7 @@ from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
 
 from . import url
-from .charts import chart_config
+from .charts import show
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
 from .views import DEFAULT, VIEWS
@@ -39,23 +39,31 @@ def _speed_changed(state: AppState) -> None:
         state.rerun_app = True
 
 
-def transport_ui(state: AppState, n: int) -> None:
-    """First, back, play/pause, step, last and the speed. Play and the speed ask for one
-    full run, which is when Streamlit reads the fragment's timer."""
-    cols = st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
+def transport_ui(state: AppState, n: int, cols=None, labels: bool = True) -> None:
+    """First, back, play/pause, step, last and the speed (in ``cols``: six columns; without
+    labels: icons only). Play and the speed ask for one full run, which is when Streamlit
+    reads the fragment's timer."""
+    cols = cols or st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
     wide = {"use_container_width": True}
-    cols[0].button("First", key="first", on_click=_jump, args=(state, 0), shortcut="Home",
-                   icon=":material/first_page:", **wide)
-    cols[1].button("Back", key="step_back", on_click=_step, args=(state, -1, n),
-                   shortcut="Left", icon=":material/chevron_left:", **wide)
-    cols[2].button("Pause" if state.playing else "Play", key="play", on_click=_toggle_play,
-                   args=(state, n), shortcut="Space", type="primary", **wide,
-                   icon=":material/pause:" if state.playing else ":material/play_arrow:")
-    cols[3].button("Step", key="step_forward", on_click=_step, args=(state, 1, n),
-                   shortcut="Right", icon=":material/chevron_right:", icon_position="right",
+
+    def label(text: str) -> str:
+        return text if labels else ""
+
+    cols[0].button(label("First"), key="first", on_click=_jump, args=(state, 0),
+                   shortcut="Home", icon=":material/first_page:", help="First round (Home)",
                    **wide)
-    cols[4].button("Last", key="last", on_click=_jump, args=(state, n), shortcut="End",
-                   icon=":material/last_page:", icon_position="right", **wide)
+    cols[1].button(label("Back"), key="step_back", on_click=_step, args=(state, -1, n),
+                   shortcut="Left", icon=":material/chevron_left:", help="Back (←)", **wide)
+    cols[2].button(label("Pause" if state.playing else "Play"), key="play",
+                   on_click=_toggle_play, args=(state, n), shortcut="Space", type="primary",
+                   icon=":material/pause:" if state.playing else ":material/play_arrow:",
+                   help="Play / pause (Space)", **wide)
+    cols[3].button(label("Step"), key="step_forward", on_click=_step, args=(state, 1, n),
+                   shortcut="Right", icon=":material/chevron_right:", icon_position="right",
+                   help="Step (→)", **wide)
+    cols[4].button(label("Last"), key="last", on_click=_jump, args=(state, n),
+                   shortcut="End", icon=":material/last_page:", icon_position="right",
+                   help="Last round (End)", **wide)
     cols[5].select_slider("Speed", options=SPEEDS, key=AppState.speed.key,
                           on_change=_speed_changed, args=(state,),
                           format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
@@ -76,7 +84,8 @@ def round_stage(state: AppState, model: Model) -> None:
     state.stage_ms = (time.perf_counter() - start) * 1000
 
 
-def _advance(state: AppState, n: int) -> None:
+def advance(state: AppState, n: int) -> None:
+    """While playing, one round further per tick; at the end, stop."""
     if not state.playing:
         return
     if state.round >= n:
@@ -89,26 +98,17 @@ def _round_stage(state: AppState, model: Model) -> None:
     booster, prep = model.booster, model.prep
     n = booster.num_boosted_rounds()
     transport_ui(state, n)
-    _advance(state, n)
+    advance(state, n)
     st.slider("Round", 0, n, key=AppState.round.key, help="Round 0 is the baseline "
               "(base_score); round r adds the r-th tree(s). Keys: ← → step, Space plays, "
               "Home/End jump.")
-    shown = Shown(booster, prep, model.config, state.round, bool(state.large))
-    history = booster.loss_history()
-    losses = ", ".join(f"{name} {booster.metric_name} {history[name].iloc[shown.round]:.4g}"
-                       for name in history.columns)
-    st.markdown(f"#### Round {shown.round} of {n} — {losses}")
+    shown = Shown(booster, prep, model.config, state.round, False)
+    st.markdown(f"#### Round {shown.round} of {n} — {losses(booster, shown.round)}")
     left, right = st.columns([1.15, 1])
     with left:
-        st.plotly_chart(make_fit_figure(booster, prep.X_train.to_numpy(dtype=float),
-                                        prep.y_train, shown.round,
-                                        class_names=prep.class_names, large=shown.large),
-                        key="fit", config=chart_config(state))
+        fit_chart(state, shown)
     with right:
-        best = None if booster.best_iteration is None else booster.best_iteration + 1
-        st.plotly_chart(make_loss_figure(history, shown.round, booster.metric_name,
-                                         large=shown.large, best_round=best),
-                        key="loss", config=chart_config(state))
+        loss_chart(state, shown)
     if state.view not in VIEWS:
         state.view = DEFAULT
     st.segmented_control("View", list(VIEWS), key=AppState.view.key,
@@ -118,11 +118,34 @@ def _round_stage(state: AppState, model: Model) -> None:
     share_url(state, model.config)
 
 
+def losses(booster, r: int) -> str:
+    """'train rmse 1.23, valid rmse 1.45' after round r."""
+    history = booster.loss_history()
+    return ", ".join(f"{name} {booster.metric_name} {history[name].iloc[r]:.4g}"
+                     for name in history.columns)
+
+
+def fit_chart(state: AppState, shown: Shown) -> None:
+    prep = shown.prep
+    show(make_fit_figure(shown.booster, prep.X_train.to_numpy(dtype=float), prep.y_train,
+                         shown.round, class_names=prep.class_names, large=shown.large),
+         "fit", state, shown)
+
+
+def loss_chart(state: AppState, shown: Shown) -> None:
+    booster = shown.booster
+    best = None if booster.best_iteration is None else booster.best_iteration + 1
+    show(make_loss_figure(booster.loss_history(), shown.round, booster.metric_name,
+                          large=shown.large, best_round=best), "loss", state, shown)
+
+
 def share_url(state: AppState, config: dict) -> None:
     """The URL reproduces the screen: sample, columns, parameters, round, view, node."""
     sample = state.sample if config["name"] == BY_KEY[state.sample].title else None
     values = {"sample": sample, "target": config["target"], "task": config["task"],
               "weight": config["weight"], "objective": config["objective"]}
     values.update({p.key: config[p.name] for p in url.APP_PARAMS})
-    values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node})
+    values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node,
+                   "present": 1 if state.present else None, "lesson": state.lesson,
+                   "step": None if state.lesson is None else state.step + 1})
     st.query_params.from_dict(url.write(values))

@@ -49,13 +49,17 @@ class Model:
 
 @dataclass(frozen=True)
 class Shown:
-    """What every view draws from: the model on screen and the current round."""
+    """What every view draws from: the model on screen and the current round. ``large``:
+    projector type; ``height``: the chart height a presenter slot leaves (None: the
+    figure's own); ``compact``: draw only the view's main chart (presenter slots)."""
 
     booster: object
     prep: object
     config: dict
     round: int
     large: bool
+    height: int | None = None
+    compact: bool = False
 
 
 class _Widget:
@@ -89,6 +93,12 @@ class AppState:
     playing: bool = False
     rerun_app: bool = False  # Play and the speed need one full run to set the timer
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
+    presets: dict = field(default_factory=dict)  # the sample's parameters now applied
+    lesson: str | None = None  # the lesson being walked (its slug), None outside lessons
+    step: int = 0  # the lesson's step on screen (0-based)
+    revealed: bool = False  # the step's question has been answered
+    applied: tuple | None = None  # (lesson, step, revealed) last written into the widgets
+    before_lesson: dict | None = None  # the widgets and data to restore when the lesson ends
 
     # Widget values, under the widgets' keys.
     sample = _Widget("four_points")
@@ -100,8 +110,11 @@ class AppState:
     round = _Widget(0)
     view = _Widget()
     speed = _Widget(1.0)
-    large = _Widget(False)
+    present = _Widget(False)  # presenter mode: no sidebar, projector type, two panels
+    left_panel = _Widget("fit")  # presenter mode's two panels
+    right_panel = _Widget("tree")
     export_format = _Widget("png")
+    etas = _Widget("0.01, 0.1, 0.3, 1.0")  # the learning rates view's comparison
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
 
@@ -124,10 +137,20 @@ def current() -> AppState | None:
     return st.session_state.get(_KEY)
 
 
+def _widget_keys() -> set[str]:
+    keys = {w.key for w in vars(AppState).values() if isinstance(w, _Widget)}
+    return keys | {param_key(p.name) for p in url.APP_PARAMS}
+
+
 def start(link: url.Link, sample: str) -> AppState:
     """The session's state, made once from the opening URL (``link``)."""
     state = current()
     if state is not None:
+        # Streamlit forgets a widget's value in a run that does not draw the widget (the
+        # sidebar in presenter mode): written back here, the values outlive such runs.
+        for key in _widget_keys() & set(st.session_state.keys()):
+            if key != AppState.tree_chart.key:  # an event, not a value
+                st.session_state[key] = st.session_state[key]
         return state
     state = AppState(link=link, node=link.node)
     st.session_state[_KEY] = state
@@ -140,4 +163,18 @@ def start(link: url.Link, sample: str) -> AppState:
     state.task = link.task
     state.objective = link.objective
     state.view = link.view
+    state.present = link.present
+    if link.lesson is not None:
+        state.lesson, state.step = link.lesson, link.step or 0
     return state
+
+
+def widget_values() -> dict:
+    """Every widget value of the session, by key (what a lesson saves and restores)."""
+    keys = _widget_keys() - {AppState.tree_chart.key}
+    return {k: st.session_state[k] for k in keys if k in st.session_state}
+
+
+def restore_widgets(values: dict) -> None:
+    for key, value in values.items():
+        st.session_state[key] = value

@@ -34,7 +34,16 @@ class Link:
     round: int | None = None
     node: int | None = None
     view: str | None = None
+    present: bool = False  # presenter mode (present=1)
+    lesson: str | None = None  # a lesson's slug (lesson=four-points)
+    step: int | None = None  # the lesson's step, 1-based in the URL, 0-based here
+    given: set = field(default_factory=set)  # the parameters the URL set
     notes: list[str] = field(default_factory=list)
+
+
+def widget_default(p: Param):
+    """A parameter's widget value before anyone touches it (text widgets hold '')."""
+    return "" if p.widget == "text" and p.start is None else p.start
 
 
 def shown(text, limit: int = 24) -> str:
@@ -106,14 +115,16 @@ def _choice(query, key: str, allowed, notes: list, why: str) -> str | None:
     return value
 
 
-def read(query, samples, views, legacy_views) -> Link:
+def read(query, samples, views, legacy_views, lessons=()) -> Link:
     """The link in ``query`` (a mapping of strings). ``samples``: the sample keys;
-    ``views``: the view slugs; ``legacy_views``: the slugs old numeric links meant."""
+    ``views``: the view slugs; ``legacy_views``: the slugs old numeric links meant;
+    ``lessons``: the lesson slugs."""
     link = Link()
     for p in APP_PARAMS:
-        link.params[p.name] = "" if p.widget == "text" and p.start is None else p.start
+        link.params[p.name] = widget_default(p)
         if p.key in query:
             link.params[p.name], note = read_param(p, query[p.key])
+            link.given.add(p.name)
             if note:
                 link.notes.append(note)
     objective = query.get(_OBJECTIVE.key)
@@ -130,6 +141,12 @@ def read(query, samples, views, legacy_views) -> Link:
     link.weight = query.get("weight")  # column names: checked against the data
     link.round = _whole(query, "round", 0, _MAX_ROUND, link.notes)
     link.node = _whole(query, "node", 0, _MAX_NODE, link.notes)
+    present = _choice(query, "present", ("0", "1"), link.notes, "is not 0 or 1")
+    link.present = present == "1"
+    link.lesson = _choice(query, "lesson", lessons, link.notes,
+                          "is not one of the lessons (" + ", ".join(lessons) + ")")
+    step = _whole(query, "step", 1, _MAX_ROUND, link.notes)
+    link.step = None if step is None else step - 1
     view = query.get("view")
     if view is not None:
         if view in views:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from viz.importance import make_importance_figure
 
-from ..charts import chart_config
+from ..charts import show
 from ..state import AppState, Shown
 
 SLUG = "importance"
@@ -15,7 +15,7 @@ KINDS = ("gain", "weight", "cover", "total_gain", "total_cover")
 
 
 def render(state: AppState, shown: Shown) -> None:
-    kind = st.segmented_control("Importance", KINDS, default=KINDS[0], key="importance_type")
-    st.plotly_chart(make_importance_figure(shown.booster, kind or KINDS[0], shown.round,
-                                           large=shown.large),
-                    key="importance", config=chart_config(state))
+    kind = (None if shown.compact else
+            st.segmented_control("Importance", KINDS, default=KINDS[0], key="importance_type"))
+    show(make_importance_figure(shown.booster, kind or KINDS[0], shown.round,
+                                large=shown.large), "importance", state, shown)

@@ -8,7 +8,7 @@ import streamlit as st
 from viz.learning_rate import make_learning_rate_figure, make_learning_rate_fit_figure
 
 from .. import url
-from ..charts import chart_config
+from ..charts import chart_config, show
 from ..state import AppState, Shown
 from ..training import train_other
 
@@ -18,8 +18,9 @@ TITLE = "Learning rates"
 
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, r = shown.booster, shown.prep, shown.round
-    text = st.text_input("Learning rates to compare (η, comma-separated, up to 6)",
-                         value="0.01, 0.1, 0.3, 1.0", key="etas")
+    text = (state.etas if shown.compact else
+            st.text_input("Learning rates to compare (η, comma-separated, up to 6)",
+                          key=AppState.etas.key))
     etas = url.parse_etas(text)
     if not etas:
         st.warning("Give one or more learning rates between 0.01 and 1, e.g. 0.01, 0.1, 0.3.")
@@ -37,9 +38,10 @@ def render(state: AppState, shown: Shown) -> None:
     histories = {eta: b.loss_history() for eta, b in boosters.items()}
     stopped = {eta: b.best_iteration + 1 for eta, b in boosters.items()
                if b.best_iteration is not None}
-    st.plotly_chart(make_learning_rate_figure(histories, r, booster.metric_name, shown.large,
-                                              stopped=stopped),
-                    key="lr_curves", config=chart_config(state))
+    show(make_learning_rate_figure(histories, r, booster.metric_name, shown.large,
+                                   stopped=stopped), "lr_curves", state, shown)
+    if shown.compact:
+        return
     if stopped:
         st.caption("★ marks the round early stopping kept for each learning rate; each curve "
                    "ends where its training stopped.")

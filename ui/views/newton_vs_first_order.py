@@ -9,7 +9,7 @@ from boost.params import BY_NAME
 from viz.loss import make_loss_comparison_figure
 from viz.tree import make_tree_figure
 
-from ..charts import chart_config, class_name
+from ..charts import chart_config, class_name, show
 from ..state import AppState, Shown
 from ..training import train_other, tree_frame
 
@@ -34,9 +34,11 @@ def render(state: AppState, shown: Shown) -> None:
     if any(m is None for m in models.values()):
         st.info("Train on the current data to compare Newton and first-order boosting.")
         return
-    st.plotly_chart(make_loss_comparison_figure(
+    show(make_loss_comparison_figure(
         {LABELS[m]: b.loss_history() for m, b in models.items()}, r, booster.metric_name,
-        shown.large), key="cmp_loss", config=chart_config(state))
+        shown.large), "cmp_loss", state, shown)
+    if shown.compact:  # a presenter panel: the loss curves alone
+        return
     if r == 0:
         st.info("Step to round 1: both start from the same baseline; from round 1 on, "
                 "compare their trees.")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from viz.residuals import make_residual_figure, make_waterfall_figure
 
-from ..charts import chart_config
+from ..charts import chart_config, show
 from ..state import AppState, Shown
 
 SLUG = "residuals"
@@ -22,11 +22,14 @@ def render(state: AppState, shown: Shown) -> None:
     klass = state.klass if booster.num_groups > 1 else 0
     before, after = booster.round_views(r)
     used = booster.rows_used(r, klass) if booster.params["subsample"] < 1 else None
+    figure = make_residual_figure(before, after, booster.objective, klass, shown.large,
+                                  used=used)
+    if shown.compact:  # a presenter panel: the residuals alone
+        show(figure, "residuals", state, shown)
+        return
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(make_residual_figure(before, after, booster.objective, klass,
-                                             shown.large, used=used),
-                        key="residuals", config=chart_config(state))
+        show(figure, "residuals", state, shown)
     with right:
         n = len(prep.y_train)
         row = st.number_input("Row (training set)", 0, n - 1, 0, key="waterfall_row",

@@ -3,6 +3,8 @@ arithmetic, and the tree as a table."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -10,7 +12,7 @@ from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
 from viz.candidates import make_candidates_figure, top_candidates
 from viz.tree import make_tree_figure, selected_node
 
-from ..charts import chart_config, class_name
+from ..charts import chart_config, class_name, show
 from ..state import AppState, Shown
 from ..training import node_candidates, tree_frame
 
@@ -126,3 +128,78 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
     st.markdown(f"**Best candidate splits of node {node}** ({len(cand)} in all{listed}; "
                 "G, H and similarity of both children)")
     st.dataframe(top_candidates(cand), hide_index=True)
+
+
+# --------------------------------------------------------------------------- presenter panels
+def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
+    """The tree of the round on screen (the chosen class); None at round 0 (said why)."""
+    booster, r = shown.booster, shown.round
+    if r == 0:
+        st.info(f"Round 0 is the baseline: every row starts at base_score "
+                f"{', '.join(f'{v:.4g}' for v in booster.base_score)}. Step to round 1.")
+        return None
+    frame = tree_frame(shown.config, booster)
+    klass = state.klass if booster.num_groups > 1 else 0
+    return frame[(frame.Round == r) & (frame.Class == klass)]
+
+
+def tree_panel(state: AppState, shown: Shown) -> None:
+    """The round's tree alone, at the panel's height; click a node."""
+    tree = _round_tree(state, shown)
+    if tree is None:
+        return
+    booster = shown.booster
+    if booster.num_groups > 1:
+        klass = st.segmented_control(
+            "Class", list(range(booster.num_groups)), key=AppState.klass.key,
+            format_func=lambda k: class_name(shown, k), label_visibility="collapsed")
+        tree = _round_tree(state, shown) if klass is not None else tree
+    node = state.node if state.node in set(tree.Node) else None
+    title = f"Tree of round {shown.round} — click a node"
+    height = shown.height - (60 if booster.num_groups > 1 else 0) if shown.height else None
+    show(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
+                          large=shown.large), AppState.tree_chart.key, state,
+         replace(shown, height=height), on_select=lambda: _node_clicked(state),
+         selection_mode="points", config={"scrollZoom": True})
+
+
+def _node_row(state: AppState, shown: Shown):
+    tree = _round_tree(state, shown)
+    if tree is None:
+        return None, None
+    if state.node not in set(tree.Node):
+        st.info("Click a node of the tree (or choose the Tree panel and click one) to see "
+                "its arithmetic.")
+        return None, None
+    return tree, tree[tree.Node == state.node].iloc[0]
+
+
+def node_panel(state: AppState, shown: Shown) -> None:
+    """The selected node's worked arithmetic, in large type."""
+    tree, row = _node_row(state, shown)
+    if row is None:
+        return
+    booster, klass = shown.booster, int(row.Class)
+    cand = node_candidates(shown.config, booster, shown.round, int(row.Node), klass)
+    best = cand[cand.Best]
+    steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
+                              booster.objective, float(booster.base_margin[klass]))
+    with st.container(height=shown.height or "content", border=False, key="node_panel"):
+        st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
+        st.markdown("\n\n".join(f"${step.latex}$" for step in steps))
+
+
+def candidates_panel(state: AppState, shown: Shown) -> None:
+    """Every candidate split of the selected node on its best feature: gain against the
+    threshold, γ's line, min_child_weight's blocked thresholds."""
+    tree, row = _node_row(state, shown)
+    if row is None:
+        return
+    booster = shown.booster
+    cand = node_candidates(shown.config, booster, shown.round, int(row.Node), int(row.Class))
+    best = cand[cand.Best]
+    feature = best.Feature.iloc[0] if len(best) else cand.Feature.iloc[0]
+    refused = bool(row.Leaf and row.Feature != "Leaf" and row.Yes is None)
+    show(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
+                                large=shown.large, refused=refused),
+         "cand_panel", state, shown)

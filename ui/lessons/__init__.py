@@ -1,0 +1,93 @@
+"""Guided lessons: each a list of steps, one module per lesson, registered under a URL slug.
+
+A step is data: a partial app state (sample, columns, parameters, round, node, the two panels
+on screen) plus 1-3 sentences and, where the step teaches, a question the audience answers
+before the lecturer reveals the result. The sentences quote numbers only through
+``numbers(facts)``, which reads them from the engine for the model on screen
+(``ui/lessons/facts.py``); nothing a lesson says is typed in. docs/lessons.md walks through
+adding a lesson.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from boost.params import BY_NAME
+
+
+@dataclass(frozen=True)
+class Step:
+    say: str  # 1-3 sentences; {name} fields are filled from ``numbers``
+    params: Mapping = field(default_factory=dict)  # parameters on top of the lesson's
+    round: int = 1
+    node: int | None = None
+    panels: tuple[str, str] = ("fit", "tree")
+    ask: str | None = None  # a question to answer before the reveal
+    reveal: str | None = None  # the answer, said after Reveal ({name} fields too)
+    # What changes on Reveal (the same keys as the step: params, round, node, panels).
+    then: Mapping = field(default_factory=dict)
+    numbers: Callable | None = None  # facts -> {name: value}, every number the text quotes
+    sample: str | None = None  # another bundled sample than the lesson's
+    target: str | None = None
+    features: tuple[str, ...] | None = None  # None: every column but the target
+    objective: str = "auto"
+
+
+@dataclass(frozen=True)
+class Lesson:
+    slug: str
+    title: str
+    blurb: str
+    sample: str
+    steps: tuple[Step, ...]
+    params: Mapping = field(default_factory=dict)  # every step's, unless the step says
+
+
+def setting(lesson: Lesson, step: Step, revealed: bool) -> dict:
+    """The app state a step asks for, revealed or not: sample, target, features, objective,
+    every parameter it sets, round, node and panels."""
+    then = step.then if revealed else {}
+    return {
+        "sample": step.sample or lesson.sample,
+        "target": step.target,
+        "features": step.features,
+        "objective": step.objective,
+        "params": {**lesson.params, **step.params, **then.get("params", {})},
+        "round": then.get("round", step.round),
+        "node": then.get("node", step.node),
+        "panels": then.get("panels", step.panels),
+    }
+
+
+def check(lesson: Lesson) -> None:
+    """A lesson's parameters must be table parameters with values the app accepts."""
+    for step in lesson.steps:
+        for params in (lesson.params, step.params, step.then.get("params", {})):
+            for name, value in params.items():
+                p = BY_NAME[name]
+                if p.widget not in ("text", "choice"):
+                    lo, hi = p.app_range
+                    if not lo <= value <= hi:
+                        raise ValueError(f"lesson {lesson.slug}: {name}={value} is outside "
+                                         f"the app's range {lo}..{hi}")
+                elif p.widget == "choice" and value not in p.choices:
+                    raise ValueError(f"lesson {lesson.slug}: {name}={value!r} is not a choice")
+
+
+from . import (  # noqa: E402  (the lessons use Step and Lesson)
+    classification,
+    four_points,
+    function_space,
+    learning_rate,
+    missing_values,
+    pruning,
+    quantile_sketch,
+)
+
+REGISTRY: tuple[Lesson, ...] = (four_points.LESSON, function_space.LESSON,
+                                learning_rate.LESSON, pruning.LESSON, missing_values.LESSON,
+                                classification.LESSON, quantile_sketch.LESSON)
+LESSONS = {lesson.slug: lesson for lesson in REGISTRY}
+for _lesson in REGISTRY:
+    check(_lesson)

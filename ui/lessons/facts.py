@@ -1,0 +1,85 @@
+"""The engine's numbers a lesson step quotes, read from the model on screen (or from a model
+trained with a few parameters changed, on the same data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..state import AppState, Shown
+from ..training import node_candidates, train_other, tree_frame
+
+
+def listed(values, spec: str = ".4g") -> str:
+    """Numbers as a lesson says them: 'a, b and c'."""
+    parts = [format(float(v), spec).replace("-", "−") for v in values]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+class Facts:
+    """Numbers of one trained model, by round (1-based, as on screen) and node id."""
+
+    def __init__(self, state: AppState, shown: Shown, booster=None, config=None):
+        self.state, self.shown = state, shown
+        self.booster = booster or shown.booster
+        self.config = config or shown.config
+
+    def other(self, **params) -> Facts:
+        """The same data trained with ``params`` changed (by the table's names)."""
+        config = {**self.config, **params}
+        booster = train_other(self.state, config)
+        if booster is None:
+            raise LookupError("the data changed while the lesson was open")
+        return Facts(self.state, self.shown, booster, config)
+
+    def _round(self, r: int | None) -> int:
+        return self.shown.round if r is None else r
+
+    def tree(self, r: int | None = None, klass: int = 0) -> pd.DataFrame:
+        frame = tree_frame(self.config, self.booster)
+        return frame[(frame.Round == self._round(r)) & (frame.Class == klass)]
+
+    def node(self, node: int, r: int | None = None, klass: int = 0) -> pd.Series:
+        tree = self.tree(r, klass)
+        return tree[tree.Node == node].iloc[0]
+
+    def candidates(self, node: int, r: int | None = None, klass: int = 0) -> pd.DataFrame:
+        return node_candidates(self.config, self.booster, self._round(r), node, klass)
+
+    def gain(self, node: int, threshold: float, r: int | None = None,
+             feature: str | None = None) -> float:
+        """The gain of the candidate split of ``node`` nearest to ``threshold``."""
+        cand = self.candidates(node, r)
+        if feature is not None:
+            cand = cand[cand.Feature == feature]
+        return float(cand.Gain.iloc[int(np.argmin(np.abs(cand.Threshold - threshold)))])
+
+    def best(self, node: int, r: int | None = None) -> pd.Series:
+        cand = self.candidates(node, r)
+        return cand[cand.Best].iloc[0]
+
+    @property
+    def base_score(self) -> float:
+        return float(self.booster.base_score[0])
+
+    def residuals(self, r: int) -> np.ndarray:
+        """y − prediction of every training row after ``r`` rounds."""
+        return np.asarray(self.booster.round_view(r).residual)
+
+    def margins(self, r: int) -> np.ndarray:
+        return np.asarray(self.booster.round_view(r).margin)[:, 0]
+
+    def loss(self, name: str, r: int | None = None) -> float:
+        return float(self.booster.loss_history()[name].iloc[self._round(r)])
+
+    def best_round(self, name: str = "valid") -> int:
+        return int(self.booster.loss_history()[name].iloc[1:].idxmin())
+
+    def pruned(self, r: int | None = None) -> pd.DataFrame:
+        """The splits pruning removed (exact)."""
+        tree = self.tree(r)
+        return tree[tree.Pruned & (tree.Feature != "Leaf")]
+
+    def splits(self, r: int | None = None) -> pd.DataFrame:
+        tree = self.tree(r)
+        return tree[(tree.Feature != "Leaf") & ~tree.Pruned & tree.Yes.notna()]

@@ -1,0 +1,47 @@
+"""The same data with η = 1, 0.3 and 0.1: why many small steps generalise."""
+
+from __future__ import annotations
+
+from . import Lesson, Step
+
+
+def _at(f):
+    return {"t": f.loss("train"), "v": f.loss("valid"), "r": f.shown.round}
+
+
+def _race(f):
+    out = {}
+    for name, eta in (("a", 1.0), ("b", 0.3), ("c", 0.1)):
+        other = f.other(eta=eta)
+        out[name] = other.loss("valid", other.best_round())
+        out[name + "r"] = other.best_round()
+    return out
+
+
+LESSON = Lesson(
+    slug="learning-rate", title="Learning rate: many small steps",
+    blurb="η = 1, 0.3 and 0.1 on the same noisy data: fits, validation curves, and why "
+          "shrinking each tree generalises.",
+    sample="noisy_1d",
+    params={"max_depth": 3, "num_boost_round": 100, "tree_method": "exact", "lambda": 1.0},
+    steps=(
+        Step("η = 1: every tree's full step. After {r} rounds the training loss is {t:.3g} "
+             "and the validation loss {v:.3g}: the fit already chases the noise.",
+             params={"eta": 1.0}, round=5, panels=("fit", "loss"), numbers=_at),
+        Step("η = 0.3, XGBoost's default: after {r} rounds training {t:.3g}, validation "
+             "{v:.3g}.", params={"eta": 0.3}, round=5, panels=("fit", "loss"), numbers=_at),
+        Step("η = 0.1: each tree moves the fit a tenth of the way. After {r} rounds "
+             "training {t:.3g}, validation {v:.3g}: still far from the data.",
+             params={"eta": 0.1}, round=5, panels=("fit", "loss"), numbers=_at),
+        Step("All three, 100 rounds each.", params={"eta": 0.3}, round=100,
+             panels=("learning-rates", "fit"), numbers=_race,
+             ask="Which η reaches the lowest validation loss?",
+             reveal="η = 1: {a:.3g} (round {ar}); η = 0.3: {b:.3g} (round {br}); η = 0.1: "
+                    "{c:.3g} (round {cr})."),
+        Step("Why small steps generalise: each tree is fit to residuals that are part "
+             "signal, part noise. A small η keeps only a little of each tree, so the noise "
+             "one tree fits is averaged away by the next ones, while the signal they share "
+             "adds up. The price is more rounds.", params={"eta": 0.1}, round=100,
+             panels=("learning-rates", "loss")),
+    ),
+)

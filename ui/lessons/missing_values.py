@@ -1,0 +1,64 @@
+"""Missing values: the default direction each node learns, and where a missing row goes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import Lesson, Step
+
+
+def _counts(f):
+    X = f.booster.data.X
+    return {"missing": int(np.isnan(X[:, 0]).sum()), "n": len(X)}
+
+
+def _direction(f):
+    root = f.node(0)
+    side = "left (yes)" if root.Missing == root.Yes else "right (no)"
+    return {"feature": root.Feature, "t": root.Split, "side": side, "gain": root.Gain}
+
+
+def _table(f):
+    """Per threshold on income, the direction of the better of its two scans."""
+    cand = f.candidates(0)
+    income = cand[cand.Feature == "income"].sort_values("Gain", ascending=False)
+    better = income.drop_duplicates("Threshold")
+    return {"n": len(better), "left": int(better.DefaultLeft.sum()),
+            "right": int((~better.DefaultLeft).sum())}
+
+
+def _spend(f):
+    X, y = f.booster.data.X, f.booster.data.y
+    hidden = np.isnan(X[:, 0])
+    return {"hidden": float(y[hidden].mean()), "known": float(y[~hidden].mean())}
+
+
+LESSON = Lesson(
+    slug="missing-values", title="Missing values",
+    blurb="A feature with missing values: each split learns a default direction, and every "
+          "missing row follows it.",
+    sample="missing_income",
+    params={"max_depth": 2, "eta": 0.3, "tree_method": "exact", "lambda": 1.0,
+            "num_boost_round": 20},
+    steps=(
+        Step("{missing} of the {n} shoppers did not report an income. XGBoost needs no "
+             "imputation: at every split it tries sending the missing rows left and then "
+             "right, and keeps the better side as the node's default direction.",
+             round=1, node=0, panels=("tree", "node"), numbers=_counts),
+        Step("The shoppers without an income spend {hidden:.3g} on average, the others "
+             "{known:.3g}.", round=1, node=0, panels=("tree", "node"),
+             numbers=lambda f: {**_spend(f), **_direction(f)},
+             ask="At the root, which way will the missing incomes go?",
+             reveal="The root splits on {feature} < {t:.4g} and sends missing values "
+                    "{side}: that choice gave the larger gain, {gain:.2f}.",
+             then={"panels": ("tree", "candidates")}),
+        Step("Every candidate threshold on income was scored both ways; of its {n} "
+             "thresholds, {left} did better with the missing rows on the left and {right} on "
+             "the right.",
+             round=1, node=0, panels=("candidates", "node"), numbers=_table),
+        Step("hist learns default directions the same way, over bins: a missing value has "
+             "no bin, and each split's default side is again the one with the larger gain "
+             "({gain:.2f} at the root).", params={"tree_method": "hist"}, round=1, node=0,
+             panels=("tree", "node"), numbers=_direction),
+    ),
+)
