@@ -1,0 +1,163 @@
+"""Lessons and presenter mode with Streamlit's AppTest: every lesson walked step by step, the
+four-point lesson's numbers against the hand computation of the classic worked example,
+hostile lesson links, and the user's work kept across presenter mode and lessons."""
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from boost.params import BY_NAME
+from ui.lessons import LESSONS, REGISTRY, Lesson, Step, check
+from ui.samples import BY_KEY
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _said(at) -> str:
+    """The lesson's step text (the markdown inside the lesson_say container)."""
+    texts = [m.value for m in at.markdown]
+    heads = [i for i, t in enumerate(texts) if "· step" in t]
+    assert heads, texts
+    return texts[heads[0] + 1]
+
+
+def _walk(at: AppTest, lesson: Lesson) -> list[str]:
+    """Press Next until the end; every screen's step text (no exception, no error)."""
+    seen = []
+    for _ in range(2 * len(lesson.steps) + 1):
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+        seen.append(_said(at))
+        if at.button(key="lesson_next").disabled:
+            break
+        at.button(key="lesson_next").click().run()
+    return seen
+
+
+def _hand_four_points() -> dict:
+    """The classic worked example by hand: base_score 0.5, lambda 0 (and 1)."""
+    r = [-10 - 0.5, 7 - 0.5, 8 - 0.5, -7 - 0.5]
+
+    def sim(rows, lam=0.0):
+        return sum(rows) ** 2 / (len(rows) + lam)
+
+    root = sim(r)
+    return {"root": root, "left": sim(r[:1]), "right": sim(r[1:]),
+            "g15": sim(r[:1]) + sim(r[1:]) - root,
+            "g30": sim(r[:3]) + sim(r[3:]) - root,
+            "g22": sim(r[:2]) + sim(r[2:]) - root,
+            "second": sim(r[1:3]) + sim(r[3:]) - sim(r[1:]),
+            "left_lambda1": sim(r[:1], 1.0)}
+
+
+def test_four_points_lesson_says_the_classic_numbers():
+    hand = _hand_four_points()
+    assert round(hand["root"], 2) == 4 and round(hand["g15"], 2) == 120.33
+    at = _app(lesson="four-points")
+    text = " ".join(_walk(at, LESSONS["four-points"]))
+    for value, spec in ((hand["root"], ".4g"), (hand["left"], ".2f"), (hand["right"], ".2f"),
+                        (hand["g15"], ".2f"), (hand["g22"], ".2f"), (hand["g30"], ".2f"),
+                        (hand["second"], ".2f"), (hand["left_lambda1"], ".3f")):
+        assert format(value, spec) in text, (format(value, spec), text)
+    for shown in ("110.25", "14.08", "120.33", "140.17", "55.125"):
+        assert shown in text
+
+
+@pytest.mark.parametrize("slug", [lesson.slug for lesson in REGISTRY])
+def test_every_lesson_walks_to_its_end(slug):
+    lesson = LESSONS[slug]
+    at = _app(lesson=slug)
+    seen = _walk(at, lesson)
+    assert len(seen) == len(lesson.steps) + sum(1 for s in lesson.steps if s.ask)
+    assert all("could not be read" not in s for s in seen)
+    assert at.button(key="lesson_next").disabled
+
+
+def test_back_unreveals_then_goes_back():
+    at = _app(lesson="four-points", step="2")
+    first = _said(at)
+    at.button(key="lesson_next").click().run()  # reveals step 2's answer
+    revealed = _said(at)
+    assert revealed != first and "120.33" in revealed
+    at.button(key="lesson_back").click().run()
+    assert _said(at) == first
+    at.button(key="lesson_back").click().run()
+    assert "Four drug dosages" in _said(at)
+
+
+def test_exit_restores_the_data_and_parameters_from_before():
+    at = _app(sample="diabetes", eta="0.05")
+    at.button(key="lesson_four-points").click().run()
+    assert at.session_state["p_lambda"] == 0.0
+    assert "· step 1 of" in " ".join(m.value for m in at.markdown)
+    at.button(key="lesson_exit").click().run()
+    assert not at.exception
+    assert at.selectbox(key="sample").value == "diabetes"
+    assert at.selectbox(key="target").value == "progression"
+    assert at.session_state["p_eta"] == 0.05
+    assert at.session_state["p_lambda"] == 1.0
+
+
+@pytest.mark.parametrize("query", [
+    {"lesson": "no-such-lesson"}, {"lesson": "<b>x</b>"}, {"lesson": "four-points",
+                                                           "step": "999"},
+    {"lesson": "four-points", "step": "-3"}, {"lesson": "four-points", "step": "nan"},
+    {"present": "2"}, {"present": "yes"}, {"present": "1", "view": "1e308"},
+])
+def test_hostile_lesson_and_presenter_links_open(query):
+    at = _app(**query)
+    assert not at.error
+    if query.get("lesson") == "four-points":
+        assert "· step" in " ".join(m.value for m in at.markdown)
+    elif "lesson" in query:
+        assert any("is not one of the lessons" in c.value for c in at.caption)
+
+
+def test_presenter_mode_keeps_the_parameters_and_the_sidebar_comes_back():
+    at = _app(sample="noisy_1d", max_depth="5", eta="0.2")
+    at.toggle(key="present").set_value(True).run()
+    assert not at.sidebar.selectbox  # no sidebar while presenting
+    at.button(key="step_forward").click().run()
+    at.button(key="panel_key_3").click().run()  # the number key 3: node arithmetic
+    assert at.session_state["right_panel"] == "node"
+    at.button(key="leave_present").click().run()
+    assert at.session_state["p_max_depth"] == 5 and at.session_state["p_eta"] == 0.2
+    assert at.sidebar.slider(key="p_max_depth").value == 5
+    assert not [w for w in at.warning if "Stale" in w.value]
+
+
+def test_a_changed_target_marks_the_model_stale():
+    at = _app(sample="penguins")
+    assert not [w for w in at.warning if "Stale" in w.value]
+    at.selectbox(key="target").set_value("island").run()
+    stale = [w.value for w in at.warning if "Stale" in w.value]
+    assert stale and "target" in stale[0]
+
+
+def test_lessons_use_table_parameters_in_range():
+    for lesson in REGISTRY:
+        check(lesson)
+        assert lesson.sample in BY_KEY
+        for step in lesson.steps:
+            assert set(step.params) <= set(BY_NAME)
+    bad = Lesson("bad", "Bad", "", "four_points", (Step("x", params={"eta": 5.0}),))
+    with pytest.raises(ValueError, match="eta=5.0 is outside"):
+        check(bad)
