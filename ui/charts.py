@@ -5,14 +5,34 @@ from __future__ import annotations
 
 import streamlit as st
 
+from viz.export import screen_html
+
 from .state import AppState, Shown
+
+SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
 
 
 def chart_config(state: AppState) -> dict:
-    """Plotly's toolbar; the camera button saves PNG or SVG (the sidebar's choice)."""
+    """Plotly's toolbar; the camera button saves PNG or SVG (the sidebar's choice), in
+    presenter mode and lessons as a 1920×1080 PNG."""
+    if state.present or state.lesson:
+        return {"displaylogo": False,
+                "toImageButtonOptions": {"format": "png", "filename": "boostscope", **SLIDE}}
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": state.export_format or "png", "scale": 2,
                                      "filename": "boostscope"}}
+
+
+def export_button(state: AppState, title: str, key: str, label: str = "") -> None:
+    """Download the screen (its text and the charts drawn in this run) as one HTML file."""
+    def page() -> str:
+        return screen_html(title, list(state.said), list(state.figures.values()))
+
+    st.download_button(label, page, file_name="boostscope.html", mime="text/html", key=key,
+                       icon=":material/slideshow:", on_click="ignore",
+                       help="Export this screen as one HTML file (interactive charts, no "
+                            "server needed); each chart's camera saves a 1920×1080 PNG.",
+                       use_container_width=True)
 
 
 def show(fig, key: str, state: AppState, shown: Shown, **kwargs) -> None:
@@ -21,6 +41,7 @@ def show(fig, key: str, state: AppState, shown: Shown, **kwargs) -> None:
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)
     config = {**chart_config(state), **kwargs.pop("config", {})}
+    state.figures[key] = fig
     st.plotly_chart(fig, key=key, config=config, **kwargs)
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 from boost.objectives import OBJECTIVES
 
 from . import sidebar, state, training, url
+from .charts import export_button
 from .lessons import LESSONS, REGISTRY, setting
 from .lessons.facts import Facts
 from .samples import BY_KEY
@@ -103,7 +104,8 @@ def bar(app: AppState, model: Model) -> None:
     except Exception as exc:  # a lesson never shows a traceback
         say, ask, reveal = (f"This step's numbers could not be read from the model "
                             f"({type(exc).__name__}: {exc}).", None, None)
-    cols = st.columns([4.2, 1, 1.1, 1, 1], vertical_alignment="center")
+    app.said = [say] + ([reveal if app.revealed else ask] if ask else [])
+    cols = st.columns([4.2, 1, 1.1, 1, 1, 0.45], vertical_alignment="center")
     n = model.booster.num_boosted_rounds()
     cols[0].markdown(f"**{lesson.title}** · step {app.step + 1} of {len(lesson.steps)} · "
                      f"round {app.round} of {n}")
@@ -120,6 +122,8 @@ def bar(app: AppState, model: Model) -> None:
     cols[4].button("Exit", key="lesson_exit", on_click=leave, args=(app,), shortcut="Escape",
                    icon=":material/close:", use_container_width=True,
                    help="Leave the lesson: the data and parameters from before come back.")
+    with cols[5]:
+        export_button(app, f"{lesson.title}, step {app.step + 1}", "export_lesson")
     text = say
     if ask:
         text += "  \n" + (f":material/lightbulb: {reveal}" if app.revealed and reveal

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import stage
+from .charts import export_button
 from .state import AppState, Model, Shown
 from .views import REGISTRY
 from .views import tree as tree_view
@@ -74,7 +75,7 @@ def _counter(state: AppState, n: int) -> None:
 
 def presenter_bar(state: AppState, n: int) -> None:
     """The round counter, the transport (icons), the two panels' choices and Exit."""
-    cols = st.columns([1.9, 0.95, 0.8, 1.05, 0.8, 0.9, 1.0, 1.75, 1.75, 0.45],
+    cols = st.columns([1.9, 0.95, 0.8, 1.05, 0.8, 0.9, 1.0, 1.6, 1.6, 0.45, 0.45],
                       vertical_alignment="center")
     with cols[0]:
         _counter(state, n)
@@ -90,6 +91,8 @@ def presenter_bar(state: AppState, n: int) -> None:
     cols[9].button("", key="leave_present", icon=":material/close_fullscreen:",
                    on_click=_leave, args=(state,), help="Leave presenter mode",
                    use_container_width=True)
+    with cols[10]:
+        export_button(state, f"BoostScope, round {state.round}", "export_present")
 
 
 def panels(state: AppState, model: Model, height: int) -> None:
@@ -117,6 +120,9 @@ def keys(state: AppState) -> None:
 def present_stage(state: AppState, model: Model) -> None:
     """The presenter's screen (a fragment: stepping reruns only this)."""
     n = model.booster.num_boosted_rounds()
+    state.figures = {}
+    if not state.lesson:
+        state.said = []
     try:
         if state.lesson:  # the lesson's bar is drawn by the app: a step reruns everything
             height = LESSON_HEIGHT

@@ -11,7 +11,7 @@ from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
 
 from . import url
-from .charts import show
+from .charts import export_button, show
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
 from .views import DEFAULT, VIEWS
@@ -97,6 +97,7 @@ def advance(state: AppState, n: int) -> None:
 def _round_stage(state: AppState, model: Model) -> None:
     booster, prep = model.booster, model.prep
     n = booster.num_boosted_rounds()
+    state.figures, state.said = {}, []
     transport_ui(state, n)
     advance(state, n)
     st.slider("Round", 0, n, key=AppState.round.key, help="Round 0 is the baseline "
@@ -115,6 +116,8 @@ def _round_stage(state: AppState, model: Model) -> None:
                          format_func=lambda slug: VIEWS[slug].TITLE,
                          label_visibility="collapsed")
     VIEWS[state.view or DEFAULT].render(state, shown)  # only the chosen view is computed
+    export_button(state, f"BoostScope: {model.config['name']}, round {shown.round}",
+                  "export_screen", label="Export this screen (HTML)")
     share_url(state, model.config)
 
 

@@ -99,6 +99,8 @@ class AppState:
     revealed: bool = False  # the step's question has been answered
     applied: tuple | None = None  # (lesson, step, revealed) last written into the widgets
     before_lesson: dict | None = None  # the widgets and data to restore when the lesson ends
+    figures: dict = field(default_factory=dict)  # the charts on screen, for the HTML export
+    said: list = field(default_factory=list)  # the lesson's text on screen, for the export
 
     # Widget values, under the widgets' keys.
     sample = _Widget("four_points")

@@ -186,7 +186,7 @@ def node_panel(state: AppState, shown: Shown) -> None:
                               booster.objective, float(booster.base_margin[klass]))
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
-        st.markdown("\n\n".join(f"${step.latex}$" for step in steps))
+        st.markdown("\n\n".join(f"$\\displaystyle {step.latex}$" for step in steps))
 
 
 def candidates_panel(state: AppState, shown: Shown) -> None:
