@@ -42,7 +42,7 @@ def test_root_of_round_one_lists_the_residuals_and_their_g():
     assert rows.Row.tolist() == [0, 1, 2, 3]
     assert (rows.y - rows.m).tolist() == [-10.5, 6.5, 7.5, -7.5]
     assert rows.g.tolist() == [10.5, -6.5, -7.5, 7.5] and rows.h.tolist() == [1, 1, 1, 1]
-    assert r"y_i - m_i:\ -10.5,\ 6.5,\ 7.5,\ -7.5" in steps["residuals"].latex
+    assert r"y_i - m_i: \\ &{-10.5},\ 6.5,\ 7.5,\ {-7.5}\end" in steps["residuals"].latex
     assert r"\sum_i (m - y)" in steps["G"].latex
     assert "= 10.5 + (-6.5) + (-7.5) + 7.5" in steps["G"].latex
     assert steps["G"].latex.endswith(r"&= 4\end{aligned}") and steps["G"].value == 4
@@ -147,7 +147,8 @@ def test_best_split_per_feature_is_each_features_largest_valid_gain():
         assert summary.loc[feature, "Candidates"] == (cand.Feature == feature).sum()
     assert summary.Gain.is_monotonic_decreasing
     chosen = cand[cand.Best].iloc[0]
-    assert summary.Chosen.tolist().count("★") == 1 and summary.loc[chosen.Feature].Chosen == "★"
+    assert summary.Chosen.tolist().count("★") == 1
+    assert summary.loc[chosen.Feature].Chosen == "★"
     assert summary.Gain.max() == chosen.Gain
 
 
@@ -167,10 +168,14 @@ def test_colsample_marks_the_features_a_node_could_not_use():
 def test_candidate_table_puts_gain_after_the_split():
     bst = boost.train(BASE, X, Y, 1)
     table = top_candidates(bst.split_candidates(1, 0))
-    assert table.columns[:3].tolist() == ["Split", "Gain", "Missing"]
-    assert len(table.columns) <= 11
+    assert table.columns.tolist() == ["Split", "Gain", "Missing", "G left", "H left", "G right",
+                                      "H right", "S left", "S right", "Note"]
+    assert table.Note.tolist() == ["★", "", ""]
+    assert top_candidates(bst.split_candidates(1, 0), refused=True).Note[0] == "★ refused"
     assert table.Split.tolist() == ["f0 < 15", "f0 < 30", "f0 < 22.5"]
     assert table.Gain.iloc[0] == pytest.approx(120.333, abs=1e-3)
+    assert table[["G left", "H left", "S left", "S right"]].iloc[0].tolist() == pytest.approx(
+        [10.5, 1, 110.25, 6.5 ** 2 / 3])
 
 
 def test_bin_value_ranges_by_hand():
@@ -209,3 +214,15 @@ def test_hist_candidates_show_their_bins_values():
     summary = best_per_feature(cand, ranges)
     chosen = summary[summary.Chosen == "★"].iloc[0]
     assert chosen["Best split"] == labels[int(np.nonzero(cand.Best.to_numpy())[0][0])]
+
+
+def test_long_numbers_put_the_result_on_its_own_line():
+    short = {s.name: s.latex for s in _steps(boost.train(BASE, X, Y, 1), 1, 0)[1].values()}
+    assert short["leaf value"] == r"\eta \cdot w = 0.3 \times (-1) = -0.3"  # one line
+    # y x 1000: the same tree, every sum a million times larger (gain 1.20333e8)
+    bst = boost.train(BASE, X, Y * 1000, 1)
+    cand = bst.split_candidates(1, 0)
+    steps = {s.name: s.latex for s in worked_arithmetic(
+        _node(bst, 1, 0), cand[cand.Best].iloc[0], bst.params, bst.objective)}
+    assert steps["gain"].endswith(r" \\ &= 1.20333 \times 10^{8}\end{aligned}")
+    assert steps["leaf weight"] == r"w = -\frac{G}{H + \lambda} = -\frac{2002}{4 + 0} = -500.5"

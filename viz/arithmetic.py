@@ -8,6 +8,7 @@ Returns LaTeX lines (for ``st.latex`` and export) and a table of the same quanti
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,6 +95,25 @@ def _term(x: float) -> str:
     return f"({_n(x)})" if x < 0 else _n(x)
 
 
+WIDE = 30  # about the visible characters a line of the arithmetic column holds at 1280 px
+
+
+def _width(latex: str) -> int:
+    """A rough width: the characters left without commands, braces, scripts' marks and
+    spaces (a fraction counts both its lines: too wide rather than cut off)."""
+    return len(re.sub(r"\\[A-Za-z]+|[{}_^ ]", "", latex))
+
+
+def _chain(lhs: str, *rhs: str) -> str:
+    """``lhs = rhs[0] = ... = rhs[-1]`` on one line, or with the result on a second line
+    when one line would run past the column."""
+    line = " = ".join((lhs, *rhs))
+    if _width(line) <= WIDE or len(rhs) < 2:
+        return line
+    return (rf"\begin{{aligned}}{lhs} &= {' = '.join(rhs[:-1])} \\ &= {rhs[-1]}"
+            r"\end{aligned}")
+
+
 def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str) -> str:
     if alpha:
         return (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}} = "
@@ -135,7 +155,9 @@ def _listed(values: np.ndarray, sep: str) -> list[str]:
     """The terms of a row list: all of them for a small node, else the first few and
     ``… (n rows)``; 5 significant digits."""
     shown = values if len(values) <= ALL_ROWS else values[:FIRST_ROWS]
-    terms = [f"({x:.5g})" if x < 0 and sep == "+" else f"{x:.5g}" for x in shown]
+    # a negative term: in parentheses after +, in braces after & (else a binary minus)
+    terms = [(f"({x:.5g})" if sep == "+" else f"{{{x:.5g}}}") if x < 0 else f"{x:.5g}"
+             for x in shown]
     if len(values) > len(shown):
         terms.append(rf"\dots\ ({len(values):,}\ \text{{rows}})".replace(",", "{,}"))
     return terms
@@ -170,9 +192,10 @@ def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) 
     steps = []
     weighted = "w" in rows.columns
     if spec.link == "identity":
-        listed = r",\ ".join(_listed((rows.y - rows.m).to_numpy(), ","))
-        steps.append(Step("residuals", rf"\text{{residuals }} y_i - m_i:\ {listed}",
-                          float("nan")))
+        terms = _listed((rows.y - rows.m).to_numpy(), ",")
+        lines = [r",\ ".join(terms[i:i + PER_LINE]) for i in range(0, len(terms), PER_LINE)]
+        steps.append(Step("residuals", r"\begin{aligned}&\text{residuals } y_i - m_i: \\ &"
+                          + r", \\ &".join(lines) + r"\end{aligned}", float("nan")))
     w = r"w_i\," if weighted else ""
     hess = ("w_i" if weighted else "1") if first_order else w + _paren(spec.hess)
     steps.append(Step("G", _sum_line("G", w + _paren(spec.grad), rows.g.to_numpy(), G), G))
@@ -211,9 +234,11 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
                                                            float(best.SumHessRight), lam, alpha,
                                                            "R") + rf" = {_n(sr)}", sr))
         gain = float(best.Gain)
+        sums = rf"{_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
+        result = (rf" = {_n(gain)}" if _width(f"{sums} = {_n(gain)}") <= WIDE
+                  else rf" \\ &= {_n(gain)}")
         steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
-                          rf" \\ &= {_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
-                          rf" = {_n(gain)}\end{{aligned}}", gain))
+                          rf" \\ &= {sums}{result}\end{{aligned}}", gain))
         if params.get("tree_method", "exact") == "exact":
             verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
                        r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
@@ -241,11 +266,12 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
         raw = -math.copysign(max(abs(G) - alpha, 0.0), G) / (H + lam) if H + lam else 0.0
         clip = (rf",\ \text{{clipped to }} \pm {_n(mds)}" if mds and abs(raw) > mds else "")
         numerator = rf"T_\alpha({_n(G)})" if alpha else _n(G)
-        steps.append(Step("leaf weight", rf"{formula} = -\frac{{{numerator}}}"
-                          rf"{{{_n(H)} + {_n(lam)}}} = {_n(weight)}{clip}", weight))
+        steps.append(Step("leaf weight", _chain(formula, rf"-\frac{{{numerator}}}"
+                                                        rf"{{{_n(H)} + {_n(lam)}}}",
+                                                        f"{_n(weight)}{clip}"), weight))
     value = float(node.Value)
-    steps.append(Step("leaf value",
-                      rf"\eta \cdot w = {_n(eta)} \times {_term(weight)} = {_n(value)}", value))
+    steps.append(Step("leaf value", _chain(r"\eta \cdot w", rf"{_n(eta)} \times {_term(weight)}",
+                                           _n(value)), value))
     if spec.link == "sigmoid" and base_margin is not None:
         m = base_margin + value
         p = 1.0 / (1.0 + math.exp(-m))

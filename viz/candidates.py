@@ -164,15 +164,24 @@ def split_labels(cand: pd.DataFrame, ranges: dict | None = None) -> list[str]:
 # where missing values go and both children's sums.
 TABLE_COLUMNS = {"Gain": "Gain", "Missing": "Missing", "SumGradLeft": "G left",
                  "SumHessLeft": "H left", "SumGradRight": "G right", "SumHessRight": "H right",
-                 "SimilarityLeft": "S left", "SimilarityRight": "S right", "Valid": "Valid",
-                 "Best": "Best"}
+                 "SimilarityLeft": "S left", "SimilarityRight": "S right", "Note": "Note"}
+NOTES = {"chosen": "★", "refused": "★ refused", "blocked": "blocked"}  # short: on screen
+NOTES_HELP = ("★ the node's split (refused: γ refused it before growing, hist/approx); "
+              "blocked: a child's H < min_child_weight, so it cannot be chosen")
 
 
-def top_candidates(cand: pd.DataFrame, n: int = 15, ranges: dict | None = None
-                   ) -> pd.DataFrame:
-    """The ``n`` best valid candidates (all features), with the columns a student needs:
-    Split (``split_labels``), Gain, then the rest (``TABLE_COLUMNS``); with column sampling,
-    only the features the node drew (the table is what the search could choose from)."""
+def _notes(cand: pd.DataFrame, refused: bool) -> np.ndarray:
+    """``NOTES``: the node's split, a candidate min_child_weight blocks, else ""."""
+    mark = NOTES["refused" if refused else "chosen"]
+    return np.where(cand.Best, mark, np.where(cand.Valid, "", NOTES["blocked"]))
+
+
+def top_candidates(cand: pd.DataFrame, n: int = 15, ranges: dict | None = None,
+                   refused: bool = False) -> pd.DataFrame:
+    """The ``n`` best valid candidates (all features), then blocked ones if there is room,
+    with the columns a student needs: Split (``split_labels``), Gain, then the rest
+    (``TABLE_COLUMNS``; Note: the chosen split, or why a candidate was blocked); with column
+    sampling, only the features the node drew (what the search could choose from)."""
     if "Sampled" in cand.columns and not cand.Sampled.all():
         cand = cand[cand.Sampled]
     valid = cand[cand.Valid]
@@ -180,7 +189,8 @@ def top_candidates(cand: pd.DataFrame, n: int = 15, ranges: dict | None = None
         valid = valid.iloc[np.argpartition(-valid.Gain.to_numpy(), n - 1)[:n]]
     rest = cand[~cand.Valid].head(max(0, n - len(valid)))
     top = pd.concat([valid.sort_values("Gain", ascending=False), rest]).head(n)
-    top = top.assign(Missing=np.where(top.DefaultLeft, "left", "right"))
+    top = top.assign(Missing=np.where(top.DefaultLeft, "left", "right"),
+                     Note=_notes(top, refused))
     table = top[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
     table.insert(0, "Split", split_labels(top, ranges))
     return table.reset_index(drop=True)
@@ -202,7 +212,7 @@ def best_per_feature(cand: pd.DataFrame, ranges: dict | None = None,
     best = firsts.set_index("Feature").reindex(features)
     labels = dict(zip(firsts.Feature, split_labels(firsts, ranges), strict=True))
     chosen = set(cand.Feature[cand.Best])
-    mark = "★ refused by γ" if refused else "★"
+    mark = NOTES["refused" if refused else "chosen"]
     summary = pd.DataFrame({
         "Feature": features, "Best split": [labels.get(f, "no valid split") for f in features],
         "Gain": best.Gain.to_numpy(dtype=float),
