@@ -119,7 +119,7 @@ def test_default_target_of_titanic_is_survived():
     ("id", lambda n: np.arange(n)),  # an identifier by name and by values
     ("row_index", lambda n: np.arange(n) * 3 + 7),  # by name
     ("CustomerID", lambda n: np.arange(n) + 1000),  # camel case
-    ("code", lambda n: np.random.default_rng(1).permutation(n) * 11),  # whole, one per row
+    ("code", lambda n: np.random.default_rng(1).permutation(n) + 500),  # a shuffled counter
     ("uuid_text", lambda n: [f"u-{i:04x}" for i in range(n)]),  # text, one per row
     ("comment", lambda n: [f"note {i % 25}" for i in range(n)]),  # text, 25 levels
     ("constant", lambda n: np.ones(n)),  # nothing to learn
@@ -143,6 +143,9 @@ def test_default_target_prefers_target_names_and_falls_back_to_the_last_column()
     assert dataset.default_target(frame) == "Class"
     ids = pd.DataFrame({"ID": np.arange(30), "Name": [f"n{i}" for i in range(30)]})
     assert dataset.default_target(ids) == "Name"  # nothing qualifies: the last column
+    # whole numbers that differ in every row but do not count up can be a target
+    frame = pd.DataFrame({"x": rng.normal(size=30), "amount": np.arange(30) * 7 % 31 * 2})
+    assert dataset.default_target(frame) == "amount"
     # a hand example of four rows (every value different) is not judged by uniqueness
     assert dataset.default_target(pd.DataFrame({"x": [10, 20, 25, 35],
                                                 "y": [-10, 7, 8, -7]})) == "y"

@@ -164,15 +164,17 @@ ID_MIN_ROWS = 10  # "a different value in every row" says little about fewer row
 
 
 def _can_be_target(name: str, col: pd.Series) -> bool:
-    """Not an identifier (by name, or a different whole number or text in every row), not
-    text with many levels, and at least two values."""
+    """Not an identifier (by name, or a different text or a counter in every row), not text
+    with many levels, and at least two values."""
     present = col.dropna()
     levels = present.nunique()
     if levels < 2 or _ID_NAME.search(name) or _CAMEL_ID.search(name):
         return False
     numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+    # one value per row: text, or whole numbers counting up (0, 1, 2, ...; whole numbers
+    # that are merely all different, as prices can be, stay candidates)
     if (len(present) >= ID_MIN_ROWS and levels == len(present)
-            and (not numeric or _is_integer_valued(present))):
+            and (not numeric or (_is_integer_valued(present) and _is_sequence(present)))):
         return False
     return numeric or (levels <= MAX_TARGET_LEVELS and levels <= 0.5 * len(present))
 
