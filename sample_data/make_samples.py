@@ -64,7 +64,7 @@ def missing_income(n: int = 120, seed: int = 3) -> pd.DataFrame:
     hidden = rng.random(n) < 0.25
     spend[hidden] += 25.0
     income = np.where(hidden, np.nan, income.round(1))
-    return pd.DataFrame({"income": income, "age": age, "spend": spend.round(2)})
+    return pd.DataFrame({"earnings": income, "age": age, "spend": spend.round(2)})
 
 
 def rare_events(n: int = 400, seed: int = 4) -> pd.DataFrame:

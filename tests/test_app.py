@@ -138,6 +138,9 @@ def test_constant_target_is_explained():
     at = _app()
     raw = "x,y\n" + "\n".join(f"{i * 0.37 % 5},5" for i in range(20))
     at.get("file_uploader")[0].set_value(("c.csv", raw.encode(), "text/csv")).run()
+    assert at.selectbox(key="target").value == "x"  # default_target passes over a constant
+    at.selectbox(key="target").set_value("y")
+    at.button(key="train").click().run()
     assert any("same value in every row" in e.value for e in at.error)
     assert not at.exception
 
@@ -158,11 +161,11 @@ def test_selected_node_shows_its_candidates():
     at = _app(sample="four_points", round="1", node="0", base_score="0.5", max_depth="2",
               **{"lambda": "0"})
     assert any("Best candidate splits of node 0" in m.value for m in at.markdown)
-    table = next(d.value for d in at.dataframe if "Best" in d.value.columns)
-    best = table[table.Best].iloc[0]
+    table = next(d.value for d in at.dataframe if "Note" in d.value.columns)
+    best = table[table.Note == "★"].iloc[0]
     latex = " ".join(x.value for x in at.latex)
     assert "= 120.333" in latex and r"\eta \cdot w" in latex
-    assert best.Threshold == 15.0 and best.Gain == pytest.approx(120.33, abs=0.01)
+    assert best.Split == "x < 15" and best.Gain == pytest.approx(120.33, abs=0.01)
     assert at.query_params["node"] == "0"
 
 
@@ -192,11 +195,12 @@ def test_hist_refuses_the_split_exact_keeps():
     hist = _app(**common, tree_method="hist")
     assert exact.query_params["tree_method"] == "exact"
     assert hist.segmented_control(key="p_tree_method").value == "hist"
-    tables = {name: next(d.value for d in at.dataframe if "Best" in d.value.columns)
+    tables = {name: next(d.value for d in at.dataframe if "Note" in d.value.columns)
               for name, at in (("exact", exact), ("hist", hist))}
-    assert tables["exact"][tables["exact"].Best].iloc[0].Threshold == 15.0
-    refused = tables["hist"][tables["hist"].Best].iloc[0]
-    assert refused.Threshold == 20.0 and refused.Gain == pytest.approx(120.33, abs=0.01)
+    assert tables["exact"][tables["exact"].Note == "★"].iloc[0].Split == "x < 15"
+    refused = tables["hist"][tables["hist"].Note == "★ refused"].iloc[0]
+    assert refused.Split == "x < 20 (bin [10])"
+    assert refused.Gain == pytest.approx(120.33, abs=0.01)
     latex = " ".join(x.value for x in hist.latex)
     assert r"\text{refused: the node stays a leaf}" in latex
     overview = _app(**{k: v for k, v in common.items() if k != "node"}, tree_method="hist")
@@ -205,7 +209,7 @@ def test_hist_refuses_the_split_exact_keeps():
 
 def test_max_bin_reaches_the_engine():
     at = _app(sample="noisy_1d", tree_method="hist", max_bin="8", round="1", node="0")
-    table = next(d.value for d in at.dataframe if "Best" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "Note" in d.value.columns)
     assert len(table) <= 2 * 8  # forward candidates over at most 8 bins (no missing values)
     assert at.number_input(key="p_max_bin").value == 8
 

@@ -87,3 +87,72 @@ def test_files_over_the_size_limit_are_refused(monkeypatch):
     raw = ("x,y\n" + "\n".join(f"{i},{i}" for i in range(500))).encode()
     with pytest.raises(dataset.DataError, match="the limit is"):
         dataset.read_table(raw, "big.csv")
+
+
+def _titanic(n=40):
+    """A frame shaped like Kaggle's Titanic training file."""
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "PassengerId": np.arange(1, n + 1),
+        "Survived": rng.integers(0, 2, n),
+        "Pclass": rng.integers(1, 4, n),
+        "Name": [f"Passenger {i}, Mr. X" for i in range(n)],
+        "Sex": rng.choice(["male", "female"], n),
+        "Age": np.where(rng.random(n) < 0.2, np.nan, rng.uniform(1, 70, n).round()),
+        "SibSp": rng.integers(0, 3, n),
+        "Parch": rng.integers(0, 3, n),
+        "Ticket": [f"A/5 {21171 + i}" for i in range(n)],
+        "Fare": rng.uniform(5, 80, n).round(2),
+        "Cabin": [f"C{i}" if i % 4 == 0 else None for i in range(n)],
+        "Embarked": rng.choice(["S", "C", "Q"], n),
+    })
+
+
+def test_default_target_of_titanic_is_survived():
+    frame = _titanic()
+    assert dataset.default_target(frame) == "Survived"
+    # without a column named like a target: the last one that can be a target
+    assert dataset.default_target(frame.drop(columns="Survived")) == "Embarked"
+
+
+@pytest.mark.parametrize("last, values", [
+    ("id", lambda n: np.arange(n)),  # an identifier by name and by values
+    ("row_index", lambda n: np.arange(n) * 3 + 7),  # by name
+    ("CustomerID", lambda n: np.arange(n) + 1000),  # camel case
+    ("code", lambda n: np.random.default_rng(1).permutation(n) + 500),  # a shuffled counter
+    ("uuid_text", lambda n: [f"u-{i:04x}" for i in range(n)]),  # text, one per row
+    ("comment", lambda n: [f"note {i % 25}" for i in range(n)]),  # text, 25 levels
+    ("constant", lambda n: np.ones(n)),  # nothing to learn
+])
+def test_default_target_skips_identifiers_and_free_text(last, values):
+    n = 60
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"size": rng.normal(size=n), "weight": rng.normal(size=n),
+                          "amount": rng.normal(size=n).round(1)})
+    frame[last] = values(n)
+    assert dataset.default_target(frame) == "amount"
+
+
+def test_default_target_prefers_target_names_and_falls_back_to_the_last_column():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"label": rng.integers(0, 2, 30), "x": rng.normal(size=30),
+                          "z": rng.normal(size=30)})
+    assert dataset.default_target(frame) == "label"
+    # a text target with few levels qualifies; a numeric one with decimals is not an id
+    frame = pd.DataFrame({"x": rng.normal(size=30), "Class": rng.choice(["a", "b", "c"], 30)})
+    assert dataset.default_target(frame) == "Class"
+    ids = pd.DataFrame({"ID": np.arange(30), "Name": [f"n{i}" for i in range(30)]})
+    assert dataset.default_target(ids) == "Name"  # nothing qualifies: the last column
+    # whole numbers that differ in every row but do not count up can be a target
+    frame = pd.DataFrame({"x": rng.normal(size=30), "amount": np.arange(30) * 7 % 31 * 2})
+    assert dataset.default_target(frame) == "amount"
+    # a hand example of four rows (every value different) is not judged by uniqueness
+    assert dataset.default_target(pd.DataFrame({"x": [10, 20, 25, 35],
+                                                "y": [-10, 7, 8, -7]})) == "y"
+
+
+def test_default_target_of_every_bundled_sample_is_its_target():
+    from ui.samples import SAMPLES
+    for sample in SAMPLES:
+        frame = dataset.read_table(sample.path.read_bytes(), sample.file).frame
+        assert dataset.default_target(frame) == sample.target, sample.key

@@ -72,7 +72,8 @@ def test_candidates_figure_marks_winner_gamma_and_blocked():
     assert gamma_line.y0 == 4.0
     assert any(s.type == "rect" for s in fig.layout.shapes)
     table = top_candidates(cand)
-    assert table.iloc[0].Best and table.iloc[0].Threshold == 22.5
+    assert table.iloc[0].Note == "★" and table.iloc[0].Split == "f0 < 22.5"
+    assert table.Note.iloc[-1].startswith("blocked")  # min_child_weight 2
 
 
 def test_worked_arithmetic_numbers():

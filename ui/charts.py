@@ -35,14 +35,47 @@ def export_button(state: AppState, title: str, key: str, label: str = "") -> Non
                        use_container_width=True)
 
 
+def at_least(fig, size: int) -> None:
+    """No text of ``fig`` under ``size`` px: every font size set below it is raised (the
+    layout's, titles, ticks, legend, hover, annotations and the traces' text)."""
+    def raise_font(font) -> None:
+        if font is not None and font.size is not None and font.size < size:
+            font.size = size
+
+    layout = fig.layout
+    if layout.font.size is None or layout.font.size < size:
+        layout.font.size = size
+    for font in (layout.title.font, layout.legend.font, layout.hoverlabel.font):
+        raise_font(font)
+    for axis in [layout[name] for name in layout if name.startswith(("xaxis", "yaxis"))]:
+        raise_font(axis.tickfont)
+        raise_font(axis.title.font)
+    for note in layout.annotations:
+        raise_font(note.font)
+    for trace in fig.data:
+        for name in ("textfont", "insidetextfont", "outsidetextfont"):
+            if name in trace:
+                font = trace[name]
+                if font.size is not None and not isinstance(font.size, (int, float)):
+                    font.size = [max(s, size) for s in font.size]
+                else:
+                    raise_font(font)
+        if "marker" in trace and "colorbar" in trace.marker:
+            raise_font(trace.marker.colorbar.tickfont)
+
+
 def show(fig, key: str, state: AppState, shown: Shown, **kwargs) -> None:
-    """Draw a figure; in a presenter panel at the height the panel leaves."""
+    """Draw a figure; in a presenter panel at the height the panel leaves, no text under
+    16 px."""
+    if shown.large:
+        at_least(fig, 16)
     if shown.height:
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)
     config = {**chart_config(state), **kwargs.pop("config", {})}
     state.figures[key] = fig
-    st.plotly_chart(fig, key=key, config=config, **kwargs)
+    # theme=None: the figure's own theme (viz/theme.py), not Streamlit's grey 15 px ticks
+    st.plotly_chart(fig, key=key, config=config, theme=None, **kwargs)
 
 
 def class_name(shown: Shown, k: int) -> str:

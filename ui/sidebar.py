@@ -92,7 +92,7 @@ def set_data(state: AppState, data: Data, target: str | None) -> None:
     """New data: reset the column choices *before* their widgets are drawn."""
     state.data = data
     columns = list(data.frame.columns)
-    state.target = target if target in columns else columns[-1]
+    state.target = target if target in columns else dataset.default_target(data.frame)
     weight, state.link.weight = state.link.weight, None  # a shared link's weight, once
     state.weight = weight if weight in columns and weight != state.target else NO_WEIGHT
     state.features = default_features(state)

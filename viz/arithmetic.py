@@ -8,12 +8,15 @@ Returns LaTeX lines (for ``st.latex`` and export) and a table of the same quanti
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from boost import objectives
 from boost.params import parse_params
+from boost.tree import rows_in_node
 
 # How first-order boosting finds each objective's leaf value (boost/leaves.py).
 LINE_SEARCH = {
@@ -92,6 +95,25 @@ def _term(x: float) -> str:
     return f"({_n(x)})" if x < 0 else _n(x)
 
 
+WIDE = 30  # about the visible characters a line of the arithmetic column holds at 1280 px
+
+
+def _width(latex: str) -> int:
+    """A rough width: the characters left without commands, braces, scripts' marks and
+    spaces (a fraction counts both its lines: too wide rather than cut off)."""
+    return len(re.sub(r"\\[A-Za-z]+|[{}_^ ]", "", latex))
+
+
+def _chain(lhs: str, *rhs: str) -> str:
+    """``lhs = rhs[0] = ... = rhs[-1]`` on one line, or with the result on a second line
+    when one line would run past the column."""
+    line = " = ".join((lhs, *rhs))
+    if _width(line) <= WIDE or len(rhs) < 2:
+        return line
+    return (rf"\begin{{aligned}}{lhs} &= {' = '.join(rhs[:-1])} \\ &= {rhs[-1]}"
+            r"\end{aligned}")
+
+
 def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str) -> str:
     if alpha:
         return (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}} = "
@@ -100,10 +122,93 @@ def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str
             rf"\frac{{({_n(G)})^2}}{{{_n(H)} + {_n(reg_lambda)}}}")
 
 
+ALL_ROWS = 8  # a node with this many rows or fewer lists every row's g and h
+FIRST_ROWS = 4  # a larger node lists this many, then "… (n rows)"
+PER_LINE = 4  # terms per line of a sum (the arithmetic sits in half the page)
+
+
+def node_rows(booster, round_idx: int, node_id: int, class_idx: int = 0) -> pd.DataFrame:
+    """The training rows in node ``node_id`` of round ``round_idx``'s tree (of the rows the
+    tree was grown on: ``subsample`` leaves some out), as they stood at the start of the
+    round: Row (index in the training set), y (for multi-class the indicator [y = class]),
+    m (the margin), p (the prediction), and the g, h the tree fitted
+    (``Booster.tree_gradients``: h = 1 for first-order boosting); w when weighted."""
+    t = booster.tree_index(round_idx, class_idx)
+    inside = (rows_in_node(booster.forest, booster.data.X, t, node_id)
+              & booster.rows_used(round_idx, class_idx))
+    rows = np.nonzero(inside)[0]
+    g, h, _ = booster.tree_gradients(round_idx, class_idx)
+    view = booster.round_view(round_idx - 1)
+    y = booster.data.y[rows].astype(np.float64)
+    p = view.prediction
+    if p.ndim == 2:
+        p = p[:, class_idx]
+        y = (y == class_idx).astype(np.float64)
+    frame = pd.DataFrame({"Row": rows, "y": y, "m": view.margin[rows, class_idx],
+                          "p": p[rows], "g": g[rows], "h": h[rows]})
+    if booster.data.weight is not None:
+        frame["w"] = booster.data.weight[rows]
+    return frame
+
+
+def _listed(values: np.ndarray, sep: str) -> list[str]:
+    """The terms of a row list: all of them for a small node, else the first few and
+    ``… (n rows)``; 5 significant digits."""
+    shown = values if len(values) <= ALL_ROWS else values[:FIRST_ROWS]
+    # a negative term: in parentheses after +, in braces after & (else a binary minus)
+    terms = [(f"({x:.5g})" if sep == "+" else f"{{{x:.5g}}}") if x < 0 else f"{x:.5g}"
+             for x in shown]
+    if len(values) > len(shown):
+        terms.append(rf"\dots\ ({len(values):,}\ \text{{rows}})".replace(",", "{,}"))
+    return terms
+
+
+def _paren(formula: str) -> str:
+    """A per-row formula as a factor: in parentheses when it is a sum or difference (a + or
+    - outside every bracket: m - y, not p(1 - p))."""
+    depth = 0
+    for ch in formula:
+        depth += (ch in "({[") - (ch in ")}]")
+        if depth == 0 and ch in "+-":
+            return f"({formula})"
+    return formula
+
+
+def _sum_line(symbol: str, per_row: str, values: np.ndarray, total: float) -> str:
+    """G (or H) as the sum of the rows' terms, ``PER_LINE`` terms a line. The per-row
+    formula is repeated in the sum when it is short (the line above gives it anyway)."""
+    terms = _listed(values, "+")
+    chunks = [" + ".join(terms[i:i + PER_LINE]) for i in range(0, len(terms), PER_LINE)]
+    body = r" \\ &\quad + ".join(chunks)
+    formula = (rf" = \sum_i {per_row}" if len(per_row) <= 30 and "," not in per_row
+               and r"\frac" not in per_row else "")
+    return (rf"\begin{{aligned}}{symbol} &= \sum_i {symbol.lower()}_i{formula}"
+            rf" \\ &= {body} \\ &= {_n(total)}\end{{aligned}}")
+
+
+def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) -> list[Step]:
+    """The node's rows, as the audience saw them: residuals (identity link), then G and H
+    as the sums of the rows' g and h."""
+    steps = []
+    weighted = "w" in rows.columns
+    if spec.link == "identity":
+        terms = _listed((rows.y - rows.m).to_numpy(), ",")
+        lines = [r",\ ".join(terms[i:i + PER_LINE]) for i in range(0, len(terms), PER_LINE)]
+        steps.append(Step("residuals", r"\begin{aligned}&\text{residuals } y_i - m_i: \\ &"
+                          + r", \\ &".join(lines) + r"\end{aligned}", float("nan")))
+    w = r"w_i\," if weighted else ""
+    hess = ("w_i" if weighted else "1") if first_order else w + _paren(spec.hess)
+    steps.append(Step("G", _sum_line("G", w + _paren(spec.grad), rows.g.to_numpy(), G), G))
+    steps.append(Step("H (cover)", _sum_line("H", hess, rows.h.to_numpy(), H), H))
+    return steps
+
+
 def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, objective: str,
-                      base_margin: float | None = None) -> list[Step]:
+                      base_margin: float | None = None,
+                      rows: pd.DataFrame | None = None) -> list[Step]:
     """Steps for one node (a row of trees_to_dataframe) and, if it was split, its chosen
-    candidate (a row of split_candidates with Best = True)."""
+    candidate (a row of split_candidates with Best = True). ``rows`` (``node_rows``): the
+    node's rows, listed in the sums G and H."""
     params = parse_params(params).to_dict()  # every parameter, defaults filled in
     lam, alpha, eta, gamma, mds = (float(params[name]) for name in
                                    ("lambda", "alpha", "eta", "gamma", "max_delta_step"))
@@ -113,8 +218,11 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
     steps = []
     hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
     steps.append(Step("per row", rf"g_i = {spec.grad},\qquad h_i = {hess}", float("nan")))
-    steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G))
-    steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H))
+    if rows is None:
+        steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G))
+        steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H))
+    else:
+        steps += _row_steps(rows, spec, first_order, G, H)
     steps.append(Step("similarity", _sim_formula(G, H, lam, alpha, "node")
                       + rf" = {_n(float(node.Similarity))}", float(node.Similarity)))
     if best is not None:
@@ -126,9 +234,11 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
                                                            float(best.SumHessRight), lam, alpha,
                                                            "R") + rf" = {_n(sr)}", sr))
         gain = float(best.Gain)
+        sums = rf"{_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
+        result = (rf" = {_n(gain)}" if _width(f"{sums} = {_n(gain)}") <= WIDE
+                  else rf" \\ &= {_n(gain)}")
         steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
-                          rf" \\ &= {_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
-                          rf" = {_n(gain)}\end{{aligned}}", gain))
+                          rf" \\ &= {sums}{result}\end{{aligned}}", gain))
         if params.get("tree_method", "exact") == "exact":
             verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
                        r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
@@ -156,11 +266,12 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
         raw = -math.copysign(max(abs(G) - alpha, 0.0), G) / (H + lam) if H + lam else 0.0
         clip = (rf",\ \text{{clipped to }} \pm {_n(mds)}" if mds and abs(raw) > mds else "")
         numerator = rf"T_\alpha({_n(G)})" if alpha else _n(G)
-        steps.append(Step("leaf weight", rf"{formula} = -\frac{{{numerator}}}"
-                          rf"{{{_n(H)} + {_n(lam)}}} = {_n(weight)}{clip}", weight))
+        steps.append(Step("leaf weight", _chain(formula, rf"-\frac{{{numerator}}}"
+                                                        rf"{{{_n(H)} + {_n(lam)}}}",
+                                                        f"{_n(weight)}{clip}"), weight))
     value = float(node.Value)
-    steps.append(Step("leaf value",
-                      rf"\eta \cdot w = {_n(eta)} \times {_term(weight)} = {_n(value)}", value))
+    steps.append(Step("leaf value", _chain(r"\eta \cdot w", rf"{_n(eta)} \times {_term(weight)}",
+                                           _n(value)), value))
     if spec.link == "sigmoid" and base_margin is not None:
         m = base_margin + value
         p = 1.0 / (1.0 + math.exp(-m))

@@ -114,18 +114,112 @@ def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
     return runs
 
 
-def top_candidates(cand: pd.DataFrame, n: int = 15) -> pd.DataFrame:
-    """The ``n`` best valid candidates (all features), with the columns a student needs;
-    with column sampling, only the features the node drew (column ``Sampled`` is then
-    shown: the table is what the search could choose from)."""
-    cols = ["Feature", "Threshold", "DefaultLeft", "SumGradLeft", "SumHessLeft", "SumGradRight",
-            "SumHessRight", "SimilarityLeft", "SimilarityRight", "SimilarityParent", "Gain",
-            "Valid", "Best"]
+def sorted_present(values: np.ndarray) -> np.ndarray:
+    """A feature's training values without the missing ones, sorted: sorted once per model,
+    then every node's bins are read from it by ``bin_value_ranges``."""
+    values = np.asarray(values)
+    return np.sort(values[~np.isnan(values)])
+
+
+def bin_value_ranges(sorted_values: np.ndarray, cuts: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(smallest, largest) training value of each bin of a feature, NaN for an empty bin.
+    Bin i holds the values in [cuts[i-1], cuts[i]) (bin 0: below cuts[0]), as
+    ``Booster.cuts`` says; ``sorted_values`` is ``sorted_present`` of the feature (in the
+    engine's float32, so a value on a cut falls in the bin the engine put it in)."""
+    cuts = np.asarray(cuts, dtype=sorted_values.dtype)
+    ends = np.searchsorted(sorted_values, cuts, side="left")  # values below each cut
+    starts = np.r_[0, ends[:-1]]
+    lo = np.full(len(cuts), np.nan)
+    hi = np.full(len(cuts), np.nan)
+    full = ends > starts
+    lo[full] = sorted_values[starts[full]]
+    hi[full] = sorted_values[ends[full] - 1]
+    return lo, hi
+
+
+def split_labels(cand: pd.DataFrame, ranges: dict | None = None) -> list[str]:
+    """``feature < threshold`` for each candidate; for hist/approx (a ``Bin`` column and
+    ``ranges`` = {feature: bin_value_ranges(...)}) with the training values of the bin just
+    left of the cut: ``x < 22.5 (bin [20, 22])``. Bin -1 sends every present value right."""
+    labels = []
+    bins = cand.Bin.to_numpy() if ranges is not None and "Bin" in cand.columns else None
+    for i, (feature, threshold) in enumerate(zip(cand.Feature, cand.Threshold, strict=True)):
+        text = f"{feature} < {threshold:.6g}"
+        if bins is not None and feature in ranges:
+            b = int(bins[i])
+            lo, hi = ranges[feature]
+            if b < 0 or b >= len(lo):
+                text += " (no bin left)"
+            elif np.isnan(lo[b]):
+                text += " (bin empty)"
+            else:
+                text += (f" (bin [{lo[b]:.6g}])" if lo[b] == hi[b]
+                         else f" (bin [{lo[b]:.6g}, {hi[b]:.6g}])")
+        labels.append(text)
+    return labels
+
+
+# The candidate table's columns: the split and its gain first (on screen at 1280 px), then
+# where missing values go and both children's sums.
+TABLE_COLUMNS = {"Gain": "Gain", "Missing": "Missing", "SumGradLeft": "G left",
+                 "SumHessLeft": "H left", "SumGradRight": "G right", "SumHessRight": "H right",
+                 "SimilarityLeft": "S left", "SimilarityRight": "S right", "Note": "Note"}
+NOTES = {"chosen": "★", "refused": "★ refused", "blocked": "blocked"}  # short: on screen
+NOTES_HELP = ("★ the node's split (refused: γ refused it before growing, hist/approx); "
+              "blocked: a child's H < min_child_weight, so it cannot be chosen")
+
+
+def _notes(cand: pd.DataFrame, refused: bool) -> np.ndarray:
+    """``NOTES``: the node's split, a candidate min_child_weight blocks, else ""."""
+    mark = NOTES["refused" if refused else "chosen"]
+    return np.where(cand.Best, mark, np.where(cand.Valid, "", NOTES["blocked"]))
+
+
+def top_candidates(cand: pd.DataFrame, n: int = 15, ranges: dict | None = None,
+                   refused: bool = False) -> pd.DataFrame:
+    """The ``n`` best valid candidates (all features), then blocked ones if there is room,
+    with the columns a student needs: Split (``split_labels``), Gain, then the rest
+    (``TABLE_COLUMNS``; Note: the chosen split, or why a candidate was blocked); with column
+    sampling, only the features the node drew (what the search could choose from)."""
     if "Sampled" in cand.columns and not cand.Sampled.all():
         cand = cand[cand.Sampled]
     valid = cand[cand.Valid]
     if len(valid) > n:
         valid = valid.iloc[np.argpartition(-valid.Gain.to_numpy(), n - 1)[:n]]
     rest = cand[~cand.Valid].head(max(0, n - len(valid)))
-    top = pd.concat([valid.sort_values("Gain", ascending=False), rest])
-    return top[cols].head(n)
+    top = pd.concat([valid.sort_values("Gain", ascending=False), rest]).head(n)
+    top = top.assign(Missing=np.where(top.DefaultLeft, "left", "right"),
+                     Note=_notes(top, refused))
+    table = top[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
+    table.insert(0, "Split", split_labels(top, ranges))
+    return table.reset_index(drop=True)
+
+
+def best_per_feature(cand: pd.DataFrame, ranges: dict | None = None,
+                     refused: bool = False) -> pd.DataFrame:
+    """One row per feature: its best valid split (the first of its largest gains in scan
+    order, the search's tie rule), the gain, how many candidates it had, and ``Chosen``
+    (★ on the node's split; ``refused``: γ refused it before growing, hist/approx). With
+    column sampling a column ``Drawn`` says which features the node could split on.
+    Sorted by gain, features without a valid split last."""
+    sampled = "Sampled" in cand.columns and not cand.Sampled.all()
+    cand = cand.reset_index(drop=True)
+    usable = cand[cand.Valid & ~np.isinf(cand.Gain)]
+    # idxmax: the first row of the largest gain, in scan order (the search's tie rule)
+    firsts = cand.loc[usable.groupby("Feature", sort=False).Gain.idxmax()]
+    features = list(dict.fromkeys(cand.Feature))
+    best = firsts.set_index("Feature").reindex(features)
+    labels = dict(zip(firsts.Feature, split_labels(firsts, ranges), strict=True))
+    chosen = set(cand.Feature[cand.Best])
+    mark = NOTES["refused" if refused else "chosen"]
+    summary = pd.DataFrame({
+        "Feature": features, "Best split": [labels.get(f, "no valid split") for f in features],
+        "Gain": best.Gain.to_numpy(dtype=float),
+        "Candidates": cand.groupby("Feature", sort=False).size().reindex(features).to_numpy(),
+        "Chosen": [mark if f in chosen else "" for f in features]})
+    if sampled:
+        drawn = set(cand.Feature[cand.Sampled])
+        summary["Drawn"] = [f in drawn for f in features]
+    return summary.sort_values("Gain", ascending=False, na_position="last",
+                               kind="stable").reset_index(drop=True)

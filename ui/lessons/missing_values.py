@@ -19,9 +19,9 @@ def _direction(f):
 
 
 def _table(f):
-    """Per threshold on income, the direction of the better of its two scans."""
+    """Per threshold on earnings, the direction of the better of its two scans."""
     cand = f.candidates(0)
-    income = cand[cand.Feature == "income"].sort_values("Gain", ascending=False)
+    income = cand[cand.Feature == "earnings"].sort_values("Gain", ascending=False)
     better = income.drop_duplicates("Threshold")
     return {"n": len(better), "left": int(better.DefaultLeft.sum()),
             "right": int((~better.DefaultLeft).sum())}
@@ -52,7 +52,7 @@ LESSON = Lesson(
              reveal="The root splits on {feature} < {t:.4g} and sends missing values "
                     "{side}: that choice gave the larger gain, {gain:.2f}.",
              then={"panels": ("tree", "candidates")}),
-        Step("Every candidate threshold on income was scored both ways; of its {n} "
+        Step("Every candidate threshold on earnings was scored both ways; of its {n} "
              "thresholds, {left} did better with the missing rows on the left and {right} on "
              "the right.",
              round=1, node=0, panels=("candidates", "node"), numbers=_table),

@@ -8,8 +8,15 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
-from viz.candidates import make_candidates_figure, top_candidates
+from viz.arithmetic import node_rows, steps_latex, steps_table, worked_arithmetic
+from viz.candidates import (
+    NOTES_HELP,
+    best_per_feature,
+    bin_value_ranges,
+    make_candidates_figure,
+    sorted_present,
+    top_candidates,
+)
 from viz.tree import make_tree_figure, selected_node
 
 from ..charts import chart_config, class_name, show
@@ -18,6 +25,9 @@ from ..training import node_candidates, tree_frame
 
 SLUG = "tree"
 TITLE = "Tree and splits"
+# Tables of numbers: 6 significant digits (float32 sums print as 616064.875 otherwise).
+NUMBERS = {c: st.column_config.NumberColumn(format="%.6g")
+           for c in ("Gain", "G left", "H left", "G right", "H right", "S left", "S right")}
 TABLE_COLUMNS = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing", "Gain",
                  "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value", "Leaf",
                  "Pruned", "Reason"]
@@ -114,7 +124,8 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
     with right:
         st.markdown(f"**Node {node}, worked out**")
         steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
-                                  booster.objective, float(booster.base_margin[klass]))
+                                  booster.objective, float(booster.base_margin[klass]),
+                                  rows=_node_rows(shown.config, booster, r, node, klass))
         for step in steps:
             st.latex(step.latex)
         title = f"BoostScope round {r}, node {node}"
@@ -123,11 +134,45 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                           icon=":material/download:", key="dl_tex")
         b.download_button("CSV", steps_table(steps).to_csv(index=False),
                           f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
+    ranges = _bin_ranges(shown.config, booster, r, klass)
+    summary = best_per_feature(cand, ranges, refused)
+    drawn_note = "; Drawn: could this node split on it (colsample)" if len(drawn) < len(
+        features) else ""
+    st.markdown(f"**Best split of each feature at node {node}** (sorted by gain{drawn_note})")
+    st.dataframe(summary, hide_index=True, width="content",
+                 column_config={**NUMBERS, "Chosen": st.column_config.TextColumn(width=110)},
+                 height=min(35 * (len(summary) + 1) + 3, 388))
     listed = (f"; listed: the {len(drawn)} features this node drew"
-              if len(drawn) < len(set(cand.Feature)) else "")
+              if len(drawn) < len(features) else "")
     st.markdown(f"**Best candidate splits of node {node}** ({len(cand)} in all{listed}; "
-                "G, H and similarity of both children)")
-    st.dataframe(top_candidates(cand), hide_index=True)
+                "G, H and similarity S of both children)")
+    st.caption(f"Note: {NOTES_HELP}." + (" hist/approx: a threshold is a cut between bins; "
+                                         "[a, b] is the range of the training values in the "
+                                         "bin just left of it." if ranges is not None else ""))
+    st.dataframe(top_candidates(cand, ranges=ranges, refused=refused), hide_index=True,
+                 column_config=NUMBERS)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _node_rows(config: dict, _booster, r: int, node: int, klass: int) -> pd.DataFrame:
+    """The node's training rows with their g and h, once per (model, round, node, class)."""
+    return node_rows(_booster, r, node, klass)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _sorted_features(config: dict, _booster) -> dict:
+    """Each feature's training values, sorted once per model (the bins' value ranges)."""
+    return {name: sorted_present(_booster.data.X[:, i])
+            for i, name in enumerate(_booster.feature_names)}
+
+
+def _bin_ranges(config: dict, booster, r: int, klass: int) -> dict | None:
+    """{feature: (min, max) training value of each bin} of the round's tree; None for exact,
+    which has no bins. A search over the cuts per click; the sort is done once per model."""
+    if booster.params["tree_method"] == "exact":
+        return None
+    values = _sorted_features(config, booster)
+    return {f: bin_value_ranges(values[f], cuts) for f, cuts in booster.cuts(r, klass).items()}
 
 
 # --------------------------------------------------------------------------- presenter panels
@@ -183,7 +228,9 @@ def node_panel(state: AppState, shown: Shown) -> None:
     cand = node_candidates(shown.config, booster, shown.round, int(row.Node), klass)
     best = cand[cand.Best]
     steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
-                              booster.objective, float(booster.base_margin[klass]))
+                              booster.objective, float(booster.base_margin[klass]),
+                              rows=_node_rows(shown.config, booster, shown.round,
+                                              int(row.Node), klass))
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
         st.markdown("\n\n".join(f"$\\displaystyle {step.latex}$" for step in steps))

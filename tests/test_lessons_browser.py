@@ -1,0 +1,91 @@
+"""Every lesson walked in a real browser at 1280×720 (a projector): no exception, every chart
+inside the viewport, no text under 16 px, and a screenshot of each step under
+tests/screenshots/lessons/. Uses test_browser.py's server."""
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import sync_playwright
+from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
+
+from ui.lessons import REGISTRY
+
+LESSON_SHOTS = SHOTS / "lessons"
+W, H = 1280, 720
+
+# The smallest visible text in the viewport (KaTeX's zero-width struts and its hidden
+# MathML copy are not text a reader sees).
+SMALLEST_FONT = """() => {
+  let min = [1e9, ''];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const t = walker.currentNode;
+    if (!t.textContent.replace(/[\\u200b\\s]/g, '')) continue;
+    const el = t.parentElement;
+    if (el.closest('.katex-mathml')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width == 0 || r.height == 0) continue;
+    if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility == 'hidden' || st.display == 'none') continue;
+    const fs = parseFloat(st.fontSize);
+    if (fs < min[0]) min = [fs, t.textContent.trim().slice(0, 40)];
+  }
+  return min;
+}"""
+CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+  .map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
+  .map(r => [r.left, r.top, r.right, r.bottom])"""
+
+
+@pytest.fixture(scope="module")
+def projector(server):  # noqa: F811
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": W, "height": H})
+        yield page
+        browser.close()
+
+
+def _wait(page):
+    time.sleep(0.5)
+    _settled(page)
+    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+
+
+def _check_screen(page, name: str) -> str:
+    assert page.get_by_test_id("stException").count() == 0, name
+    errors = page.get_by_test_id("stAlertContentError").all_inner_texts()
+    assert not errors, (name, errors)
+    boxes = page.evaluate(CHART_BOXES)
+    assert boxes, f"{name}: no chart on screen"
+    for left, top, right, bottom in boxes:
+        assert left >= -1 and top >= -1 and right <= W + 1 and bottom <= H + 1, \
+            (name, (left, top, right, bottom))
+    size, text = page.evaluate(SMALLEST_FONT)
+    assert size >= 16, f"{name}: '{text}' is {size} px"
+    page.screenshot(path=str(LESSON_SHOTS / f"{name}.png"))
+    return page.locator(".st-key-lesson_say").inner_text()
+
+
+@pytest.mark.parametrize("lesson", REGISTRY, ids=[lesson.slug for lesson in REGISTRY])
+def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
+    LESSON_SHOTS.mkdir(parents=True, exist_ok=True)
+    page = projector
+    page.goto(f"{server}/?lesson={lesson.slug}")
+    _wait(page)
+    said = []
+    for i in range(2 * len(lesson.steps) + 1):
+        said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}"))
+        if page.locator(".st-key-lesson_next button").is_disabled():
+            break
+        page.keyboard.press("ArrowRight")  # Next: reveals, then goes on
+        _wait(page)
+    assert len(said) == len(lesson.steps) + sum(1 for s in lesson.steps if s.ask)
+    step = re.search(r"step (\d+) of (\d+)", page.locator("body").inner_text())
+    assert step and step.group(1) == step.group(2)
+    if lesson.slug == "four-points":
+        text = " ".join(said)
+        for number in ("4", "110.25", "14.08", "120.33", "140.17", "55.125"):
+            assert re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text), number
