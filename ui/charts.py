@@ -69,6 +69,11 @@ def show(fig, key: str, state: AppState, shown: Shown, **kwargs) -> None:
     16 px."""
     if shown.large:
         at_least(fig, 16)
+    if shown.compact and fig.layout.showlegend is not False:
+        # a presenter panel is narrow: the legend goes under the plot, not over the title
+        fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
+                                 x=0, xanchor="left")
+        fig.layout.margin.b = max(fig.layout.margin.b or 0, 100)
     if shown.height:
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)

@@ -25,7 +25,7 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 [data-testid="stMainBlockContainer"], .block-container
   { padding: 0.4rem 1rem 0.6rem 1rem !important; max-width: 100% !important; }
 [data-testid="stApp"] { color: #000; }
-.st-key-round_counter p { font-size: 1.9rem !important; font-weight: 700; line-height: 1.1;
+.st-key-round_counter p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.1;
   margin: 0; white-space: nowrap; }
 .st-key-lesson_say p { font-size: 1.1rem; line-height: 1.35; margin-bottom: 0.2rem; }
 [data-testid="stCaptionContainer"], [data-testid="stWidgetLabel"] p,
@@ -75,7 +75,7 @@ def _counter(state: AppState, n: int) -> None:
 
 def presenter_bar(state: AppState, n: int) -> None:
     """The round counter, the transport (icons), the two panels' choices and Exit."""
-    cols = st.columns([1.9, 0.95, 0.8, 1.05, 0.8, 0.9, 1.0, 1.6, 1.6, 0.45, 0.45],
+    cols = st.columns([2.1, 0.95, 0.8, 1.05, 0.8, 0.9, 1.0, 1.55, 1.55, 0.45, 0.45],
                       vertical_alignment="center")
     with cols[0]:
         _counter(state, n)
