@@ -60,8 +60,7 @@ def main() -> None:
     if app.lesson:
         lesson.apply(app)
     presenting = app.present or app.lesson is not None
-    if presenting:
-        present.style()
+    present.style(presenting)
     pressed = False if presenting else sidebar_ui(app)
     if pressed or (app.config is None and app.data is not None):
         app.config = training.current_config(app)

@@ -57,8 +57,16 @@ PANELS = {
 }
 
 
-def style() -> None:
-    st.html(CSS)
+# Outside presenter mode only the empty band above the first line goes (6 rem by default).
+NORMAL_CSS = """
+<style>
+[data-testid="stMainBlockContainer"], .block-container { padding-top: 2.2rem !important; }
+</style>
+"""
+
+
+def style(presenting: bool) -> None:
+    st.html(CSS if presenting else NORMAL_CSS)
 
 
 def _put_right(state: AppState, slug: str) -> None:

@@ -145,8 +145,11 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
                                        "end": z.max(), "size": 1.0},
             line={"color": "#222", "width": 1.5}, showscale=False, hoverinfo="skip",
             name=f"tree {r}'s leaves", showlegend=True))
-    return go.Figure(data=traces, layout=layout(title, large, height=480, xtitle=names[0],
-                                                ytitle=names[1]))
+    # the colour bar takes the right: the legend goes under the plot, clear of the title
+    return go.Figure(data=traces, layout=layout(
+        title, large, height=520, xtitle=names[0], ytitle=names[1],
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
+                "xanchor": "left", "x": 0}, margin={"b": 100}))
 
 
 def _fit_many(booster, X, y, r, class_names, large):
