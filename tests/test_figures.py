@@ -146,3 +146,24 @@ def test_screen_html_is_one_self_contained_page():
     assert page.count("Plotly.newPlot") == 2  # both charts, interactive
     assert "<script src=" not in page and len(page) > 1_000_000  # plotly.js inside
     assert figs[0].layout.height is None  # the screen's figures are not changed
+
+
+def test_at_least_raises_every_font_of_a_figure():
+    import plotly.graph_objects as go
+
+    from ui.charts import at_least
+
+    fig = go.Figure(
+        [go.Scatter(x=[1], y=[2], text=["a"], textfont={"size": [9, 20]}),
+         go.Scatter(x=[1], y=[2], text=["b"], textfont={"size": 11},
+                    marker={"colorbar": {"tickfont": {"size": 10}}, "color": [1]})],
+        layout={"annotations": [{"text": "γ", "font": {"size": 9}}],
+                "xaxis": {"tickfont": {"size": 12}}, "yaxis2": {"title": {"font": {"size": 8}}},
+                "legend": {"font": {"size": 13}}, "title": {"text": "t", "font": {"size": 30}}})
+    at_least(fig, 16)
+    assert list(fig.data[0].textfont.size) == [16, 20]
+    assert fig.data[1].textfont.size == 16 and fig.data[1].marker.colorbar.tickfont.size == 16
+    assert fig.layout.annotations[0].font.size == 16
+    assert fig.layout.xaxis.tickfont.size == 16 and fig.layout.yaxis2.title.font.size == 16
+    assert fig.layout.legend.font.size == 16 and fig.layout.font.size == 16
+    assert fig.layout.title.font.size == 30  # larger sizes stay
