@@ -170,7 +170,8 @@ def test_decision_path_is_drawn():
     fig = make_tree_figure(tree, path=[0, 2, 3])
     line = next(t for t in fig.data if t.name == "the row's path")
     pos = tree_positions(tree)
-    assert list(line.x) == [pos[0][0], pos[2][0], pos[3][0]]
+    # edge by edge: 0 -> 2, then 2 -> 3 (each from below the parent's label)
+    assert list(line.x) == [pos[0][0], pos[2][0], None, pos[2][0], pos[3][0], None]
 
 
 def test_hist_refused_split_is_drawn_as_stubs():
