@@ -1,5 +1,6 @@
 """The tree figure stays readable: every node has a label and no two labels overlap, up to
-depth 6 at the tree view's width (1200 px) and a presenter's (700 px), in both font sizes.
+depth 6 at the tree view's widths (820 px in a 1280 px window with the sidebar, 1200 px
+without) and a presenter's (700 px), in both font sizes.
 
 Text boxes are estimated from the figure alone: 0.6 x font size per character, 1.2 x font size
 per line, centred on the text's point, converted to pixels through the figure's width,
@@ -16,7 +17,7 @@ import boost
 from viz.tree import make_tree_figure
 from viz.tree_layout import num
 
-WIDTHS = [(1200, False), (1200, True), (700, False), (700, True)]
+WIDTHS = [(1200, False), (1200, True), (820, False), (820, True), (700, False), (700, True)]
 NAMES = ["bmi", "s5_serum_triglycerides", "age", "blood_pressure_mean", "x4"]
 
 
@@ -139,6 +140,7 @@ def test_labels_shorten_as_the_room_shrinks():
 
     assert chars(narrow) < chars(wide)
     small = full_tree(3)
-    labels = next(t for t in make_tree_figure(small).data if t.name == "node labels")
+    labels = next(t for t in make_tree_figure(small, width=1200).data
+                  if t.name == "node labels")
     leaf = small.iloc[-1]  # 8 leaves in 1200 px: room for w and η·w in full
     assert labels.text[-1] == f"w {num(leaf.Weight, 4)}<br>η·w {num(leaf.Value, 4)}"

@@ -22,7 +22,9 @@ GHOST = "#767676"  # pruned nodes, refused stubs: 4.5:1 on white
 GHOST_TEXT = "#595959"  # their labels: 7:1 on white
 TEXT = "#222222"
 HALO = "1px 1px 1px #fff, -1px -1px 1px #fff, 1px -1px 1px #fff, -1px 1px 1px #fff"
-WIDTH = 1200  # px: the tree view's chart in the normal layout
+# px: the tree view's chart in a 1280 px window with the sidebar open (1200 without it, 1460
+# at 1920 px); the chart stretches to its column, so labels laid out for 820 px fit wider.
+WIDTH = 820
 
 
 def tree_positions(tree: pd.DataFrame) -> dict[int, tuple[float, float]]:
@@ -88,6 +90,7 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
         yaxis={"visible": False, "showgrid": False, "range": list(plan.y_range)},
         shapes=_ghost_outlines(plan),
         legend={"x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
+                "font": {"size": label_font(large) + 2},
                 "itemclick": False, "itemdoubleclick": False,
                 "itemsizing": "constant"},
         dragmode="pan", clickmode="event+select", hovermode="closest")
@@ -188,13 +191,15 @@ def _ghost_outlines(plan: Plan) -> list[dict]:
 
 def _node_traces(plan: Plan, gamma: float, missing_features) -> list:
     """Splits, leaves and pruned ghosts: clickable markers (the node id in customdata); a
-    collapsed node gets a triangle below its label."""
+    collapsed split is a square with a cross (its label says how many nodes it hides)."""
     f = plan.frame
     traces = []
+    folded = f.Node.astype(int).isin(plan.hidden)
     groups = [
-        ("split", (f.Feature != "Leaf") & ~f.Leaf & ~f.Pruned, SPLIT, "square"),
-        ("leaf", f.Leaf & ~f.Pruned, LEAF, "circle"),
-        ("pruned (ghost)", f.Pruned, "#E3E3E3", "circle"),
+        ("split", (f.Feature != "Leaf") & ~f.Leaf & ~f.Pruned & ~folded, SPLIT, "square"),
+        ("collapsed (+ hidden)", folded & ~f.Pruned, SPLIT, "square-cross"),
+        ("leaf", f.Leaf & ~f.Pruned & ~folded, LEAF, "circle"),
+        ("pruned (ghost)", f.Pruned, "#E3E3E3", "circle"),  # squares for splits
     ]
     size = plan.marker
     for name, mask, color, symbol in groups:
@@ -203,23 +208,18 @@ def _node_traces(plan: Plan, gamma: float, missing_features) -> list:
             continue
         nodes = part.Node.astype(int).to_numpy()
         rows = list(part.itertuples(index=False))
-        symbols = [("square" if r.Feature != "Leaf" else "circle") if name.startswith("pruned")
-                   else symbol for r in rows]
+        if name.startswith("pruned"):
+            symbol = ["square" if r.Feature != "Leaf" else "circle" for r in rows]
+        elif name.startswith("collapsed"):  # a node pruned to a leaf keeps its ghosts below
+            color = [LEAF if r.Leaf else SPLIT for r in rows]
+            symbol = ["circle-cross" if r.Leaf else "square-cross" for r in rows]
         traces.append(go.Scatter(
             x=[plan.x[n] for n in nodes], y=[plan.y[n] for n in nodes], mode="markers",
             name=name, customdata=nodes, text=[plan.label[n][2] for n in nodes],
-            marker={"color": color, "symbol": symbols, "size": size,
+            marker={"color": color, "symbol": symbol, "size": size,
                     "line": {"width": 1.5, "color": "white"}},
             hovertext=[_hover(r, gamma, missing_features) for r in rows],
             hovertemplate="%{hovertext}<extra></extra>"))
-    if plan.hidden:
-        nodes = sorted(plan.hidden)
-        traces.append(go.Scatter(
-            x=[plan.x[n] for n in nodes], y=[plan.leave_y[n] - 10 for n in nodes],
-            mode="markers", name="collapsed subtree", customdata=nodes,
-            marker={"color": SPLIT, "symbol": "triangle-down", "size": size * 0.6},
-            hovertext=[f"node {n}: {plan.hidden[n]} nodes hidden below (Expand to show)"
-                       for n in nodes], hovertemplate="%{hovertext}<extra></extra>"))
     return traces
 
 

@@ -324,3 +324,18 @@ def _place_edge_labels(plan: Plan, rows: dict, kids: dict, nodes: list, bottom: 
             plan.edge_labels += [(x, -mid, text) for x, text in placed]
             return tall
     return low
+
+
+def default_collapsed(tree: pd.DataFrame, max_leaves: int = 64) -> frozenset:
+    """The nodes to collapse so that at most ``max_leaves`` leaves are drawn: the splits of
+    the deepest level first, then the level above, ... (empty when the tree is small)."""
+    collapsed: frozenset = frozenset()
+    while True:
+        shown, _ = visible_tree(tree, collapsed)
+        kids = set(shown.Parent.astype(int))
+        n_leaves = int((~shown.Node.astype(int).isin(kids)).sum())
+        if n_leaves <= max_leaves:
+            return collapsed
+        splits = shown[shown.Node.astype(int).isin(kids)]
+        deepest = int(splits.Depth.max())
+        collapsed |= frozenset(int(n) for n in splits.Node[splits.Depth == deepest])

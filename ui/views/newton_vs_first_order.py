@@ -11,9 +11,10 @@ from viz.tree import make_tree_figure
 
 from ..charts import chart_config, class_name
 from ..state import AppState, Shown
-from ..training import train_other, tree_frame
+from ..training import missing_features, train_other, tree_frame
 
 SLUG = "newton-vs-first-order"
+HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sidebar open
 TITLE = "Newton vs first-order"
 _BOOSTING = BY_NAME["boosting"]
 LABELS = dict(zip(_BOOSTING.choices, _BOOSTING.choice_labels, strict=True))
@@ -60,7 +61,10 @@ def _side(state: AppState, shown: Shown, mode: str, model, klass: int) -> None:
     trees = tree_frame({**shown.config, "boosting": mode}, model)
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
     st.plotly_chart(make_tree_figure(tree, float(model.params["gamma"]), None,
-                                     title=f"{LABELS[mode]}, round {r}", large=shown.large),
+                                     title=f"{LABELS[mode]}, round {r}", large=shown.large,
+                                     width=HALF_WIDTH,
+                                     missing_features=missing_features(
+                                         shown.config, shown.prep.X_train)),
                     key=f"cmp_tree_{mode}", config=chart_config(state))
     leaves = tree[tree.Leaf & ~tree.Pruned][["Node", "SumGrad", "SumHess", "Weight", "Value"]]
     st.dataframe(leaves.rename(columns={"SumGrad": "G", "SumHess": "H (cover)", "Weight": "w",
