@@ -15,7 +15,7 @@ import pytest
 
 import boost
 from viz.tree import make_tree_figure
-from viz.tree_layout import num
+from viz.tree_layout import default_collapsed, num
 
 WIDTHS = [(1200, False), (1200, True), (820, False), (820, True), (700, False), (700, True)]
 NAMES = ["bmi", "s5_serum_triglycerides", "age", "blood_pressure_mean", "x4"]
@@ -144,3 +144,18 @@ def test_labels_shorten_as_the_room_shrinks():
                   if t.name == "node labels")
     leaf = small.iloc[-1]  # 8 leaves in 1200 px: room for w and η·w in full
     assert labels.text[-1] == f"w {num(leaf.Weight, 4)}<br>η·w {num(leaf.Value, 4)}"
+
+
+def test_wide_trees_start_with_their_deepest_levels_collapsed():
+    assert default_collapsed(full_tree(6)) == frozenset()  # 64 leaves: all shown
+    tree = full_tree(8)  # 256 leaves: depths 6 and 7 collapse, 64 nodes of depth 6 remain
+    collapsed = default_collapsed(tree)
+    assert collapsed == frozenset(tree.Node[tree.Depth.isin([6, 7]) & ~tree.Leaf])
+    fig = make_tree_figure(tree, collapsed=collapsed, width=820)
+    folded = next(t for t in fig.data if t.name == "collapsed (+ hidden)")
+    assert len(folded.customdata) == 64
+    labels = next(t for t in fig.data if t.name == "node labels")
+    text = dict(zip(labels.customdata, labels.text, strict=True))
+    assert len(text) == 127  # each folded node hides its 2 children and 4 grandchildren
+    assert all(text[n].endswith(("<br>+6", "<br>+ 6 hidden")) for n in folded.customdata)
+    _assert_readable(fig, tree[tree.Depth <= 6], large=False)

@@ -40,14 +40,14 @@ def _hover(row, gamma: float, missing_features=None) -> str:
              f"w = −G/(H+λ) = {row.Weight:.6g}, η·w = {row.Value:.6g}"]
     if row.Feature != "Leaf":
         missing = ""
-        if row.Yes is not None and (missing_features is None
+        if not pd.isna(row.Yes) and (missing_features is None
                                     or row.Feature in missing_features):
             missing = f" (missing → {'yes' if row.Missing == row.Yes else 'no'})"
         lines.insert(1, f"split: {row.Feature} < {row.Split:.6g}{missing}")
         lines.append(f"gain = {row.Gain:.6g}, gain − γ = {row.Gain - gamma:.6g}")
     if row.Pruned:
         lines.append("<b>removed by pruning</b>: an ancestor's gain < γ")
-    elif row.Feature != "Leaf" and row.Yes is None:
+    elif row.Feature != "Leaf" and pd.isna(row.Yes):
         lines.append("<b>split refused</b>: gain < γ, so hist never grew it")
     elif row.Reason:
         lines.append(f"leaf because: {row.Reason}")
@@ -164,13 +164,13 @@ def _refused_traces(plan: Plan, large: bool) -> list:
         x0, y0 = plan.x[node], plan.leave_y[node]
         for side in (-dx, dx):
             stub_x += [x0, x0 + side, None]
-            stub_y += [y0, y0 - 20, None]
+            stub_y += [y0, y0 - 22, None]
             tip_x.append(x0 + side)
-            tip_y.append(y0 - 20)
+            tip_y.append(y0 - 22)
     if not tip_x:
         return []
     return [go.Scatter(x=stub_x, y=stub_y, mode="lines", hoverinfo="skip", showlegend=False,
-                       line={"color": GHOST, "width": 1.5, "dash": "dash"}, name=""),
+                       line={"color": GHOST, "width": 1.5, "dash": "dot"}, name=""),
             go.Scatter(x=tip_x, y=tip_y, mode="markers", name="refused by γ",
                        hoverinfo="skip",
                        marker={"color": GHOST, "symbol": "x-thin-open",

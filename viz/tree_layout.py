@@ -141,7 +141,7 @@ def node_text(row, fmt: int, gamma: float, hidden: int = 0) -> str:
         lines = [[f"w {short(row.Weight)}", f"η·w {short(value)}"], [f"η·w {num(value, 3)}"],
                  [num(value, 3)], [num(value, 2)], [num(value, 2)]][fmt]
         if row.Feature != "Leaf":  # pruned to a leaf, or hist refused the split
-            refused = " refused" if row.Yes is None and fmt == 0 else ""
+            refused = " refused" if pd.isna(row.Yes) and fmt == 0 else ""
             lines += ([_split_line(row, fmt) + refused] if fmt < 2 else [])
             lines.append(_gain_line(row, gamma, fmt))
     if hidden:
@@ -281,7 +281,7 @@ def plan_tree(tree: pd.DataFrame, gamma: float, width: int, large: bool,
         nodes, k, labels = bands[depth]
         bottom = _place_band(plan, nodes, k, labels, top, r, font)
         plan.band_bottom[depth] = bottom
-        gap = 30.0 if any(n in stubs or n in hidden for n in nodes) else 0.0
+        gap = 34.0 if any(n in stubs for n in nodes) else 0.0
         if any(n in kids for n in nodes):
             gap = _place_edge_labels(plan, rows, kids, nodes, bottom, font, missing_features)
         top = bottom + gap
@@ -308,7 +308,7 @@ def _place_edge_labels(plan: Plan, rows: dict, kids: dict, nodes: list, bottom: 
                        font: float, missing_features) -> float:
     """The gap below a band: the edges' labels in its middle, all of format 0 ("yes",
     "no + missing"), else only the "missing" ones, else none; returns the gap's height."""
-    tall, low = LINE_HEIGHT * font + 16, 28.0
+    tall, low = LINE_HEIGHT * font + 18, 34.0
     plot_w = plan.width - plan.margin["l"] - plan.margin["r"]
     mid, child_top = bottom + tall / 2, bottom + tall
     edges = []
