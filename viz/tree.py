@@ -80,9 +80,9 @@ def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | Non
     if selected is not None and selected in plan.y:
         traces.append(go.Scatter(x=[plan.x[selected]], y=[plan.y[selected]], mode="markers",
                                  name="selected", showlegend=False, hoverinfo="skip",
-                                 marker={"size": plan.marker + 12,
+                                 marker={"size": plan.marker + 8,
                                          "color": "rgba(0,0,0,0)",
-                                         "line": {"width": 3, "color": CURRENT}}))
+                                         "line": {"width": 2.5, "color": CURRENT}}))
     fig_layout = layout(
         title, large, width=width, margin=plan.margin,
         xaxis={"visible": False, "showgrid": False, "range": list(plan.x_range),

@@ -294,7 +294,7 @@ def _place_band(plan: Plan, nodes: list, k: int, labels: list, top: float, r: fl
                 font: float) -> float:
     """Markers at ``top`` + r, labels in ``k`` staggered rows below; the band's bottom."""
     row_h = max(text_size(t, font)[1] for t in labels) + 2
-    label_top = top + 2 * r + 2
+    label_top = top + 2 * r + 6  # room for the selection ring around the marker
     for i, (node, text) in enumerate(zip(nodes, labels, strict=True)):
         plan.y[node] = -(top + r)
         upper = label_top + (i % k) * row_h
