@@ -224,6 +224,13 @@ def test_collapse_and_expand_the_selected_node():
     assert "collapsed (+ hidden)" not in tree_traces(at)
 
 
+def test_a_tree_over_64_leaves_starts_collapsed():
+    at = _app(sample="diabetes", max_depth="8", round="1", view="tree")
+    note = next(c.value for c in at.caption if "collapsed (⊞)" in c.value)
+    assert "levels below depth 6 are collapsed" in note
+    assert at.button(key="tree_expand_all").label == "Expand all"
+
+
 def test_max_bin_reaches_the_engine():
     at = _app(sample="noisy_1d", tree_method="hist", max_bin="8", round="1", node="0")
     table = next(d.value for d in at.dataframe if "Best" in d.value.columns)
