@@ -182,7 +182,6 @@ class Plan:
     y: dict[int, float]  # marker centres
     label: dict[int, tuple[float, float, str]]  # node -> (x, y of the text's centre, text)
     leave_y: dict[int, float]  # where a node's edges leave it (below its label)
-    band_bottom: dict[int, float]  # per depth, below the lowest label row
     edge_labels: list[tuple[float, float, str]] = field(default_factory=list)
     hidden: dict[int, int] = field(default_factory=dict)
     x_range: tuple[float, float] = (0.0, 1.0)
@@ -267,7 +266,7 @@ def plan_tree(tree: pd.DataFrame, gamma: float, width: int, large: bool,
     s, x_lo = _x_scale(n_slots, plot_w, min(pad, plot_w / 4))
     bands = _band_labels(rows, pos, hidden, gamma, font, s, x_lo, (0.0, plot_w))
     plan = Plan(frame=frame, x={n: p[0] for n, p in pos.items()}, y={}, label={}, leave_y={},
-                band_bottom={}, hidden=hidden, x_range=(x_lo, x_lo + plot_w / s), width=width,
+                hidden=hidden, x_range=(x_lo, x_lo + plot_w / s), width=width,
                 margin=margin, slot_px=s, marker=float(np.clip(s - 2, 8, marker_size(large))))
     r = plan.marker / 2
     kids: dict[int, list[int]] = {}
@@ -276,11 +275,9 @@ def plan_tree(tree: pd.DataFrame, gamma: float, width: int, large: bool,
     stubs = {int(n) for n in frame.Node[frame.Leaf & (frame.Feature != "Leaf")
                                          & frame.Yes.isna()]}
     top = 4.0
-    depths = sorted(bands)
-    for depth in depths:
+    for depth in sorted(bands):
         nodes, k, labels = bands[depth]
         bottom = _place_band(plan, nodes, k, labels, top, r, font)
-        plan.band_bottom[depth] = bottom
         gap = 34.0 if any(n in stubs for n in nodes) else 0.0
         if any(n in kids for n in nodes):
             gap = _place_edge_labels(plan, rows, kids, nodes, bottom, font, missing_features)
