@@ -207,6 +207,34 @@ def test_hist_refuses_the_split_exact_keeps():
     assert any("refused before growing" in c.value for c in overview.caption)
 
 
+def test_collapse_and_expand_the_selected_node():
+    at = _app(sample="four_points", round="1", node="2", base_score="0.5", max_depth="2",
+              **{"lambda": "0"})
+
+    def tree_traces(at):
+        spec = next(f for f in _figures(at) if any(t.get("name") == "node labels"
+                                                   for t in f["data"]))
+        return {t["name"]: t for t in spec["data"] if t.get("name")}
+
+    assert "collapsed (+ hidden)" not in tree_traces(at)
+    assert len(tree_traces(at)["node labels"]["text"]) == 5
+    at.button(key="tree_collapse").click().run()
+    traces = tree_traces(at)
+    assert traces["collapsed (+ hidden)"]["text"] == ["x < 30<br>gain 140.2<br>+ 2 hidden"]
+    assert len(traces["node labels"]["text"]) == 3  # nodes 3 and 4 hidden
+    assert at.button(key="tree_expand").label == "Expand node 2"
+    at.button(key="tree_expand_all").click().run()
+    assert len(tree_traces(at)["node labels"]["text"]) == 5
+    assert "collapsed (+ hidden)" not in tree_traces(at)
+
+
+def test_a_tree_over_64_leaves_starts_collapsed():
+    at = _app(sample="diabetes", max_depth="8", round="1", view="tree")
+    note = next(c.value for c in at.caption if "collapsed (⊞)" in c.value)
+    assert "levels below depth 6 are collapsed" in note
+    assert at.button(key="tree_expand_all").label == "Expand all"
+
+
 def test_max_bin_reaches_the_engine():
     at = _app(sample="noisy_1d", tree_method="hist", max_bin="8", round="1", node="0")
     table = next(d.value for d in at.dataframe if "Note" in d.value.columns)

@@ -171,7 +171,8 @@ def test_decision_path_is_drawn():
     fig = make_tree_figure(tree, path=[0, 2, 3])
     line = next(t for t in fig.data if t.name == "the row's path")
     pos = tree_positions(tree)
-    assert list(line.x) == [pos[0][0], pos[2][0], pos[3][0]]
+    # edge by edge: 0 -> 2, then 2 -> 3 (each from below the parent's label)
+    assert list(line.x) == [pos[0][0], pos[2][0], None, pos[2][0], pos[3][0], None]
 
 
 def test_hist_refused_split_is_drawn_as_stubs():
@@ -189,3 +190,82 @@ def test_hist_refused_split_is_drawn_as_stubs():
     steps = worked_arithmetic(root, bst.split_candidates(1, 0).query("Best").iloc[0],
                               bst.params, bst.objective)
     assert r"\text{refused: the node stays a leaf}" in steps[-3].latex
+
+
+def _contrast(hex_colour: str) -> float:
+    """WCAG contrast ratio of a colour against white."""
+    rgb = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return 1.05 / (lum + 0.05)
+
+
+def _labels(fig) -> dict:
+    trace = next(t for t in fig.data if t.name == "node labels")
+    return dict(zip(trace.customdata, trace.text, strict=True))
+
+
+def test_ghosts_say_which_gain_gamma_cut_in_readable_grey():
+    _, tree = _tree({**BASE, "gamma": 150})
+    fig = make_tree_figure(tree, gamma=150.0)
+    labels = _labels(fig)
+    # the root (pruned to a leaf) and its removed split, node 2: gains 120.3 and 140.2 < 150
+    assert labels[0].endswith("<br>f0 < 15<br>gain 120.3 < γ 150")
+    assert labels[2] == "f0 < 30<br>gain 140.2 < γ 150"
+    trace = next(t for t in fig.data if t.name == "node labels")
+    colours = dict(zip(trace.customdata, trace.textfont.color, strict=True))
+    assert {colours[n] for n in (1, 2, 3, 4)} == {"#595959"} and colours[0] == "#222222"
+    assert _contrast("#595959") >= 4.5
+    outlines = [s for s in fig.layout.shapes if s.line.dash == "dash"]
+    # dashed outlines around the four ghosts: a square around the split (node 2, x = 1.5)
+    assert sorted((s.xanchor, s.type) for s in outlines) == [
+        (0.0, "circle"), (1.0, "circle"), (1.5, "rect"), (2.0, "circle")]
+    assert trace.textfont.size == 13
+
+
+def test_hist_refusal_is_labelled_at_label_size():
+    bst = boost.train({**BASE, "tree_method": "hist", "gamma": 130}, X, Y, 1)
+    tree = bst.trees_to_dataframe(include_pruned=True)
+    for large, size in ((False, 13), (True, 16)):
+        fig = make_tree_figure(tree, gamma=130, large=large)
+        # G = 4, H = 4, λ = 0: w = -1, η·w = -0.3; the refused split and its gain
+        assert _labels(fig)[0] == ("w -1<br>η·w -0.3<br>f0 < 20 refused<br>"
+                                   "gain 120.3 < γ 130")
+        assert next(t for t in fig.data if t.name == "node labels").textfont.size == size
+
+
+def test_missing_direction_only_for_features_with_missing_values():
+    _, tree = _tree(BASE)
+    edges = [t for t in make_tree_figure(tree, missing_features=set()).data
+             if t.name == "edge labels"][0]
+    assert list(edges.text) == ["yes", "no", "yes", "no"]
+    fig = make_tree_figure(tree, missing_features={"f0"})
+    assert list(next(t for t in fig.data if t.name == "edge labels").text) == [
+        "yes + missing", "no", "yes + missing", "no"]
+    split = next(t for t in fig.data if t.name == "split")
+    assert "(missing → yes)" in split.hovertext[0]
+    split = next(t for t in make_tree_figure(tree, missing_features=set()).data
+                 if t.name == "split")
+    assert "missing" not in split.hovertext[0]
+
+
+def test_collapsed_subtree_is_hidden_and_counted():
+    _, tree = _tree(BASE)
+    fig = make_tree_figure(tree, collapsed=frozenset({2}), selected=3, path=[0, 2, 3])
+    by_name = {t.name: t for t in fig.data if t.name}
+    assert list(by_name["collapsed (+ hidden)"].customdata) == [2]
+    assert list(by_name["split"].customdata) == [0] and list(by_name["leaf"].customdata) == [1]
+    assert _labels(fig)[2] == "f0 < 30<br>gain 140.2<br>+ 2 hidden"
+    assert "selected" not in by_name  # node 3 is hidden
+    assert list(by_name["the row's path"].x) == [0.5, 1.0, None]  # stops at node 2
+    # the visible tree uses the room: two leaf slots (nodes 1 and 2) instead of three
+    assert by_name["collapsed (+ hidden)"].x == (1.0,) and by_name["leaf"].x == (0.0,)
+
+
+def test_large_mode_every_text_is_at_least_16px():
+    _, tree = _tree({**BASE, "gamma": 150})
+    fig = make_tree_figure(tree, gamma=150.0, large=True, title="Tree")
+    lay = fig.layout
+    assert lay.title.font.size >= 16 and lay.font.size >= 16
+    assert lay.legend.font.size >= 16 and lay.hoverlabel.font.size >= 16
+    assert all(t.textfont.size >= 16 for t in fig.data if "text" in (t.mode or ""))

@@ -90,6 +90,8 @@ class AppState:
     upload_error: str | None = None
     link: url.Link = field(default_factory=url.Link)  # what the opening URL asked for
     node: int | None = None  # the selected node of the round's tree
+    collapsed: frozenset = frozenset()  # nodes of the shown tree whose subtrees are hidden
+    collapsed_tree: tuple | None = None  # the tree ``collapsed`` belongs to (model, round, class)
     playing: bool = False
     rerun_app: bool = False  # Play and the speed need one full run to set the timer
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)

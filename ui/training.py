@@ -115,6 +115,13 @@ def tree_frame(config: dict, _booster: boost.Booster) -> pd.DataFrame:
     return _booster.trees_to_dataframe(include_pruned=True)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def missing_features(config: dict, _X: pd.DataFrame) -> frozenset[str]:
+    """The training features with any missing value, once per model (the tree names the
+    missing values' way only for those)."""
+    return frozenset(str(c) for c in _X.columns[_X.isna().any().to_numpy()])
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def node_candidates(config: dict, _booster: boost.Booster, r: int, node: int,
                     klass: int) -> pd.DataFrame:

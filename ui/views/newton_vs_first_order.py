@@ -8,12 +8,15 @@ import streamlit as st
 from boost.params import BY_NAME
 from viz.loss import make_loss_comparison_figure
 from viz.tree import make_tree_figure
+from viz.tree_layout import default_collapsed
 
 from ..charts import chart_config, class_name, show
 from ..state import AppState, Shown
-from ..training import train_other, tree_frame
+from ..training import missing_features, train_other, tree_frame
 
 SLUG = "newton-vs-first-order"
+HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sidebar open
+HALF_LEAVES = 32  # more leaves than this: the deepest levels start collapsed
 TITLE = "Newton vs first-order"
 _BOOSTING = BY_NAME["boosting"]
 LABELS = dict(zip(_BOOSTING.choices, _BOOSTING.choice_labels, strict=True))
@@ -61,9 +64,17 @@ def _side(state: AppState, shown: Shown, mode: str, model, klass: int) -> None:
         return
     trees = tree_frame({**shown.config, "boosting": mode}, model)
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
+    collapsed = default_collapsed(tree, max_leaves=HALF_LEAVES)
     st.plotly_chart(make_tree_figure(tree, float(model.params["gamma"]), None,
-                                     title=f"{LABELS[mode]}, round {r}", large=shown.large),
+                                     title=f"{LABELS[mode]}, round {r}", large=shown.large,
+                                     width=HALF_WIDTH, collapsed=collapsed,
+                                     missing_features=missing_features(
+                                         shown.config, shown.prep.X_train)),
                     key=f"cmp_tree_{mode}", config=chart_config(state))
+    if collapsed:
+        depth = min(int(d) for d in tree.Depth[tree.Node.isin(collapsed)])
+        st.caption(f"Levels below depth {depth} are collapsed (⊞) to fit; the Tree and "
+                   "splits view shows the whole tree.")
     leaves = tree[tree.Leaf & ~tree.Pruned][["Node", "SumGrad", "SumHess", "Weight", "Value"]]
     st.dataframe(leaves.rename(columns={"SumGrad": "G", "SumHess": "H (cover)", "Weight": "w",
                                         "Value": "η·w"}), hide_index=True)

@@ -18,10 +18,11 @@ from viz.candidates import (
     top_candidates,
 )
 from viz.tree import make_tree_figure, selected_node
+from viz.tree_layout import default_collapsed
 
 from ..charts import chart_config, class_name, show
 from ..state import AppState, Shown
-from ..training import node_candidates, tree_frame
+from ..training import missing_features, node_candidates, tree_frame
 
 SLUG = "tree"
 TITLE = "Tree and splits"
@@ -50,21 +51,35 @@ def render(state: AppState, shown: Shown) -> None:
     tree = df[df.Class == klass]
     sampling_caption(booster, r, klass)
     node = state.node if state.node in set(tree.Node) else None
-    follow = st.columns([1, 2])[0].number_input(
+    collapsed = _collapsed(state, shown, tree, klass)
+    controls, collapse = st.columns([1, 2], vertical_alignment="bottom")
+    follow = controls.number_input(
         "Follow a row through the tree", 0, len(prep.y_train) - 1, value=None,
         key="follow_row", placeholder="row of the training set",
         help="Draws the path of one training row from the root to its leaf.")
+    with collapse:
+        collapse_buttons(state, tree, node, collapsed)
     path = (booster.decision_path(prep.X_train.iloc[follow].to_numpy(), r, klass)
             if follow is not None else None)
     title = (f"Tree of round {r}" + (f", class {klass}" if booster.num_groups > 1 else "")
              + " — click a node")
     st.plotly_chart(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
-                                     large=shown.large, path=path),
+                                     large=shown.large, path=path, collapsed=collapsed,
+                                     missing_features=missing_features(shown.config,
+                                                                       prep.X_train)),
                     key=AppState.tree_chart.key, on_select=lambda: _node_clicked(state),
                     selection_mode="points", config={**chart_config(state), "scrollZoom": True})
+    n_leaves = int(tree.Leaf.sum())
+    if collapsed and collapsed == _default(tree):
+        depth = min(int(d) for d in tree.Depth[tree.Node.isin(collapsed)])
+        st.caption(f"This tree has {n_leaves} leaves: the levels below depth {depth} are "
+                   "collapsed (⊞) so every label stays readable. Click a node and expand it, "
+                   "or Expand all, then zoom (scroll) and pan (drag).")
     if node is None:
         st.caption("Click a node of the tree to see every candidate split it had and its "
-                   "arithmetic. " + ("Faded nodes were grown and then removed by γ-pruning."
+                   "arithmetic (the hover text has every number in full). Left branches are "
+                   "yes (feature < threshold). " + ("Dashed grey nodes were grown and then "
+                                                     "removed by γ-pruning."
                                      if shown.config["tree_method"] == "exact" else
                                      "Dashed stubs mark splits γ refused before growing them."))
     else:
@@ -91,6 +106,42 @@ def sampling_caption(booster, r: int, klass: int) -> None:
         parts.append("features drawn for the root: " + ", ".join(f"`{n}`" for n in names))
     if parts:
         st.caption(f"Round {r}'s tree was " + "; ".join(parts) + ".")
+
+
+def _default(tree: pd.DataFrame) -> frozenset:
+    """The nodes collapsed at first: the deepest levels of a tree too wide to read."""
+    return default_collapsed(tree, max_leaves=64)
+
+
+def _collapsed(state: AppState, shown: Shown, tree: pd.DataFrame, klass: int) -> frozenset:
+    """The collapsed nodes of this tree; back to the default when the tree shown changes
+    (another model, round or class)."""
+    key = (tuple(sorted((k, str(v)) for k, v in shown.config.items())), shown.round, klass)
+    if state.collapsed_tree != key:
+        state.collapsed_tree = key
+        state.collapsed = _default(tree)
+    return state.collapsed
+
+
+def collapse_buttons(state: AppState, tree: pd.DataFrame, node: int | None,
+                     collapsed: frozenset) -> None:
+    """Collapse or expand the selected node's subtree; expand everything."""
+    with st.container(horizontal=True):
+        if node is not None and node in set(tree.Parent):
+            if node in collapsed:
+                st.button(f"Expand node {node}", key="tree_expand", icon=":material/add:",
+                          on_click=_set_collapsed, args=(state, collapsed - {node}))
+            else:
+                st.button(f"Collapse node {node}", key="tree_collapse",
+                          icon=":material/remove:",
+                          on_click=_set_collapsed, args=(state, collapsed | {node}))
+        if collapsed:
+            st.button("Expand all", key="tree_expand_all", icon=":material/unfold_more:",
+                      on_click=_set_collapsed, args=(state, frozenset()))
+
+
+def _set_collapsed(state: AppState, collapsed: frozenset) -> None:
+    state.collapsed = frozenset(collapsed)
 
 
 def _node_clicked(state: AppState) -> None:
