@@ -35,6 +35,7 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 </style>
 """
 HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above)
+WIDTH = 1240  # what the two panels share at 1280 px
 LESSON_HEIGHT = 470  # with a lesson's bar and text above
 
 
@@ -105,11 +106,11 @@ def presenter_bar(state: AppState, n: int) -> None:
 
 def panels(state: AppState, model: Model, height: int) -> None:
     """The two panels side by side (or the left one across the screen)."""
-    shown = Shown(model.booster, model.prep, model.config, state.round, True,
-                  height=height, compact=True)
     chosen = [s for s in (state.left_panel, state.right_panel) if s in PANELS]
     if not chosen:
         chosen = ["fit"]
+    shown = Shown(model.booster, model.prep, model.config, state.round, True,
+                  height=height, compact=True, width=(WIDTH - 20 * len(chosen)) // len(chosen))
     cols = st.columns(len(chosen)) if len(chosen) > 1 else [st.container()]
     for col, slug in zip(cols, chosen, strict=True):
         with col:

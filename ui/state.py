@@ -60,6 +60,7 @@ class Shown:
     large: bool
     height: int | None = None
     compact: bool = False
+    width: int | None = None  # the panel's width in px (presenter slots)
 
 
 class _Widget:

@@ -17,7 +17,7 @@ from viz.candidates import (
     sorted_present,
     top_candidates,
 )
-from viz.tree import make_tree_figure, selected_node
+from viz.tree import WIDTH, make_tree_figure, selected_node
 from viz.tree_layout import default_collapsed
 
 from ..charts import chart_config, class_name, show
@@ -252,11 +252,21 @@ def tree_panel(state: AppState, shown: Shown) -> None:
         tree = _round_tree(state, shown) if klass is not None else tree
     node = state.node if state.node in set(tree.Node) else None
     title = f"Tree of round {shown.round} — click a node"
-    height = shown.height - (60 if booster.num_groups > 1 else 0) if shown.height else None
-    show(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
-                          large=shown.large), AppState.tree_chart.key, state,
-         replace(shown, height=height), on_select=lambda: _node_clicked(state),
-         selection_mode="points", config={"scrollZoom": True})
+    budget = (shown.height or 10_000) - (60 if booster.num_groups > 1 else 0)
+    missing = missing_features(shown.config, shown.prep.X_train)
+    collapsed = _collapsed(state, shown, tree, int(tree.Class.iloc[0]))
+    depth = int(tree.Depth.max())
+    while True:  # the tree's height is exact (its y axis is in pixels): fold levels to fit
+        fig = make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
+                               large=shown.large, collapsed=collapsed, width=shown.width or
+                               WIDTH, missing_features=missing)
+        if fig.layout.height <= budget or depth <= 1:
+            break
+        depth -= 1
+        collapsed = collapsed | frozenset(tree.Node[(tree.Depth == depth - 1) & ~tree.Leaf])
+    show(fig, AppState.tree_chart.key, state, replace(shown, height=None),
+         on_select=lambda: _node_clicked(state), selection_mode="points",
+         config={"scrollZoom": True})
 
 
 def _node_row(state: AppState, shown: Shown):
