@@ -64,12 +64,14 @@ def at_least(fig, size: int) -> None:
             raise_font(trace.marker.colorbar.tickfont)
 
 
-def show(fig, key: str, state: AppState, shown: Shown, **kwargs) -> None:
+def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
+         **kwargs) -> None:
     """Draw a figure; in a presenter panel at the height the panel leaves, no text under
-    16 px."""
+    16 px. ``exact``: the figure's size and margins are part of its layout (the tree's y axis
+    is in pixels) and stay as they are."""
     if shown.large:
         at_least(fig, 16)
-    if shown.compact and fig.layout.showlegend is not False:
+    if shown.compact and not exact and fig.layout.showlegend is not False:
         # a presenter panel is narrow: the legend goes under the plot, not over the title
         fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
                                  x=0, xanchor="left")

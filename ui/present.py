@@ -36,7 +36,7 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 """
 HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above)
 WIDTH = 1240  # what the two panels share at 1280 px
-LESSON_HEIGHT = 470  # with a lesson's bar and text above
+LESSON_HEIGHT = 490  # with a lesson's bar and text above
 
 
 def _fit(state: AppState, shown: Shown) -> None:

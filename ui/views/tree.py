@@ -252,7 +252,7 @@ def tree_panel(state: AppState, shown: Shown) -> None:
         tree = _round_tree(state, shown) if klass is not None else tree
     node = state.node if state.node in set(tree.Node) else None
     title = f"Tree of round {shown.round} — click a node"
-    budget = (shown.height or 10_000) - (60 if booster.num_groups > 1 else 0)
+    budget = (shown.height or 10_000) - (50 if booster.num_groups > 1 else 0)
     missing = missing_features(shown.config, shown.prep.X_train)
     collapsed = _collapsed(state, shown, tree, int(tree.Class.iloc[0]))
     depth = int(tree.Depth.max())
@@ -264,7 +264,7 @@ def tree_panel(state: AppState, shown: Shown) -> None:
             break
         depth -= 1
         collapsed = collapsed | frozenset(tree.Node[(tree.Depth == depth - 1) & ~tree.Leaf])
-    show(fig, AppState.tree_chart.key, state, replace(shown, height=None),
+    show(fig, AppState.tree_chart.key, state, replace(shown, height=None), exact=True,
          on_select=lambda: _node_clicked(state), selection_mode="points",
          config={"scrollZoom": True})
 
