@@ -1,0 +1,71 @@
+"""Gradient descent in function space: two rows' margins as a point, the negative gradient
+and the step the next tree takes; for a loss with a varying hessian, −g against −g/h."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from boost import objectives
+from viz.function_space import (
+    describe_step,
+    function_space,
+    function_space_table,
+    make_function_space_figure,
+)
+
+from ..charts import chart_config, class_name
+from ..state import AppState, Shown
+
+SLUG = "function-space"
+TITLE = "Function space"
+EXPLAIN = ("Each axis is one training row's margin F. The grey path is F after each round; "
+           "the blue arrow is −g, the direction that lowers the loss fastest at F(r), and the "
+           "red arrow is what round r+1's tree added (η·w of each row's leaf): it follows −g, "
+           "shortened by η (and by λ, and by rows sharing a leaf).")
+EXPLAIN_NEWTON = ("With the log-loss h = p(1−p) differs between rows, so XGBoost's leaves aim "
+                  "at −g/h (purple, a Newton step), not −g: a row whose p is near 0 or 1 has a "
+                  "small h and gets a longer step than its gradient alone would give.")
+
+
+def _rows(n: int) -> tuple[int, int] | None:
+    if n < 2:
+        return None
+    if n == 2:
+        return 0, 1
+    a, b = st.columns(2)
+    row_a = a.number_input("Row a (x axis)", 0, n - 1, 0, key="fs_row_a")
+    row_b = b.number_input("Row b (y axis)", 0, n - 1, 1, key="fs_row_b")
+    return int(row_a), int(row_b)
+
+
+def render(state: AppState, shown: Shown) -> None:
+    booster, prep, r = shown.booster, shown.prep, shown.round
+    rows = _rows(len(prep.y_train))
+    if rows is None:
+        st.info("Function space needs at least two training rows.")
+        return
+    if rows[0] == rows[1]:
+        st.warning("Pick two different rows: each one is an axis.")
+        return
+    klass = 0
+    if booster.num_groups > 1:
+        klass = st.selectbox("Class (its margins)", list(range(booster.num_groups)),
+                             key="fs_klass", format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    idx = list(rows)
+    w = None if prep.w_train is None else prep.w_train[idx]
+    fs = function_space(booster, prep.X_train.iloc[idx], prep.y_train[idx], w, rows, r, klass)
+    names = (f"row {rows[0]}", f"row {rows[1]}")
+    newton = not objectives.spec(booster.objective).const_hess
+    st.caption(EXPLAIN + (f" With {len(prep.y_train)} training rows this is a projection: "
+                          "the other rows' margins move too." if len(prep.y_train) > 2 else ""))
+    columns = st.columns(2) if newton else [st.container()]
+    with columns[0]:
+        st.plotly_chart(make_function_space_figure(fs, names, shown.large), key="fs_path",
+                        config=chart_config(state))
+    if newton:
+        with columns[1]:
+            st.plotly_chart(make_function_space_figure(fs, names, shown.large, newton=True),
+                            key="fs_newton", config=chart_config(state))
+        st.caption(EXPLAIN_NEWTON)
+    st.markdown(describe_step(fs))
+    st.dataframe(function_space_table(fs, names), hide_index=True)
