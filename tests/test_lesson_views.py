@@ -112,13 +112,13 @@ def test_pruning_gamma_130_exact_keeps_the_weak_root_hist_refuses_it():
     assert exact.pruned == () and exact.refused == ()
     assert _xgb_splits(130) == [120.33, 140.17]
     text = gamma_summary(_tree("exact", 130), 130)
-    assert text.startswith("grew 2 splits; γ = 130 removed none")
+    assert text.startswith("grew 2 splits; γ = 130 pruned none; kept 1 below γ")
     assert "kept 1 below γ" in text and "gain 120.3 < 130" in text
     hist = read_gamma(_tree("hist", 130))
     assert hist.grown == 0
     assert [(s.node, round(s.gain, 2)) for s in hist.refused] == [(0, 120.33)]
-    assert gamma_summary(_tree("hist", 130), 130) == (
-        "grew 0 splits; refused 1 before growing (f0 < 20: gain 120.3 < 130)")
+    assert gamma_summary(_tree("hist", 130), 130, "hist") == (
+        "refused 1 split before growing it (f0 < 20: gain 120.3 < 130)")
 
 
 def test_pruning_gamma_150_prunes_everything():
@@ -136,6 +136,8 @@ def test_pruning_gamma_0_keeps_every_split():
     for method in ("exact", "hist"):
         g = read_gamma(_tree(method, 0))
         assert len(g.kept) == 2 and g.pruned == () and g.refused == ()
+        verb = "pruned" if method == "exact" else "refused"
+        assert gamma_summary(_tree(method, 0), 0, method) == f"grew 2 splits; γ = 0 {verb} none"
 
 
 def _xgb_cuts(X, max_bin):
@@ -186,3 +188,31 @@ def test_approx_sketch_uses_the_next_trees_cuts_and_hessians():
     np.testing.assert_array_equal(d.cuts, bst.cuts(2)["f0"][:-1])
     p = bst.predict(X, iteration_range=(0, 1)).astype(float)
     np.testing.assert_allclose(d.size_by, p * (1 - p), rtol=1e-5)
+
+
+LESSON_VIEWS = ("function-space", "pruning", "quantile-sketch")
+
+
+@pytest.mark.parametrize("method", ["hist", "approx", "exact"])
+def test_lesson_views_render_with_every_tree_method(method):
+    from test_app import _app  # the app under Streamlit's AppTest
+
+    # multi-class with missing values (penguins), binary (moons), regression at the last
+    # round (four_points: no next tree) and round 0
+    for sample, r in (("penguins", "3"), ("moons", "20"), ("four_points", "0")):
+        for view in LESSON_VIEWS:
+            at = _app(sample=sample, round=r, view=view, tree_method=method, gamma="2")
+            assert not at.error, (sample, view, [e.value for e in at.error])
+            assert at.query_params["view"] == view
+
+
+def test_pruning_view_reads_gamma_on_screen():
+    from test_app import _app
+
+    at = _app(sample="four_points", round="1", view="pruning", base_score="0.5",
+              max_depth="2", gamma="130", **{"lambda": "0"})
+    text = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert text == [
+        "**exact**: grew 2 splits; γ = 130 pruned none; kept 1 below γ because a split under it "
+        "survives (x < 15: gain 120.3 < 130)",
+        "**hist**: refused 1 split before growing it (x < 20: gain 120.3 < 130)"]

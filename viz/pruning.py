@@ -63,20 +63,25 @@ def _gains(splits: tuple[Split, ...], gamma: float) -> str:
     return "; ".join(parts) + more
 
 
-def gamma_summary(tree: pd.DataFrame, gamma: float) -> str:
-    """One line: how many splits were grown, and which γ pruned (exact) or refused (hist)."""
+def _count(n: int) -> str:
+    return f"{n} split{'s' if n != 1 else ''}"
+
+
+def gamma_summary(tree: pd.DataFrame, gamma: float, method: str = "exact") -> str:
+    """One line: how many splits were grown, and which γ pruned (exact) or refused (hist,
+    approx): ``method`` only words the case where γ did nothing."""
     g = read_gamma(tree)
-    n = g.grown
-    text = f"grew {n} split{'s' if n != 1 else ''}"
+    parts = [f"grew {_count(g.grown)}"] if g.grown or not g.refused else []
     if g.pruned:
-        text += f", then γ = {short(gamma)} pruned {len(g.pruned)} ({_gains(g.pruned, gamma)})"
-    elif not g.refused:
-        text += f"; γ = {short(gamma)} removed none"
+        parts[0] += f", then γ = {short(gamma)} pruned {len(g.pruned)} ({_gains(g.pruned, gamma)})"
+    elif g.refused:
+        them = "them" if len(g.refused) > 1 else "it"
+        parts.append(f"refused {_count(len(g.refused))} before growing {them} "
+                     f"({_gains(g.refused, gamma)})")
+    else:
+        parts.append(f"γ = {short(gamma)} {'pruned' if method == 'exact' else 'refused'} none")
     shielded = tuple(s for s in g.kept if s.gain < gamma)
     if shielded:
-        text += (f"; kept {len(shielded)} below γ because a split under it survives "
-                 f"({_gains(shielded, gamma)})")
-    if g.refused:
-        text += (f"; refused {len(g.refused)} before growing "
-                 f"({_gains(g.refused, gamma)})")
-    return text
+        parts.append(f"kept {len(shielded)} below γ because a split under it survives "
+                     f"({_gains(shielded, gamma)})")
+    return "; ".join(parts)

@@ -65,7 +65,7 @@ def _side(state: AppState, shown: Shown, method: str, config: dict, model, klass
         return
     trees = tree_frame(config, model)
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
-    st.markdown(f"**{method}**: {gamma_summary(tree, gamma)}")
+    st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")
     st.plotly_chart(make_tree_figure(tree, gamma, None, title=f"{method}, round {r}",
                                      large=shown.large),
                     key=f"prune_tree_{method}", config=chart_config(state))
