@@ -84,7 +84,8 @@ def test_function_space_newton_step_is_minus_g_over_h_for_logistic():
     start, end = _arrow(fig, "−g (")
     np.testing.assert_allclose(end - start, -g, rtol=1e-5)
     table = function_space_table(fs, NAMES)
-    np.testing.assert_allclose(table["−g/h"], -g / h, rtol=1e-5)
+    np.testing.assert_allclose(table.loc["−g/h"], -g / h, rtol=1e-5)
+    assert list(table.columns) == list(NAMES)
     assert "y (loss 0)" not in [t.name for t in fig.data]  # no finite target for the log-loss
 
 

@@ -17,12 +17,13 @@ import plotly.graph_objects as go
 from boost import objectives
 from boost.params import parse_params
 
-from .theme import CURRENT, PALETTE, PREVIOUS, layout, short
+from .theme import PALETTE, PREVIOUS, layout, short
 
 GRADIENT = PALETTE[0]
 STEP = PALETTE[5]
 NEWTON = PALETTE[3]
 TARGET = PALETTE[2]
+HERE = PALETTE[7]
 MAX_ROUND_LABELS = 12  # round numbers written next to the path up to this many rounds
 
 
@@ -67,13 +68,15 @@ def function_space(booster, X_rows, y_rows, w_rows, rows: tuple[int, int], round
                          hess=h[:, klass].copy(), step=step, label=y, target=target)
 
 
-def _arrow(start, end, name: str, color: str, large: bool, dash: str = "solid") -> go.Scatter:
+def _arrow(start, end, name: str, color: str, large: bool, dash: str = "solid",
+           width: float = 3.5, opacity: float = 1.0) -> go.Scatter:
     """A line from ``start`` to ``end`` with an arrow head at the end (in the legend)."""
+    head = (22 if large else 18) + 2 * (width - 3.5)
     return go.Scatter(
         x=[float(start[0]), float(end[0])], y=[float(start[1]), float(end[1])],
-        mode="lines+markers", name=name, line={"color": color, "width": 4, "dash": dash},
-        marker={"symbol": "arrow", "angleref": "previous", "size": [0, 20 if large else 16],
-                "color": color},
+        mode="lines+markers", name=name, line={"color": color, "width": width, "dash": dash},
+        marker={"symbol": "arrow", "angleref": "previous", "size": [0, head], "color": color},
+        opacity=opacity,
         hovertemplate=f"{name}<br>to (%{{x:.4g}}, %{{y:.4g}})<extra></extra>")
 
 
@@ -83,7 +86,7 @@ def _path_traces(fs: FunctionSpace, large: bool) -> list:
     text = [str(r) if few or r in (0, rounds[-1]) else "" for r in rounds]
     traces = [go.Scatter(x=fs.path[:, 0], y=fs.path[:, 1], mode="lines+markers+text",
                          name="F after rounds 0..r", text=text, textposition="top left",
-                         textfont={"size": 14 if large else 11, "color": PREVIOUS},
+                         textfont={"size": 16 if large else 13, "color": PREVIOUS},
                          line={"color": PREVIOUS, "width": 2},
                          marker={"size": 9 if large else 7, "color": PREVIOUS},
                          customdata=rounds,
@@ -94,7 +97,7 @@ def _path_traces(fs: FunctionSpace, large: bool) -> list:
                                  name="y (loss 0)", hovertemplate="y = (%{x:.4g}, %{y:.4g})"
                                                                   "<extra></extra>",
                                  marker={"symbol": "star", "size": 22 if large else 18,
-                                         "color": TARGET}))
+                                         "color": TARGET}, opacity=0.7))
     return traces
 
 
@@ -107,7 +110,9 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
     """
     here = fs.current
     traces = [] if newton else _path_traces(fs, large)
-    traces.append(_arrow(here, here - fs.grad, "−g (negative gradient)", GRADIENT, large))
+    # −g wide and pale underneath, so the tree's step stays visible where it follows −g
+    traces.append(_arrow(here, here - fs.grad, "−g (negative gradient)", GRADIENT, large,
+                         width=8, opacity=0.45))
     if newton:
         traces.append(_arrow(here, here - fs.grad / fs.hess, "−g/h (Newton step)", NEWTON,
                              large, dash="dash"))
@@ -115,7 +120,7 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
         traces.append(_arrow(here, here + fs.step, f"tree {fs.round_idx + 1}'s step η·w",
                              STEP, large))
     traces.append(go.Scatter(x=[here[0]], y=[here[1]], mode="markers", name=f"F({fs.round_idx})",
-                             marker={"size": 16 if large else 13, "color": CURRENT,
+                             marker={"size": 16 if large else 13, "color": HERE,
                                      "line": {"width": 2, "color": "white"}},
                              hovertemplate="F = (%{x:.4g}, %{y:.4g})<extra></extra>"))
     title = (f"Gradient vs Newton step at round {fs.round_idx}" if newton
@@ -128,12 +133,13 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
 
 
 def function_space_table(fs: FunctionSpace, names: tuple[str, str]) -> pd.DataFrame:
-    """The numbers behind the arrows, one line per row."""
-    frame = pd.DataFrame({"row": list(names), "y": fs.label, f"F({fs.round_idx})": fs.current,
-                          "g": fs.grad, "h": fs.hess, "−g": -fs.grad, "−g/h": -fs.grad / fs.hess})
+    """The numbers behind the arrows: one line per quantity, one column per row."""
+    lines = {"y": fs.label, f"F({fs.round_idx})": fs.current, "g": fs.grad, "h": fs.hess,
+             "−g": -fs.grad, "−g/h": -fs.grad / fs.hess}
     if fs.step is not None:
-        frame[f"tree {fs.round_idx + 1}: η·w"] = fs.step
-    return frame
+        lines[f"tree {fs.round_idx + 1}: η·w"] = fs.step
+    return pd.DataFrame({name: [float(v[i]) for v in lines.values()]
+                         for i, name in enumerate(names)}, index=list(lines))
 
 
 def describe_step(fs: FunctionSpace) -> str:

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from boost.candidates import exact_thresholds
 from boost.sketch import hist_cuts
 
-from .theme import PALETTE, layout, sample_rows
+from .theme import PALETTE, layout, sample_rows, short
 
 VALUES = PALETTE[0]
 EXACT = "#9A9A9A"
@@ -87,21 +87,22 @@ def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.nd
     w = np.ones_like(v) if weight is None else np.asarray(weight, dtype=float)[rows][present]
     order = np.argsort(v, kind="stable")
     share = np.cumsum(w[order]) / max(float(w.sum()), 1e-300)
-    if size_by is None:
-        sizes, hover = 8 if large else 6, "x = %{x:.6g}<extra></extra>"
-        custom = None
-    else:
+    name, sizes, custom = "training values", 8 if large else 6, None
+    hover = "x = %{x:.6g}<extra></extra>"
+    if size_by is not None:
         s = np.asarray(size_by, dtype=float)[rows][present]
-        top = float(s.max()) if len(s) and s.max() > 0 else 1.0
-        sizes = list(4 + 14 * s / top)
+        lo, hi = (float(s.min()), float(s.max())) if len(s) else (0.0, 0.0)
         hover, custom = "x = %{x:.6g}<br>h = %{customdata:.4g}<extra></extra>", s
+        if hi > lo * 1.001:  # from lo (small) to hi (large): the range is in the legend
+            sizes = list(4 + 14 * (s - lo) / (hi - lo))
+            name = f"training values (size: h from {short(lo)} to {short(hi)})"
     jitter = np.random.default_rng(0).uniform(-0.03, 0.03, len(v))
     return [
         go.Scatter(x=v[order], y=share, mode="lines", line={"color": CURVE, "width": 2,
                                                             "shape": "hv"},
                    name="share of weight below x",
                    hovertemplate="x = %{x:.6g}: %{y:.3f} of the weight<extra></extra>"),
-        go.Scatter(x=v, y=RUG + jitter, mode="markers", name="training values",
+        go.Scatter(x=v, y=RUG + jitter, mode="markers", name=name,
                    marker={"size": sizes, "color": VALUES, "opacity": 0.5}, customdata=custom,
                    hovertemplate=hover),
     ]
@@ -109,14 +110,16 @@ def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.nd
 
 def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndarray,
                        feature: str, large: bool = False, weight: np.ndarray | None = None,
-                       size_by: np.ndarray | None = None, title: str = "") -> go.Figure:
+                       size_by: np.ndarray | None = None, title: str = "",
+                       method: str = "hist") -> go.Figure:
     """One feature: the values (rug; marker size ``size_by``), the share of ``weight`` below
     each value, exact's ``thresholds`` as short ticks and hist's ``cuts`` (without the
-    sentinel) as tall lines. Rows are sampled for drawing (viz.theme.sample_rows)."""
+    sentinel) as tall lines (``method``: whose cuts, for the legend). Rows are sampled for
+    drawing (viz.theme.sample_rows)."""
     ex, ey = _vlines(_thin(np.asarray(thresholds)), *TICK)
     cx, cy = _vlines(np.asarray(cuts), TICK[0], 1.0)
     traces = [
-        go.Scatter(x=cx, y=cy, mode="lines", name=f"hist's cut points ({len(cuts)})",
+        go.Scatter(x=cx, y=cy, mode="lines", name=f"{method}'s cut points ({len(cuts)})",
                    line={"color": CUTS, "width": 1.5}, opacity=0.8,
                    hovertemplate="cut %{x:.6g}<extra></extra>"),
         go.Scatter(x=ex, y=ey, mode="lines",
@@ -133,7 +136,7 @@ def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndar
         margin={"b": 120 if large else 105}, hovermode="closest"))
 
 
-def counts_line(n_thresholds: int, n_cuts: int, max_bin: int) -> str:
-    return (f"exact: {n_thresholds:,} candidate thresholds, hist: {n_cuts:,} cut points "
+def counts_line(n_thresholds: int, n_cuts: int, max_bin: int, method: str = "hist") -> str:
+    return (f"exact: {n_thresholds:,} candidate thresholds, {method}: {n_cuts:,} cut points "
             f"(max_bin {max_bin})")
 

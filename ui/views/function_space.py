@@ -3,6 +3,7 @@ and the step the next tree takes; for a loss with a varying hessian, −g agains
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from boost import objectives
@@ -19,28 +20,32 @@ from ..state import AppState, Shown
 SLUG = "function-space"
 TITLE = "Function space"
 EXPLAIN = ("Each axis is one training row's margin F. The grey path is F after each round; "
-           "the blue arrow is −g, the direction that lowers the loss fastest at F(r), and the "
-           "red arrow is what round r+1's tree added (η·w of each row's leaf): it follows −g, "
-           "shortened by η (and by λ, and by rows sharing a leaf).")
-EXPLAIN_NEWTON = ("With the log-loss h = p(1−p) differs between rows, so XGBoost's leaves aim "
-                  "at −g/h (purple, a Newton step), not −g: a row whose p is near 0 or 1 has a "
-                  "small h and gets a longer step than its gradient alone would give.")
+           "the wide blue arrow is −g, the direction that lowers the loss fastest at F(r), and "
+           "the red arrow is what round r+1's tree added (η·w of each row's leaf). With a leaf "
+           "per row it follows −g (−g/h, shortened by η and λ); a leaf shared with other rows "
+           "averages their gradients, so one row's step can stray from its own −g.")
+EXPLAIN_NEWTON = ("With the log-loss h = p(1−p) differs between rows, so XGBoost's leaves "
+                  "aim at −g/h (dashed pink, a Newton step), not −g: each row's gradient is "
+                  "scaled by 1/h ≥ 4, most where p is near 0 or 1 (small h, a flat loss).")
 
 
-def _rows(n: int) -> tuple[int, int] | None:
+def _rows(y) -> tuple[int, int] | None:
+    n = len(y)
     if n < 2:
         return None
     if n == 2:
         return 0, 1
+    other = np.flatnonzero(y != y[0])  # start with two rows of different labels
     a, b = st.columns(2)
     row_a = a.number_input("Row a (x axis)", 0, n - 1, 0, key="fs_row_a")
-    row_b = b.number_input("Row b (y axis)", 0, n - 1, 1, key="fs_row_b")
+    row_b = b.number_input("Row b (y axis)", 0, n - 1, int(other[0]) if len(other) else 1,
+                           key="fs_row_b")
     return int(row_a), int(row_b)
 
 
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, r = shown.booster, shown.prep, shown.round
-    rows = _rows(len(prep.y_train))
+    rows = _rows(prep.y_train)
     if rows is None:
         st.info("Function space needs at least two training rows.")
         return
@@ -58,14 +63,21 @@ def render(state: AppState, shown: Shown) -> None:
     newton = not objectives.spec(booster.objective).const_hess
     st.caption(EXPLAIN + (f" With {len(prep.y_train)} training rows this is a projection: "
                           "the other rows' margins move too." if len(prep.y_train) > 2 else ""))
-    columns = st.columns(2) if newton else [st.container()]
-    with columns[0]:
+    left, right = st.columns(2)  # half width: equal scales keep the plane square-ish
+    with left:
         st.plotly_chart(make_function_space_figure(fs, names, shown.large), key="fs_path",
                         config=chart_config(state))
-    if newton:
-        with columns[1]:
+    with right:
+        if newton:
             st.plotly_chart(make_function_space_figure(fs, names, shown.large, newton=True),
                             key="fs_newton", config=chart_config(state))
+        else:
+            _numbers(fs, names)
+    if newton:
         st.caption(EXPLAIN_NEWTON)
+        _numbers(fs, names)
+
+
+def _numbers(fs, names) -> None:
     st.markdown(describe_step(fs))
-    st.dataframe(function_space_table(fs, names), hide_index=True)
+    st.dataframe(function_space_table(fs, names))

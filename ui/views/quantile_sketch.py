@@ -51,15 +51,20 @@ def render(state: AppState, shown: Shown) -> None:
     if not np.isfinite(d.values).any():
         st.info(f"{names[f]} has no values in the training rows.")
         return
-    st.markdown(f"**{counts_line(len(d.thresholds), len(d.cuts), d.max_bin)}**")
+    shown_method = "approx" if d.tree else "hist"
+    st.markdown(f"**{counts_line(len(d.thresholds), len(d.cuts), d.max_bin, shown_method)}**")
     title = (f"{names[f]}: approx's cuts for round {d.tree}'s tree" if d.tree
              else f"{names[f]}: hist's cuts and exact's thresholds")
     st.plotly_chart(make_sketch_figure(d.values, d.thresholds, d.cuts, names[f],
                                        shown.large, weight=d.weight, size_by=d.size_by,
-                                       title=title),
+                                       title=title, method=shown_method),
                     key="sketch_chart", config=chart_config(state))
     caption = CAPTIONS[method].format(t=d.tree, max_bin=d.max_bin)
     if d.size_by is not None and method != "approx":
         caption += NOTE_H.format(r=r)
+    if len(d.cuts) == len(d.thresholds):
+        caption += (" With fewer distinct values than max_bin the cuts are the values "
+                    "themselves (all but the smallest): x < v splits the same rows as exact's "
+                    "threshold just below v.")
     st.caption(caption + " A value x falls in bin i when cut i−1 ≤ x < cut i; the last cut "
                "(above every value) is not drawn.")
