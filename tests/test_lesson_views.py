@@ -99,8 +99,8 @@ def _tree(method, gamma):
     return bst.trees_to_dataframe(include_pruned=True)
 
 
-def _xgb_splits(gamma):
-    model, _ = xgb_train({**FOUR, "tree_method": "exact", "gamma": gamma}, FOUR_X, FOUR_Y, 1)
+def _xgb_splits(gamma, method="exact"):
+    model, _ = xgb_train({**FOUR, "tree_method": method, "gamma": gamma}, FOUR_X, FOUR_Y, 1)
     frame = model.trees_to_dataframe()
     return sorted(round(float(g), 2) for g in frame.Gain[frame.Feature != "Leaf"])
 
@@ -116,7 +116,7 @@ def test_pruning_gamma_130_exact_keeps_the_weak_root_hist_refuses_it():
     assert text.startswith("grew 2 splits; γ = 130 pruned none; kept 1 below γ")
     assert "kept 1 below γ" in text and "gain 120.3 < 130" in text
     hist = read_gamma(_tree("hist", 130))
-    assert hist.grown == 0
+    assert hist.grown == 0 and _xgb_splits(130, "hist") == []  # XGBoost's hist: one leaf
     assert [(s.node, round(s.gain, 2)) for s in hist.refused] == [(0, 120.33)]
     assert gamma_summary(_tree("hist", 130), 130, "hist") == (
         "refused 1 split before growing it (f0 < 20: gain 120.3 < 130)")
@@ -217,3 +217,40 @@ def test_pruning_view_reads_gamma_on_screen():
         "**exact**: grew 2 splits; γ = 130 pruned none; kept 1 below γ because a split under it "
         "survives (x < 15: gain 120.3 < 130)",
         "**hist**: refused 1 split before growing it (x < 20: gain 120.3 < 130)"]
+
+
+def _font_sizes(fig) -> list[float]:
+    """Every text size a figure sets (layout, title, legend, traces' text)."""
+    lay = fig.layout
+    sizes = [lay.font.size, lay.title.font.size]
+    if lay.legend.font.size is not None:
+        sizes.append(lay.legend.font.size)
+    for t in fig.data:
+        font = getattr(t, "textfont", None)
+        if font is not None and font.size is not None and getattr(t, "text", None) is not None:
+            sizes.append(font.size)
+    return sizes
+
+
+def test_lesson_figures_use_projector_type_when_large():
+    bst = boost.train({**PARAMS, "objective": "binary:logistic"}, THREE_X, [1.0, 0.0, 1.0], 3)
+    fs = function_space(bst, THREE_X[:2], [1.0, 0.0], None, (0, 1), 1)
+    X, y = make_data(seed=6, n=200, n_features=2, objective="binary:logistic",
+                     constant_column=False)
+    d = sketch_data(boost.train({"max_bin": 16, "objective": "binary:logistic"}, X, y, 2), 0, 1)
+    figures = [make_function_space_figure(fs, NAMES, large=True),
+               make_function_space_figure(fs, NAMES, large=True, newton=True),
+               make_sketch_figure(d.values, d.thresholds, d.cuts, "f0", large=True,
+                                  size_by=d.size_by)]
+    for fig in figures:
+        assert min(_font_sizes(fig)) >= 16, fig.layout.title.text
+
+
+def test_function_space_skips_the_newton_arrow_where_h_is_zero():
+    bst = boost.train({**PARAMS, "objective": "binary:logistic"}, THREE_X, [1.0, 0.0, 1.0], 2,
+                      sample_weight=[1.0, 0.0, 1.0])
+    fs = function_space(bst, THREE_X[:2], [1.0, 0.0], [1.0, 0.0], (0, 1), 1)
+    assert fs.hess[1] == 0
+    names = [t.name for t in make_function_space_figure(fs, NAMES, newton=True).data]
+    assert "−g/h (Newton step)" not in names and "−g (negative gradient)" in names
+    assert np.isnan(function_space_table(fs, NAMES).loc["−g/h", "row 2"])

@@ -113,8 +113,8 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
     # −g wide and pale underneath, so the tree's step stays visible where it follows −g
     traces.append(_arrow(here, here - fs.grad, "−g (negative gradient)", GRADIENT, large,
                          width=8, opacity=0.45))
-    if newton:
-        traces.append(_arrow(here, here - fs.grad / fs.hess, "−g/h (Newton step)", NEWTON,
+    if newton and np.all(fs.hess > 0):
+        traces.append(_arrow(here, here + newton_step(fs), "−g/h (Newton step)", NEWTON,
                              large, dash="dash"))
     if fs.step is not None:
         traces.append(_arrow(here, here + fs.step, f"tree {fs.round_idx + 1}'s step η·w",
@@ -132,10 +132,16 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
         margin={"b": 120 if large else 100}))
 
 
+def newton_step(fs: FunctionSpace) -> np.ndarray:
+    """−g/h per row (NaN where h = 0: a row of weight 0 has no Newton step)."""
+    return np.divide(-fs.grad, fs.hess, out=np.full(2, np.nan, dtype=np.float32),
+                     where=fs.hess > 0)
+
+
 def function_space_table(fs: FunctionSpace, names: tuple[str, str]) -> pd.DataFrame:
     """The numbers behind the arrows: one line per quantity, one column per row."""
     lines = {"y": fs.label, f"F({fs.round_idx})": fs.current, "g": fs.grad, "h": fs.hess,
-             "−g": -fs.grad, "−g/h": -fs.grad / fs.hess}
+             "−g": -fs.grad, "−g/h": newton_step(fs)}
     if fs.step is not None:
         lines[f"tree {fs.round_idx + 1}: η·w"] = fs.step
     return pd.DataFrame({name: [float(v[i]) for v in lines.values()]

@@ -44,7 +44,8 @@ def _rows(y) -> tuple[int, int] | None:
 
 
 def render(state: AppState, shown: Shown) -> None:
-    booster, prep, r = shown.booster, shown.prep, shown.round
+    booster, prep = shown.booster, shown.prep
+    r = min(shown.round, booster.num_boosted_rounds())
     rows = _rows(prep.y_train)
     if rows is None:
         st.info("Function space needs at least two training rows.")
