@@ -220,15 +220,16 @@ def test_pruning_view_reads_gamma_on_screen():
 
 
 def _font_sizes(fig) -> list[float]:
-    """Every text size a figure sets (layout, title, legend, traces' text)."""
+    """Every text size a figure sets: layout, title, legend and axes (named, since Streamlit's
+    chart theme overrides what they would inherit) and the traces' text."""
     lay = fig.layout
-    sizes = [lay.font.size, lay.title.font.size]
-    if lay.legend.font.size is not None:
-        sizes.append(lay.legend.font.size)
+    sizes = [lay.font.size, lay.title.font.size, lay.legend.font.size, lay.xaxis.tickfont.size,
+             lay.yaxis.tickfont.size, lay.xaxis.title.font.size, lay.yaxis.title.font.size]
     for t in fig.data:
         font = getattr(t, "textfont", None)
         if font is not None and font.size is not None and getattr(t, "text", None) is not None:
             sizes.append(font.size)
+    assert None not in sizes, sizes
     return sizes
 
 

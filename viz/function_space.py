@@ -126,10 +126,12 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
     title = (f"Gradient vs Newton step at round {fs.round_idx}" if newton
              else f"F in function space, round {fs.round_idx}")
     return go.Figure(data=traces, layout=layout(
-        title, large, height=480, xtitle=f"F({names[0]})", ytitle=f"F({names[1]})",
+        title, large, height=480, explicit_type=True, xtitle=f"F({names[0]})",
+        ytitle=f"F({names[1]})",
         yaxis={"scaleanchor": "x", "scaleratio": 1},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0.0},
-        margin={"b": 120 if large else 100}))
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3 if large else -0.2,
+                "xanchor": "left", "x": 0.0},
+        margin={"b": 200 if large else 100}))
 
 
 def newton_step(fs: FunctionSpace) -> np.ndarray:

@@ -128,12 +128,14 @@ def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndar
         *_rug_and_curve(values, weight, size_by, large),
     ]
     return go.Figure(data=traces, layout=layout(
-        title or f"{feature}: candidate thresholds", large, height=460, xtitle=feature,
+        title or f"{feature}: candidate thresholds", large, height=460, explicit_type=True,
+        xtitle=feature,
         ytitle="share of weight below x",
         yaxis={"range": [-0.34, 1.04], "tickvals": [0, 0.25, 0.5, 0.75, 1.0],
                "zeroline": False},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0.0},
-        margin={"b": 120 if large else 105}, hovermode="closest"))
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3 if large else -0.22,
+                "xanchor": "left", "x": 0.0},
+        margin={"b": 170 if large else 105}, hovermode="closest"))
 
 
 def counts_line(n_thresholds: int, n_cuts: int, max_bin: int, method: str = "hist") -> str:

@@ -19,7 +19,7 @@ LARGE_FONT = 21
 
 
 def layout(title: str, large: bool = False, height: int = 420, xtitle: str = "",
-           ytitle: str = "", **extra) -> dict:
+           ytitle: str = "", explicit_type: bool = False, **extra) -> dict:
     """The shared layout as a dict: white background, large readable type, legend on top.
 
     Figures are built in one ``go.Figure(data=traces, layout=layout(...))`` call: Plotly's
@@ -42,6 +42,14 @@ def layout(title: str, large: bool = False, height: int = 420, xtitle: str = "",
         "xaxis": {**axis, "title": {"text": xtitle}},
         "yaxis": {**axis, "title": {"text": ytitle}},
     }
+    if large and explicit_type:
+        # Streamlit's chart theme sets its own small legend and axis type over layout.font;
+        # naming the sizes keeps them. (Opt-in: figures whose legends sit on top would need
+        # more room for it.)
+        out["legend"]["font"] = {"size": size}
+        for name in ("xaxis", "yaxis"):
+            out[name]["tickfont"] = {"size": size}
+            out[name]["title"]["font"] = {"size": size}
     for key, value in extra.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
