@@ -81,4 +81,4 @@ def render(state: AppState, shown: Shown) -> None:
 
 def _numbers(fs, names) -> None:
     st.markdown(describe_step(fs))
-    st.dataframe(function_space_table(fs, names))
+    st.dataframe(function_space_table(fs, names).rename_axis("").reset_index(), hide_index=True)
