@@ -178,3 +178,14 @@ def split_candidates(X, rows, g, h, need_forward, params, names, split_made: boo
         X, rows.astype(np.int64), g, h, need_forward, reg_lambda, alpha, mcw, mds)
     return _frame(names, feat, thr, left, nl, len(rows), gl, hl, gr, hr, loss, valid, psim,
                   params, split_made, allowed)
+
+
+def exact_thresholds(values: np.ndarray) -> np.ndarray:
+    """exact's candidate thresholds for one feature's values (NaN skipped): one between each
+    pair of neighbouring distinct values a < b, f32((a + b) * 0.5), or b where that rounds to
+    a, as the backward scan (which every feature runs) writes them in ``_enumerate``."""
+    v = np.unique(np.asarray(values, dtype=np.float32))
+    v = v[~np.isnan(v)]
+    a, b = v[:-1], v[1:]
+    mid = ((b + a) * _F32_HALF).astype(np.float32)
+    return np.where(mid == a, b, mid)

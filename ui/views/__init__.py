@@ -7,9 +7,19 @@ module and one line in ``REGISTRY``; docs/views.md walks through it.
 
 from __future__ import annotations
 
-from . import importance, learning_rates, newton_vs_first_order, residuals, tree
+from . import (
+    function_space,
+    importance,
+    learning_rates,
+    newton_vs_first_order,
+    pruning,
+    quantile_sketch,
+    residuals,
+    tree,
+)
 
-REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order)
+REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order, function_space,
+            pruning, quantile_sketch)
 VIEWS = {view.SLUG: view for view in REGISTRY}
 # What ``?view=0``..``4`` opened before views had names: such links keep opening them.
 LEGACY = ("tree", "residuals", "learning-rates", "importance", "newton-vs-first-order")

@@ -1,0 +1,72 @@
+"""exact and hist side by side on the same data and γ: exact grows splits and prunes them
+bottom-up; hist refuses a split whose gain < γ before growing it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from viz.pruning import gamma_summary
+from viz.tree import WIDTH, make_tree_figure
+
+from ..charts import class_name, show
+from ..state import AppState, Shown
+from ..training import TrainingError, train_other, tree_frame
+
+SLUG = "pruning"
+TITLE = "Pruning: exact vs hist"
+EXPLAIN = ("Same data, same γ. exact grows every split with a gain and then prunes bottom-up: a "
+           "split whose children are both leaves goes when its gain < γ, so a weak split "
+           "survives when a strong one below it does. hist (and approx) test gain < γ when "
+           "the split is found and refuse it, so nothing below a weak split is ever tried. "
+           "Splits can differ too: exact splits halfway between values, hist at bin edges.")
+
+
+def _methods(config: dict) -> tuple[str, str]:
+    """(the method on screen, the other one): approx counts as hist-like."""
+    mine = config["tree_method"]
+    return mine, "hist" if mine == "exact" else "exact"
+
+
+def render(state: AppState, shown: Shown) -> None:
+    booster, config, r = shown.booster, shown.config, shown.round
+    mine, other_method = _methods(config)
+    with st.spinner(f"Training the same model with tree_method = {other_method}…",
+                    show_time=True):
+        try:
+            other = train_other(state, {**config, "tree_method": other_method})
+        except TrainingError as exc:
+            st.warning(f"Cannot train with tree_method = {other_method}: {exc}")
+            return
+    if other is None:
+        st.info("Train on the current data to compare exact and hist.")
+        return
+    if r == 0:
+        st.info("Round 0 is the baseline: step to round 1 to compare the two trees.")
+        return
+    klass = 0
+    if booster.num_groups > 1:
+        klass = st.selectbox("Class", list(range(booster.num_groups)), key="prune_klass",
+                             format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    gamma = float(booster.params["gamma"])
+    if not shown.compact:
+        st.caption(EXPLAIN)
+    models = {mine: (config, booster), other_method: ({**config, "tree_method": other_method},
+                                                      other)}
+    order = sorted(models, key=lambda m: m != "exact")  # exact on the left
+    for col, method in zip(st.columns(2), order, strict=True):
+        with col:
+            _side(state, shown, method, *models[method], klass, gamma)
+
+
+def _side(state: AppState, shown: Shown, method: str, config: dict, model, klass: int,
+          gamma: float) -> None:
+    r = shown.round
+    if r > model.num_boosted_rounds():
+        st.info(f"{method} stopped early after round {model.num_boosted_rounds()}.")
+        return
+    trees = tree_frame(config, model)
+    tree = trees[(trees.Round == r) & (trees.Class == klass)]
+    st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")
+    width = (shown.width or 2 * WIDTH) // 2 - 20  # two trees side by side
+    show(make_tree_figure(tree, gamma, None, title=f"{method}, round {r}", large=shown.large,
+                          width=width), f"prune_tree_{method}", state, shown, exact=True)

@@ -1,0 +1,144 @@
+"""hist's cut points against exact's candidate thresholds, for one feature.
+
+The training values are a rug (marker size: the weight each row carries, e.g. the hessian
+h); above them the share of the total weight below each value climbs from 0 to 1. exact
+tries a threshold between every two neighbouring distinct values (thin ticks); hist cuts the
+feature at quantiles of that weight (tall lines): the cuts sit at about equal steps of the
+climbing curve, denser where the weight is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from boost.candidates import exact_thresholds
+from boost.sketch import hist_cuts
+
+from .theme import PALETTE, layout, sample_rows, short
+
+VALUES = PALETTE[0]
+EXACT = "#9A9A9A"
+CUTS = PALETTE[5]
+CURVE = PALETTE[2]
+MAX_TICKS = 1500  # exact's thresholds drawn at most (every k-th beyond); counts stay exact
+RUG = -0.12  # the rug's height under the curve
+TICK = (-0.3, -0.22)  # exact's thresholds, below the rug
+
+
+@dataclass(frozen=True)
+class SketchData:
+    """One feature's training values and both methods' candidates."""
+
+    values: np.ndarray  # the training rows' values (float32, NaN = missing)
+    thresholds: np.ndarray  # exact's candidate thresholds
+    cuts: np.ndarray  # hist's (or approx's) cut points, without the sentinel
+    weight: np.ndarray | None  # what the sketch weighted each row by (None: 1 each)
+    size_by: np.ndarray | None  # each row's hessian h, for the marker size
+    max_bin: int
+    tree: int | None  # approx: the tree (round) whose cuts these are
+
+
+def sketch_data(booster, f: int, round_idx: int, klass: int = 0) -> SketchData:
+    """Feature ``f`` of the training rows, exact's thresholds and the cuts: the model's own
+    (hist; approx: the next tree's, sketched with the hessians of ``round_idx``), or for
+    exact the cuts hist would make with the model's max_bin. ``size_by``: the hessian the
+    approx sketch weighted by, or for classification h at ``round_idx``."""
+    X, w = booster.data.X, booster.data.weight
+    method, max_bin = booster.params["tree_method"], int(booster.params["max_bin"])
+    name, n = booster.feature_names[f], booster.num_boosted_rounds()
+    weight, size_by, tree = w, None, None
+    if method == "approx":
+        tree = max(1, min(round_idx + 1, n))
+        size_by = booster.tree_gradients(tree, klass)[1]
+        cuts = booster.cuts(tree, klass)[name]
+        weight = size_by if w is None else size_by * w  # as training weights the sketch
+    elif method == "hist":
+        cuts = booster.cuts()[name]
+    else:
+        cuts = hist_cuts(np.ascontiguousarray(X[:, [f]]), w, max_bin).feature_cuts(0)
+    if size_by is None and booster.objective.startswith(("binary:", "multi:")):
+        size_by = booster.round_view(round_idx).hess[:, klass]
+    return SketchData(values=X[:, f], thresholds=exact_thresholds(X[:, f]), cuts=cuts[:-1],
+                      weight=weight, size_by=size_by, max_bin=max_bin, tree=tree)
+
+
+def _vlines(xs: np.ndarray, y0: float, y1: float) -> tuple[list, list]:
+    """Vertical segments at ``xs`` as one trace's x, y (None between segments)."""
+    x = np.repeat(np.asarray(xs, dtype=float), 3).astype(object)
+    y = np.tile(np.array([y0, y1, None], dtype=object), len(xs))
+    x[2::3] = None
+    return list(x), list(y)
+
+
+def _thin(xs: np.ndarray) -> np.ndarray:
+    step = max(1, int(np.ceil(len(xs) / MAX_TICKS)))
+    return xs[::step]
+
+
+def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.ndarray | None,
+                   large: bool) -> list:
+    rows = sample_rows(len(values))
+    v = np.asarray(values, dtype=float)[rows]
+    present = ~np.isnan(v)
+    v = v[present]
+    w = np.ones_like(v) if weight is None else np.asarray(weight, dtype=float)[rows][present]
+    order = np.argsort(v, kind="stable")
+    share = np.cumsum(w[order]) / max(float(w.sum()), 1e-300)
+    name, sizes, custom = "training values", 8 if large else 6, None
+    hover = "x = %{x:.6g}<extra></extra>"
+    if size_by is not None:
+        s = np.asarray(size_by, dtype=float)[rows][present]
+        lo, hi = (float(s.min()), float(s.max())) if len(s) else (0.0, 0.0)
+        hover, custom = "x = %{x:.6g}<br>h = %{customdata:.4g}<extra></extra>", s
+        if hi > lo * 1.001:  # from lo (small) to hi (large): the range is in the legend
+            sizes = list(4 + 14 * (s - lo) / (hi - lo))
+            name = f"training values (size: h from {short(lo)} to {short(hi)})"
+    jitter = np.random.default_rng(0).uniform(-0.03, 0.03, len(v))
+    return [
+        go.Scatter(x=v[order], y=share, mode="lines", line={"color": CURVE, "width": 2,
+                                                            "shape": "hv"},
+                   name="share of weight below x",
+                   hovertemplate="x = %{x:.6g}: %{y:.3f} of the weight<extra></extra>"),
+        go.Scatter(x=v, y=RUG + jitter, mode="markers", name=name,
+                   marker={"size": sizes, "color": VALUES, "opacity": 0.5}, customdata=custom,
+                   hovertemplate=hover),
+    ]
+
+
+def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndarray,
+                       feature: str, large: bool = False, weight: np.ndarray | None = None,
+                       size_by: np.ndarray | None = None, title: str = "",
+                       method: str = "hist") -> go.Figure:
+    """One feature: the values (rug; marker size ``size_by``), the share of ``weight`` below
+    each value, exact's ``thresholds`` as short ticks and hist's ``cuts`` (without the
+    sentinel) as tall lines (``method``: whose cuts, for the legend). Rows are sampled for
+    drawing (viz.theme.sample_rows)."""
+    ex, ey = _vlines(_thin(np.asarray(thresholds)), *TICK)
+    cx, cy = _vlines(np.asarray(cuts), TICK[0], 1.0)
+    traces = [
+        go.Scatter(x=cx, y=cy, mode="lines", name=f"{method}'s cut points ({len(cuts)})",
+                   line={"color": CUTS, "width": 1.5}, opacity=0.8,
+                   hovertemplate="cut %{x:.6g}<extra></extra>"),
+        go.Scatter(x=ex, y=ey, mode="lines",
+                   name=f"exact's thresholds ({len(thresholds)})",
+                   line={"color": EXACT, "width": 1}, hoverinfo="skip"),
+        *_rug_and_curve(values, weight, size_by, large),
+    ]
+    return go.Figure(data=traces, layout=layout(
+        title or f"{feature}: candidate thresholds", large, height=460,
+        xtitle=feature,
+        ytitle="share of weight below x",
+        yaxis={"range": [-0.34, 1.04], "tickvals": [0, 0.25, 0.5, 0.75, 1.0],
+               "zeroline": False},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3 if large else -0.22,
+                "xanchor": "left", "x": 0.0},
+        margin={"b": 170 if large else 105}, hovermode="closest"))
+
+
+def counts_line(n_thresholds: int, n_cuts: int, max_bin: int, method: str = "hist") -> str:
+    return (f"exact: {n_thresholds:,} candidate thresholds, {method}: {n_cuts:,} cut points "
+            f"(max_bin {max_bin})")
+
