@@ -76,7 +76,7 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
         fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
                                  x=0, xanchor="left")
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 100)
-    if shown.height:
+    if shown.height and not exact:
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)
     config = {**chart_config(state), **kwargs.pop("config", {})}

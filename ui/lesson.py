@@ -16,6 +16,8 @@ from .lessons.facts import Facts
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
 
+LINE_CHARS = 100  # characters of a lesson's text per line at 1280 px (the type is 22 px)
+
 
 def start(app: AppState, slug: str) -> None:
     app.lesson, app.step, app.revealed, app.applied = slug, 0, False, None
@@ -105,6 +107,7 @@ def bar(app: AppState, model: Model) -> None:
         say, ask, reveal = (f"This step's numbers could not be read from the model "
                             f"({type(exc).__name__}: {exc}).", None, None)
     app.said = [say] + ([reveal if app.revealed else ask] if ask else [])
+    app.said_lines = sum(-(-len(text) // LINE_CHARS) for text in app.said)
     cols = st.columns([4.2, 1, 1.1, 1, 1, 0.45], vertical_alignment="center")
     n = model.booster.num_boosted_rounds()
     cols[0].markdown(f"**{lesson.title}** · step {app.step + 1} of {len(lesson.steps)} · "

@@ -36,7 +36,12 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 """
 HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above)
 WIDTH = 1240  # what the two panels share at 1280 px
-LESSON_HEIGHT = 490  # with a lesson's bar and text above
+LESSON_TOP, LESSON_LINE = 112, 31  # px above a lesson's text, and per line of it (1280 px)
+
+
+def lesson_height(lines: int) -> int:
+    """The panels' height under a lesson's bar and ``lines`` lines of text, at 1280×720."""
+    return max(360, 720 - LESSON_TOP - LESSON_LINE * lines - 14)
 
 
 def _fit(state: AppState, shown: Shown) -> None:
@@ -134,7 +139,7 @@ def present_stage(state: AppState, model: Model) -> None:
         state.said = []
     try:
         if state.lesson:  # the lesson's bar is drawn by the app: a step reruns everything
-            height = LESSON_HEIGHT
+            height = lesson_height(state.said_lines)
         else:
             stage.advance(state, n)
             presenter_bar(state, n)

@@ -104,6 +104,7 @@ class AppState:
     before_lesson: dict | None = None  # the widgets and data to restore when the lesson ends
     figures: dict = field(default_factory=dict)  # the charts on screen, for the HTML export
     said: list = field(default_factory=list)  # the lesson's text on screen, for the export
+    said_lines: int = 2  # how many lines that text takes at 1280 px
 
     # Widget values, under the widgets' keys.
     sample = _Widget("four_points")
@@ -120,6 +121,7 @@ class AppState:
     right_panel = _Widget("tree")
     export_format = _Widget("png")
     etas = _Widget("0.01, 0.1, 0.3, 1.0")  # the learning rates view's comparison
+    sketch_feature = _Widget(0)  # the quantile sketch view's feature (its index)
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
 

@@ -238,3 +238,17 @@ def selected_node(event) -> int | None:
             return int(data)
     return None
 
+
+
+def tree_figure_within(tree: pd.DataFrame, height: float, collapsed=frozenset(),
+                       **kwargs) -> go.Figure:
+    """``make_tree_figure`` no taller than ``height`` px: the deepest levels are folded
+    ("+ N hidden") until it fits (the root always shows)."""
+    collapsed = frozenset(collapsed)
+    level = int(tree.Depth.max()) - 1  # the deepest nodes that can have children
+    while True:
+        fig = make_tree_figure(tree, collapsed=collapsed, **kwargs)
+        if fig.layout.height <= height or level < 0:
+            return fig
+        collapsed |= frozenset(tree.Node[(tree.Depth == level) & ~tree.Leaf])
+        level -= 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from viz.pruning import gamma_summary
-from viz.tree import WIDTH, make_tree_figure
+from viz.tree import WIDTH, tree_figure_within
 
 from ..charts import class_name, show
 from ..state import AppState, Shown
@@ -68,5 +68,6 @@ def _side(state: AppState, shown: Shown, method: str, config: dict, model, klass
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
     st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")
     width = (shown.width or 2 * WIDTH) // 2 - 20  # two trees side by side
-    show(make_tree_figure(tree, gamma, None, title=f"{method}, round {r}", large=shown.large,
-                          width=width), f"prune_tree_{method}", state, shown, exact=True)
+    fig = tree_figure_within(tree, (shown.height or 10_000) - 60, gamma=gamma,
+                             title=f"{method}, round {r}", large=shown.large, width=width)
+    show(fig, f"prune_tree_{method}", state, shown, exact=True)

@@ -39,11 +39,14 @@ def render(state: AppState, shown: Shown) -> None:
     booster, r = shown.booster, shown.round
     method = shown.config["tree_method"]
     names = booster.feature_names
-    left, right = st.columns(2)
-    f = left.selectbox("Feature", range(len(names)), format_func=lambda i: names[i],
-                       key="sketch_feature")
-    klass = 0
-    if booster.num_groups > 1:
+    f, klass = state.sketch_feature, 0
+    if f >= len(names):
+        f = state.sketch_feature = 0
+    if not shown.compact:  # a presenter panel keeps the choices made outside it
+        left, right = st.columns(2)
+        f = left.selectbox("Feature", range(len(names)), format_func=lambda i: names[i],
+                           key=AppState.sketch_feature.key)
+    if booster.num_groups > 1 and not shown.compact:
         klass = right.selectbox("Class (its hessian)", list(range(booster.num_groups)),
                                 key="sketch_klass",
                                 format_func=lambda k: f"{k}: {class_name(shown, k)}")
@@ -52,7 +55,9 @@ def render(state: AppState, shown: Shown) -> None:
         st.info(f"{names[f]} has no values in the training rows.")
         return
     shown_method = "approx" if d.tree else "hist"
-    st.markdown(f"**{counts_line(len(d.thresholds), len(d.cuts), d.max_bin, shown_method)}**")
+    if not shown.compact:  # a lesson's text says the counts
+        counts = counts_line(len(d.thresholds), len(d.cuts), d.max_bin, shown_method)
+        st.markdown(f"**{counts}**")
     title = (f"{names[f]}: approx's cuts for round {d.tree}'s tree" if d.tree
              else f"{names[f]}: hist's cuts and exact's thresholds")
     show(make_sketch_figure(d.values, d.thresholds, d.cuts, names[f], shown.large,

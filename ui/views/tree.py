@@ -17,7 +17,7 @@ from viz.candidates import (
     sorted_present,
     top_candidates,
 )
-from viz.tree import WIDTH, make_tree_figure, selected_node
+from viz.tree import WIDTH, make_tree_figure, selected_node, tree_figure_within
 from viz.tree_layout import default_collapsed
 
 from ..charts import chart_config, class_name, show
@@ -255,15 +255,9 @@ def tree_panel(state: AppState, shown: Shown) -> None:
     budget = (shown.height or 10_000) - (50 if booster.num_groups > 1 else 0)
     missing = missing_features(shown.config, shown.prep.X_train)
     collapsed = _collapsed(state, shown, tree, int(tree.Class.iloc[0]))
-    depth = int(tree.Depth.max())
-    while True:  # the tree's height is exact (its y axis is in pixels): fold levels to fit
-        fig = make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
-                               large=shown.large, collapsed=collapsed, width=shown.width or
-                               WIDTH, missing_features=missing)
-        if fig.layout.height <= budget or depth <= 1:
-            break
-        depth -= 1
-        collapsed = collapsed | frozenset(tree.Node[(tree.Depth == depth - 1) & ~tree.Leaf])
+    fig = tree_figure_within(tree, budget, collapsed, gamma=float(booster.params["gamma"]),
+                             selected=node, title=title, large=shown.large,
+                             width=shown.width or WIDTH, missing_features=missing)
     show(fig, AppState.tree_chart.key, state, replace(shown, height=None), exact=True,
          on_select=lambda: _node_clicked(state), selection_mode="points",
          config={"scrollZoom": True})
