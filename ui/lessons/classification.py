@@ -39,10 +39,11 @@ LESSON = Lesson(
              "h = p(1 − p) = {h:.3g} for every row at the start.",
              round=1, node=0, panels=("fit", "node"), numbers=_start),
         Step("The left leaf of round 1 holds G = {G:.4g} and H = {H:.4g}.", round=1, node=1,
-             panels=("tree", "node"), numbers=_leaf,
+             panels=("fit",), numbers=_leaf,
              ask="What is its value w = −G/(H + λ), with λ = {lam:g}?",
              reveal="w = {w:.4g}; times η = {eta:g}, the leaf adds {v:.4g} to the log-odds of "
-                    "its rows."),
+                    "its rows.",
+             then={"panels": ("tree", "node")}),
         Step("After {r} rounds of one-split trees the probabilities follow the moons: "
              "training log-loss {t:.3g}, validation {v:.3g}.", round=20,
              panels=("fit", "loss"), numbers=_later),

@@ -7,8 +7,9 @@ from .facts import listed
 
 
 def _candidates(f):
-    return {"sim": f.node(0).Similarity, "g15": f.gain(0, 15), "g22": f.gain(0, 22.5),
-            "g30": f.gain(0, 30), "left": f.node(1).Similarity, "right": f.node(2).Similarity}
+    return {"sim": f.node(0, r=1).Similarity, "g15": f.gain(0, 15, r=1),
+            "g22": f.gain(0, 22.5, r=1), "g30": f.gain(0, 30, r=1),
+            "left": f.node(1, r=1).Similarity, "right": f.node(2, r=1).Similarity}
 
 
 def _lambda(f):
@@ -36,18 +37,18 @@ LESSON = Lesson(
              numbers=lambda f: {"base": f.base_score, "res": listed(f.residuals(0))}),
         Step("The root holds all four residuals. Its similarity score is (sum of residuals)² "
              "/ (number of residuals + λ) = {sim:.4g}.",
-             round=1, node=0, panels=("tree", "node"), numbers=_candidates,
+             round=0, node=0, panels=("fit",), numbers=_candidates,
              ask="Three thresholds split the four points. Which one gives the largest gain?",
              reveal="x < 15: gain {g15:.2f} (left similarity {left:.2f}, right {right:.2f}); "
                     "x < 22.5: {g22:.2f}; x < 30: {g30:.2f}. x < 15 wins: it puts −10.5 "
                     "alone.",
-             then={"panels": ("candidates", "node")}),
+             then={"round": 1, "panels": ("candidates", "node")}),
         Step("The right branch still holds three residuals, so it splits again.",
-             round=1, node=2, panels=("tree", "node"),
-             numbers=lambda f: {"g": f.node(2).Gain, "t": f.node(2).Split},
+             round=0, node=2, panels=("fit",),
+             numbers=lambda f: {"g": f.node(2, r=1).Gain, "t": f.node(2, r=1).Split},
              ask="Which threshold splits the right branch best?",
              reveal="x < {t:g}, with gain {g:.2f}: 6.5 and 7.5 stay together.",
-             then={"panels": ("candidates", "node")}),
+             then={"round": 1, "panels": ("candidates", "node")}),
         Step("λ = 1 adds 1 to the number of residuals in every similarity: the leaf holding "
              "−10.5 falls from {s0:.2f} to {s1:.3f}, and the root's gain from {g0:.2f} to "
              "{g1:.2f}. λ shrinks the similarity of small leaves most.",

@@ -40,15 +40,17 @@ LESSON = Lesson(
     steps=(
         Step("Two rows, so the model's predictions F = (F₁, F₂) are a point in the plane. "
              "They start at base_score: ({f1:g}, {f2:g}); the targets are y = ({y1:g}, "
-             "{y2:g}).", objective="reg:squarederror", round=0,
+             "{y2:g}).", objective="reg:squarederror", features=("x",), round=0,
              panels=("function-space", "fit"), numbers=_start),
         Step("For squared error the negative gradient −g = y − F points from F straight at "
              "the targets. Round 1's tree moves F by η·w, a step along −g: from ({a1:.3g}, "
              "{a2:.3g}) to ({b1:.3g}, {b2:.3g}).",
-             objective="reg:squarederror", round=1, panels=("function-space", "fit"),
+             objective="reg:squarederror", features=("x",), round=1,
+             panels=("function-space", "fit"),
              numbers=_step),
         Step("Each round repeats: a new gradient at the new F, a new tree along it.",
-             objective="reg:squarederror", round=5, panels=("function-space", "loss"),
+             objective="reg:squarederror", features=("x",), round=5,
+             panels=("function-space", "loss"),
              numbers=_many,
              ask="How close to y will F be after 20 rounds?",
              reveal="Each round removes η = 30% of what is left: the largest gap is {gap5:.3g} "

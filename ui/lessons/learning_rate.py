@@ -34,10 +34,11 @@ LESSON = Lesson(
              "training {t:.3g}, validation {v:.3g}: still far from the data.",
              params={"eta": 0.1}, round=5, panels=("fit", "loss"), numbers=_at),
         Step("All three, 100 rounds each.", params={"eta": 0.3}, round=100,
-             panels=("learning-rates", "fit"), numbers=_race,
+             panels=("fit", "loss"), numbers=_race,
              ask="Which η reaches the lowest validation loss?",
              reveal="η = 1: {a:.3g} (round {ar}); η = 0.3: {b:.3g} (round {br}); η = 0.1: "
-                    "{c:.3g} (round {cr})."),
+                    "{c:.3g} (round {cr}).",
+             then={"panels": ("learning-rates", "fit")}),
         Step("Why small steps generalise: each tree is fit to residuals that are part "
              "signal, part noise. A small η keeps only a little of each tree, so the noise "
              "one tree fits is averaged away by the next ones, while the signal they share "

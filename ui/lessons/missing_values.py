@@ -44,9 +44,9 @@ LESSON = Lesson(
         Step("{missing} of the {n} shoppers did not report an income. XGBoost needs no "
              "imputation: at every split it tries sending the missing rows left and then "
              "right, and keeps the better side as the node's default direction.",
-             round=1, node=0, panels=("tree", "node"), numbers=_counts),
+             round=1, node=0, panels=("fit",), numbers=_counts),
         Step("The shoppers without an income spend {hidden:.3g} on average, the others "
-             "{known:.3g}.", round=1, node=0, panels=("tree", "node"),
+             "{known:.3g}.", round=1, node=0, panels=("fit",),
              numbers=lambda f: {**_spend(f), **_direction(f)},
              ask="At the root, which way will the missing incomes go?",
              reveal="The root splits on {feature} < {t:.4g} and sends missing values "
