@@ -79,6 +79,9 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,
                    "y1": gamma, "line": {"color": CURRENT, "dash": "dash", "width": 2}})
     parent = float(cand.SimilarityParent.iloc[0]) if len(cand) else float("nan")
+    scale = float((cand.SimilarityLeft + cand.SimilarityRight).abs().max()) if len(cand) else 0
+    if abs(parent) < 1e-6 * scale:  # float noise of a parent whose G is about 0: say 0
+        parent = 0.0
     note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,
             "yanchor": "bottom", "text": f"γ = {gamma:g}", "showarrow": False,
             "font": {"color": CURRENT}}

@@ -59,9 +59,11 @@ LESSON = Lesson(
         Step("For the log-loss the targets are 0/1 and F is the log-odds. At p = {p:.3g}, "
              "−g = y − p is ({g1:.3g}, {g2:.3g}) but h = p(1 − p) = {h:.3g}: Newton's step "
              "−g/h = ({n1:.3g}, {n2:.3g}): 1/h times the gradient, which grows where p nears 0 "
-             "or 1 and the loss flattens. XGBoost's leaves take −G/(H + λ), the Newton step.",
+             "or 1 and the loss flattens. XGBoost's leaves take −G/(H + λ), the Newton step "
+             "(min_child_weight 0: each leaf's H is only {h:.3g}).",
              target="clicked", features=("x",), objective="binary:logistic",
-             params={"base_score": ""}, round=1, panels=("function-space", "node"), node=0,
+             params={"base_score": "", "min_child_weight": 0.0}, round=1,
+             panels=("function-space", "node"), node=0,
              numbers=_logistic),
     ),
 )
