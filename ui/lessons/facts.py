@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from viz.pruning import GammaReading, read_gamma
+
 from ..state import AppState, Shown
 from ..training import node_candidates, train_other, tree_frame
 
@@ -75,11 +77,6 @@ class Facts:
     def best_round(self, name: str = "valid") -> int:
         return int(self.booster.loss_history()[name].iloc[1:].idxmin())
 
-    def pruned(self, r: int | None = None) -> pd.DataFrame:
-        """The splits pruning removed (exact)."""
-        tree = self.tree(r)
-        return tree[tree.Pruned & (tree.Feature != "Leaf")]
-
-    def splits(self, r: int | None = None) -> pd.DataFrame:
-        tree = self.tree(r)
-        return tree[(tree.Feature != "Leaf") & ~tree.Pruned & tree.Yes.notna()]
+    def gamma(self, r: int | None = None) -> GammaReading:
+        """The round's splits by what γ did to them: kept, pruned (exact), refused (hist)."""
+        return read_gamma(self.tree(r))

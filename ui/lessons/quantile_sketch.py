@@ -18,6 +18,17 @@ def _cuts(f):
     return {"n": len(cuts) - 1, "bins": f.config["max_bin"]}
 
 
+def _approx(f):
+    """approx's cuts for the next tree (sketched with the hessians after this round) against
+    hist's (the last cut is a sentinel above every value)."""
+    t = min(f.shown.round + 1, f.booster.num_boosted_rounds())
+    approx = f.booster.cuts(t)["amount"][:-1]
+    hist = f.other(tree_method="hist").booster.cuts()["amount"][:-1]
+    h = f.booster.round_view(t - 1).hess[:, 0]
+    return {"t": t, "n": len(approx), "hmin": float(h.min()), "hmax": float(h.max()),
+            "top": float(approx.max()), "hist_top": float(hist.max())}
+
+
 LESSON = Lesson(
     slug="quantile-sketch", title="The quantile sketch",
     blurb="Where hist and approx put their candidate splits: quantiles of the data, and for "
@@ -34,9 +45,10 @@ LESSON = Lesson(
              "tree.", params={"tree_method": "hist"}, round=1,
              panels=("quantile-sketch",), numbers=_cuts),
         Step("approx re-sketches before every tree, weighting each row by its hessian "
-             "h = p(1 − p). After a few rounds most rows are confidently legitimate "
-             "(h near 0), so its {n} cut points crowd where the model is unsure.",
+             "h = p(1 − p). For round {t}'s tree h runs from {hmin:.2g} (rows the model is sure "
+             "about) to {hmax:.2g} (unsure), so its {n} cut points move towards the unsure "
+             "rows: the largest is {top:.3g}, hist's {hist_top:.3g}.",
              params={"tree_method": "approx"}, round=5, panels=("quantile-sketch",),
-             numbers=_cuts),
+             numbers=_approx),
     ),
 )
