@@ -75,7 +75,9 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
         # a presenter panel is narrow: the legend goes under the plot, not over the title
         fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
                                  x=0, xanchor="left")
-        fig.layout.margin.b = max(fig.layout.margin.b or 0, 100)
+        entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
+        rows = -(-entries // max(1, (shown.width or 600) // 260))  # about 260 px an entry
+        fig.layout.margin.b = max(fig.layout.margin.b or 0, 70 + 30 * rows)
     if shown.height and not exact:
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)

@@ -38,8 +38,13 @@ def render(state: AppState, shown: Shown) -> None:
     histories = {eta: b.loss_history() for eta, b in boosters.items()}
     stopped = {eta: b.best_iteration + 1 for eta, b in boosters.items()
                if b.best_iteration is not None}
-    show(make_learning_rate_figure(histories, r, booster.metric_name, shown.large,
-                                   stopped=stopped), "lr_curves", state, shown)
+    figure = make_learning_rate_figure(histories, r, booster.metric_name, shown.large,
+                                       stopped=stopped)
+    if shown.compact:  # a narrow panel: the legend names each η once (dotted = train)
+        figure.for_each_trace(lambda t: t.update(showlegend=False),
+                              selector=lambda t: str(t.name).endswith("train"))
+        figure.layout.title.text += " (dotted: train)"
+    show(figure, "lr_curves", state, shown)
     if shown.compact:
         return
     if stopped:

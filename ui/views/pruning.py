@@ -10,7 +10,7 @@ from viz.tree import WIDTH, tree_figure_within
 
 from ..charts import class_name, show
 from ..state import AppState, Shown
-from ..training import TrainingError, train_other, tree_frame
+from ..training import TrainingError, missing_features, train_other, tree_frame
 
 SLUG = "pruning"
 TITLE = "Pruning: exact vs hist"
@@ -66,8 +66,10 @@ def _side(state: AppState, shown: Shown, method: str, config: dict, model, klass
         return
     trees = tree_frame(config, model)
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
-    st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")
+    if not shown.compact:  # a lesson's text says it
+        st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")
     width = (shown.width or 2 * WIDTH) // 2 - 20  # two trees side by side
-    fig = tree_figure_within(tree, (shown.height or 10_000) - 60, gamma=gamma,
-                             title=f"{method}, round {r}", large=shown.large, width=width)
+    fig = tree_figure_within(tree, shown.height or 10_000, gamma=gamma,
+                             title=f"{method}, round {r}", large=shown.large, width=width,
+                             missing_features=missing_features(config, shown.prep.X_train))
     show(fig, f"prune_tree_{method}", state, shown, exact=True)
