@@ -89,3 +89,28 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
         text = " ".join(said)
         for number in ("4", "110.25", "14.08", "120.33", "140.17", "55.125"):
             assert re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text), number
+
+
+def test_presenter_mode_at_720p_on_the_keyboard(projector, server):  # noqa: F811
+    page = projector
+    page.goto(f"{server}/?present=1&sample=four_points&round=1&node=0")
+    _wait(page)
+    assert page.get_by_test_id("stSidebar").count() == 0  # no sidebar while presenting
+    counter = page.locator(".st-key-round_counter")
+    assert counter.inner_text().strip() == "Round 1 / 20"
+    size, _ = page.evaluate(SMALLEST_FONT)
+    assert size >= 16
+    page.keyboard.press("3")  # the third panel on the right: the node's arithmetic
+    _wait(page)
+    assert "Node 0 of round 1, worked out" in page.locator("body").inner_text()
+    page.keyboard.press("ArrowRight")
+    _wait(page)
+    assert counter.inner_text().strip() == "Round 2 / 20"
+    page.keyboard.press("End")
+    _wait(page)
+    assert counter.inner_text().strip() == "Round 20 / 20"
+    for left, top, right, bottom in page.evaluate(CHART_BOXES):
+        assert right <= W + 1 and bottom <= H + 1
+    size, text = page.evaluate(SMALLEST_FONT)
+    assert size >= 16, text
+    page.screenshot(path=str(SHOTS / "presenter-720p.png"))

@@ -56,8 +56,8 @@ def _loss(state: AppState, shown: Shown) -> None:
 PANELS = {
     "fit": ("Fit", _fit),
     "tree": ("Tree", tree_view.tree_panel),
-    "node": ("Node arithmetic", tree_view.node_panel),
-    "candidates": ("Split candidates", tree_view.candidates_panel),
+    "node": ("Arithmetic", tree_view.node_panel),
+    "candidates": ("Candidates", tree_view.candidates_panel),
     "loss": ("Loss", _loss),
     **{view.SLUG: (view.TITLE, view.render) for view in REGISTRY if view is not tree_view},
 }
