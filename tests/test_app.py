@@ -1,32 +1,14 @@
 """The app's flows with Streamlit's AppTest (no browser)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
+from apptest import APP, clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
 
 from ui.views import LEGACY, VIEWS
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-
-
-def _app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+_app = open_app
 
 
 def _status(at) -> str:

@@ -2,33 +2,16 @@
 four-point lesson's numbers against the hand computation of the classic worked example,
 hostile lesson links, and the user's work kept across presenter mode and lessons."""
 
-from pathlib import Path
 
 import pytest
-import streamlit as st
+from apptest import APP, clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
 from streamlit.testing.v1 import AppTest
 
 from boost.params import BY_NAME
 from ui.lessons import LESSONS, REGISTRY, Lesson, Step, check
 from ui.samples import BY_KEY
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-
-
-def _app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+_app = open_app
 
 
 def _said(at) -> str:

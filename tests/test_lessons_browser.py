@@ -109,7 +109,7 @@ def test_presenter_mode_at_720p_on_the_keyboard(projector, server):  # noqa: F81
     page.keyboard.press("End")
     _wait(page)
     assert counter.inner_text().strip() == "Round 20 / 20"
-    for left, top, right, bottom in page.evaluate(CHART_BOXES):
+    for _left, _top, right, bottom in page.evaluate(CHART_BOXES):
         assert right <= W + 1 and bottom <= H + 1
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 16, text
