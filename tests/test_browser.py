@@ -59,6 +59,9 @@ def page(server):
 
 
 def _settled(page):
+    """The app has finished the run a click started (give the click time to start it: a
+    page between two runs briefly holds both runs' elements)."""
+    page.wait_for_timeout(500)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=180_000)
 

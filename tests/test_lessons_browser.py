@@ -3,7 +3,6 @@ inside the viewport, no text under 16 px, and a screenshot of each step under
 tests/screenshots/lessons/. Uses test_browser.py's server."""
 
 import re
-import time
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -49,7 +48,6 @@ def projector(server):  # noqa: F811
 
 
 def _wait(page):
-    time.sleep(0.5)
     _settled(page)
     page.wait_for_timeout(1500)  # Plotly draws after the script has finished
 

@@ -49,21 +49,24 @@ def transport_ui(state: AppState, n: int, cols=None, labels: bool = True) -> Non
     def label(text: str) -> str:
         return text if labels else ""
 
+    def tip(text: str) -> str | None:  # icons alone get a tooltip (a labelled button is clear)
+        return None if labels else text
+
     cols[0].button(label("First"), key="first", on_click=_jump, args=(state, 0),
-                   shortcut="Home", icon=":material/first_page:", help="First round (Home)",
+                   shortcut="Home", icon=":material/first_page:", help=tip("First round (Home)"),
                    **wide)
     cols[1].button(label("Back"), key="step_back", on_click=_step, args=(state, -1, n),
-                   shortcut="Left", icon=":material/chevron_left:", help="Back (←)", **wide)
+                   shortcut="Left", icon=":material/chevron_left:", help=tip("Back (←)"), **wide)
     cols[2].button(label("Pause" if state.playing else "Play"), key="play",
                    on_click=_toggle_play, args=(state, n), shortcut="Space", type="primary",
                    icon=":material/pause:" if state.playing else ":material/play_arrow:",
-                   help="Play / pause (Space)", **wide)
+                   help=tip("Play / pause (Space)"), **wide)
     cols[3].button(label("Step"), key="step_forward", on_click=_step, args=(state, 1, n),
                    shortcut="Right", icon=":material/chevron_right:", icon_position="right",
-                   help="Step (→)", **wide)
+                   help=tip("Step (→)"), **wide)
     cols[4].button(label("Last"), key="last", on_click=_jump, args=(state, n),
                    shortcut="End", icon=":material/last_page:", icon_position="right",
-                   help="Last round (End)", **wide)
+                   help=tip("Last round (End)"), **wide)
     cols[5].select_slider("Speed", options=SPEEDS, key=AppState.speed.key,
                           on_change=_speed_changed, args=(state,),
                           format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
