@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .theme import short
@@ -40,6 +41,12 @@ class GammaReading:
         return len(self.kept) + len(self.pruned)
 
 
+def refused(frame):
+    """Where γ refused a split before growing it (hist/approx): a leaf that keeps the split it
+    declined (a feature, no children). Works on the tree table and on one of its rows."""
+    return (frame.Feature != "Leaf") & pd.isna(frame.Yes) & np.logical_not(frame.Pruned)
+
+
 def _splits(part: pd.DataFrame) -> tuple[Split, ...]:
     return tuple(Split(int(r.Node), str(r.Feature), float(r.Split), float(r.Gain))
                  for r in part.sort_values("Node").itertuples(index=False))
@@ -53,7 +60,7 @@ def read_gamma(tree: pd.DataFrame) -> GammaReading:
     removed = tree.Leaf | tree.Pruned
     return GammaReading(kept=_splits(tree[grown & ~removed]),
                         pruned=_splits(tree[grown & removed]),
-                        refused=_splits(tree[has_split & tree.Yes.isna() & ~tree.Pruned]))
+                        refused=_splits(tree[refused(tree)]))
 
 
 def _gains(splits: tuple[Split, ...], gamma: float) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from .pruning import refused
 from .theme import CURRENT, PALETTE, layout
 from .tree_layout import Plan, label_font, plan_tree, slot_positions
 
@@ -157,10 +158,10 @@ def _refused_traces(plan: Plan, large: bool) -> list:
     """hist/approx: each split gamma refused before growing it, as two dashed stubs with a
     cross below the leaf's label (the label says ``gain … < γ …``)."""
     f = plan.frame
-    refused = f[f.Leaf & (f.Feature != "Leaf") & f.Yes.isna()].Node.astype(int)
+    declined = f[refused(f)].Node.astype(int)
     stub_x, stub_y, tip_x, tip_y = [], [], [], []
     dx = min(0.3, 18 / plan.slot_px)
-    for node in refused:
+    for node in declined:
         x0, y0 = plan.x[node], plan.leave_y[node]
         for side in (-dx, dx):
             stub_x += [x0, x0 + side, None]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .pruning import refused
 from .theme import short
 
 CHAR_WIDTH = 0.6
@@ -272,8 +273,7 @@ def plan_tree(tree: pd.DataFrame, gamma: float, width: int, large: bool,
     kids: dict[int, list[int]] = {}
     for node, parent in zip(frame.Node.astype(int), frame.Parent.astype(int), strict=True):
         kids.setdefault(int(parent), []).append(int(node))
-    stubs = {int(n) for n in frame.Node[frame.Leaf & (frame.Feature != "Leaf")
-                                         & frame.Yes.isna()]}
+    stubs = {int(n) for n in frame.Node[refused(frame)]}
     top = 4.0
     for depth in sorted(bands):
         nodes, k, labels = bands[depth]

@@ -17,6 +17,7 @@ from viz.candidates import (
     sorted_present,
     top_candidates,
 )
+from viz.pruning import refused as is_refused
 from viz.tree import WIDTH, make_tree_figure, selected_node, tree_figure_within
 from viz.tree_layout import default_collapsed
 
@@ -168,7 +169,7 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
             st.caption(f"colsample: this node could split only on {len(drawn)} of "
                        f"{len(features)} features; the others' candidates are shown but could "
                        "not be chosen.")
-        refused = bool(row.Leaf and row.Feature != "Leaf" and row.Yes is None)
+        refused = bool(is_refused(row))
         st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
                                                large=shown.large, refused=refused),
                         key="cand_chart", config=chart_config(state))
@@ -301,7 +302,7 @@ def candidates_panel(state: AppState, shown: Shown) -> None:
     cand = node_candidates(shown.config, booster, shown.round, int(row.Node), int(row.Class))
     best = cand[cand.Best]
     feature = best.Feature.iloc[0] if len(best) else cand.Feature.iloc[0]
-    refused = bool(row.Leaf and row.Feature != "Leaf" and row.Yes is None)
+    refused = bool(is_refused(row))
     show(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
                                 large=shown.large, refused=refused),
          "cand_panel", state, shown)
