@@ -17,11 +17,10 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from . import node_rules as rules
 from . import records as rec
 from ._dtypes import RT_EPS
 from .split_math import similarities, similarity, split_loss_change
-
-_F32_HALF = np.float32(0.5)
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
            "SumHessLeft", "SumGradRight", "SumHessRight", "SimilarityLeft", "SimilarityRight",
@@ -85,9 +84,8 @@ def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
                 r = present[order[j]] if forward else present[order[k - 1 - j]]
                 v = X[r, f]
                 if sh != 0.0 and v != last:
-                    mid = (v + last) * _F32_HALF
-                    n = _candidate(c, n, f, last if mid == v else mid, forward, n_rows, j, sg,
-                                   sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
+                    n = _candidate(c, n, f, rules.split_threshold(v, last), forward, n_rows, j,
+                                   sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
                 sg += g[r]
                 sh += h[r]
                 last = v
@@ -182,10 +180,15 @@ def split_candidates(X, rows, g, h, need_forward, params, names, split_made: boo
 
 def exact_thresholds(values: np.ndarray) -> np.ndarray:
     """exact's candidate thresholds for one feature's values (NaN skipped): one between each
-    pair of neighbouring distinct values a < b, f32((a + b) * 0.5), or b where that rounds to
-    a, as the backward scan (which every feature runs) writes them in ``_enumerate``."""
+    pair of neighbouring distinct values a < b, as the backward scan (which every feature
+    runs) writes them (``node_rules.split_threshold(a, b)``)."""
     v = np.unique(np.asarray(values, dtype=np.float32))
-    v = v[~np.isnan(v)]
-    a, b = v[:-1], v[1:]
-    mid = ((b + a) * _F32_HALF).astype(np.float32)
-    return np.where(mid == a, b, mid)
+    return _thresholds(v[~np.isnan(v)])
+
+
+@njit(cache=True)
+def _thresholds(v):
+    out = np.empty(max(len(v) - 1, 0), dtype=np.float32)
+    for i in range(len(out)):
+        out[i] = rules.split_threshold(v[i], v[i + 1])
+    return out

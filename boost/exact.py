@@ -79,7 +79,6 @@ from .split_math import first_index, scan_losses, strip_bound, strip_max
 # compare and a select per access, which can halve a loop's speed); an unsigned one is used
 # as is. Only for indices known to be >= 0.
 _U = np.uint64
-_F32_HALF = np.float32(0.5)
 _F32_ZERO = np.float32(0.0)
 _NEG_INF32 = np.float32(-np.inf)
 
@@ -417,9 +416,8 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
         sh = strips[n_strips, STRIP_H0]
     best[SPLIT_BLOCKED] = blocked
     if found:
-        mid = (best_v + best_prev) * _F32_HALF
         best[SPLIT_LOSS] = best_loss
-        best[SPLIT_THRESHOLD] = best_prev if mid == best_v else mid
+        best[SPLIT_THRESHOLD] = rules.split_threshold(best_v, best_prev)
         best[SPLIT_DEFAULT_LEFT] = 0.0 if forward else 1.0
     if n > 0:
         last = vf[b - 1, WORD_VALUE] if forward else vf[a, WORD_VALUE]  # the scan's last value

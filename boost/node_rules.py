@@ -34,9 +34,10 @@ from .split_math import leaf_weight, similarity, split_loss_change
 
 __all__ = ["NodeParams", "below_gamma", "best_feature", "bin_goes_left", "goes_right",
            "leaf_reason", "leaf_weight", "new_node", "prune", "set_split", "similarity",
-           "split_loss_change", "splits"]
+           "split_loss_change", "split_threshold", "splits"]
 
 _F32_ZERO = np.float32(0.0)
+_F32_HALF = np.float32(0.5)
 
 
 class NodeParams(NamedTuple):
@@ -89,6 +90,15 @@ def best_feature(best, t):
         if best[f, t, SPLIT_BLOCKED] > blocked:
             blocked = best[f, t, SPLIT_BLOCKED]
     return f_best, loss, blocked
+
+
+@njit(cache=True, inline="always")
+def split_threshold(value, prev):
+    """exact's threshold between a scan's ``value`` and the distinct value before it:
+    f32((value + prev) * 0.5), or ``prev`` where that rounds to ``value`` (docs/xgboost-rules.md
+    §3)."""
+    mid = (value + prev) * _F32_HALF
+    return prev if mid == value else mid
 
 
 @njit(cache=True, inline="always")
