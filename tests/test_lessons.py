@@ -142,5 +142,5 @@ def test_lessons_use_table_parameters_in_range():
         for step in lesson.steps:
             assert set(step.params) <= set(BY_NAME)
     bad = Lesson("bad", "Bad", "", "four_points", (Step("x", params={"eta": 5.0}),))
-    with pytest.raises(ValueError, match="eta=5.0 is outside"):
+    with pytest.raises(ValueError, match="eta=5.0 is not a value the app accepts"):
         check(bad)

@@ -29,10 +29,7 @@ def stale_note(state: AppState, model: Model) -> None:
     now = training.current_config(state)
     if now == model.config:
         return
-    changed = [k for k in ("name", "target", "features", "weight", "task", "objective")
-               if now.get(k) != model.config.get(k)]
-    changed += [k for k in now if k not in changed and k != "digest"
-                and now.get(k) != model.config.get(k)]
+    changed = [k for k in now if k != "digest" and now[k] != model.config.get(k)]
     what = ", ".join("data" if k == "name" else k for k in changed) or "the data"
     st.warning(f"**Stale**: the model on screen was trained before you changed {what}. "
                "Press **Train** to train the new setting.", icon=":material/update:")

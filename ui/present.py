@@ -44,21 +44,13 @@ def lesson_height(lines: int) -> int:
     return max(360, 720 - LESSON_TOP - LESSON_LINE * lines - 14)
 
 
-def _fit(state: AppState, shown: Shown) -> None:
-    stage.fit_chart(state, shown)
-
-
-def _loss(state: AppState, shown: Shown) -> None:
-    stage.loss_chart(state, shown)
-
-
 # The panels a presenter slot can show: title and drawing function (state, shown).
 PANELS = {
-    "fit": ("Fit", _fit),
+    "fit": ("Fit", stage.fit_chart),
     "tree": ("Tree", tree_view.tree_panel),
     "node": ("Arithmetic", tree_view.node_panel),
     "candidates": ("Candidates", tree_view.candidates_panel),
-    "loss": ("Loss", _loss),
+    "loss": ("Loss", stage.loss_chart),
     **{view.SLUG: (view.TITLE, view.render) for view in REGISTRY if view is not tree_view},
 }
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from boost.params import BY_NAME
 
+from ..url import read_param
+
 
 @dataclass(frozen=True)
 class Step:
@@ -61,18 +63,15 @@ def setting(lesson: Lesson, step: Step, revealed: bool) -> dict:
 
 
 def check(lesson: Lesson) -> None:
-    """A lesson's parameters must be table parameters with values the app accepts."""
+    """A lesson's parameters must be table parameters with values the app accepts: what a
+    link would have to correct (``url.read_param``) is refused."""
     for step in lesson.steps:
         for params in (lesson.params, step.params, step.then.get("params", {})):
             for name, value in params.items():
-                p = BY_NAME[name]
-                if p.widget not in ("text", "choice"):
-                    lo, hi = p.app_range
-                    if not lo <= value <= hi:
-                        raise ValueError(f"lesson {lesson.slug}: {name}={value} is outside "
-                                         f"the app's range {lo}..{hi}")
-                elif p.widget == "choice" and value not in p.choices:
-                    raise ValueError(f"lesson {lesson.slug}: {name}={value!r} is not a choice")
+                _, note = read_param(BY_NAME[name], str(value))
+                if note:
+                    raise ValueError(f"lesson {lesson.slug}: {name}={value!r} is not a value "
+                                     f"the app accepts ({note})")
 
 
 from . import (  # noqa: E402  (the lessons use Step and Lesson)

@@ -38,9 +38,7 @@ TABLE_COLUMNS = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Mis
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, r = shown.booster, shown.prep, shown.round
     if r == 0:
-        st.info(f"Round 0 is the baseline: every row starts at base_score "
-                f"{', '.join(f'{v:.4g}' for v in booster.base_score)} "
-                "(margin " + ", ".join(f"{v:.4g}" for v in booster.base_margin) + ").")
+        _baseline_note(booster)
         return
     frame = tree_frame(shown.config, booster)
     df = frame[frame.Round == r]
@@ -109,6 +107,22 @@ def sampling_caption(booster, r: int, klass: int) -> None:
         st.caption(f"Round {r}'s tree was " + "; ".join(parts) + ".")
 
 
+def _baseline_note(booster) -> None:
+    st.info(f"Round 0 is the baseline: every row starts at base_score "
+            f"{', '.join(f'{v:.4g}' for v in booster.base_score)} "
+            "(margin " + ", ".join(f"{v:.4g}" for v in booster.base_margin) + "). Step to "
+            "round 1 for the first tree.")
+
+
+def _worked(shown: Shown, row: pd.Series, cand: pd.DataFrame) -> list:
+    """The node's worked arithmetic (its rows' residuals, G, H, similarities, gain, w)."""
+    booster, klass, node = shown.booster, int(row.Class), int(row.Node)
+    best = cand[cand.Best]
+    return worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
+                             booster.objective, float(booster.base_margin[klass]),
+                             rows=_node_rows(shown.config, booster, shown.round, node, klass))
+
+
 def _default(tree: pd.DataFrame) -> frozenset:
     """The nodes collapsed at first: the deepest levels of a tree too wide to read."""
     return default_collapsed(tree, max_leaves=64)
@@ -175,9 +189,7 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                         key="cand_chart", config=chart_config(state))
     with right:
         st.markdown(f"**Node {node}, worked out**")
-        steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
-                                  booster.objective, float(booster.base_margin[klass]),
-                                  rows=_node_rows(shown.config, booster, r, node, klass))
+        steps = _worked(shown, row, cand)
         for step in steps:
             st.latex(step.latex)
         title = f"BoostScope round {r}, node {node}"
@@ -232,25 +244,23 @@ def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
     """The tree of the round on screen (the chosen class); None at round 0 (said why)."""
     booster, r = shown.booster, shown.round
     if r == 0:
-        st.info(f"Round 0 is the baseline: every row starts at base_score "
-                f"{', '.join(f'{v:.4g}' for v in booster.base_score)}. Step to round 1.")
+        _baseline_note(booster)
         return None
     frame = tree_frame(shown.config, booster)
-    klass = state.klass if booster.num_groups > 1 else 0
+    klass = (state.klass or 0) if booster.num_groups > 1 else 0  # a class clicked off: 0
     return frame[(frame.Round == r) & (frame.Class == klass)]
 
 
 def tree_panel(state: AppState, shown: Shown) -> None:
     """The round's tree alone, at the panel's height; click a node."""
+    booster = shown.booster
+    if booster.num_groups > 1 and shown.round > 0:  # the class first: the tree follows it
+        st.segmented_control("Class", list(range(booster.num_groups)), key=AppState.klass.key,
+                             format_func=lambda k: class_name(shown, k),
+                             label_visibility="collapsed")
     tree = _round_tree(state, shown)
     if tree is None:
         return
-    booster = shown.booster
-    if booster.num_groups > 1:
-        klass = st.segmented_control(
-            "Class", list(range(booster.num_groups)), key=AppState.klass.key,
-            format_func=lambda k: class_name(shown, k), label_visibility="collapsed")
-        tree = _round_tree(state, shown) if klass is not None else tree
     node = state.node if state.node in set(tree.Node) else None
     title = f"Tree of round {shown.round} — click a node"
     budget = (shown.height or 10_000) - (50 if booster.num_groups > 1 else 0)
@@ -280,13 +290,9 @@ def node_panel(state: AppState, shown: Shown) -> None:
     tree, row = _node_row(state, shown)
     if row is None:
         return
-    booster, klass = shown.booster, int(row.Class)
-    cand = node_candidates(shown.config, booster, shown.round, int(row.Node), klass)
-    best = cand[cand.Best]
-    steps = worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
-                              booster.objective, float(booster.base_margin[klass]),
-                              rows=_node_rows(shown.config, booster, shown.round,
-                                              int(row.Node), klass))
+    cand = node_candidates(shown.config, shown.booster, shown.round, int(row.Node),
+                           int(row.Class))
+    steps = _worked(shown, row, cand)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
         st.markdown("\n\n".join(f"$\\displaystyle {step.latex}$" for step in steps))
