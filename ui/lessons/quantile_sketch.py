@@ -2,31 +2,35 @@
 
 from __future__ import annotations
 
-import numpy as np
+from viz.sketch import sketch_data
 
 from . import Lesson, Step
 
+# The lesson's numbers are those of the quantile-sketch panel beside them (viz.sketch): the
+# one feature, ``amount``, exact's thresholds, and the cut points without the sentinel.
+
+
+def _sketch(f):
+    return sketch_data(f.booster, 0, f.shown.round)
+
 
 def _exact(f):
-    x = f.booster.data.X[:, 0]
-    return {"n": len(np.unique(x[~np.isnan(x)])) - 1, "rows": len(x)}
+    d = _sketch(f)
+    return {"n": len(d.thresholds), "rows": len(d.values)}
 
 
 def _cuts(f):
-    r = f.shown.round if f.config["tree_method"] == "approx" else None
-    cuts = f.booster.cuts(r)["amount"]
-    return {"n": len(cuts) - 1, "bins": f.config["max_bin"]}
+    return {"n": len(_sketch(f).cuts), "bins": f.config["max_bin"]}
 
 
 def _approx(f):
     """approx's cuts for the next tree (sketched with the hessians after this round) against
-    hist's (the last cut is a sentinel above every value)."""
-    t = min(f.shown.round + 1, f.booster.num_boosted_rounds())
-    approx = f.booster.cuts(t)["amount"][:-1]
-    hist = f.other(tree_method="hist").booster.cuts()["amount"][:-1]
-    h = f.booster.round_view(t - 1).hess[:, 0]
-    return {"t": t, "n": len(approx), "hmin": float(h.min()), "hmax": float(h.max()),
-            "top": float(approx.max()), "hist_top": float(hist.max())}
+    hist's."""
+    d = _sketch(f)
+    hist = sketch_data(f.other(tree_method="hist").booster, 0, f.shown.round)
+    return {"t": d.tree, "n": len(d.cuts), "hmin": float(d.size_by.min()),
+            "hmax": float(d.size_by.max()), "top": float(d.cuts.max()),
+            "hist_top": float(hist.cuts.max())}
 
 
 LESSON = Lesson(
