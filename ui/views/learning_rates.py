@@ -8,7 +8,7 @@ import streamlit as st
 from viz.learning_rate import make_learning_rate_figure, make_learning_rate_fit_figure
 
 from .. import url
-from ..charts import chart_config, show
+from ..charts import show
 from ..state import AppState, Shown
 from ..training import train_other
 
@@ -51,6 +51,6 @@ def render(state: AppState, shown: Shown) -> None:
         st.caption("★ marks the round early stopping kept for each learning rate; each curve "
                    "ends where its training stopped.")
     if prep.X_train.shape[1] == 1 and booster.num_groups == 1:
-        st.plotly_chart(make_learning_rate_fit_figure(
-            boosters, prep.X_train.to_numpy(dtype=float), prep.y_train, r,
-            prep.feature_names[0], shown.large), key="lr_fits", config=chart_config(state))
+        show(make_learning_rate_fit_figure(boosters, prep.X_train.to_numpy(dtype=float),
+                                           prep.y_train, r, prep.feature_names[0], shown.large),
+             "lr_fits", state, shown)

@@ -10,7 +10,7 @@ from viz.loss import make_loss_comparison_figure
 from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed
 
-from ..charts import chart_config, class_name, show
+from ..charts import class_name, show
 from ..state import AppState, Shown
 from ..training import missing_features, train_other, tree_frame
 
@@ -65,12 +65,11 @@ def _side(state: AppState, shown: Shown, mode: str, model, klass: int) -> None:
     trees = tree_frame({**shown.config, "boosting": mode}, model)
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
     collapsed = default_collapsed(tree, max_leaves=HALF_LEAVES)
-    st.plotly_chart(make_tree_figure(tree, float(model.params["gamma"]), None,
-                                     title=f"{LABELS[mode]}, round {r}", large=shown.large,
-                                     width=HALF_WIDTH, collapsed=collapsed,
-                                     missing_features=missing_features(
-                                         shown.config, shown.prep.X_train)),
-                    key=f"cmp_tree_{mode}", config=chart_config(state))
+    show(make_tree_figure(tree, float(model.params["gamma"]), None,
+                          title=f"{LABELS[mode]}, round {r}", large=shown.large,
+                          width=HALF_WIDTH, collapsed=collapsed,
+                          missing_features=missing_features(shown.config, shown.prep.X_train)),
+         f"cmp_tree_{mode}", state, shown, exact=True)
     if collapsed:
         depth = min(int(d) for d in tree.Depth[tree.Node.isin(collapsed)])
         st.caption(f"Levels below depth {depth} are collapsed (⊞) to fit; the Tree and "

@@ -7,7 +7,7 @@ import streamlit as st
 
 from viz.residuals import make_residual_figure, make_waterfall_figure
 
-from ..charts import chart_config, show
+from ..charts import show
 from ..state import AppState, Shown
 
 SLUG = "residuals"
@@ -34,6 +34,6 @@ def render(state: AppState, shown: Shown) -> None:
         n = len(prep.y_train)
         row = st.number_input("Row (training set)", 0, n - 1, 0, key="waterfall_row",
                               help="Follow one row from base_score through every tree.")
-        st.plotly_chart(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(),
-                                              r, klass, label=f"row {row}", large=shown.large),
-                        key="waterfall", config=chart_config(state))
+        show(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(), r, klass,
+                                   label=f"row {row}", large=shown.large), "waterfall", state,
+             shown)

@@ -21,7 +21,7 @@ from viz.pruning import refused as is_refused
 from viz.tree import WIDTH, make_tree_figure, selected_node, tree_figure_within
 from viz.tree_layout import default_collapsed
 
-from ..charts import chart_config, class_name, show
+from ..charts import class_name, show
 from ..state import AppState, Shown
 from ..training import missing_features, node_candidates, tree_frame
 
@@ -62,12 +62,12 @@ def render(state: AppState, shown: Shown) -> None:
             if follow is not None else None)
     title = (f"Tree of round {r}" + (f", class {klass}" if booster.num_groups > 1 else "")
              + " — click a node")
-    st.plotly_chart(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
-                                     large=shown.large, path=path, collapsed=collapsed,
-                                     missing_features=missing_features(shown.config,
-                                                                       prep.X_train)),
-                    key=AppState.tree_chart.key, on_select=lambda: _node_clicked(state),
-                    selection_mode="points", config={**chart_config(state), "scrollZoom": True})
+    show(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
+                          large=shown.large, path=path, collapsed=collapsed,
+                          missing_features=missing_features(shown.config, prep.X_train)),
+         AppState.tree_chart.key, state, shown, exact=True,
+         on_select=lambda: _node_clicked(state), selection_mode="points",
+         config={"scrollZoom": True})
     n_leaves = int(tree.Leaf.sum())
     if collapsed and collapsed == _default(tree):
         depth = min(int(d) for d in tree.Depth[tree.Node.isin(collapsed)])
@@ -184,9 +184,9 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                        f"{len(features)} features; the others' candidates are shown but could "
                        "not be chosen.")
         refused = bool(is_refused(row))
-        st.plotly_chart(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
-                                               large=shown.large, refused=refused),
-                        key="cand_chart", config=chart_config(state))
+        show(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
+                                    large=shown.large, refused=refused), "cand_chart", state,
+             shown)
     with right:
         st.markdown(f"**Node {node}, worked out**")
         steps = _worked(shown, row, cand)
