@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import lesson, panels, present, sidebar, stage, state, training, url
+from ui import guide, lesson, panels, present, sidebar, stage, state, training, url
 from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
@@ -20,7 +20,8 @@ from ui.views import LEGACY, VIEWS
 def session() -> state.AppState:
     """The session's state, made once from the opening link."""
     samples = [s.key for s in SAMPLES]
-    link = url.read(st.query_params, samples, list(VIEWS), LEGACY, list(LESSONS))
+    link = url.read(st.query_params, samples, list(VIEWS), LEGACY, list(LESSONS),
+                    guide_steps=len(guide.STEPS))
     return state.start(link, sample=link.sample or samples[0])
 
 

@@ -15,6 +15,8 @@ import math
 import numbers
 from dataclasses import dataclass, field, make_dataclass
 
+import numpy as np
+
 from ._dtypes import PARAM
 from .objectives import OBJECTIVES as _OBJECTIVE_SPECS
 from .objectives import LossParams, check_base_score
@@ -57,6 +59,11 @@ class Param:
     app_default: object = "xgboost"  # the app's own default where it differs from XGBoost's
     section: str = "main"  # "main" or "sampling" (an expander of the form)
     url_key: str = ""
+    # The Lab's sweeps (empty scale: not swept): the values are spread evenly on this scale
+    # ("log" or "linear") over ``lab_range``; ``lab_zero``: 0 first, then the log spread.
+    scale: str = ""
+    lab_range: tuple | None = None
+    lab_zero: bool = False
 
     @property
     def field(self) -> str:
@@ -123,28 +130,34 @@ PARAMETERS: tuple[Param, ...] = (
                "The 'Newton vs first-order' view trains both."),
     Param("eta", float, 0.3, low=0.0, aliases=("learning_rate",), float32=True,
           widget="slider", label="eta (learning rate)", app_range=(0.01, 1.0), step=0.01,
+          scale="log", lab_range=(0.01, 1.0),
           help="Learning rate η: every leaf value is η·w, so each round moves the prediction "
                "only part of the way. Smaller η needs more rounds."),
     Param("lambda", float, 1.0, low=0.0, aliases=("reg_lambda",), attr="reg_lambda",
           float32=True, widget="number", app_range=(0.0, 100.0), step=0.5,
+          scale="log", lab_range=(0.01, 100.0), lab_zero=True,
           help="L2 regularisation λ: leaf weight w = −G / (H + λ), similarity = G² / (H + λ). "
                "Larger λ shrinks leaves and gains."),
     Param("gamma", float, 0.0, low=0.0, aliases=("min_split_loss",), float32=True,
           widget="number", app_range=(0.0, 1000.0), step=1.0,
+          scale="log", lab_range=(0.01, 100.0), lab_zero=True,
           help="γ (min_split_loss), compared with gain = sim(L) + sim(R) − sim(parent). exact "
                "grows the tree, then prunes bottom-up every split with gain < γ (a parent "
                "survives if a split below it is kept). hist and approx refuse a split with "
                "gain < γ before growing it, so nothing below it is ever tried."),
     Param("max_depth", int, 6, low=1, high=30, range_note="depth-wise growth needs it",
           widget="slider", app_range=(1, 10), step=1, app_default=3,
+          scale="linear", lab_range=(1, 10),
           help="Maximum depth of each tree (the root is depth 0)."),
     Param("min_child_weight", float, 1.0, low=0.0, float32=True, widget="number",
-          app_range=(0.0, 100.0), step=0.5,
+          app_range=(0.0, 100.0), step=0.5, scale="log", lab_range=(0.1, 100.0),
+          lab_zero=True,
           help="A split is allowed only if both children have hessian sum H ≥ "
                "min_child_weight (H = number of rows for squared error, Σ p(1−p) for "
                "logistic)."),
     Param("alpha", float, 0.0, low=0.0, aliases=("reg_alpha",), float32=True,
-          widget="number", app_range=(0.0, 100.0), step=0.5,
+          widget="number", app_range=(0.0, 100.0), step=0.5, scale="log",
+          lab_range=(0.01, 100.0), lab_zero=True,
           help="L1 regularisation α: G is soft-thresholded, T_α(G) = sign(G)·max(|G| − α, 0), "
                "in w = −T_α(G)/(H + λ) and similarity = T_α(G)²/(H + λ)."),
     Param("max_delta_step", float, 0.0, low=0.0, float32=True, widget="number",
@@ -189,12 +202,13 @@ PARAMETERS: tuple[Param, ...] = (
                "classes)."),
     Param("subsample", float, 1.0, low=0.0, high=1.0, low_open=True, range_note=_FRACTION,
           widget="slider", label="subsample (rows per tree)", app_range=(0.05, 1.0),
-          step=0.05, section="sampling",
+          step=0.05, section="sampling", scale="linear", lab_range=(0.4, 1.0),
           help="Fraction of rows each tree is grown on (a fresh random draw per tree; the "
                "left-out rows are drawn hollow in the residual view)."),
     Param("colsample_bytree", float, 1.0, low=0.0, high=1.0, low_open=True,
           range_note=_FRACTION, widget="slider", app_range=(0.05, 1.0), step=0.05,
-          section="sampling", help="Fraction of the features each tree may use."),
+          section="sampling", scale="linear", lab_range=(0.4, 1.0),
+          help="Fraction of the features each tree may use."),
     Param("colsample_bylevel", float, 1.0, low=0.0, high=1.0, low_open=True,
           range_note=_FRACTION, widget="slider", app_range=(0.05, 1.0), step=0.05,
           section="sampling", help="Fraction of the tree's features each depth may use."),
@@ -227,6 +241,31 @@ POISSON_MAX_DELTA_STEP = 0.7
 OBJECTIVES = BY_NAME["objective"].choices
 TREE_METHODS = BY_NAME["tree_method"].choices
 BOOSTING = BY_NAME["boosting"].choices
+SWEEPABLE = tuple(p for p in PARAMETERS if p.scale)  # the parameters the Lab can sweep
+
+
+def sweep_values(p: Param, n: int) -> list:
+    """``n`` values of ``p`` for a sweep, spread evenly on its ``scale`` over its
+    ``lab_range`` (``lab_zero``: 0, then ``n - 1`` values spread on the log scale). Floats
+    are rounded to 3 significant digits; whole-number parameters are rounded and kept
+    unique, so they may give fewer than ``n`` values."""
+    if not p.scale or p.lab_range is None:
+        raise ValueError(f"Parameter '{p.name}' cannot be swept in the Lab.")
+    n = max(1, int(n))
+    lo, hi = p.lab_range
+    spread = n - 1 if p.lab_zero else n
+    if spread < 1:
+        raw = []
+    elif p.scale == "log":
+        raw = [math.sqrt(lo * hi)] if spread == 1 else list(np.geomspace(lo, hi, spread))
+    else:
+        raw = [(lo + hi) / 2] if spread == 1 else list(np.linspace(lo, hi, spread))
+    raw = ([0.0] if p.lab_zero else []) + raw
+    if p.kind is int:
+        values = [int(math.floor(v + 0.5)) for v in raw]
+    else:
+        values = [float(f"{v:.3g}") for v in raw]
+    return list(dict.fromkeys(values))
 _ENGINE = tuple(p for p in PARAMETERS if not p.train_arg)
 
 

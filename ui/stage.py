@@ -154,4 +154,7 @@ def share_url(state: AppState, config: dict) -> None:
     values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node,
                    "present": 1 if state.present else None, "lesson": state.lesson,
                    "step": None if state.lesson is None else state.step + 1})
+    view = VIEWS.get(state.view or DEFAULT)
+    if hasattr(view, "url_values"):  # a view's own values (the Lab's sweep, the guide's step)
+        values.update(view.url_values(state))
     st.query_params.from_dict(url.write(values))

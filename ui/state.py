@@ -105,6 +105,8 @@ class AppState:
     figures: dict = field(default_factory=dict)  # the charts on screen, for the HTML export
     said: list = field(default_factory=list)  # the lesson's text on screen, for the export
     said_lines: int = 2  # how many lines that text takes at 1280 px
+    guide: int | None = None  # the tuning-order guide's step on screen (1-based), None: off
+    lab_loaded: dict | None = None  # the values a Lab click last loaded (for its note)
 
     # Widget values, under the widgets' keys.
     sample = _Widget("four_points")
@@ -124,6 +126,9 @@ class AppState:
     sketch_feature = _Widget(0)  # the quantile sketch view's feature (its index)
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
+    lab_params = _Widget([])  # the Lab: the one or two parameters swept
+    lab_n = _Widget(6)  # the Lab: values per parameter
+    lab_chart = _Widget()  # the Lab chart's selection event
 
     param_key = staticmethod(param_key)
 
@@ -156,7 +161,7 @@ def start(link: url.Link, sample: str) -> AppState:
         # Streamlit forgets a widget's value in a run that does not draw the widget (the
         # sidebar in presenter mode): written back here, the values outlive such runs.
         for key in _widget_keys() & set(st.session_state.keys()):
-            if key != AppState.tree_chart.key:  # an event, not a value
+            if key not in (AppState.tree_chart.key, AppState.lab_chart.key):  # events
                 st.session_state[key] = st.session_state[key]
         return state
     state = AppState(link=link, node=link.node)
@@ -173,12 +178,17 @@ def start(link: url.Link, sample: str) -> AppState:
     state.present = link.present
     if link.lesson is not None:
         state.lesson, state.step = link.lesson, link.step or 0
+    state.guide = link.guide
+    if link.lab:
+        state.lab_params = list(link.lab)
+    if link.lab_n is not None:
+        state.lab_n = link.lab_n
     return state
 
 
 def widget_values() -> dict:
     """Every widget value of the session, by key (what a lesson saves and restores)."""
-    keys = _widget_keys() - {AppState.tree_chart.key}
+    keys = _widget_keys() - {AppState.tree_chart.key, AppState.lab_chart.key}
     return {k: st.session_state[k] for k in keys if k in st.session_state}
 
 

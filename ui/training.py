@@ -52,6 +52,16 @@ def engine_params(config: dict, prep: dataset.Prepared) -> dict:
     return params
 
 
+def eval_sets(prep: dataset.Prepared) -> list:
+    """``boost.train``'s evals: the validation rows (with their weights) as "valid"; none
+    when the data has no validation rows."""
+    if not len(prep.y_valid):
+        return []
+    if prep.w_valid is not None:
+        return [(prep.X_valid, prep.y_valid, "valid", prep.w_valid)]
+    return [(prep.X_valid, prep.y_valid, "valid")]
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def train_cached(config: dict, _frame: pd.DataFrame):
     """Train once per configuration; the result is shared read-only."""
@@ -63,8 +73,7 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     except dataset.DataError as exc:
         raise TrainingError(str(exc)) from None
     params = engine_params(config, prep)
-    evals = [(prep.X_valid, prep.y_valid, "valid", prep.w_valid) if prep.w_valid is not None
-             else (prep.X_valid, prep.y_valid, "valid")] if len(prep.y_valid) else []
+    evals = eval_sets(prep)
     stopping = config["early_stopping_rounds"] or None
     if stopping and not evals:
         raise TrainingError("early stopping watches the validation set, and data with fewer "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from boost.params import BY_NAME, PARAMETERS, Param
+from boost.params import BY_NAME, PARAMETERS, SWEEPABLE, Param
 
 # The parameters the app shows (a widget each) and therefore keeps in the URL.
 APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
@@ -19,6 +19,9 @@ TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
 _OBJECTIVE = BY_NAME["objective"]
 _MAX_ROUND = 100_000
 _MAX_NODE = 2**31 - 1
+# The Lab: the parameters it can sweep (those with a widget) and how many values each.
+LAB_PARAMS: tuple[str, ...] = tuple(p.name for p in SWEEPABLE if p.widget)
+LAB_COUNTS = (2, 12)
 
 
 @dataclass
@@ -37,6 +40,9 @@ class Link:
     present: bool = False  # presenter mode (present=1)
     lesson: str | None = None  # a lesson's slug (lesson=four-points)
     step: int | None = None  # the lesson's step, 1-based in the URL, 0-based here
+    lab: list = field(default_factory=list)  # the Lab's swept parameters (lab=eta,gamma)
+    lab_n: int | None = None  # values per swept parameter (lab_n=6)
+    guide: int | None = None  # the tuning-order guide's step, 1-based (guide=3)
     given: set = field(default_factory=set)  # the parameters the URL set
     notes: list[str] = field(default_factory=list)
 
@@ -100,7 +106,7 @@ def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
     if math.isnan(value):
         notes.append(f"{key}={shown(text)} is not a number: ignored")
         return None
-    clamped = int(min(max(math.floor(value), low), high))
+    clamped = int(math.floor(min(max(value, low), high)))  # clamped first: inf too
     if clamped != value:
         notes.append(f"{key}={shown(text)} is outside {low} to {high}: using {clamped}")
     return clamped
@@ -115,10 +121,28 @@ def _choice(query, key: str, allowed, notes: list, why: str) -> str | None:
     return value
 
 
-def read(query, samples, views, legacy_views, lessons=()) -> Link:
+def _lab(query, notes: list) -> list[str]:
+    """The Lab's parameters from ``lab=eta,gamma``: known sweepable names, each once, at
+    most two; anything else is left out with a note."""
+    if "lab" not in query:
+        return []
+    names, dropped = [], []
+    for part in str(query["lab"]).split(","):
+        name = part.strip()
+        if name in LAB_PARAMS and name not in names and len(names) < 2:
+            names.append(name)
+        elif name:
+            dropped.append(name)
+    if dropped:
+        notes.append(f"lab={shown(query['lab'], 40)}: the Lab sweeps one or two of "
+                     f"{', '.join(LAB_PARAMS)}; left out {shown(', '.join(dropped), 30)}")
+    return names
+
+
+def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) -> Link:
     """The link in ``query`` (a mapping of strings). ``samples``: the sample keys;
     ``views``: the view slugs; ``legacy_views``: the slugs old numeric links meant;
-    ``lessons``: the lesson slugs."""
+    ``lessons``: the lesson slugs; ``guide_steps``: the tuning-order guide's steps."""
     link = Link()
     for p in APP_PARAMS:
         link.params[p.name] = widget_default(p)
@@ -147,6 +171,10 @@ def read(query, samples, views, legacy_views, lessons=()) -> Link:
                           "is not one of the lessons (" + ", ".join(lessons) + ")")
     step = _whole(query, "step", 1, _MAX_ROUND, link.notes)
     link.step = None if step is None else step - 1
+    link.lab = _lab(query, link.notes)
+    link.lab_n = _whole(query, "lab_n", *LAB_COUNTS, link.notes)
+    if guide_steps:
+        link.guide = _whole(query, "guide", 1, guide_steps, link.notes)
     view = query.get("view")
     if view is not None:
         if view in views:

@@ -1,0 +1,293 @@
+"""The Lab and the tuning-order guide: the sweep values the parameter table derives, the
+figures read from a sweep (checked against boost.train point by point), the guide's carried
+values against a direct boost.train loop, links to a guide step, hostile Lab links."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from apptest import clear_caches, open_app  # noqa: F401
+
+import boost
+from boost.params import BY_NAME, SWEEPABLE, check_value, sweep_values
+from ui import guide, url
+from ui.dataset import prepare, read_table
+from ui.samples import BY_KEY
+from ui.views import VIEWS
+from viz.lab import (
+    best_rows,
+    loss_grid,
+    make_guide_summary_figure,
+    make_heatmap_figure,
+    make_rounds_figure,
+    make_sweep_figure,
+    positions,
+)
+
+BASE = {"max_depth": 3, "tree_method": "exact"}
+
+
+@pytest.fixture(scope="module")
+def data():
+    """noisy_1d prepared as the app prepares it: 160 training and 40 validation rows."""
+    table = read_table(BY_KEY["noisy_1d"].path.read_bytes(), "noisy_1d.csv")
+    return prepare(table.frame, "y", ["x"])
+
+
+def _evals(prep):
+    return [(prep.X_valid, prep.y_valid, "valid")]
+
+
+def _direct(prep, params: dict, rounds: int, stopping=None) -> tuple[int, float, float]:
+    """(best round, valid, train) of one boost.train: the first lowest validation loss."""
+    bst = boost.train(params, prep.X_train, prep.y_train, rounds, evals=_evals(prep),
+                      early_stopping_rounds=stopping)
+    valid = np.asarray(bst.evals_result()["valid"][bst.metric_name])
+    r = int(np.argmin(valid)) + 1
+    return r, float(valid[r - 1]), float(bst.loss_history()["train"].iloc[r])
+
+
+# --------------------------------------------------------------------------- values
+def test_sweep_values_spread_on_the_tables_scale():
+    eta = BY_NAME["eta"]
+    assert eta.scale == "log"
+    lo, hi = eta.lab_range
+    assert sweep_values(eta, 5) == [float(f"{v:.3g}") for v in np.geomspace(lo, hi, 5)]
+    assert sweep_values(eta, 5) == [0.01, 0.0316, 0.1, 0.316, 1.0]
+    gamma = BY_NAME["gamma"]  # 0, then the log spread
+    assert sweep_values(gamma, 6) == [0.0, 0.01, 0.1, 1.0, 10.0, 100.0]
+    sub = BY_NAME["subsample"]
+    assert sweep_values(sub, 4) == [0.4, 0.6, 0.8, 1.0]
+    depth = BY_NAME["max_depth"]  # whole numbers, rounded half up, unique
+    assert sweep_values(depth, 5) == [1, 3, 6, 8, 10]
+    assert sweep_values(depth, 30) == list(range(1, 11))
+    assert all(type(v) is int for v in sweep_values(depth, 7))
+    with pytest.raises(ValueError, match="cannot be swept"):
+        sweep_values(BY_NAME["seed"], 3)
+
+
+@pytest.mark.parametrize("p", SWEEPABLE, ids=lambda p: p.name)
+def test_every_sweep_value_is_valid_and_inside_the_widget(p):
+    lo, hi = p.app_range
+    for n in (1, 2, 3, 6, 12):
+        values = sweep_values(p, n)
+        assert values == sorted(set(values)) and 1 <= len(values) <= n
+        for v in values:
+            assert lo <= v <= hi and check_value(p, v) == v
+    assert (sweep_values(p, 6)[0] == 0) == p.lab_zero
+
+
+# --------------------------------------------------------------------------- figures
+@pytest.fixture(scope="module")
+def sweep_2d(data):
+    grid = {"max_depth": [1, 2, 4], "min_child_weight": [0.0, 5.0, 40.0]}
+    return boost.sweep(BASE, data.X_train, data.y_train, grid, 15, evals=_evals(data)), grid
+
+
+def test_best_rows_are_each_points_first_lowest_validation_loss(data, sweep_2d):
+    sweep, grid = sweep_2d
+    best = best_rows(sweep)
+    assert len(best) == 9 and list(best["point"]) == list(range(9))
+    for _, row in best.iterrows():
+        point = {"max_depth": int(row["max_depth"]),
+                 "min_child_weight": float(row["min_child_weight"])}
+        r, valid, train = _direct(data, {**BASE, **point}, 15)
+        assert (row["round"], row["valid"], row["train"]) == (r, valid, train)
+        assert row["gap"] == valid - train
+
+
+def test_heatmap_cells_are_the_sweeps_minima_and_the_best_is_outlined(sweep_2d):
+    sweep, grid = sweep_2d
+    fig = make_heatmap_figure(best_rows(sweep), "max_depth", "min_child_weight", "rmse",
+                              current=(2, 5.0))
+    heat, clicks = fig.data
+    minima = sweep.groupby(["min_child_weight", "max_depth"])["valid-rmse"].min()
+    for j, mcw in enumerate(grid["min_child_weight"]):
+        for i, depth in enumerate(grid["max_depth"]):
+            assert heat.z[j][i] == minima[(mcw, depth)]
+            assert heat.text[j][i] == f"{minima[(mcw, depth)]:.4g}"
+    assert list(heat.x) == ["1", "2", "4"] and list(heat.y) == ["0", "5", "40"]
+    assert heat.textfont.size >= 16
+    (mcw, depth) = minima.idxmin()
+    best, current = fig.layout.shapes
+    assert (best.x0 + best.x1) / 2 == pytest.approx(grid["max_depth"].index(depth))
+    assert (best.y0 + best.y1) / 2 == pytest.approx(grid["min_child_weight"].index(mcw))
+    assert ((current.x0 + current.x1) / 2, (current.y0 + current.y1) / 2) == (1, 1)
+    assert current.line.dash == "dash"
+    assert sorted(clicks.customdata) == list(range(9))  # every cell can be clicked
+    table = loss_grid(best_rows(sweep), "max_depth", "min_child_weight")
+    assert np.array_equal(table.to_numpy(), np.asarray(heat.z))
+
+
+def test_sweep_figure_shades_the_gap_marks_the_best_and_uses_the_tables_scale(data):
+    grid = {"eta": sweep_values(BY_NAME["eta"], 5)}
+    sweep = boost.sweep(BASE, data.X_train, data.y_train, grid, 20, evals=_evals(data))
+    best = best_rows(sweep)
+    fig = make_sweep_figure(best, "eta", "rmse", current=0.1)
+    train, valid, gap = fig.data[:3]
+    assert train.name == "train" and valid.name == "validation"
+    assert valid.fill == "tonexty" and valid.fillcolor == gap.marker.color  # train to valid
+    assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.ticktext) == ["0.01", "0.0316", "0.1", "0.316", "1"]
+    star = next(t for t in fig.data if t.name == "best value")
+    i = int(np.argmin(best["valid"]))
+    assert star.y[0] == best["valid"].min() and star.x[0] == grid["eta"][i]
+    assert star.customdata[0] == best["point"].iloc[i]
+    note = fig.layout.annotations[0]
+    assert f"best eta = {grid['eta'][i]:.3g}" in note.text
+    assert note.x == pytest.approx(math.log10(grid["eta"][i]))  # log axis: log10 units
+    ring = next(t for t in fig.data if t.name == "the model on screen")
+    assert ring.y[0] == best.loc[best["eta"] == 0.1, "valid"].iloc[0]
+    depth = make_sweep_figure(best_rows(sweep_2d_like(data)), "max_depth", "rmse")
+    assert depth.layout.xaxis.type == "linear"
+
+
+def sweep_2d_like(data):
+    return boost.sweep(BASE, data.X_train, data.y_train, {"max_depth": [1, 2, 5]}, 10,
+                       evals=_evals(data))
+
+
+def test_zero_on_a_log_axis_sits_one_step_left_and_reads_0():
+    x, kind = positions("gamma", [0.0, 0.01, 0.1, 1.0])
+    assert kind == "log" and list(x) == [0.001, 0.01, 0.1, 1.0]
+    assert positions("max_depth", [1, 2])[1] == "linear"
+
+
+def test_rounds_figure_stars_the_best_round(data):
+    sweep = boost.sweep(BASE, data.X_train, data.y_train, {"eta": [0.3, 0.1]}, 40,
+                        evals=_evals(data))
+    fig = make_rounds_figure(sweep)
+    star = next(t for t in fig.data if t.marker.symbol == "star")
+    best = min((_direct(data, {**BASE, "eta": e}, 40) for e in (0.3, 0.1)),
+               key=lambda b: b[1])
+    assert (star.x[0], star.y[0]) == (best[0], best[1])
+
+
+def test_guide_summary_walks_from_the_first_loss_to_the_last():
+    fig = make_guide_summary_figure([("1. rounds", 0.5), ("2. depth", 0.4), ("3. gamma", 0.4)],
+                                    "rmse")
+    bars = fig.data[0]
+    assert list(bars.measure) == ["absolute", "relative", "relative", "total"]
+    assert list(bars.x)[-1] == "model found"
+    assert bars.y[0] == 0.5 and bars.y[1] == pytest.approx(-0.1) and bars.y[2] == 0
+    assert list(bars.text) == ["0.5", "-0.1", "+0", "0.4"]
+
+
+# --------------------------------------------------------------------------- the guide
+def test_guide_carries_each_steps_best_as_a_direct_train_loop_finds_it(data):
+    """Oracle: every step's grid trained point by point with boost.train; the best is the
+    lowest validation loss at its best round (the carried-in values on a tie)."""
+    params = {"tree_method": "exact"}
+
+    def run(i, grid, rounds, fixed):
+        return boost.sweep({**params, **fixed}, data.X_train, data.y_train, grid, rounds,
+                           evals=_evals(data), early_stopping_rounds=guide.PATIENCE)
+
+    walked = guide.walk(run, len(guide.STEPS))
+    carried, rounds = guide.start_values(), None
+    for i, outcome in enumerate(walked):
+        grid, n = guide.plan(i, carried, rounds)
+        assert grid == outcome.grid and n == outcome.rounds
+        for name in grid:  # the value carried in is always among the candidates
+            assert carried[name] in grid[name]
+        names = list(grid)
+        scored = []
+        for values in pd.MultiIndex.from_product(list(grid.values())):
+            values = values if isinstance(values, tuple) else (values,)
+            point = dict(zip(names, values, strict=True))
+            r, valid, _ = _direct(data, {**params, **carried, **point}, n, guide.PATIENCE)
+            scored.append((valid, point != {k: carried[k] for k in names}, r, point))
+        valid, _, r, point = min(scored, key=lambda s: (s[0], s[1]))
+        assert outcome.found == point and outcome.valid == valid and outcome.round == r
+        carried = {**carried, **point}
+        if i in (0, len(guide.STEPS) - 1):
+            rounds = r
+        assert outcome.carried == carried
+    losses = [o.valid for o in walked]
+    assert all(b <= a for a, b in zip(losses, losses[1:], strict=False))
+    final = guide.final_params(walked)
+    assert final["num_boost_round"] == walked[-1].round
+    r, valid, _ = _direct(data, {**params, **{k: final[k] for k in guide.TUNED}},
+                          final["num_boost_round"])
+    assert valid == walked[-1].valid  # the model found has the loss the guide reports
+
+
+def test_lower_etas_start_with_the_carried_eta_and_stop_at_the_widgets_low():
+    assert guide.lower_etas(0.3) == [0.3, 0.15, 0.06, 0.03]
+    assert guide.lower_etas(0.05) == [0.05, 0.025, 0.01]
+
+
+# --------------------------------------------------------------------------- links
+def _read(query):
+    return url.read(query, ["moons"], list(VIEWS), (), (), guide_steps=len(guide.STEPS))
+
+
+@pytest.mark.parametrize("text, guide_step, note", [
+    ("3", 3, False), ("1", 1, False), ("6", 6, False), ("0", 1, True), ("99", 6, True),
+    ("-4", 1, True), ("2.7", 2, True), ("nan", None, True), ("x<script>", None, True),
+    ("1e308", 6, True), ("", None, True)])
+def test_hostile_guide_steps_are_clamped_with_a_note(text, guide_step, note):
+    link = _read({"guide": text})
+    assert link.guide == guide_step
+    assert bool(link.notes) == note
+    assert all("<script>" not in n for n in link.notes)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("eta", ["eta"]), ("max_depth,min_child_weight", ["max_depth", "min_child_weight"]),
+    ("eta,eta", ["eta"]), ("eta,gamma,lambda", ["eta", "gamma"]), ("seed", []),
+    ("nope,<b>x</b>", []), (",,", []), ("ETA", []), (" gamma ", ["gamma"])])
+def test_hostile_lab_parameters_keep_only_sweepable_names(text, names):
+    link = _read({"lab": text})
+    assert link.lab == names
+    dropped = [p.strip() for p in text.split(",") if p.strip()]
+    assert bool(link.notes) == (len(dropped) != len(names))
+    assert all("<b>" not in n for n in link.notes)
+
+
+@pytest.mark.parametrize("text, n", [("6", 6), ("1", 2), ("1000", 12), ("abc", None),
+                                     ("-1e9", 2), ("inf", 12)])
+def test_hostile_lab_counts_are_clamped(text, n):
+    assert _read({"lab_n": text}).lab_n == n
+
+
+# --------------------------------------------------------------------------- the app
+def _step_text(at) -> str:
+    texts = [m.value for m in at.markdown if m.value.startswith("####")
+             or "**Best:" in m.value]
+    return "\n".join(texts)
+
+
+def test_a_link_to_guide_step_3_shows_what_walking_steps_1_to_3_shows():
+    walked = open_app(sample="moons", view="lab", guide="1")
+    for _ in range(2):
+        walked.button(key="guide_next").click().run()
+        assert not walked.exception
+    text = _step_text(walked)
+    assert "step 3 of 6" in text and "**Best: gamma = " in text
+    opened = open_app(sample="moons", view="lab", guide="3")
+    assert _step_text(opened) == text
+    assert opened.query_params["guide"] == ["3"] or opened.query_params["guide"] == "3"
+
+
+def test_the_lab_runs_a_sweep_from_a_link_and_says_what_it_swept():
+    at = open_app(sample="noisy_1d", view="lab", lab="max_depth", lab_n="3")
+    assert "Press **Run the sweep**" in " ".join(i.value for i in at.info)
+    at.button(key="lab_run").click().run()
+    assert not at.exception and not at.error
+    captions = " ".join(c.value for c in at.caption)
+    assert "**max_depth** (linear scale): 1, 6, 10" in captions
+    assert "overfitting gap" in captions
+
+
+def test_the_lab_says_so_when_the_data_has_no_validation_rows():
+    at = open_app(sample="four_points", view="lab")
+    assert any("no validation rows" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("key", ["round", "node", "step", "guide", "lab_n"])
+@pytest.mark.parametrize("text", ["inf", "-inf", "1e400"])
+def test_infinite_whole_numbers_in_a_link_are_clamped_not_raised(key, text):
+    link = _read({key: text})
+    assert link.notes and key in link.notes[0]

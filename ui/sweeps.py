@@ -1,0 +1,87 @@
+"""Sweeps (``boost.sweep``) on the model's data, each run once per (data digest, column
+choices, parameters, grid, rounds) and kept for the session's server: the Lab's 1-D and 2-D
+sweeps and the tuning-order guide's steps. A running sweep shows its progress, and a rerun
+(another click) interrupts it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+import boost
+
+from . import training
+from .state import Shown
+
+
+class SweepError(ValueError):
+    """What the user should be told when a sweep cannot run."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One sweep: the model's configuration, parameters fixed over it (``fixed``: (name,
+    value) pairs, e.g. what earlier guide steps found), the grid ((name, values) pairs, in
+    sweep order), the rounds and early stopping's patience (None: off)."""
+
+    config: tuple
+    fixed: tuple
+    grid: tuple
+    rounds: int
+    stopping: int | None
+
+    @property
+    def key(self) -> str:
+        return repr((self.config, self.fixed, self.grid, self.rounds, self.stopping))
+
+
+def request(shown: Shown, grid: dict, rounds: int, stopping: int | None,
+            fixed: dict | None = None) -> Request:
+    """The sweep of ``grid`` over the model on screen's data and parameters."""
+    return Request(tuple(sorted(shown.config.items())), tuple(sorted((fixed or {}).items())),
+                   tuple((name, tuple(values)) for name, values in grid.items()),
+                   int(rounds), stopping or None)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _slot(key: str) -> dict:
+    """Where one sweep's result is kept (filled by ``run``; bounded like the models)."""
+    return {}
+
+
+def cached(req: Request) -> pd.DataFrame | None:
+    """The sweep's result if it has run, else None (nothing is computed)."""
+    return _slot(req.key).get("sweep")
+
+
+def run(req: Request, shown: Shown, what: str) -> pd.DataFrame:
+    """The sweep's result, computed now (with a progress bar saying ``what``) unless it has
+    run before. Raises SweepError with a message for the user."""
+    slot = _slot(req.key)
+    if "sweep" in slot:
+        return slot["sweep"]
+    prep = shown.prep
+    params = {**training.engine_params(shown.config, prep), **dict(req.fixed)}
+    bar = st.progress(0.0, text=f"{what}…")
+
+    def progress(done: int, total: int) -> None:  # a rerun (another click) raises in here
+        bar.progress(done / total, text=f"{what}: {done} of {total} models trained")
+
+    try:
+        sweep = boost.sweep(params, prep.X_train, prep.y_train, dict(req.grid), req.rounds,
+                            evals=training.eval_sets(prep), early_stopping_rounds=req.stopping,
+                            sample_weight=prep.w_train, progress=progress)
+    except ValueError as exc:
+        raise SweepError(str(exc)) from None
+    except MemoryError:
+        raise SweepError("there is not enough memory for this sweep; sweep fewer values or "
+                         "use fewer rows.") from None
+    except Exception as exc:  # never a traceback: say what failed, keep the screen
+        raise SweepError(f"the engine failed ({type(exc).__name__}: {exc}). This is a bug in "
+                         "BoostScope; the address bar reproduces it.") from None
+    finally:
+        bar.empty()
+    slot["sweep"] = sweep
+    return sweep

@@ -1,0 +1,219 @@
+"""The Lab: one or two parameters swept on the model's data (``boost.sweep``) — the loss at
+each value's best round with the overfitting gap (1-D), or a heatmap of the validation loss
+(2-D); a click loads that model into every view. And the tuning-order guide (``ui/guide.py``),
+one step per screen (``?view=lab&guide=3``)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from boost.params import BY_NAME, sweep_values
+from viz.lab import (
+    best_rows,
+    label,
+    make_guide_summary_figure,
+    make_heatmap_figure,
+    make_rounds_figure,
+    make_sweep_figure,
+)
+from viz.tree import selected_node as selected_point  # the first clicked point's customdata
+
+from .. import guide, sweeps, training, url
+from ..charts import show
+from ..state import AppState, Shown
+
+SLUG = "lab"
+TITLE = "Lab"
+NO_VALID = ("The Lab compares validation losses, and this data has no validation rows (fewer "
+            "than 10 rows: every row trains). Load a sample or a file with at least 10 rows.")
+
+
+def render(state: AppState, shown: Shown) -> None:
+    if not len(shown.prep.y_valid):
+        st.warning(NO_VALID, icon=":material/science:")
+        return
+    if state.guide:
+        guide_ui(state, shown)
+    else:
+        lab_ui(state, shown)
+
+
+def url_values(state: AppState) -> dict:
+    """What the URL keeps of the Lab: the swept parameters, their count, the guide's step."""
+    return {"lab": ",".join(state.lab_params) or None, "lab_n": state.lab_n,
+            "guide": state.guide}
+
+
+# --------------------------------------------------------------------------- sweeps
+def choices(shown: Shown) -> list[str]:
+    """The sweepable parameters that apply to the model's objective."""
+    objective = shown.booster.objective
+    return [n for n in url.LAB_PARAMS if BY_NAME[n].applies(objective)]
+
+
+def lab_ui(state: AppState, shown: Shown) -> None:
+    """Choose, run, draw; in a presenter panel only the last sweep's chart."""
+    options = choices(shown)
+    state.lab_params = [n for n in state.lab_params if n in options]
+    if not shown.compact:
+        left, mid, right = st.columns([3, 1.2, 1.6], vertical_alignment="bottom")
+        left.multiselect("Parameters to sweep (one: a curve; two: a heatmap)", options,
+                         key=AppState.lab_params.key, max_selections=2,
+                         placeholder="Choose one or two parameters")
+        mid.number_input("Values each", *url.LAB_COUNTS, key=AppState.lab_n.key, step=1)
+        right.button("Tuning-order guide", key="guide_open", icon=":material/route:",
+                     on_click=_set_guide, args=(state, 1), use_container_width=True,
+                     help="XGBoost's classic tuning order, six sweeps on your data.")
+    names = list(state.lab_params)
+    if not names:
+        st.info("Choose one parameter (train and validation loss against its value) or two "
+                "(a heatmap of the validation loss), then **Run the sweep**.")
+        return
+    grid = {n: sweep_values(BY_NAME[n], state.lab_n) for n in names}
+    stopping = shown.config["early_stopping_rounds"] or None
+    req = sweeps.request(shown, grid, shown.config["num_boost_round"], stopping)
+    if not shown.compact:
+        _grid_caption(shown, grid)
+        if st.button("Run the sweep", key="lab_run", type="primary",
+                     icon=":material/play_arrow:"):
+            try:
+                sweeps.run(req, shown, "Sweeping")
+            except sweeps.SweepError as exc:
+                st.error(f"Cannot sweep: {exc}")
+                return
+    sweep = sweeps.cached(req)
+    if sweep is None:
+        if not shown.compact:
+            st.info("Press **Run the sweep** to train these models.")
+        return
+    sweep_chart(state, shown, sweep, names)
+
+
+def _grid_caption(shown: Shown, grid: dict) -> None:
+    models = 1
+    for values in grid.values():
+        models *= len(values)
+    rounds = shown.config["num_boost_round"]
+    lines = [f"**{n}** ({BY_NAME[n].scale} scale): " + ", ".join(label(v) for v in values)
+             for n, values in grid.items()]
+    st.caption(" · ".join(lines) + f" — {models} models of up to {rounds} rounds, the other "
+               "parameters as in the sidebar; each point is scored at its best round.")
+
+
+def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
+    """The 1-D curve or the 2-D heatmap; a click loads that point's parameters."""
+    best = best_rows(sweep)
+    metric = sweep.attrs["metric"]
+    current = [shown.config[n] for n in names]
+    if len(names) == 1:
+        fig = make_sweep_figure(best, names[0], metric, current[0], shown.large)
+    else:
+        fig = make_heatmap_figure(best, names[0], names[1], metric, tuple(current),
+                                  shown.large)
+    show(fig, AppState.lab_chart.key, state, shown, on_select=lambda: _clicked(state, best),
+         selection_mode="points")
+    if shown.compact:
+        return
+    if state.lab_loaded and all(shown.config.get(n) == v for n, v in state.lab_loaded.items()):
+        what = ", ".join(f"{n} = {label(v)}" for n, v in state.lab_loaded.items())
+        st.success(f"Loaded {what}: the fit, the loss and every view now show this model "
+                   "(the sidebar and the address bar have its parameters).",
+                   icon=":material/check_circle:")
+    st.caption("Best round: the first round with the lowest validation loss (where XGBoost's "
+               "early stopping would stop). " + ("The shaded band is the overfitting gap, "
+                                                 "validation − train." if len(names) == 1
+                                                 else "Green outline: best; dashed: the model "
+                                                 "on screen."))
+
+
+def _clicked(state: AppState, best) -> None:
+    point = selected_point(state.lab_chart)
+    rows = best[best["point"] == point]
+    if point is None or rows.empty:  # an empty event: the selection cleared by a redraw
+        return
+    names = [c for c in best.columns if c not in ("point", "round", "train", "valid", "gap")]
+    load(state, {n: rows.iloc[0][n] for n in names})
+
+
+def load(state: AppState, values: dict) -> None:
+    """Set the app's parameters to ``values`` and train them (a full rerun): every view
+    then shows that model. Called from a widget's callback."""
+    values = {n: BY_NAME[n].kind(v) for n, v in values.items()}
+    for name, value in values.items():
+        state.set_param(name, value)
+    state.config = training.current_config(state)
+    state.lab_loaded = values
+    state.rerun_app = True  # the model trains in the app's run, not the view's fragment
+
+
+# --------------------------------------------------------------------------- the guide
+def _set_guide(state: AppState, step: int | None) -> None:
+    state.guide = step
+
+
+def guide_ui(state: AppState, shown: Shown) -> None:
+    """The guide's step on screen: what it tunes and why, its sweep, the best values; the
+    last step also the model found and how far each step moved the validation loss."""
+    i = min(state.guide, len(guide.STEPS)) - 1
+    step = guide.STEPS[i]
+
+    def run(k: int, grid: dict, rounds: int, fixed: dict):
+        req = sweeps.request(shown, grid, rounds, guide.PATIENCE, fixed)
+        return sweeps.run(req, shown, f"Step {k + 1}: {guide.STEPS[k].title}")
+
+    if not shown.compact:
+        st.markdown(f"#### Tuning-order guide — step {i + 1} of {len(guide.STEPS)}: "
+                    f"{step.title}")
+        _guide_nav(state, i)
+    try:
+        outcomes = guide.walk(run, i + 1)
+    except sweeps.SweepError as exc:
+        st.error(f"Cannot run this step: {exc}")
+        return
+    here = outcomes[-1]
+    metric = here.sweep.attrs["metric"]
+    show(_step_figure(here, shown, metric), f"guide_{i}", state, shown)
+    if shown.compact:
+        return
+    st.markdown(f"{step.why}\n\n**Best: {guide.found_text(here)}** — validation {metric} "
+                f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric))
+    if i == len(guide.STEPS) - 1:
+        _guide_end(state, outcomes, metric, shown)
+
+
+def _step_figure(outcome, shown: Shown, metric: str):
+    names = list(outcome.grid)
+    best = best_rows(outcome.sweep)
+    if names == ["eta"]:  # steps 1 and 6: the loss by round, the rounds are what they tune
+        return make_rounds_figure(outcome.sweep, shown.large)
+    if len(names) == 1:
+        return make_sweep_figure(best, names[0], metric, None, shown.large)
+    return make_heatmap_figure(best, names[0], names[1], metric, None, shown.large)
+
+
+def _moved(outcomes, metric: str) -> str:
+    if len(outcomes) < 2:
+        return f"; the next steps train {outcomes[0].round} rounds."
+    before, after = outcomes[-2].valid, outcomes[-1].valid
+    return f" (step {len(outcomes) - 1} ended at {before:.5g}: {after - before:+.3g})."
+
+
+def _guide_nav(state: AppState, i: int) -> None:
+    back, forward, leave, _ = st.columns([1, 1, 1.3, 3])
+    back.button("Back", key="guide_back", icon=":material/chevron_left:", disabled=i == 0,
+                on_click=_set_guide, args=(state, i), use_container_width=True)
+    forward.button("Next step", key="guide_next", icon=":material/chevron_right:",
+                   disabled=i == len(guide.STEPS) - 1, on_click=_set_guide,
+                   args=(state, i + 2), type="primary", use_container_width=True)
+    leave.button("Leave the guide", key="guide_leave", icon=":material/close:",
+                 on_click=_set_guide, args=(state, None), use_container_width=True)
+
+
+def _guide_end(state: AppState, outcomes, metric: str, shown: Shown) -> None:
+    steps = [(s.short, o.valid) for s, o in zip(guide.STEPS, outcomes, strict=True)]
+    show(make_guide_summary_figure(steps, metric, shown.large), "guide_summary", state, shown)
+    final = guide.final_params(outcomes)
+    st.markdown("**The model found:** " + ", ".join(f"{n} = {label(v)}"
+                                                    for n, v in final.items()))
+    st.button("Load this model", key="guide_load", type="primary",
+              icon=":material/download:", on_click=load, args=(state, final))
