@@ -27,7 +27,7 @@ COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "Su
            "SimilarityParent", "Gain", "Valid", "Sampled", "Best"]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _candidate(c, n, f, thr, forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lambda, alpha,
                mcw, mds):
     """Write candidate n of feature f: the scanned side (``cnt`` rows, sums ``sg, sh``) is
@@ -49,7 +49,7 @@ def _candidate(c, n, f, thr, forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lam
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
     n_rows = rows.shape[0]
     cap = X.shape[1] * 2 * (n_rows + 1)
@@ -186,7 +186,7 @@ def exact_thresholds(values: np.ndarray) -> np.ndarray:
     return _thresholds(v[~np.isnan(v)])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _thresholds(v):
     out = np.empty(max(len(v) - 1, 0), dtype=np.float32)
     for i in range(len(out)):

@@ -103,7 +103,7 @@ class SortedColumns:
                        self.need_forward)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 def _sort_columns(X):
     n_samples, n_features = X.shape
     counts = np.zeros(n_features, dtype=np.int64)
@@ -144,7 +144,7 @@ _BOUND_WIDE = 8192  # bound strips are 32 entries wide below this length, 64 fro
 _AHEAD = 1024  # entries (8 KiB of each array) the partition prefetches ahead
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _strip_sums(vf, gf, first, step, m, at_start, sg, sh, scratch):
     """Fill the strip's c_g, c_h (the scanned side's sums before each of its m entries,
     continuing from ``sg, sh``) and c_candidate; return the sums after the strip.
@@ -166,7 +166,7 @@ def _strip_sums(vf, gf, first, step, m, at_start, sg, sh, scratch):
     return sg, sh
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds, scratch):
     """The loss change at each of the strip's entries (``scan_losses``); returns the best
     valid one and the best one min_child_weight refused (both -inf if none)."""
@@ -178,7 +178,7 @@ def _strip_losses(m, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw, mds
     return top, refused
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _sum_strips(gf, a, b, forward, width, s0, n_strips, strips, sg, sh):
     """First pass of a bounded scan, sums only, from strip s0 on (``sg, sh``: the scanned
     sums before it): per strip the scanned sums before its first entry, the least and
@@ -209,7 +209,7 @@ def _sum_strips(gf, a, b, forward, width, s0, n_strips, strips, sg, sh):
     return sg, sh
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _sum_strips_pair(gf, a1, b1, a2, b2, forward, width, n_strips1, n_strips2, strips1,
                      strips2, io):
     """``_sum_strips`` of two segments with the same strip width: the strips both hold in
@@ -240,19 +240,19 @@ def _sum_strips_pair(gf, a1, b1, a2, b2, forward, width, n_strips1, n_strips2, s
     return sg1, sh1, sg2, sh2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _bounded(n, mds):
     """Whether a segment of n entries is searched with strip bounds (``strip_bound`` needs
     max_delta_step 0; short segments gain nothing)."""
     return mds == 0.0 and n >= BOUND_MIN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _strip_width(n):
     return 32 if n < _BOUND_WIDE else 64
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _strip_offset(a):
     """The first row of ``strips`` for a bounded segment starting ``a`` entries into its
     feature: bounded segments are >= BOUND_MIN long, so their ceil(n / 32) strips and one
@@ -265,7 +265,7 @@ def _strips_rows(max_entries: int) -> int:
     return max_entries // 32 + 2 * (max_entries // BOUND_MIN) + 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _bound_finish(vf, gf, a, b, forward, total_g, total_h, parent_g, parent_h, parent_sim,
                   reg_lambda, alpha, mcw, mds, strips, scratch):
     """The rest of a first pass once ``strips`` hold the sums (``_sum_strips``) of the
@@ -294,7 +294,7 @@ def _bound_finish(vf, gf, a, b, forward, total_g, total_h, parent_g, parent_h, p
                          scratch)[0]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _first_passes(vf, gf, a1, b1, a2, b2, need_forward1, need_forward2, parent_g, parent_h,
                   parent_sim, reg_lambda, alpha, mcw, mds, strips1, strips2, tops1, tops2,
                   scratch):
@@ -341,7 +341,7 @@ def _first_passes(vf, gf, a1, b1, a2, b2, need_forward1, need_forward2, parent_g
                                       scratch)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _skip_strip(strips, s, floor, parent_h, mcw):
     """Whether the search may skip bounded strip s: its bound is below a loss the node
     reaches, and min_child_weight refuses none of its positions (``blocked`` must see them)."""
@@ -349,7 +349,7 @@ def _skip_strip(strips, s, floor, parent_h, mcw):
             and parent_h - strips[s, STRIP_HHI] >= mcw)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha,
                   mcw, mds, floor, strips, scratch, best):
     """Search one node's entries ``[a, b)`` of one feature in one direction (``vf[k]``:
@@ -425,7 +425,7 @@ def _scan_segment(vf, gf, a, b, forward, parent_g, parent_h, parent_sim, reg_lam
                    mcw, mds, best)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _one_sided(last, sg, sh, forward, parent_g, parent_h, parent_sim, reg_lambda, alpha, mcw,
                mds, best):
     """The scan's last candidate: every present value on one side (sums ``sg, sh``), the
@@ -453,7 +453,7 @@ def _new_scratch():
 _new_scratch_jit = njit(cache=True)(_new_scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _level_setup(d, start, end, nodes, rp, n_features, cs):
     """The similarity of each node ``start..end-1`` of level d, and the features each may
     search (all, or ``sampling.level_features``'s draw)."""
@@ -494,7 +494,7 @@ def _feature_tasks(n_features: int, n_threads: int) -> np.ndarray:
     return tasks
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _task_features(tasks, t):
     """Task t's features f1, f2 and whether it has two; a one-feature task gives f2 = f1,
     whose second segment is then always empty."""
@@ -503,13 +503,13 @@ def _task_features(tasks, t):
     return f1, (tasks[t, 1] if two else f1), two
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _allowed_range(a, b, allowed):
     """The segment [a, b), or an empty one where its feature is not searched."""
     return a, (b if allowed else a)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _partition(vi_in, vr_in, vr, gh, side, side_buf, vector, a, b, spill_vr, spill_gh):
     """Partition the entries ``[a, b)`` stably by their row's ``side``, in place: the left
     ones move down within the range as they are read, the right ones go to the spill
@@ -614,7 +614,7 @@ class NodeSampling(NamedTuple):
     active: bool
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 def _root(X, cols, g, h, position, seg, nodes, rp, cs):
     """Level 0: the root's sums over the rows with h >= 0 (the others take no part, as in
     XGBoost), every feature's root segment (the sorted entries with each row's (g, h)) and
@@ -660,7 +660,7 @@ def _root(X, cols, g, h, position, seg, nodes, rp, cs):
     return span, tops, parent_sim, allowed, any_negative
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill_root(cols, seg, position, gh_row, f, any_negative):
     """Feature f's root segment: its entries' (g, h) words (and, when rows are left out,
     their (value, row) words, the left-out rows dropped). Returns the segment's end."""
@@ -678,7 +678,7 @@ def _fill_root(cols, seg, position, gh_row, f, any_negative):
     return cols.col_ptr[f + 1]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 def _best_splits(vf_in, cols, seg, nodes, rp, level_start, span, tops, parent_sim, allowed):
     """Each feature's best split for each node of the level: ``best[f, li]``
     (``records.SPLIT_*``, the first SPLIT_EXACT fields). The best of the first passes over
@@ -709,7 +709,7 @@ def _best_splits(vf_in, cols, seg, nodes, rp, level_start, span, tops, parent_si
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _apply_level(best, nodes, rp, level_start, level_end, n_nodes, d):
     """Record each node of the level (``node_rules``): it splits on the best feature when
     the gain exceeds 1e-6, its children get the next ids; otherwise it is a leaf and says
@@ -730,7 +730,7 @@ def _apply_level(best, nodes, rp, level_start, level_end, n_nodes, d):
     return n_nodes
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 def _route(X, g, h, position, side, nodes, rp, level_start, level_end, n_nodes):
     """Move each row of a node that split to its child (``node_rules.goes_right``, no branch:
     the side is unpredictable) and note its side; then the children's G and H, added in row
@@ -760,7 +760,7 @@ def _route(X, g, h, position, side, nodes, rp, level_start, level_end, n_nodes):
         weight[nid] = rules.leaf_weight(sum_grad[nid], sum_hess[nid], lam, alpha, mcw, mds)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 def _partition_level(cols, seg, vr_in, vi_in, side, nodes, rp, cs, level_start, level_end,
                      n_nodes, span, d):
     """Partition every feature's segments into the children's, in place (``_partition``),
@@ -785,7 +785,7 @@ def _partition_level(cols, seg, vr_in, vi_in, side, nodes, rp, cs, level_start, 
     return new_span, tops, parent_sim, allowed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _split_node(cols, seg, vr_in, vi_in, side, nodes, rp, task, blk, li, cl, level_end, span,
                 new_span, parent_sim, allowed, tops, scratch):
     """A task's two features, node ``li`` of the level: partition each segment into the
@@ -818,7 +818,7 @@ def _split_node(cols, seg, vr_in, vi_in, side, nodes, rp, task, blk, li, cl, lev
                       tops[f1, ci], tops[f2, ci], scratch)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _child_spans(new_span, f, cl, a, split, b):
     new_span[f, cl, 0] = a
     new_span[f, cl, 1] = split
@@ -826,7 +826,7 @@ def _child_spans(new_span, f, cl, a, split, b):
     new_span[f, cl + 1, 1] = b
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def grow_exact(X, cols, g, h, position, seg, nodes, rp, cs, max_depth):
     """Grow one tree into ``nodes`` (capacity >= the nodes grown) and return the count.
 

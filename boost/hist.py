@@ -81,7 +81,7 @@ def missing_code(dtype, dense: bool) -> int:
 _BUCKETS = 1024  # per feature: a value's bucket gives a first guess of its bin
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _bucket_table(ptrs, values, lows, scales, table):
     """table[f, k] = the bin of the bucket's lower end (upper_bound of it among the cuts)."""
     for f in prange(ptrs.shape[0] - 1):
@@ -95,7 +95,7 @@ def _bucket_table(ptrs, values, lows, scales, table):
             table[f, k] = b
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _bin_kernel(X, ptrs, values, lows, scales, table, missing, out):
     """Bin of x = index of the first cut > x (upper_bound), clamped to the last bin. The
     bucket table gives a guess that a short walk corrects, so the result is exact whatever
@@ -151,18 +151,18 @@ _AHEAD = 16  # rows read through row ids are prefetched this many rows ahead
 _GROUP = 4  # rows added per step: four independent read-add-writes per feature
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _row_at(rows, indexed, k):
     return np.int64(rows[k]) if indexed else k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _add_value(hh, j, code, x, dense, missing):
     if dense or code != missing:
         hh[j, code] += x  # g in .real, h in .imag
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
     """hh[j, code] += (g, h) of the rows at positions start:end, for the block's features
     f0 + j. Inlined with constant ``indexed`` and ``dense``, so each case gets its own loop.
@@ -203,7 +203,7 @@ def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
             _add_value(hh, j, c[j], x, dense, missing)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _build(bins, missing, n_features, stride, gh, rows, indexed, starts, ends, slots, hist,
            n_blocks):
     """hist[slots[t]] = the sums of (g, h) of the rows at positions starts[t]:ends[t], per
@@ -235,7 +235,7 @@ def _build(bins, missing, n_features, stride, gh, rows, indexed, starts, ends, s
                 _add_rows(bins, gh, rows, False, False, missing, a, b, f0, f1, hh)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _subtract(hist_parent, parent_slots, hist, built_slots, sub_slots):
     n = sub_slots.shape[0]
     n_bins = hist.shape[1]
@@ -247,7 +247,7 @@ def _subtract(hist_parent, parent_slots, hist, built_slots, sub_slots):
             s[i] = p[i] - b[i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _record(best, loss, thr, dl, split_bin, gl, hl, gr, hr):
     best[SPLIT_LOSS] = loss
     best[SPLIT_THRESHOLD] = thr
@@ -259,7 +259,7 @@ def _record(best, loss, thr, dl, split_bin, gl, hl, gr, hr):
     best[SPLIT_HR] = hr
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _write_candidate(out, n, split_bin, default_left, gl, hl, gr, hr, loss, valid, thr):
     out[n, CAND_BIN] = split_bin
     out[n, CAND_DEFAULT_LEFT] = 1.0 if default_left else 0.0
@@ -280,7 +280,7 @@ def scan_scratch(n_bins: int):
 _scan_scratch_jit = njit(cache=True)(scan_scratch)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds,
                  best, out, scratch):
     """Forward then (if anything is missing) backward scan of one feature's ``n`` bins
@@ -300,7 +300,7 @@ def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alp
                            alpha, mcw, mds, best, out, n_out, scratch)[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg_lambda, alpha,
                     mcw, mds, best, out, n_out, scratch):
     """One scan of ``scan_feature``. Forward: the left child is bins 0..j (threshold
@@ -334,7 +334,7 @@ def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg
     return sg, sh, n_out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _bin_threshold(j, n, c0, min_val, cut_vals, forward):
     """Position j of a scan as (the split's bin: the left child's last, its threshold)."""
     if forward:
@@ -343,7 +343,7 @@ def _bin_threshold(j, n, c0, min_val, cut_vals, forward):
     return i - 1, (min_val if i == 0 else cut_vals[c0 + i - 1])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _children(acc_g, acc_h, pg, ph, forward):
     """(G_L, H_L, G_R, H_R) from the scanned side's sums."""
     if forward:
@@ -351,7 +351,7 @@ def _children(acc_g, acc_h, pg, ph, forward):
     return pg - acc_g, ph - acc_h, acc_g, acc_h
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda, alpha,
               mcw, mds, best):
     """best[f, t] = the best split of feature f for the node whose histogram is
@@ -374,7 +374,7 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg
 _CHUNK = 16384
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _chunks(expand, node_start, node_end):
     """The expanded nodes' row ranges (starts, ends) cut into chunks of at most _CHUNK rows:
     chunk_ptr[t]:chunk_ptr[t + 1] are node t's chunks, owner[c] the node of chunk c."""
@@ -394,7 +394,7 @@ def _chunks(expand, node_start, node_end):
     return starts, ends, chunk_ptr, owner
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _partition(columns, rows, out_rows, side, expand, left, right, default_left, missing,
                node_start, node_end):
     """Stable partition of each node's row ids into ``out_rows``: left child first, then
@@ -457,7 +457,7 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
             out_rows[j] = rows[k]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _add_split_leaf_values(columns, rows, expand, left, right, default_left, missing,
                            node_start, node_end, weight, eta, margin, group):
     """The last level: the children of the expanded nodes are leaves, so each row only needs
@@ -478,7 +478,7 @@ def _add_split_leaf_values(columns, rows, expand, left, right, default_left, mis
             margin[r, group] += v_left if rules.bin_goes_left(col[r], missing, dl, sb) else v_right
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margin, group):
     """margin[r, group] += eta * w of the leaf holding row r, for the nodes in ``nodes`` that
     are leaves (float32, as XGBoost's prediction cache)."""
@@ -491,13 +491,13 @@ def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margi
             margin[rows[k], group] += v
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _store_gradients(g, h, gh):
     for r in prange(g.shape[0]):
         gh[r] = np.complex64(complex(g[r], h[r]))  # float32 g and h, exactly
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sequential_sums(g, h):
     sg = np.float64(0.0)
     sh = np.float64(0.0)
@@ -507,7 +507,7 @@ def _sequential_sums(g, h):
     return sg, sh
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bin_sums(hh, a, b):
     sg = np.float64(0.0)
     sh = np.float64(0.0)
@@ -517,7 +517,7 @@ def _bin_sums(hh, a, b):
     return sg, sh
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _drop_features(best, allowed):
     """Forget the best splits of the features a node may not use (colsample_*)."""
     for t in range(allowed.shape[0]):
@@ -527,7 +527,7 @@ def _drop_features(best, allowed):
                 best[f, t, SPLIT_BLOCKED] = -np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, nodes, expand):
     """Decide every node of the level from its best split (``node_rules``: the best feature,
     > 1e-6, both children non-empty, not below γ — hist refuses before growing) and create
@@ -567,7 +567,7 @@ def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, no
     return m, n_nodes
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _plan_children(expand, left, right, sum_grad, sum_hess, node_start, node_end):
     """For each expanded node: the child to build (the one with the smaller hessian, as
     XGBoost) and the one to get by subtraction, as slots 2j / 2j + 1 of the next level.
@@ -738,7 +738,7 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
 
 
 # ------------------------------------------------------------------ one node, on demand
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _node_hist(bins, missing, ptrs, g, h, mask, out, counts):
     """Histogram (and row count per bin) of the rows with ``mask`` set, in row order."""
     n_features = ptrs.shape[0] - 1

@@ -14,7 +14,7 @@ from numba import njit, prange
 _ROWS = 2048  # rows per block: a block of a few dozen columns stays in L2
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _transpose(X, features, out):
     n = X.shape[0]
     for blk in prange((n + _ROWS - 1) // _ROWS):

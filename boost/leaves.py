@@ -46,7 +46,7 @@ _LS_KIND = {
 }
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _group_rows(leaf, active, use_active, n_nodes):
     """Rows grouped by leaf, each group in row order: ``order[starts[j]:starts[j + 1]]`` are
     the (active) rows of node j."""
@@ -103,7 +103,7 @@ def quantile_leaves(nodes: dict, leaf, margin_k, y, weight, active, eta32) -> No
             _set_leaf(nodes, int(nid), nodes["value"][nid], eta32)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_ratio(num, den, scale):
     if num <= 0.0:
         return -MAX_STEP
@@ -112,7 +112,7 @@ def _log_ratio(num, den, scale):
     return scale * math.log(num / den)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pseudohuber_step(rows, resid, w, slope):
     """argmin_v sum w slope^2 (sqrt(1 + ((r - v)/slope)^2) - 1): the derivative is increasing
     in v and changes sign inside [min r, max r]; bisection on it."""
@@ -136,7 +136,7 @@ def _pseudohuber_step(rows, resid, w, slope):
     return 0.5 * (lo + hi)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _line_search(kind, margin, prob, k, y, w, use_w, order, starts, slope, rho, out, found):
     """``out[j]``: the loss-minimising step of leaf j over its rows (float64); ``prob`` holds
     the class probabilities for the multi-class step."""

@@ -56,25 +56,25 @@ class NodeParams(NamedTuple):
         return cls(reg_lambda, alpha, mcw, mds)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def splits(loss_chg):
     """Whether a node splits while growing: its best gain exceeds XGBoost's kRtEps."""
     return loss_chg > RT_EPS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def below_gamma(loss_chg, gamma):
     """γ's test: exact prunes such a split after growing, hist refuses it (== γ keeps it)."""
     return loss_chg < gamma
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def leaf_reason(blocked):
     """Why a searched node stays a leaf, from the best gain min_child_weight refused."""
     return REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def best_feature(best, t):
     """The feature whose best split (``best[f, t]``) the node takes: the highest gain, the
     lower feature on equal gains (features in ascending order, strict ``>``), and the best
@@ -92,7 +92,7 @@ def best_feature(best, t):
     return f_best, loss, blocked
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def split_threshold(value, prev):
     """exact's threshold between a scan's ``value`` and the distinct value before it:
     f32((value + prev) * 0.5), or ``prev`` where that rounds to ``value`` (docs/xgboost-rules.md
@@ -101,7 +101,7 @@ def split_threshold(value, prev):
     return prev if mid == value else mid
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def goes_right(x, threshold, default_left):
     """1 if a row with value x goes to the right child, else 0, without a branch (the side
     is unpredictable): right unless x < threshold, or x is missing and the default is left."""
@@ -109,14 +109,14 @@ def goes_right(x, threshold, default_left):
             & np.uint8(not ((x != x) & default_left)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def bin_goes_left(code, missing, default_left, split_bin):
     """``goes_right``'s rule for a bin code: left when the code is at most the split's bin,
     or it is the missing code and the default is left."""
     return default_left if code == missing else np.int64(code) <= split_bin
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def new_node(nodes, nid, par, d, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds):
     """Node ``nid``, a child of ``par`` at depth d with sums G, H: a leaf until searched."""
     nodes.parent[nid] = par
@@ -133,7 +133,7 @@ def new_node(nodes, nid, par, d, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds
     nodes.reason[nid] = REASON_MAX_DEPTH
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def set_split(nodes, nid, feature, threshold, default_left, loss_chg, first_child):
     """Node ``nid`` splits on ``feature``; its children are ``first_child`` and the next."""
     nodes.feature[nid] = feature
@@ -145,7 +145,7 @@ def set_split(nodes, nid, feature, threshold, default_left, loss_chg, first_chil
     nodes.reason[nid] = REASON_NONE
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def prune(n_nodes, nodes, gamma, is_leaf, removed):
     """XGBoost's ``prune`` updater (exact): bottom-up, collapse a split whose two children
     are leaves when its gain is below γ, then test its parent. Fills ``is_leaf`` (leaf of

@@ -111,7 +111,7 @@ class LossParams:
 _DEFAULT_LOSS = LossParams()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def sigmoid32(x):
     """XGBoost's float32 sigmoid: 1 / (expf(min(-x, 88.7)) + 1 + 1e-16)."""
     z = -x
@@ -126,7 +126,7 @@ _LINK_NONE, _LINK_IDENTITY, _LINK_SIGMOID, _LINK_EXP, _LINK_HALF_SIGMOID, _LINK_
     range(-1, 5)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _grad_row(kind, m, yi, slope, rho, mds, link, pred):
     """(g, h) of one row at margin ``m`` before its weight. ``pred`` is the prediction at m
     when ``link`` is the objective's link (_LINK_SIGMOID, _LINK_EXP): the gradient reuses it
@@ -178,7 +178,7 @@ def _grad_row(kind, m, yi, slope, rho, mds, link, pred):
     return gi, hi
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _grad_elementwise(kind, margin, y, w, use_w, spw, use_spw, slope, rho, mds, g, h):
     for i in prange(y.shape[0]):
         wi = w[i] if use_w else _F32_ONE
@@ -190,7 +190,7 @@ def _grad_elementwise(kind, margin, y, w, use_w, spw, use_spw, slope, rho, mds, 
         h[i, 0] = hi * wi
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _grad_softprob(margin, y, w, use_w, g, h):
     n_class = margin.shape[1]
     for i in prange(y.shape[0]):
@@ -236,7 +236,7 @@ def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndar
 
 
 # ---------------------------------------------------------------------------- the intercept
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _logit32(p):
     # XGBoost's ProbToMargin for logistic: clamp to [1e-6, 1 - 1e-6], then -logf(1/p - 1).
     if p < _F32_RT_EPS:
@@ -246,7 +246,7 @@ def _logit32(p):
     return -math.log(_F32_ONE / p - _F32_ONE)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log32(x):
     return math.log(x)
 
@@ -401,7 +401,7 @@ def predict_transform(objective: str, margin: np.ndarray) -> np.ndarray:
     return transform(objective, margin)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _sigmoid_array(m, scale):
     out = np.empty(m.shape[0], dtype=np.float32)
     for i in prange(m.shape[0]):
@@ -409,7 +409,7 @@ def _sigmoid_array(m, scale):
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _exp_array(m):
     out = np.empty(m.shape[0], dtype=np.float32)
     for i in prange(m.shape[0]):
@@ -417,7 +417,7 @@ def _exp_array(m):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _softmax_scale(margin, i):
     """(max, sum of exp(m - max)) of row i, float32: p_j = exp(m_j - max) / sum."""
     wmax = margin[i, 0]
@@ -430,7 +430,7 @@ def _softmax_scale(margin, i):
     return wmax, wsum
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _softmax_rows(margin):
     n, k = margin.shape
     out = np.empty((n, k), dtype=np.float32)
@@ -456,7 +456,7 @@ _LINK_CODE = {"identity": _LINK_IDENTITY, "sigmoid": _LINK_SIGMOID, "exp": _LINK
 _F32_METRIC_EPS = np.float32(1e-16)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _row_prediction(link, margin, i):
     """XGBoost's PredTransform of row i (one output), in float32."""
     m = margin[i, 0]
@@ -469,14 +469,14 @@ def _row_prediction(link, margin, i):
     return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _true_class_probability(margin, i, label):
     """Softmax probability of the row's class, as ``_softmax_rows`` computes it."""
     wmax, wsum = _softmax_scale(margin, i)
     return math.exp(margin[i, label] - wmax) / wsum
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _row_loss(kind, margin, i, yi, p, slope, rho):
     """XGBoost's metric row loss (EvalRow) of row i, float32; ``p`` is the row's prediction
     (``_row_prediction``; unused by mlogloss, which reads the margins)."""
@@ -518,7 +518,7 @@ def _row_loss(kind, margin, i, yi, p, slope, rho):
     return loss
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     """(sum of w * loss_i, sum of w) in float64, summed in fixed chunks so the result does not
     depend on the thread count. Each row's loss is XGBoost's metric row loss (EvalRow), in
@@ -542,7 +542,7 @@ def _metric_sums(kind, link, margin, y, w, use_w, slope, rho):
     return _chunk_totals(part)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _grad_metric_rows(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slope, rho, mds, g,
                       h, a, b):
     s_loss = np.float64(0.0)
@@ -562,7 +562,7 @@ def _grad_metric_rows(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slop
     return s_loss, s_w
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _grad_and_metric_sums(kind, mkind, link, margin, y, w, use_w, spw, use_spw, slope, rho,
                           mds, g, h):
     """``_grad_elementwise`` and ``_metric_sums`` at the same margins in one pass: each row's
@@ -591,7 +591,7 @@ def _grad_and_metric_sums(kind, mkind, link, margin, y, w, use_w, spw, use_spw, 
     return _chunk_totals(part)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _chunk_totals(part):
     total = np.float64(0.0)
     total_w = np.float64(0.0)

@@ -21,7 +21,7 @@ _BUCKETS = 1 << _BITS
 _PASSES = 3  # 3 * 11 >= 32
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _key(bits):
     """The order-preserving key of a float32's bits (see the module's docstring)."""
     if bits == np.uint32(0x80000000):  # -0.0
@@ -31,7 +31,7 @@ def _key(bits):
     return bits | np.uint32(0x80000000)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def stable_argsort(values):
     """Indices that sort the float32 ``values`` ascending, equal values in index order
     (as ``np.argsort(values, kind="stable")``), as int64."""

@@ -30,19 +30,19 @@ _COL_SALT = np.uint64(0xC01A5A3F)
 _TO_UNIT = 1.0 / 18446744073709551616.0  # 2**-64
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _mix(x):
     x = (x ^ (x >> np.uint64(30))) * _M1
     x = (x ^ (x >> np.uint64(27))) * _M2
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _key(a, b):
     return _mix(a + _GOLDEN * (b + np.uint64(1)))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _tree_key(seed, tree_idx):
     return _key(_mix(seed), tree_idx)
 
@@ -52,7 +52,7 @@ def tree_key(seed: int, tree_idx: int) -> np.uint64:
     return np.uint64(_tree_key(np.uint64(seed % (1 << 64)), np.uint64(tree_idx)))
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _row_mask(key, n, ratio, out):
     k = _key(key, _ROW_SALT)
     for r in prange(n):
@@ -66,7 +66,7 @@ def row_mask(seed: int, tree_idx: int, n_samples: int, subsample: float) -> np.n
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _draw(key, parent, ratio, out):
     """``out`` = a subset of ``parent`` (bool per feature) of ``max(1, int(ratio * n))``
     features: those with the smallest hash under ``key``."""
@@ -87,7 +87,7 @@ def _draw(key, parent, ratio, out):
         out[order[i]] = True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def level_features(key, depth, nodes, bytree, bylevel, bynode, out):
     """``out[i, f]``: feature f may split node ``nodes[i]`` (all at ``depth``)."""
     base = _key(key, _COL_SALT)

@@ -327,7 +327,7 @@ def _n_levels(maxn, limit):
     return n + 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _feature_summary_rows(col, w, use_w, limit, n_levels, out):
     """HostSketchContainer for one feature: push present values in row order (zero weights
     skipped), return the final summary size in ``out``."""
@@ -366,7 +366,7 @@ def _feature_summary_rows(col, w, use_w, limit, n_levels, out):
     return n_out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _feature_summary_sorted(values, w, sum_total, max_bin, limit, n_levels, out):
     """SortedSketchContainer for one feature: ``values`` ascending with weights ``w``
     (SortedQuantile::Push/Finalize, then the WXQ levels); final summary into ``out``."""
@@ -440,7 +440,7 @@ def _cuts_from_summary(summary, n, column_size, max_bin, out_vals, wx):
     return k + 1, min_val
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, skip, out_vals, out_n, out_min):
     n_features = X.shape[1]
     for f in prange(n_features):
@@ -567,7 +567,7 @@ def _pack(out_vals, out_n, out_min) -> Cuts:
     return Cuts(ptrs=ptrs, values=values, min_vals=out_min.astype(np.float32))
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _present_counts(X):
     """Values that are not NaN, per column (no temporary mask of the whole matrix)."""
     n, n_features = X.shape
@@ -617,7 +617,7 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     return _pack(out_vals, out_n, out_min)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _sorted_cuts_kernel(col_ptr, rows, values, weights, max_bin, limits, n_levels, out_vals,
                         out_n, out_min):
     n_features = col_ptr.shape[0] - 1
@@ -641,7 +641,7 @@ def _sorted_cuts_kernel(col_ptr, rows, values, weights, max_bin, limits, n_level
         out_min[f] = mv
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _std_sorted_kernel(X, col_ptr, rows, values):
     for f in prange(X.shape[1]):
         k = col_ptr[f]

@@ -21,7 +21,7 @@ _F32_ZERO = np.float32(0.0)
 _F32_TWO = np.float32(2.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def threshold_l1(sum_grad, alpha):
     """Soft threshold T_alpha(G) = sign(G) max(|G| - alpha, 0), in double."""
     if sum_grad > alpha:
@@ -31,7 +31,7 @@ def threshold_l1(sum_grad, alpha):
     return 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def leaf_weight(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
     """Newton leaf weight w (before eta), float32."""
     if sum_hess < min_child_weight or sum_hess <= 0.0:
@@ -42,7 +42,7 @@ def leaf_weight(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_del
     return np.float32(dw)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def similarity(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
     """Similarity score of a node (XGBoost's CalcGain), float32."""
     if sum_hess <= 0.0:
@@ -56,7 +56,7 @@ def similarity(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delt
     return -(_F32_TWO * g32 * w + (h32 + reg_lambda) * (w * w))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def split_loss_change(gl, hl, gr, hr, parent_similarity, reg_lambda, alpha, mcw, mds):
     """Loss change of a split (XGBoost's ``loss_chg``, the dump's ``gain``), float32."""
     total = similarity(gl, hl, reg_lambda, alpha, mcw, mds) + similarity(
@@ -65,7 +65,7 @@ def split_loss_change(gl, hl, gr, hr, parent_similarity, reg_lambda, alpha, mcw,
     return total - parent_similarity
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def similarities(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
     """``similarity`` of every node, float32 array."""
     out = np.empty(sum_grad.shape[0], dtype=np.float32)
@@ -85,7 +85,7 @@ _F32_NEG_INF = np.float32(-np.inf)
 _F32_POS_INF = np.float32(np.inf)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _sort_loss(i, loss, candidate, s_h, r_h, mcw, out_valid, out_blocked):
     # Selects only (no branch), so the loops that call it vectorise.
     heavy = (s_h >= mcw) & (r_h >= mcw)
@@ -93,7 +93,7 @@ def _sort_loss(i, loss, candidate, s_h, r_h, mcw, out_valid, out_blocked):
     out_blocked[i] = loss if candidate & ~heavy & (loss == loss) else _F32_NEG_INF
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, out_valid,
                    out_blocked):
     for i in range(m):
@@ -111,7 +111,7 @@ def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, o
         _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, reg_lambda, alpha):
     """An upper bound of ``_losses_no_mds`` at every position of a stretch whose scanned sums
     lie in [g_lo, g_hi] x [h_lo, h_hi] (max_delta_step 0), or +inf when it cannot bound them.
@@ -130,7 +130,7 @@ def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, reg_lambda, alpha):
     return (np.float32(t1 * t1) / d1 + np.float32(t2 * t2) / d2) - psim
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
                 out_blocked):
     for i in range(m):
@@ -141,7 +141,7 @@ def _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds,
         _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def scan_losses(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
                 out_blocked):
     """Loss change at positions 0..m-1 of a scan whose scanned side has running sums
@@ -157,7 +157,7 @@ def scan_losses(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds,
                     out_blocked)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"nnan", "nsz", "reassoc"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"nnan", "nsz", "reassoc"})
 def strip_max(m, values):
     """Maximum of ``values[:m]`` (m >= 1), vectorised. Its inputs never hold NaN (``scan_losses``
     turns NaN and +inf into -inf), so the fast-math flags cannot change the result."""
@@ -167,7 +167,7 @@ def strip_max(m, values):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_index(m, values, top):
     """The first i < m with ``values[i] == top``: the position a sequential scan keeping the
     first strict improvement ends on."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numbers
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -88,9 +89,9 @@ def grow_tree(X, columns, g, h, p, position, segments, buf: TreeNodes,
 class _ExactGrower:
     """exact: the presorted columns and the grower's workspace, kept across trees."""
 
-    def __init__(self, X, p):
+    def __init__(self, X, p, columns: SortedColumns | None = None):
         self.X, self.p = X, p
-        self.columns = SortedColumns(X)
+        self.columns = SortedColumns(X) if columns is None else columns  # read-only: shareable
         self.arrays = self.columns.arrays()
         self.position = np.empty(X.shape[0], dtype=INDEX)
         self.segments = new_segments(self.columns)
@@ -109,7 +110,7 @@ class _ExactGrower:
 class _HistGrower:
     """hist and approx: the cuts (per tree for approx) and the binned matrix they imply."""
 
-    def __init__(self, X, w, p):
+    def __init__(self, X, w, p, cuts=None):
         self.X, self.w, self.p = X, w, p
         self.dense = not bool(np.isnan(X).any())  # once: approx re-bins every tree
         # XGBoost's hist sums the root from the bins when nothing is missing (not approx).
@@ -117,8 +118,8 @@ class _HistGrower:
         self.ws = None
         self.cuts = None
         self.tree_cuts = []  # the cuts each tree was grown on
-        if p.tree_method == "hist":
-            self._set_cuts(hist_cuts(X, w, p.max_bin))
+        if p.tree_method == "hist":  # ``cuts``: hist_cuts(X, w, max_bin), when already made
+            self._set_cuts(hist_cuts(X, w, p.max_bin) if cuts is None else cuts)
         self.regen = p.tree_method == "approx" and not objectives.spec(p.objective).const_hess
         self.columns = std_sorted_columns(X) if self.regen else None
         self.sampler = ColumnSampler.of(p, X.shape[1])
@@ -206,7 +207,7 @@ def _check_early_stopping(early_stopping_rounds, eval_sets):
     return int(early_stopping_rounds)
 
 
-class _EarlyStopping:
+class EarlyStopping:
     """XGBoost's EarlyStopping callback: the best round of the last evaluation set's
     metric (all our metrics are minimised; strictly smaller is better), and the stop once
     ``rounds`` rounds in a row did not improve it."""
@@ -280,10 +281,51 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         the loss of every set per round (round 0 is the baseline).
     """
     p = parse_params(params)
+    check_rounds(num_boost_round)
+    data = inputs(p, X, y, sample_weight, evals)
+    X32, y32, w32, eval_sets = data.X32, data.y32, data.w32, data.eval_sets
+    stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
+    base_score, base_margin = intercept(p, y32, w32)
+    run = Rounds(p, data, base_margin, num_boost_round,
+                 None if stopping_rounds is None else EarlyStopping(stopping_rounds))
+    run.boost()
+    exact = isinstance(run.grower, _ExactGrower)
+    trace = TrainingData(X=X32, y=y32, weight=w32,
+                         need_forward=run.grower.columns.need_forward if exact else None,
+                         tree_cuts=None if exact else run.grower.tree_cuts,
+                         root_from_bins=None if exact else run.grower.root_from_bins,
+                         checkpoints=run.checkpoints)
+    for arr in (X32, y32) + (() if w32 is None else (w32,)):
+        arr.flags.writeable = False  # the trace's data; never the caller's arrays (see above)
+    stopper = run.stopper
+    return Booster(params=p, feature_names=data.names, base_score=base_score,
+                   base_margin=base_margin, forest=run.builder.build(), data=trace,
+                   history={k: np.array(v) for k, v in run.history.items()},
+                   eval_names=[name for name, _, _, _ in eval_sets],
+                   best_iteration=None if stopper is None else stopper.best_iteration,
+                   best_score=None if stopper is None else stopper.best_score)
+
+
+def check_rounds(num_boost_round) -> None:
     if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, numbers.Integral):
         raise ValueError(f"num_boost_round = {num_boost_round!r} must be a whole number.")
     if num_boost_round < 0:
         raise ValueError(f"num_boost_round = {num_boost_round} must be >= 0.")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A run's data, converted to float32 and checked once (``sweep`` shares it between
+    its grid points): features, their names, labels, weights, the evaluation sets."""
+
+    X32: np.ndarray
+    names: list
+    y32: np.ndarray
+    w32: np.ndarray | None
+    eval_sets: list
+
+
+def inputs(p, X, y, sample_weight, evals) -> Inputs:
     X32, names = as_features(X)
     check_training_rows(X32.shape[0])
     y32 = as_labels(y, X32.shape[0], p.objective, p.num_class)
@@ -291,30 +333,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     # The Booster keeps the training data (read-only) for its round views, so it owns a copy
     # wherever the conversion handed back the caller's own memory (float32 input).
     X32, y32, w32 = (_own(arr, given) for arr, given in ((X32, X), (y32, y), (w32, sample_weight)))
-    eval_sets = _check_evals(evals, names, p)
-    stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
-    base_score, base_margin = _intercept(p, y32, w32)
-    run = _Rounds(p, X32, y32, w32, eval_sets, base_margin, num_boost_round,
-                  None if stopping_rounds is None else _EarlyStopping(stopping_rounds))
-    run.boost()
-    exact = isinstance(run.grower, _ExactGrower)
-    data = TrainingData(X=X32, y=y32, weight=w32,
-                        need_forward=run.grower.columns.need_forward if exact else None,
-                        tree_cuts=None if exact else run.grower.tree_cuts,
-                        root_from_bins=None if exact else run.grower.root_from_bins,
-                        checkpoints=run.checkpoints)
-    for arr in (X32, y32) + (() if w32 is None else (w32,)):
-        arr.flags.writeable = False  # the trace's data; never the caller's arrays (see above)
-    stopper = run.stopper
-    return Booster(params=p, feature_names=names, base_score=base_score,
-                   base_margin=base_margin, forest=run.builder.build(), data=data,
-                   history={k: np.array(v) for k, v in run.history.items()},
-                   eval_names=[name for name, _, _, _ in eval_sets],
-                   best_iteration=None if stopper is None else stopper.best_iteration,
-                   best_score=None if stopper is None else stopper.best_score)
+    return Inputs(X32, names, y32, w32, _check_evals(evals, names, p))
 
 
-def _intercept(p, y32, w32):
+def intercept(p, y32, w32):
     """(base_score, its margin): the user's, or estimated as XGBoost 3.2 does."""
     if p.base_score is None:
         base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class, p.loss)
@@ -330,17 +352,24 @@ def _intercept(p, y32, w32):
     return base_score, base_margin
 
 
-class _Rounds:
+class Rounds:
     """The boosting loop: each round's trees (one per class), the margins they move, the
-    losses (round 0 is the baseline), margin checkpoints for the round views, early stopping."""
+    losses (round 0 is the baseline), margin checkpoints for the round views, early stopping.
 
-    def __init__(self, p, X32, y32, w32, eval_sets, base_margin, num_boost_round, stopper):
-        self.p, self.X32, self.y32, self.w32 = p, X32, y32, w32
-        self.eval_sets, self.num_boost_round, self.stopper = eval_sets, num_boost_round, stopper
-        n_samples, n_groups = X32.shape[0], p.num_output_group
+    ``make_grower()``, when given, makes the tree grower from work done beforehand (a sweep's
+    shared sorted columns or cuts); ``on_round(self)`` is called after every round (its
+    trees are ``self.new_trees``) and may raise to stop training."""
+
+    def __init__(self, p, data: Inputs, base_margin, num_boost_round, stopper,
+                 make_grower=None, on_round=None):
+        self.p, self.X32, self.y32, self.w32 = p, data.X32, data.y32, data.w32
+        self.eval_sets, self.num_boost_round, self.stopper = (data.eval_sets, num_boost_round,
+                                                              stopper)
+        self.make_grower, self.on_round = make_grower, on_round
+        n_samples, n_groups = data.X32.shape[0], p.num_output_group
         self.margin = initial_margin(n_samples, base_margin)
         self.eval_margins = [initial_margin(X_e.shape[0], base_margin)
-                             for _, X_e, _, _ in eval_sets]
+                             for _, X_e, _, _ in data.eval_sets]
         self.gh_buffers = (np.empty((n_samples, n_groups), dtype=GRAD),
                            np.empty((n_samples, n_groups), dtype=GRAD))
         self.builder = ForestBuilder()
@@ -366,8 +395,11 @@ class _Rounds:
         for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
             self.history[name] = [self.loss_of(m, y_e, w_e)]
         with _threads(p.nthread):
-            self.grower = (_ExactGrower(X32, p) if self.exact
-                           else _HistGrower(X32, self.w32, p))
+            if self.make_grower is not None:
+                self.grower = self.make_grower()
+            else:
+                self.grower = (_ExactGrower(X32, p) if self.exact
+                               else _HistGrower(X32, self.w32, p))
             buf = new_tree_nodes(min(2 ** (p.max_depth + 1) - 1, 2 * X32.shape[0] - 1))
             for r in range(self.num_boost_round):
                 self.grow_round(g, h, buf)
@@ -375,7 +407,10 @@ class _Rounds:
                     g, h, train_loss = self.gradients_and_loss()
                 else:
                     train_loss = self.loss_of(self.margin, self.y32, self.w32)
-                if self.record(train_loss):
+                stop = self.record(train_loss)
+                if self.on_round is not None:
+                    self.on_round(self)
+                if stop:
                     break
 
     def grow_round(self, g, h, buf) -> None:

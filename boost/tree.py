@@ -77,13 +77,13 @@ class ForestBuilder:
         return forest
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _child(X, r, i, left, feature, threshold, default_left):
     """The child of node i (global index) that row r goes to (``node_rules.goes_right``)."""
     return left[i] + np.int32(goes_right(X[r, feature[i]], threshold[i], default_left[i]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _walk(X, r, off, left, feature, threshold, default_left, stop):
     """The node of the tree at ``off`` where row r stops (``stop``: is_leaf, say). Children
     are stored side by side (right = left + 1), so the next node is ``left + goes_right``,
@@ -97,7 +97,7 @@ def _walk(X, r, off, left, feature, threshold, default_left, stop):
 _ROW_BLOCK = 64
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default_left,
                is_leaf, value, t_begin, t_end, margin):
     # Blocks of rows, trees in order within each row: the walks of a block are independent,
@@ -115,7 +115,7 @@ def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default
                 margin[r, k] += value[off + node]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _leaves_from_positions(X, position, parent, removed, left, feature, threshold, default_left,
                            is_leaf, out):
     for r in prange(X.shape[0]):
@@ -127,7 +127,7 @@ def _leaves_from_positions(X, position, parent, removed, left, feature, threshol
         out[r] = node
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _leaves(X, tree_ptr, tree_group, left, right, feature, threshold, default_left, is_leaf,
             value, t, out):
     off = tree_ptr[t]
@@ -135,7 +135,7 @@ def _leaves(X, tree_ptr, tree_group, left, right, feature, threshold, default_le
         out[r] = _walk(X, r, off, left, feature, threshold, default_left, is_leaf)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _passes_through(X, off, left, right, feature, threshold, default_left, depth, node, out):
     # Walk the *grown* tree down to the node's depth and test whether we arrive at it.
     target_depth = depth[off + node]
@@ -163,7 +163,7 @@ def leaf_of_rows(forest: Forest, X: np.ndarray, tree_idx: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _path(x, off, left, right, feature, threshold, default_left, is_leaf, out):
     node = 0
     n = 0

@@ -10,12 +10,12 @@ _ROW_SHIFT = np.int64(32)  # a (value, row) word holds the row in its high 32 bi
 _LOW32 = np.int64(0xFFFFFFFF)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def prefetch(array, index):
     """A hint only: nothing to do without LLVM's prefetch."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def split8(vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, k, left_at, right_at):
     """Entries ``k .. k+7`` split by their row's side, left ones (side 0) from ``left_at``
     on, right ones from ``right_at`` on, each in order; returns how many went right. One by
@@ -35,7 +35,7 @@ def split8(vr_in, gh_in, side, vr_left, gh_left, vr_right, gh_right, k, left_at,
     return n_right
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def pair_strip(gf, first1, first2, step, width, io):
     """One full strip of ``width`` entries of each of two segments of ``gf`` ((n, 2) float32
     (g, h)), from ``first1``/``first2`` by ``step``: ``io[0:4]`` the running [G1, H1, G2, H2]
