@@ -130,7 +130,7 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
         ytitle=f"{metric} at the best round", xaxis=_x_axis(name, values),
         annotations=[note], margin={"t": 95},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
-                "x": 0}))
+                "x": 0, "traceorder": "normal"}))
 
 
 def loss_grid(best: pd.DataFrame, x_name: str, y_name: str) -> pd.DataFrame:
