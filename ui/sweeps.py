@@ -39,8 +39,11 @@ class Request:
 
 def request(shown: Shown, grid: dict, rounds: int, stopping: int | None,
             fixed: dict | None = None) -> Request:
-    """The sweep of ``grid`` over the model on screen's data and parameters."""
-    return Request(tuple(sorted(shown.config.items())), tuple(sorted((fixed or {}).items())),
+    """The sweep of ``grid`` over the model on screen's data and parameters (the swept
+    parameters' own values left out: the grid sets them, so loading one of its points
+    keeps the sweep)."""
+    config = {k: v for k, v in shown.config.items() if k not in grid}
+    return Request(tuple(sorted(config.items())), tuple(sorted((fixed or {}).items())),
                    tuple((name, tuple(values)) for name, values in grid.items()),
                    int(rounds), stopping or None)
 
