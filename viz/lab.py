@@ -79,16 +79,18 @@ def _x_axis(name: str, values) -> dict:
 
 
 def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
-                      large: bool = False) -> go.Figure:
+                      large: bool = False, clickable: bool = True) -> go.Figure:
     """1-D: train and validation loss at each value's best round against the value (log x
     where the parameter table says log), the gap between them shaded, the best value
     starred and labelled, the model on screen (``current``, its value) ringed. Every point
-    carries its grid point (``customdata``) for a click."""
+    carries its grid point (``customdata``) for a click (``clickable``: the title and hover
+    say so)."""
+    click = "<br><i>click: load this model</i>" if clickable else ""
     best = best.sort_values(name, kind="stable")
     values = best[name].to_numpy()
     x, _ = positions(name, values)
     hover = [f"{name} = {label(v)}<br>best round {r}<br>train {metric} {t:.5g}<br>"
-             f"valid {metric} {v_:.5g}<br>gap {g:.4g}<br><i>click: load this model</i>"
+             f"valid {metric} {v_:.5g}<br>gap {g:.4g}{click}"
              for v, r, t, v_, g in zip(values, best["round"], best["train"], best["valid"],
                                        best["gap"], strict=True)]
     points = best["point"].to_numpy()
@@ -125,8 +127,8 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
     if positions(name, values)[1] == "log":
         note["x"] = math.log10(bx)  # annotations on a log axis are placed in log10 units
     return go.Figure(data=traces, layout=layout(
-        f"{name}: {metric} at each value's best round — click a point to load it", large,
-        height=440,
+        f"{name}: {metric} at each value's best round"
+        + (" — click a point to load it" if clickable else ""), large, height=440,
         ytitle=f"{metric} at the best round", xaxis=_x_axis(name, values),
         annotations=[note], margin={"t": 95},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
@@ -141,7 +143,8 @@ def loss_grid(best: pd.DataFrame, x_name: str, y_name: str) -> pd.DataFrame:
 
 
 def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: str,
-                        current: tuple | None = None, large: bool = False) -> go.Figure:
+                        current: tuple | None = None, large: bool = False,
+                        clickable: bool = True) -> go.Figure:
     """2-D: the validation loss at each point's best round, one cell per pair of values
     (its loss written in it), the best cell outlined in green, the model on screen
     (``current``: its (x, y) values) outlined dashed. Click a cell: an invisible marker at
@@ -163,7 +166,8 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
         points.append(int(row["point"]))
         hover.append(f"{x_name} = {label(xv)}, {y_name} = {label(yv)}<br>valid {metric} "
                      f"{row['valid']:.5g} at round {int(row['round'])}<br>train "
-                     f"{row['train']:.5g}<br><i>click: load this model</i>")
+                     f"{row['train']:.5g}"
+                     + ("<br><i>click: load this model</i>" if clickable else ""))
     clicks = go.Scatter(x=cx, y=cy, customdata=points, hovertext=hover, mode="markers",
                         hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
                         marker={"size": 44, "symbol": "square", "color": "rgba(0,0,0,0)"})

@@ -121,9 +121,11 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
                    icon=":material/check_circle:")
     st.caption("Best round: the first round with the lowest validation loss (where XGBoost's "
                "early stopping would stop). " + ("The shaded band is the overfitting gap, "
-                                                 "validation − train." if len(names) == 1
+                                                 "validation − train; the ring, the model on "
+                                                 "screen." if len(names) == 1
                                                  else "Green outline: best; dashed: the model "
-                                                 "on screen."))
+                                                 "on screen.") + " Click a "
+               + ("point" if len(names) == 1 else "cell") + " to load that model.")
 
 
 def _clicked(state: AppState, best) -> None:
@@ -164,6 +166,7 @@ def guide_ui(state: AppState, shown: Shown) -> None:
     if not shown.compact:
         st.markdown(f"#### Tuning-order guide — step {i + 1} of {len(guide.STEPS)}: "
                     f"{step.title}")
+        st.markdown(step.why)
         _guide_nav(state, i)
     try:
         outcomes = guide.walk(run, i + 1)
@@ -175,7 +178,7 @@ def guide_ui(state: AppState, shown: Shown) -> None:
     show(_step_figure(here, shown, metric), f"guide_{i}", state, shown)
     if shown.compact:
         return
-    st.markdown(f"{step.why}\n\n**Best: {guide.found_text(here)}** — validation {metric} "
+    st.markdown(f"**Best: {guide.found_text(here)}** — validation {metric} "
                 f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric))
     if i == len(guide.STEPS) - 1:
         _guide_end(state, outcomes, metric, shown)
@@ -187,8 +190,9 @@ def _step_figure(outcome, shown: Shown, metric: str):
     if names == ["eta"]:  # steps 1 and 6: the loss by round, the rounds are what they tune
         return make_rounds_figure(outcome.sweep, shown.large)
     if len(names) == 1:
-        return make_sweep_figure(best, names[0], metric, None, shown.large)
-    return make_heatmap_figure(best, names[0], names[1], metric, None, shown.large)
+        return make_sweep_figure(best, names[0], metric, None, shown.large, clickable=False)
+    return make_heatmap_figure(best, names[0], names[1], metric, None, shown.large,
+                               clickable=False)
 
 
 def _moved(outcomes, metric: str) -> str:
@@ -215,5 +219,10 @@ def _guide_end(state: AppState, outcomes, metric: str, shown: Shown) -> None:
     final = guide.final_params(outcomes)
     st.markdown("**The model found:** " + ", ".join(f"{n} = {label(v)}"
                                                     for n, v in final.items()))
-    st.button("Load this model", key="guide_load", type="primary",
-              icon=":material/download:", on_click=load, args=(state, final))
+    if all(shown.config.get(n) == v for n, v in final.items()):
+        st.success("This model is loaded: the fit, the loss and every view show it (the "
+                   "sidebar and the address bar have its parameters).",
+                   icon=":material/check_circle:")
+    else:
+        st.button("Load this model", key="guide_load", type="primary",
+                  icon=":material/download:", on_click=load, args=(state, final))
