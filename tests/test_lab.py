@@ -291,3 +291,14 @@ def test_the_lab_says_so_when_the_data_has_no_validation_rows():
 def test_infinite_whole_numbers_in_a_link_are_clamped_not_raised(key, text):
     link = _read({key: text})
     assert link.notes and key in link.notes[0]
+
+
+def test_in_a_presenter_panel_the_lab_draws_only_its_chart():
+    at = open_app(sample="moons", view="lab", guide="2", present="1")
+    before = len(at.get("plotly_chart"))
+    at.session_state["right_panel"] = "lab"
+    at.run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == before + 1  # the step's heatmap, nothing else
+    assert not [m for m in at.markdown if "Tuning-order guide" in m.value]
+    assert "guide_next" not in [b.key for b in at.button]  # no navigation in a panel
