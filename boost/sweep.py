@@ -145,11 +145,25 @@ def _frame(points, results, metric, eval_names) -> pd.DataFrame:
     return frame
 
 
+def _threads_may_overlap() -> bool:
+    """Whether numba's threading layer takes parallel calls from several threads at once
+    (OpenMP and TBB do; the fallback 'workqueue' layer aborts the process)."""
+    if numba.config.DISABLE_JIT:
+        return True  # plain Python: the threads take turns on the GIL
+    try:
+        from numba.np.ufunc import parallel
+
+        parallel._launch_threads()
+        return numba.threading_layer() in ("omp", "tbb")
+    except Exception:  # no layer could start: run the points one after another
+        return False
+
+
 def _workers(n_points: int, nthread: int) -> tuple[int, int]:
     """(parallel points, threads per point) for ``nthread`` threads in all (0: every core)."""
     available = numba.config.NUMBA_NUM_THREADS
     total = available if nthread == 0 else min(nthread, available)
-    workers = max(1, min(n_points, total))
+    workers = max(1, min(n_points, total)) if _threads_may_overlap() else 1
     return workers, max(1, total // workers)
 
 

@@ -95,3 +95,23 @@ def test_this_process_uses_the_switch_it_was_started_with():
     expected = os.environ.get("BOOST_SIMD", "1").strip() != "0"
     assert boost.simd.ENABLED == expected
     assert np.array([boost.simd.LANES]).item() == 8
+
+
+SWEEP = MODELS + """
+def sweep():
+    X, y = data()["rows200"]
+    frame = boost.sweep({"max_depth": 3}, X, y, {"tree_method": ["exact", "hist"],
+                                                 "eta": [0.1, 0.3]}, 3, evals=[(X, y, "again")])
+    return frame.to_dict(orient="list")
+"""
+
+
+def test_sweep_runs_as_python_with_identical_results():
+    # The sweep's threads run plain Python under NUMBA_DISABLE_JIT: the same rows, bit for bit.
+    out = _run(SWEEP + "\njson.dump(sweep(), sys.stdout)", NUMBA_DISABLE_JIT="1")
+    assert out.returncode == 0, out.stderr[-3000:]
+    namespace = {}
+    exec(SWEEP, namespace)
+    compiled = namespace["sweep"]()
+    assert json.loads(out.stdout) == json.loads(json.dumps(compiled))
+    assert len(compiled["point"]) == 12
