@@ -109,6 +109,7 @@ def test_heatmap_cells_are_the_sweeps_minima_and_the_best_is_outlined(sweep_2d):
             assert heat.text[j][i] == f"{minima[(mcw, depth)]:.4g}"
     assert list(heat.x) == ["1", "2", "4"] and list(heat.y) == ["0", "5", "40"]
     assert heat.textfont.size >= 16
+    assert heat.zmin == minima.min() and heat.zmax == pytest.approx(np.quantile(minima, 0.75))
     (mcw, depth) = minima.idxmin()
     best, current = fig.layout.shapes
     assert (best.x0 + best.x1) / 2 == pytest.approx(grid["max_depth"].index(depth))

@@ -85,14 +85,14 @@ def test_2d_heatmap_and_a_click_on_a_cell_loads_that_model(page, server):  # noq
     chart = page.locator(".st-key-lab_chart .js-plotly-plot")
     xs, ys = chart.evaluate("gd => [gd.data[0].x, gd.data[0].y]")
     assert xs == ["1", "4", "7", "10"] and ys == ["0", "0.1", "3.16", "100"]
-    page.mouse.click(*chart.evaluate(PLACE, [2, 1]))  # max_depth 7, min_child_weight 0.1
+    page.mouse.click(*chart.evaluate(PLACE, [3, 2]))  # max_depth 10, min_child_weight 3.16
     _wait(page)
     query = _query(page)
-    assert (query["max_depth"], query["min_child_weight"]) == ("7", "0.1")
+    assert (query["max_depth"], query["min_child_weight"]) == ("10", "3.16")
     slider = page.locator(".st-key-p_max_depth [data-testid=stSliderThumbValue]")
-    assert slider.inner_text() == "7"  # the form shows the loaded model
+    assert slider.inner_text() == "10"  # the form shows the loaded model
     shapes = chart.evaluate("gd => gd.layout.shapes.map(s => [s.line.dash, s.x0, s.y0])")
-    assert ["dash", pytest.approx(1.52), pytest.approx(0.52)] in shapes  # the loaded cell
+    assert ["dash", pytest.approx(2.52), pytest.approx(1.52)] in shapes  # the loaded cell
     _shoot(page, "lab_chart", "lab-2d-loaded")
 
 

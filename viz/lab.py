@@ -146,17 +146,22 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
                         current: tuple | None = None, large: bool = False,
                         clickable: bool = True) -> go.Figure:
     """2-D: the validation loss at each point's best round, one cell per pair of values
-    (its loss written in it), the best cell outlined in green, the model on screen
-    (``current``: its (x, y) values) outlined dashed. Click a cell: an invisible marker at
-    its centre carries the grid point (``customdata``)."""
+    (its loss written in it; the colours span the lowest loss to the upper quartile, so a
+    few very bad cells do not leave the rest one colour), the best cell outlined in green,
+    the model on screen (``current``: its (x, y) values) outlined dashed. Click a cell: an
+    invisible marker at its centre carries the grid point (``customdata``)."""
     grid = loss_grid(best, x_name, y_name)
     xs, ys = [label(v) for v in grid.columns], [label(v) for v in grid.index]
     z = grid.to_numpy(dtype=float)
     size = 21 if large else 16
+    low, high = float(np.nanmin(z)), float(np.nanquantile(z, 0.75))
+    cap = high > low and high < float(np.nanmax(z))  # a few bad cells would take the colours
+    title = f"valid {metric}" + (f"<br>(lightest: ≥ {high:.3g})" if cap else "")
     heat = go.Heatmap(
         x=xs, y=ys, z=z, text=[[f"{v:.4g}" for v in row] for row in z],
         texttemplate="%{text}", textfont={"size": size}, colorscale=HEATMAP_SCALE,
-        colorbar={"title": {"text": f"valid {metric}", "side": "right"}, "thickness": 18},
+        zmin=low, zmax=high if cap else None,
+        colorbar={"title": {"text": title, "side": "right"}, "thickness": 18},
         hoverinfo="skip", xgap=2, ygap=2)
     where = best.set_index([x_name, y_name])
     cx, cy, hover, points = [], [], [], []
@@ -249,8 +254,8 @@ def make_guide_summary_figure(steps: list[tuple[str, float]], metric: str,
         totals={"marker": {"color": VALID}}, connector={"line": {"color": "#999999"}},
         hovertemplate="%{x}: %{text}<extra></extra>")
     low, high = min(losses), max(losses)
-    pad = (high - low) * 0.35 or abs(high) * 0.05 or 1.0
+    top = high + 0.15 * (abs(high) or 1.0)  # room for the labels above the bars
     return go.Figure(data=[bars], layout=layout(
         f"Validation {metric} after each step of the guide", large, height=420,
         ytitle=f"valid {metric}", showlegend=False,
-        yaxis={"range": [max(0.0, low - pad) if low >= 0 else low - pad, high + pad]}))
+        yaxis={"range": [min(0.0, low * 1.15), top]}))  # from 0: the bars' true heights
