@@ -206,7 +206,10 @@ def _gap_sentence(a: Facts, b: Facts, round_idx: int) -> str:
     wide, narrow = (a, b) if a.gap > b.gap else (b, a)
     head = (f"{when} the train–validation gap ({a.metric}, validation − train) is "
             f"{_num(wide.gap)} with {_eta(wide)} but {_num(narrow.gap)} with {_eta(narrow)}")
-    if narrow.valid <= wide.valid:
+    if _close(narrow.valid, wide.valid, 0.0):
+        return (f"{head}, with about the same validation {a.metric} ({_num(narrow.valid)} and "
+                f"{_num(wide.valid)}).")
+    if narrow.valid < wide.valid:
         return (f"{head}, and {_eta(narrow)} also has the lower validation {a.metric} "
                 f"({_num(narrow.valid)} against {_num(wide.valid)}).")
     return (f"{head}; yet {_eta(narrow)}'s validation {a.metric} is higher ({_num(narrow.valid)} "
@@ -309,8 +312,8 @@ def make_margins_figure(sides: list[Side], edges: np.ndarray, round_idx: int,
         shapes.append(line)
         notes += labels
         lo, hi = (0.0, 0.47) if i == 0 else (0.53, 1.0)
-        notes.append({"x": (lo + hi) / 2, "xref": "paper", "y": 1.0, "yref": "paper",
-                      "yanchor": "bottom", "yshift": 6, "showarrow": False,
+        notes.append({"x": lo, "xref": "paper", "y": 1.0, "yref": "paper", "xanchor": "left",
+                      "yanchor": "bottom", "yshift": 6, "showarrow": False, "align": "left",
                       "text": f"<b>η = {side.eta:g}</b>, round {r}<br>{_stat_line(side, r)}"})
         axes[f"xaxis{i + 1 if i else ''}"] = {
             "domain": [lo, hi], "anchor": y, "range": [float(edges[0]), float(edges[-1])],
@@ -322,18 +325,20 @@ def make_margins_figure(sides: list[Side], edges: np.ndarray, round_idx: int,
             **({"matches": "y"} if i else {})}
     title = ("Residuals" if kind == "regression" else "Margins") + f" after round {round_idx}"
     spec = layout(title, large, height=420, barmode="overlay", bargap=0, shapes=shapes,
-                  annotations=notes, margin={"t": 130 if large else 118},
-                  legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left",
-                          "x": 0})
+                  annotations=notes, margin={"t": 124 if large else 108},
+                  legend={"orientation": "h", "yref": "container", "y": 1.0, "yanchor": "top",
+                          "xanchor": "right", "x": 1.0})
     spec.update(axes)
+    spec["title"] = {**spec["title"], "y": 0.985, "yanchor": "top"}  # in line with the legend
     return go.Figure(data=traces, layout=spec)
 
 
 def _rounds_layout(title: str, ytitle: str, round_idx: int, large: bool, **extra) -> dict:
-    return layout(title, large, height=340, xtitle="round", ytitle=ytitle,
+    return layout(title, large, height=360, xtitle="round", ytitle=ytitle,
                   shapes=[round_marker(round_idx), *extra.pop("shapes", [])],
-                  legend={"orientation": "h", "yanchor": "top", "y": -0.25, "xanchor": "left",
-                          "x": 0}, **extra)
+                  margin={"b": 105 if large else 95},
+                  legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
+                          "xanchor": "left", "x": 0}, **extra)
 
 
 def make_steps_figure(sides: list[Side], round_idx: int, large: bool = False) -> go.Figure:
@@ -356,9 +361,20 @@ def make_steps_figure(sides: list[Side], round_idx: int, large: bool = False) ->
                                      hoverinfo="skip"))
     positive = np.concatenate(values) if values else np.array([])
     log = positive.size > 0 and positive.max() > 30 * positive.min()
+    axis = ({"type": "log", "tickvals": _log_ticks(positive.min(), positive.max()),
+             "tickformat": "~g"} if log else {"rangemode": "tozero"})
     return go.Figure(data=traces, layout=_rounds_layout(
         "Size of each round's step", "mean |η·f(x)|, training rows", round_idx, large,
-        yaxis={"type": "log" if log else "linear", "rangemode": "normal" if log else "tozero"}))
+        yaxis=axis))
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """1, 2, 5 × 10^k between lo and hi (only the powers of ten when that makes too many):
+    every label at full size, unlike Plotly's small minor digits."""
+    powers = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+    ticks = [(m, m * 10.0**k) for k in powers for m in (1, 2, 5)
+             if lo / 1.5 <= m * 10.0**k <= hi * 1.5]
+    return [t for m, t in ticks if len(ticks) <= 8 or m == 1]
 
 
 def make_gap_figure(sides: list[Side], round_idx: int, large: bool = False) -> go.Figure:

@@ -9,7 +9,6 @@ import streamlit as st
 
 from boost.params import BY_NAME
 from viz.generalisation import (
-    SCORE,
     Side,
     common_edges,
     facts,
@@ -106,8 +105,8 @@ def render(state: AppState, shown: Shown) -> None:
         st.caption(f"The model (η = {eta:g}) and η = {eta2:g}, both {config['num_boost_round']}"
                    " rounds: a small η needs more rounds to fit as much.")
     show(margins, "gen_margins", state, shown)
-    st.caption(EXPLAIN[sides[0].summary.task] + f" x: {SCORE[sides[0].summary.task]}; the "
-               "first and last bars also hold the few rows beyond them.")
+    st.caption(EXPLAIN[sides[0].summary.task] + " The first and last bars also hold the few "
+               "rows beyond them.")
     steps, gap = st.columns(2)
     with steps:
         show(make_steps_figure(sides, r, shown.large), "gen_steps", state, shown)
