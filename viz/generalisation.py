@@ -253,22 +253,24 @@ def _step_sentence(a: Facts, b: Facts, round_idx: int) -> str:
             f"validation rows ({what} {t_ahead[0]} against {t_ahead[1]}) than {_eta(behind)} "
             f"({t_behind[0]} and {t_behind[1]})")
     if ahead is big:
-        return f"{told}: big steps fit the training rows, noise included, faster than new rows."
+        return (f"{told}: big steps fit the training rows, noise included, faster than they "
+                "help new rows.")
     return (f"{told}: on this data it is the smaller η whose training rows run ahead, not "
             "the larger.")
 
 
 # --------------------------------------------------------------------------- the figures
-def _stat_line(side: Side, r: int) -> str:
+def _subplot_title(side: Side, round_idx: int) -> str:
+    """'η = 0.3: misclassified 1.2% train, 6.7% valid' (one line: the panel may be narrow)."""
     s = side.summary
-    if s.task == "regression":
-        head, show = "median |residual|", _num
-    else:
-        head, show = "misclassified", _pct
-    parts = [f"train {show(s.typical['train'][r])}"]
+    r = min(round_idx, s.rounds)
+    head, show = (("median |residual|", _num) if s.task == "regression"
+                  else ("misclassified", _pct))
+    parts = [f"{show(s.typical['train'][r])} train"]
     if "valid" in s.typical:
-        parts.append(f"valid {show(s.typical['valid'][r])}")
-    return f"{head}: {', '.join(parts)}"
+        parts.append(f"{show(s.typical['valid'][r])} valid")
+    stopped = f" (stopped at round {r})" if r < round_idx else ""
+    return f"<b>η = {side.eta:g}</b>{stopped}: {head} {', '.join(parts)}"
 
 
 def _zero_marks(task_name: str, xref: str, yref: str) -> tuple[dict, list[dict]]:
@@ -288,20 +290,25 @@ def _zero_marks(task_name: str, xref: str, yref: str) -> tuple[dict, list[dict]]
 
 def make_margins_figure(sides: list[Side], edges: np.ndarray, round_idx: int,
                         large: bool = False) -> go.Figure:
-    """One subplot per learning rate: the % of training rows (bars) and validation rows
-    (outline) in each score bar after ``round_idx`` rounds, the zero line marked."""
+    """One row per learning rate, on the same x axis: the % of training rows (bars) and
+    validation rows (outline) in each score bar after ``round_idx`` rounds, 0 marked."""
     centers, width = (edges[:-1] + edges[1:]) / 2, float(edges[1] - edges[0])
     outline_x = np.repeat(edges, 2)[1:-1]
     kind = sides[0].summary.task
     traces, shapes, notes, axes = [], [], [], {}
+    rows = [(0.55, 1.0), (0.0, 0.45)]  # the gap holds the lower row's title
+    # one y scale for both rows (Plotly's autorange fails with matched axes), with headroom
+    # for the zero line's labels
+    top = 1.18 * max(float(h[min(round_idx, side.summary.rounds)].max())
+                     for side in sides for h in side.hist.values())
     for i, side in enumerate(sides):
         x, y = ("x", "y") if i == 0 else (f"x{i + 1}", f"y{i + 1}")
         r = min(round_idx, side.summary.rounds)
-        train = side.hist["train"][r]
         traces.append(go.Bar(
-            x=centers, y=train, width=width, xaxis=x, yaxis=y, name="training rows",
-            legendgroup="train", showlegend=i == 0, marker={"color": TRAIN, "line": {"width": 0}},
-            opacity=0.6, hovertemplate="%{x:.3g}: %{y:.1f}% of training rows<extra></extra>"))
+            x=centers, y=side.hist["train"][r], width=width, xaxis=x, yaxis=y,
+            name="training rows", legendgroup="train", showlegend=i == 0, opacity=0.6,
+            marker={"color": TRAIN, "line": {"width": 0}},
+            hovertemplate="%{x:.3g}: %{y:.1f}% of training rows<extra></extra>"))
         if "valid" in side.hist:
             traces.append(go.Scatter(
                 x=outline_x, y=np.repeat(side.hist["valid"][r], 2), xaxis=x, yaxis=y,
@@ -311,25 +318,24 @@ def make_margins_figure(sides: list[Side], edges: np.ndarray, round_idx: int,
         line, labels = _zero_marks(kind, x, y)
         shapes.append(line)
         notes += labels
-        lo, hi = (0.0, 0.47) if i == 0 else (0.53, 1.0)
-        notes.append({"x": lo, "xref": "paper", "y": 1.0, "yref": "paper", "xanchor": "left",
-                      "yanchor": "bottom", "yshift": 6, "showarrow": False, "align": "left",
-                      "text": f"<b>η = {side.eta:g}</b>, round {r}<br>{_stat_line(side, r)}"})
+        notes.append({"x": 0, "xref": "paper", "y": rows[i][1], "yref": "paper",
+                      "xanchor": "left", "yanchor": "bottom", "yshift": 4, "showarrow": False,
+                      "text": _subplot_title(side, round_idx),
+                      "font": {"size": 18 if large else 15}})
+        last = i == len(sides) - 1
         axes[f"xaxis{i + 1 if i else ''}"] = {
-            "domain": [lo, hi], "anchor": y, "range": [float(edges[0]), float(edges[-1])],
-            "title": {"text": SCORE[kind]}, "gridcolor": "#E5E5E5", "zeroline": False,
-            "automargin": True}
+            "anchor": y, "range": [float(edges[0]), float(edges[-1])], "showticklabels": last,
+            "title": {"text": SCORE[kind] if last else ""}, "gridcolor": "#E5E5E5",
+            "zeroline": False, "automargin": True}
         axes[f"yaxis{i + 1 if i else ''}"] = {
-            "anchor": x, "title": {"text": "% of rows" if i == 0 else ""},
-            "gridcolor": "#E5E5E5", "automargin": True, "rangemode": "tozero",
-            **({"matches": "y"} if i else {})}
+            "anchor": x, "domain": list(rows[i]), "title": {"text": "% of rows"},
+            "gridcolor": "#E5E5E5", "automargin": True, "range": [0, top]}
     title = ("Residuals" if kind == "regression" else "Margins") + f" after round {round_idx}"
-    spec = layout(title, large, height=420, barmode="overlay", bargap=0, shapes=shapes,
-                  annotations=notes, margin={"t": 124 if large else 108},
-                  legend={"orientation": "h", "yref": "container", "y": 1.0, "yanchor": "top",
-                          "xanchor": "right", "x": 1.0})
+    spec = layout(title, large, height=520, barmode="overlay", bargap=0, shapes=shapes,
+                  annotations=notes, margin={"t": 92 if large else 78, "b": 100 if large else 90},
+                  legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
+                          "xanchor": "left", "x": 0})
     spec.update(axes)
-    spec["title"] = {**spec["title"], "y": 0.985, "yanchor": "top"}  # in line with the legend
     return go.Figure(data=traces, layout=spec)
 
 

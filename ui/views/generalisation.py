@@ -97,8 +97,9 @@ def render(state: AppState, shown: Shown) -> None:
         sides = [Side(eta, summaries[0], _histograms(config, edges, booster, prep)),
                  Side(eta2, summaries[1], _histograms(config2, edges, other, prep))]
     margins = make_margins_figure(sides, np.array(edges), r, shown.large)
-    if shown.compact:
-        show(margins, "gen_margins", state, shown)
+    if shown.compact:  # its own margins (two rows of titles), the panel's height
+        margins.layout.height = shown.height
+        show(margins, "gen_margins", state, shown, exact=True)
         return
     with right:
         st.markdown(reading(facts(sides[0], r), facts(sides[1], r), r))
