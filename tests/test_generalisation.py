@@ -149,6 +149,10 @@ def test_reading_when_small_steps_keep_the_gap_small():
     assert "η = 0.3 has fitted its training rows further ahead of the validation rows " \
            "(misclassified 2.0% against 14%) than η = 0.05 (9.0% and 12%): big steps" in text
     assert gen.reading(small, big, 30) == text  # the order of the two does not matter
+    level = _facts(0.05, gap=0.08, valid=0.39, step=0.04, train_typ=0.058, valid_typ=0.18)
+    assert ("the validation rows trail the training rows by about as much with both "
+            "(misclassified, train and validation: 2.0% and 14% with η = 0.3, 5.8% and 18% "
+            "with η = 0.05).") in gen.reading(big, level, 30)
 
 
 def test_reading_changes_direction_when_the_data_says_otherwise():

@@ -244,9 +244,9 @@ def _step_sentence(a: Facts, b: Facts, round_idx: int) -> str:
     close = (_close(_spread(a), _spread(b), 0.01) if a.task != "regression"
              else abs(_spread(a) - _spread(b)) <= 0.05)
     if close:
-        return (f"{moves}, and both keep their training and validation rows alike ({what}, "
-                f"train and validation: {' and '.join(_typical(a))} with {_eta(a)}, "
-                f"{' and '.join(_typical(b))} with {_eta(b)}).")
+        return (f"{moves}, and the validation rows trail the training rows by about as much "
+                f"with both ({what}, train and validation: {' and '.join(_typical(a))} with "
+                f"{_eta(a)}, {' and '.join(_typical(b))} with {_eta(b)}).")
     ahead, behind = (a, b) if _spread(a) > _spread(b) else (b, a)
     t_ahead, t_behind = _typical(ahead), _typical(behind)
     told = (f"{moves}; {_eta(ahead)} has fitted its training rows further ahead of the "
