@@ -85,6 +85,8 @@ def test_summary_and_histograms_match_xgboost(task):
             assert summary.low[name][r] == lo and summary.high[name][r] == hi
             typical = np.median(np.abs(s)) if task == "regression" else np.mean(s < 0)
             assert summary.typical[name][r] == typical
+            centre = np.median(np.abs(s)) if task == "regression" else np.mean(s)
+            assert summary.centre[name][r] == centre
             counts = np.histogram(np.clip(s, edges[0], edges[-1]), bins=edges)[0]
             np.testing.assert_array_equal(hist[name][r], 100.0 * counts / len(y))
     groups = 3 if task == "multiclass" else 1
@@ -130,15 +132,17 @@ def test_edges_cover_every_round_and_put_zero_on_an_edge():
         3 * (slow.high["train"][-1] - slow.low["train"][-1])
 
 
-def _facts(eta, gap, valid, step, train_typ, valid_typ, task="binary", r=30):
+def _facts(eta, gap, valid, step, centre_train, centre_valid, task="binary", r=30,
+           typical=(0.05, 0.1)):
     return gen.Facts(eta=eta, task=task, metric="logloss" if task != "regression" else "rmse",
                      round=r, train=valid - gap, valid=valid, gap=gap, step=step,
-                     typical_train=train_typ, typical_valid=valid_typ)
+                     typical_train=typical[0], typical_valid=typical[1],
+                     centre_train=centre_train, centre_valid=centre_valid)
 
 
 def test_reading_when_small_steps_keep_the_gap_small():
-    big = _facts(0.3, gap=0.41, valid=0.52, step=0.21, train_typ=0.02, valid_typ=0.14)
-    small = _facts(0.05, gap=0.08, valid=0.39, step=0.04, train_typ=0.09, valid_typ=0.12)
+    big = _facts(0.3, gap=0.41, valid=0.52, step=0.21, centre_train=3.1, centre_valid=2.2)
+    small = _facts(0.05, gap=0.08, valid=0.39, step=0.04, centre_train=1.3, centre_valid=1.25)
     text = gen.reading(big, small, 30)
     assert text.count(". ") == 1 and text.endswith(".")  # two sentences
     assert ("By round 30 the train–validation gap (logloss, validation − train) is 0.41 with "
@@ -146,54 +150,59 @@ def test_reading_when_small_steps_keep_the_gap_small():
             "logloss (0.39 against 0.52).") in text
     assert ("Round 30's trees move a training row's margin by 0.21 on average with η = 0.3, "
             "by 0.04 with η = 0.05") in text
-    assert "η = 0.3 has fitted its training rows further ahead of the validation rows " \
-           "(misclassified 2.0% against 14%) than η = 0.05 (9.0% and 12%): big steps" in text
+    assert "η = 0.3 has fitted its training rows further ahead of its validation rows " \
+           "(mean y·margin 3.1 against 2.2) than η = 0.05 (1.3 and 1.25): big steps" in text
     assert gen.reading(small, big, 30) == text  # the order of the two does not matter
-    level = _facts(0.05, gap=0.08, valid=0.39, step=0.04, train_typ=0.058, valid_typ=0.18)
+    even = _facts(0.3, gap=0.41, valid=0.52, step=0.21, centre_train=4.07, centre_valid=4.13)
+    assert ("and neither has pushed its training rows ahead of its validation rows (mean "
+            "y·margin, train and validation: 4.07 and 4.13 with η = 0.3, 1.3 and 1.25 with "
+            "η = 0.05).") in gen.reading(even, small, 30)
+    level = _facts(0.05, gap=0.08, valid=0.39, step=0.04, centre_train=2.1, centre_valid=1.22)
     assert ("the validation rows trail the training rows by about as much with both "
-            "(misclassified, train and validation: 2.0% and 14% with η = 0.3, 5.8% and 18% "
+            "(mean y·margin, train and validation: 3.1 and 2.2 with η = 0.3, 2.1 and 1.22 "
             "with η = 0.05).") in gen.reading(big, level, 30)
 
 
 def test_reading_changes_direction_when_the_data_says_otherwise():
-    big = _facts(0.5, gap=0.05, valid=2.0, step=0.3, train_typ=1.9, valid_typ=2.0,
+    big = _facts(0.5, gap=0.05, valid=2.0, step=0.3, centre_train=1.9, centre_valid=2.0,
                  task="regression")
-    small = _facts(0.02, gap=0.9, valid=2.4, step=0.5, train_typ=0.6, valid_typ=1.5,
+    small = _facts(0.02, gap=0.9, valid=2.4, step=0.5, centre_train=0.6, centre_valid=1.5,
                    task="regression")
     text = gen.reading(big, small, 30)
     assert "is 0.9 with η = 0.02 but 0.05 with η = 0.5, and η = 0.5 also has the lower " \
            "validation rmse (2 against 2.4)." in text
     assert "(η = 0.5 took its big steps early)" in text
-    assert "η = 0.02 has fitted its training rows further ahead of the validation rows " \
+    assert "η = 0.02 has fitted its training rows further ahead of its validation rows " \
            "(median |residual| 0.6 against 1.5) than η = 0.5 (1.9 and 2)" in text
     assert "it is the smaller η whose training rows run ahead" in text
     assert "big steps fit" not in text
 
 
 def test_reading_calls_a_small_gap_with_a_higher_loss_underfitting():
-    big = _facts(0.3, gap=0.09, valid=0.21, step=0.17, train_typ=0.012, valid_typ=0.067)
-    small = _facts(0.05, gap=0.018, valid=0.47, step=0.056, train_typ=0.079, valid_typ=0.083)
+    big = _facts(0.3, gap=0.09, valid=0.21, step=0.17, centre_train=2.5, centre_valid=2.2)
+    small = _facts(0.05, gap=0.018, valid=0.47, step=0.056, centre_train=0.7, centre_valid=0.7)
     text = gen.reading(big, small, 10)
     assert "yet η = 0.05's validation logloss is higher (0.47 against 0.21): its small gap " \
            "means it has not fitted much yet" in text
-    same = _facts(0.05, gap=0.018, valid=0.215, step=0.056, train_typ=0.079, valid_typ=0.083)
+    same = _facts(0.05, gap=0.018, valid=0.215, step=0.056, centre_train=0.7, centre_valid=0.7)
     assert "with about the same validation logloss (0.215 and 0.21)" in gen.reading(big, same,
                                                                                      10)
-    even = _facts(0.05, gap=0.0905, valid=0.3, step=0.05, train_typ=0.05, valid_typ=0.105)
+    even = _facts(0.05, gap=0.0905, valid=0.3, step=0.05, centre_train=1, centre_valid=0.7)
     assert "is about the same for both: 0.09 with η = 0.3 and 0.0905 with η = 0.05" in \
         gen.reading(big, even, 10)
 
 
 def test_reading_at_round_zero_and_without_validation():
-    a = _facts(0.3, gap=0.01, valid=0.69, step=None, train_typ=0.4, valid_typ=0.4, r=0)
-    b = _facts(0.05, gap=0.01, valid=0.69, step=None, train_typ=0.4, valid_typ=0.4, r=0)
+    a = _facts(0.3, gap=0.01, valid=0.69, step=None, centre_train=0.4, centre_valid=0.4, r=0)
+    b = _facts(0.05, gap=0.01, valid=0.69, step=None, centre_train=0.4, centre_valid=0.4, r=0)
     assert gen.reading(a, b, 0).startswith("Round 0 is the baseline")
-    lone = [gen.Facts(eta, "regression", "rmse", 3, train, None, None, step, typ, None)
+    lone = [gen.Facts(eta, "regression", "rmse", 3, train, None, None, step, typ, None, typ,
+                      None)
             for eta, train, step, typ in ((0.3, 4.0, 1.68, 3.8), (0.05, 7.35, 0.38, 6.79))]
     text = gen.reading(*lone, 3)
     assert "training rmse is 4 with η = 0.3 and 7.35 with η = 0.05; there is no validation" \
            in text
-    assert "median |residual| training rows: 3.8 with η = 0.3, 6.79 with η = 0.05." in text
+    assert "median |residual| of training rows: 3.8 with η = 0.3, 6.79 with η = 0.05." in text
 
 
 @pytest.mark.parametrize(("text", "value", "note"), [

@@ -3,6 +3,8 @@ and a multi-class sample, the numbers it says equal those of the two models trai
 ``boost.train`` (the view's plumbing: the right models, round and second η), the second η read
 from and written to the link, and the view in a presenter panel."""
 
+import json
+
 import numpy as np
 from apptest import open_app
 
@@ -19,8 +21,10 @@ def _models(at, eta2):
                            task=None if config["task"] == "auto" else config["task"])
     params = engine_params(config, prep)
     evals = [(prep.X_valid, prep.y_valid, "valid")]
+    stopping = config["early_stopping_rounds"] or None
     return prep, [boost.train({**params, "eta": eta}, prep.X_train, prep.y_train,
-                              config["num_boost_round"], evals=evals)
+                              config["num_boost_round"], evals=evals,
+                              early_stopping_rounds=stopping)
                   for eta in (config["eta"], eta2)]
 
 
@@ -28,6 +32,14 @@ def _reading(at) -> str:
     texts = [m.value for m in at.markdown if "train–validation gap" in m.value]
     assert len(texts) == 1, [m.value for m in at.markdown]
     return texts[0]
+
+
+def _chart(at, key: str) -> dict:
+    """The layout of the chart drawn under ``key``."""
+    for chart in at.get("plotly_chart"):
+        if key in chart.proto.id:
+            return json.loads(chart.proto.spec)["layout"]
+    raise AssertionError(f"no chart {key}")
 
 
 def _gap(booster, r) -> float:
@@ -42,13 +54,20 @@ def test_binary_sample_says_the_models_numbers():
     prep, (fast, slow) = _models(at, 0.05)
     text = _reading(at)
     assert f"is {_gap(fast, 10):.3g} with η = 0.3 but {_gap(slow, 10):.3g} with η = 0.05" in text
-    for booster in (fast, slow):
-        shares = []
+    titles = " ".join(a.get("text", "") for a in _chart(at, "gen_margins")["annotations"])
+    for eta, booster in ((0.3, fast), (0.05, slow)):
+        shares, means = [], []
         for X, y in ((prep.X_train, prep.y_train), (prep.X_valid, prep.y_valid)):
             margin = booster.predict(X, output_margin=True, iteration_range=(0, 10))
-            shares.append(np.mean(np.where(y > 0.5, margin, -margin) < 0))
-        assert f"misclassified {shares[0]:.1%} against {shares[1]:.1%})" in text or \
-            f"({shares[0]:.1%} and {shares[1]:.1%})" in text
+            score = np.where(y > 0.5, margin, -margin).astype(np.float64)
+            shares.append(np.mean(score < 0))
+            means.append(np.mean(score))
+        assert (f"<b>η = {eta:g}</b>: misclassified {shares[0]:.1%} train, {shares[1]:.1%} "
+                "valid") in titles
+        pair = (f"mean y·margin {means[0]:.3g} against {means[1]:.3g})",
+                f"({means[0]:.3g} and {means[1]:.3g})",
+                f"{means[0]:.3g} and {means[1]:.3g} with η = {eta:g}")
+        assert any(p.replace("-", "−") in text for p in pair), (pair, text)
     step = np.mean(np.abs(fast.predict(prep.X_train, output_margin=True, iteration_range=(0, 10))
                           - fast.predict(prep.X_train, output_margin=True,
                                          iteration_range=(0, 9))))
@@ -80,12 +99,26 @@ def test_a_hostile_second_eta_is_clamped_and_said():
     assert "with η = 1" in _reading(at)
 
 
+def test_early_stopping_ends_the_two_models_apart():
+    at = open_app(sample="moons", view="generalisation", round="60", rounds="200",
+                  early_stopping_rounds="5", eta="0.5")
+    _, (fast, slow) = _models(at, 0.05)
+    n_fast, n_slow = fast.num_boosted_rounds(), slow.num_boosted_rounds()
+    assert n_fast < n_slow < 200
+    assert any(f"early stopping ended them apart (η = 0.5 after {n_fast}, η = 0.05 after "
+               f"{n_slow})" in c.value for c in at.caption)
+    assert _reading(at).startswith(f"By round {n_fast} the train–validation gap")
+    assert f"{_gap(fast, n_fast):.3g} with η = 0.5" in _reading(at)
+
+
 def test_multiclass_sample_shows_the_true_class_margin():
     at = open_app(sample="three_blobs", view="generalisation", round="5")
     assert not at.error
     assert any("true class's margin minus the best other class's" in c.value
                for c in at.caption)
-    assert "misclassified" in _reading(at)
+    assert "mean margin over the best other class" in _reading(at)
+    titles = [a.get("text", "") for a in _chart(at, "gen_margins")["annotations"]]
+    assert sum("misclassified" in t for t in titles) == 2
 
 
 def test_the_view_in_a_presenter_panel_draws_its_chart_only():

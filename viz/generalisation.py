@@ -56,7 +56,9 @@ class Summary:
     ``step[r]``: mean |η·f_r(x)| over the training rows (and classes) — how far round r moved
     a margin (``step[0]`` is NaN). Per set ('train', 'valid' when there is one):
     ``low``/``high`` the score's TAILS quantiles, ``typical`` the share of rows with a
-    negative score (classification) or the median |residual| (regression)."""
+    negative score (classification) or the median |residual| (regression), ``centre`` the
+    mean score (classification: the misclassified rows' tails pull it down) or the median
+    |residual| (regression)."""
 
     task: str
     rounds: int
@@ -64,6 +66,7 @@ class Summary:
     low: dict
     high: dict
     typical: dict
+    centre: dict
     loss: pd.DataFrame  # Booster.loss_history(): 'train' and 'valid' by round
     metric: str
 
@@ -86,6 +89,7 @@ def summarise(booster: Booster, sets: dict) -> Summary:
     low = {name: np.empty(n) for name in sets}
     high = {name: np.empty(n) for name in sets}
     typical = {name: np.empty(n) for name in sets}
+    centre = {name: np.empty(n) for name in sets}
     previous = None
     for r, score, margin in _walk(booster, sets):
         if previous is not None:
@@ -93,9 +97,11 @@ def summarise(booster: Booster, sets: dict) -> Summary:
         previous = margin.astype(np.float64)
         for name, s in score.items():
             low[name][r], high[name][r] = np.quantile(s, TAILS)
-            typical[name][r] = (np.mean(s < 0) if kind != "regression"
-                                else np.median(np.abs(s)))
-    return Summary(kind, n - 1, step, low, high, typical, booster.loss_history(),
+            if kind == "regression":
+                typical[name][r] = centre[name][r] = np.median(np.abs(s))
+            else:
+                typical[name][r], centre[name][r] = np.mean(s < 0), np.mean(s)
+    return Summary(kind, n - 1, step, low, high, typical, centre, booster.loss_history(),
                    booster.metric_name)
 
 
@@ -148,6 +154,8 @@ class Facts:
     step: float | None
     typical_train: float  # misclassified share, or median |residual|
     typical_valid: float | None
+    centre_train: float  # mean score (classification), or median |residual|
+    centre_valid: float | None
 
 
 def facts(side: Side, round_idx: int) -> Facts:
@@ -155,10 +163,12 @@ def facts(side: Side, round_idx: int) -> Facts:
     r = min(round_idx, s.rounds)
     train = float(s.loss["train"].iloc[r])
     valid = float(s.loss["valid"].iloc[r]) if "valid" in s.loss.columns else None
+    has_valid = "valid" in s.typical
     return Facts(side.eta, s.task, s.metric, r, train, valid,
                  None if valid is None else valid - train,
                  None if r == 0 else float(s.step[r]), float(s.typical["train"][r]),
-                 float(s.typical["valid"][r]) if "valid" in s.typical else None)
+                 float(s.typical["valid"][r]) if has_valid else None,
+                 float(s.centre["train"][r]), float(s.centre["valid"][r]) if has_valid else None)
 
 
 # --------------------------------------------------------------------------- the reading
@@ -223,12 +233,21 @@ def _typical(f: Facts) -> tuple[str, str]:
     return show(f.typical_train), "" if f.typical_valid is None else show(f.typical_valid)
 
 
+CENTRE = {"binary": "mean y·margin", "multiclass": "mean margin over the best other class",
+          "regression": "median |residual|"}
+
+
 def _spread(f: Facts) -> float:
-    """How far the training rows ran ahead of the validation rows: misclassified share
-    valid − train (classification), median |residual| valid ÷ train (regression)."""
+    """How far the training rows ran ahead of the validation rows: the mean score's
+    train − valid (classification, in margin units), median |residual| valid ÷ train
+    (regression)."""
     if f.task != "regression":
-        return f.typical_valid - f.typical_train
-    return f.typical_valid / f.typical_train if f.typical_train > 0 else np.inf
+        return f.centre_train - f.centre_valid
+    return f.centre_valid / f.centre_train if f.centre_train > 0 else np.inf
+
+
+def _centres(f: Facts) -> str:
+    return f"{_num(f.centre_train)} and {_num(f.centre_valid)}"
 
 
 def _step_sentence(a: Facts, b: Facts, round_idx: int) -> str:
@@ -237,21 +256,25 @@ def _step_sentence(a: Facts, b: Facts, round_idx: int) -> str:
              f"average with {_eta(big)}, by {_num(small.step)} with {_eta(small)}")
     if small.step > big.step:
         moves += f" ({_eta(big)} took its big steps early)"
-    what = ("misclassified" if a.task != "regression" else "median |residual|")
     if a.typical_valid is None or b.typical_valid is None:
+        what = "misclassified" if a.task != "regression" else "median |residual| of"
         return (f"{moves}; {what} training rows: {_typical(big)[0]} with {_eta(big)}, "
                 f"{_typical(small)[0]} with {_eta(small)}.")
-    close = (_close(_spread(a), _spread(b), 0.01) if a.task != "regression"
-             else abs(_spread(a) - _spread(b)) <= 0.05)
-    if close:
+    what = CENTRE[a.task]
+    # classification: margin units (log-odds); regression: a ratio, within 5%
+    floor, level = (0.1, 0.1) if a.task != "regression" else (0.0, 1.05)
+    if max(_spread(a), _spread(b)) <= level:
+        return (f"{moves}, and neither has pushed its training rows ahead of its validation "
+                f"rows ({what}, train and validation: {_centres(a)} with {_eta(a)}, "
+                f"{_centres(b)} with {_eta(b)}).")
+    if _close(_spread(a), _spread(b), floor):
         return (f"{moves}, and the validation rows trail the training rows by about as much "
-                f"with both ({what}, train and validation: {' and '.join(_typical(a))} with "
-                f"{_eta(a)}, {' and '.join(_typical(b))} with {_eta(b)}).")
+                f"with both ({what}, train and validation: {_centres(a)} with {_eta(a)}, "
+                f"{_centres(b)} with {_eta(b)}).")
     ahead, behind = (a, b) if _spread(a) > _spread(b) else (b, a)
-    t_ahead, t_behind = _typical(ahead), _typical(behind)
-    told = (f"{moves}; {_eta(ahead)} has fitted its training rows further ahead of the "
-            f"validation rows ({what} {t_ahead[0]} against {t_ahead[1]}) than {_eta(behind)} "
-            f"({t_behind[0]} and {t_behind[1]})")
+    told = (f"{moves}; {_eta(ahead)} has fitted its training rows further ahead of its "
+            f"validation rows ({what} {_num(ahead.centre_train)} against "
+            f"{_num(ahead.centre_valid)}) than {_eta(behind)} ({_centres(behind)})")
     if ahead is big:
         return (f"{told}: big steps fit the training rows, noise included, faster than they "
                 "help new rows.")

@@ -68,6 +68,19 @@ def _controls(state: AppState, eta: float) -> None:
                          "of rounds (kept in the link as eta2). " + ETA.help)
 
 
+def _rounds_note(config: dict, boosters: dict) -> str:
+    """How many rounds the two models had (early stopping can end them apart)."""
+    asked = config["num_boost_round"]
+    model, second = (f"η = {eta:g}" for eta in boosters)
+    ended = {eta: b.num_boosted_rounds() for eta, b in boosters.items()}
+    if all(n == asked for n in ended.values()):
+        return (f"The model ({model}) and {second}, both {asked} rounds: a small η needs more "
+                "rounds to fit as much.")
+    stops = ", ".join(f"η = {eta:g} after {n}" for eta, n in ended.items())
+    return (f"The model ({model}) and {second}, up to {asked} rounds; early stopping ended "
+            f"them apart ({stops}): a model's last round stands in for the rounds after it.")
+
+
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, config, r = shown.booster, shown.prep, shown.config, shown.round
     eta = float(config["eta"])
@@ -103,8 +116,7 @@ def render(state: AppState, shown: Shown) -> None:
         return
     with right:
         st.markdown(reading(facts(sides[0], r), facts(sides[1], r), r))
-        st.caption(f"The model (η = {eta:g}) and η = {eta2:g}, both {config['num_boost_round']}"
-                   " rounds: a small η needs more rounds to fit as much.")
+        st.caption(_rounds_note(config, {eta: booster, eta2: other}))
     show(margins, "gen_margins", state, shown)
     st.caption(EXPLAIN[sides[0].summary.task] + " The first and last bars also hold the few "
                "rows beyond them.")
