@@ -14,7 +14,7 @@ from . import url
 from .charts import export_button, show
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
-from .views import DEFAULT, VIEWS
+from .views import DEFAULT, VIEWS, generalisation
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
 
@@ -153,5 +153,6 @@ def share_url(state: AppState, config: dict) -> None:
     values.update({p.key: config[p.name] for p in url.APP_PARAMS})
     values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node,
                    "present": 1 if state.present else None, "lesson": state.lesson,
-                   "step": None if state.lesson is None else state.step + 1})
+                   "step": None if state.lesson is None else state.step + 1,
+                   "eta2": state.gen_eta if state.view == generalisation.SLUG else None})
     st.query_params.from_dict(url.write(values))

@@ -121,6 +121,7 @@ class AppState:
     right_panel = _Widget("tree")
     export_format = _Widget("png")
     etas = _Widget("0.01, 0.1, 0.3, 1.0")  # the learning rates view's comparison
+    gen_eta = _Widget()  # the generalisation view's second η (None: derived from the model's)
     sketch_feature = _Widget(0)  # the quantile sketch view's feature (its index)
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
@@ -171,6 +172,7 @@ def start(link: url.Link, sample: str) -> AppState:
     state.objective = link.objective
     state.view = link.view
     state.present = link.present
+    state.gen_eta = link.eta2
     if link.lesson is not None:
         state.lesson, state.step = link.lesson, link.step or 0
     return state

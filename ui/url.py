@@ -37,6 +37,7 @@ class Link:
     present: bool = False  # presenter mode (present=1)
     lesson: str | None = None  # a lesson's slug (lesson=four-points)
     step: int | None = None  # the lesson's step, 1-based in the URL, 0-based here
+    eta2: float | None = None  # the generalisation view's second learning rate (None: its default)
     given: set = field(default_factory=set)  # the parameters the URL set
     notes: list[str] = field(default_factory=list)
 
@@ -106,6 +107,26 @@ def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
     return clamped
 
 
+def read_eta2(query, notes: list) -> float | None:
+    """The generalisation view's second learning rate (``eta2``), clamped into eta's range."""
+    if "eta2" not in query:
+        return None
+    text = query["eta2"]
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        notes.append(f"eta2={shown(text)} is not a number: using the view's default")
+        return None
+    lo, hi = BY_NAME["eta"].app_range
+    clamped = min(max(value, lo), hi)
+    if clamped != value:
+        notes.append(f"eta2={shown(text)} is outside {_bounds(BY_NAME['eta'])}: using "
+                     f"{clamped:g}")
+    return clamped
+
+
 def _choice(query, key: str, allowed, notes: list, why: str) -> str | None:
     """The query's value of ``key`` if allowed; else None (and a note if it was given)."""
     value = query.get(key)
@@ -147,6 +168,7 @@ def read(query, samples, views, legacy_views, lessons=()) -> Link:
                           "is not one of the lessons (" + ", ".join(lessons) + ")")
     step = _whole(query, "step", 1, _MAX_ROUND, link.notes)
     link.step = None if step is None else step - 1
+    link.eta2 = read_eta2(query, link.notes)
     view = query.get("view")
     if view is not None:
         if view in views:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import (
     function_space,
+    generalisation,
     importance,
     learning_rates,
     newton_vs_first_order,
@@ -19,7 +20,7 @@ from . import (
 )
 
 REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order, function_space,
-            pruning, quantile_sketch)
+            pruning, quantile_sketch, generalisation)
 VIEWS = {view.SLUG: view for view in REGISTRY}
 # What ``?view=0``..``4`` opened before views had names: such links keep opening them.
 LEGACY = ("tree", "residuals", "learning-rates", "importance", "newton-vs-first-order")
