@@ -105,6 +105,8 @@ class AppState:
     figures: dict = field(default_factory=dict)  # the charts on screen, for the HTML export
     said: list = field(default_factory=list)  # the lesson's text on screen, for the export
     said_lines: int = 2  # how many lines that text takes at 1280 px
+    pins: list = field(default_factory=list)  # pinned models' parameters (ui/pins.py)
+    pin_note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
 
     # Widget values, under the widgets' keys.
     sample = _Widget("four_points")
@@ -124,6 +126,8 @@ class AppState:
     sketch_feature = _Widget(0)  # the quantile sketch view's feature (its index)
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
+    compare_left = _Widget()  # the compare view's two trees (model names)
+    compare_right = _Widget()
 
     param_key = staticmethod(param_key)
 
@@ -171,6 +175,7 @@ def start(link: url.Link, sample: str) -> AppState:
     state.objective = link.objective
     state.view = link.view
     state.present = link.present
+    state.pins = list(link.pins)
     if link.lesson is not None:
         state.lesson, state.step = link.lesson, link.step or 0
     return state
