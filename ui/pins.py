@@ -104,8 +104,8 @@ def pins_ui(state: AppState, where: str, in_fragment: bool = False) -> None:
     config = on_screen(state)
     reference = config or state.params()  # before the first model: the form's values
     left, right = st.columns(2)
-    left.button("Pin this model", key=f"{where}_pin", icon=":material/push_pin:",
-                on_click=add, args=(state, in_fragment), disabled=config is None,
+    left.button("Pin model", key=f"{where}_pin", icon=":material/push_pin:",
+                on_click=add, args=(state, in_fragment), disabled=state.data is None,
                 use_container_width=True,
                 help=f"Keep this model's parameters (up to {url.MAX_PINS} pins), change "
                      "anything, train, and compare them in the Compare view.")

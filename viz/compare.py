@@ -186,7 +186,7 @@ def mark_differences(fig: go.Figure, marks: dict[int, Mark], large: bool = False
             continue
         rings.append(go.Scatter(
             x=[where[m.node][0] for m in shown], y=[where[m.node][1] for m in shown],
-            mode="markers", name=label, hovertext=[m.text for m in shown],
+            mode="markers", name=label, hovertext=[m.text for m in shown], cliponaxis=False,
             hovertemplate="%{hovertext}<extra></extra>",
             marker={"symbol": "circle-open", "size": size + 14, "color": MARK_COLORS[kind],
                     "line": {"width": 4 if large else 3, "color": MARK_COLORS[kind]}}))

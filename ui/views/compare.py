@@ -31,7 +31,7 @@ SLUG = pins.VIEW
 TITLE = "Compare pins"
 HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sidebar open
 TREE_HEIGHT = 560  # px: taller trees fold their deepest levels
-HOW = ("**Pin this model** keeps its parameters; change anything (η, max_depth, γ, …), press "
+HOW = ("**Pin model** keeps its parameters; change anything (η, max_depth, γ, …), press "
        "**Train**, and each pin is trained on the same data and columns and drawn beside the "
        "current model in its own colour. Pins are in the address bar: a shared link reopens "
        "them.")
