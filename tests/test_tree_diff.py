@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import boost
-from viz.compare import mark_differences
+from viz.compare import leaf_summary, mark_differences
 from viz.tree import make_tree_figure
 from viz.tree_diff import diff_trees, node_paths
 
@@ -162,10 +162,20 @@ def test_rings_sit_on_the_marked_nodes_and_keep_the_tree_in_pixels(large):
     a, b = four_point_tree(eta=0.3), four_point_tree(eta=0.6)
     d = diff_trees(a, b)
     fig = make_tree_figure(b, title="B", large=large, width=400)
+    nodes = next(t for t in fig.data if t.name == "leaf")
+    plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     marked = mark_differences(fig, d.b, large)
     ring = next(t for t in marked.data if t.name == "leaf value moved")
-    nodes = next(t for t in fig.data if t.name == "leaf")
     assert sorted(zip(ring.x, ring.y, strict=True)) == sorted(zip(nodes.x, nodes.y, strict=True))
     assert list(ring.hovertext) == [d.b[int(n)].text for n in nodes.customdata]
-    plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     assert marked.layout.height - marked.layout.margin.t - marked.layout.margin.b == plot
+    assert marked.layout.legend.yref == "container" and marked.layout.legend.y == 0
+
+
+def test_leaf_summary_counts_the_final_leaves_and_their_absolute_values():
+    frame = pd.concat([four_point_tree(eta=0.3).assign(Round=1),
+                       four_point_tree(gamma=150).assign(Round=2, Tree=1)])
+    summary = leaf_summary(frame)
+    assert list(summary.leaves) == [3, 1]  # γ = 150 prunes the tree to its root
+    assert summary.abs_value.iloc[0] == pytest.approx(3.15 + 2.1 + 2.25)
+    assert summary.abs_value.iloc[1] == pytest.approx(0.3)  # the root: 0.3 · (−G/H) = −0.3

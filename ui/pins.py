@@ -98,11 +98,12 @@ def open_compare(state: AppState) -> None:
     state.view = VIEW
 
 
-def pins_ui(state: AppState, where: str, in_fragment: bool = False) -> None:
-    """'Pin this model' and each pin with its label and a remove button (×). ``where``
-    prefixes the widgets' keys (the sidebar and the compare view each draw one)."""
-    config = on_screen(state)
-    reference = config or state.params()  # before the first model: the form's values
+def pins_ui(state: AppState, where: str, reference: dict | None = None,
+            in_fragment: bool = False) -> None:
+    """'Pin model' and each pin with its label (what differs from ``reference``, by default
+    the form's parameters) and a remove button (×). ``where`` prefixes the widgets' keys (the
+    sidebar and the compare view each draw one)."""
+    reference = reference or state.params()
     left, right = st.columns(2)
     left.button("Pin model", key=f"{where}_pin", icon=":material/push_pin:",
                 on_click=add, args=(state, in_fragment), disabled=state.data is None,

@@ -54,7 +54,9 @@ class Entry:
 
 def render(state: AppState, shown: Shown) -> None:
     if not shown.compact:
-        pins.pins_ui(state, "cmp", in_fragment=True)
+        st.caption("Each pin keeps a model's parameters and is trained on the data and columns "
+                   "on screen; every chart gives a model the same colour.")
+        pins.pins_ui(state, "cmp", shown.config, in_fragment=True)
     entries = _entries(state, shown)
     colors = {e.legend: e.color for e in entries}
     booster, r = shown.booster, shown.round
