@@ -55,7 +55,7 @@ def make_loss_overlay_figure(histories: dict[str, pd.DataFrame], colors: dict[st
                               "<extra></extra>"))
             shown = True
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}) by round — solid: validation, dashed: train", large, height=400,
+        f"Loss ({metric}): validation solid, train dashed", large, height=400,
         xtitle="round (0 = baseline)", ytitle=metric, shapes=[round_marker(round_idx)],
         legend=_legend_below(), margin={"b": 90}))
 
