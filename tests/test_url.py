@@ -223,3 +223,13 @@ def test_the_app_opens_hostile_pin_links(pins):
     written = at.query_params["pin"]
     written = [written] if isinstance(written, str) else written
     assert [url.read_pin(t, 1, []) for t in written] == state.pins
+
+
+def test_a_hostile_pin_says_at_most_three_corrections():
+    notes = []
+    pin = url.read_pin("eta-x~gamma-nan~max_depth-99~lambda--1~seed-s~a~b", 2, notes)
+    assert pin["max_depth"] == 10 and pin["lambda"] == 0 and pin["eta"] == 0.3
+    assert notes[:3] == ["pin 2: eta=x is not a number: using 0.3",
+                         "pin 2: gamma=nan is not a number: using 0",
+                         "pin 2: max_depth=99 is outside 1 to 10: using 10"]
+    assert notes[3:] == ["pin 2: 4 more corrections"]

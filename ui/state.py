@@ -94,7 +94,8 @@ class AppState:
     collapsed: frozenset = frozenset()  # nodes of the shown tree whose subtrees are hidden
     collapsed_tree: tuple | None = None  # the tree ``collapsed`` belongs to (model, round, class)
     playing: bool = False
-    rerun_app: bool = False  # Play and the speed need one full run to set the timer
+    rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
+    # in the compare view (a fragment) redraws the sidebar's list
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
     presets: dict = field(default_factory=dict)  # the sample's parameters now applied
     lesson: str | None = None  # the lesson being walked (its slug), None outside lessons

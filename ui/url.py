@@ -195,25 +195,30 @@ def write_pin(pin: dict) -> str:
     return "~".join(items) or PIN_SAME
 
 
-def read_pin(text, number: int, notes: list) -> dict:
+def read_pin(text, number: int, notes: list, most: int = 3) -> dict:
     """The pin in one URL value, every item read by its parameter's record (clamped, or the
-    default); what was corrected or ignored is noted as ``pin <number>: ...``."""
+    default); what was corrected or ignored is noted as ``pin <number>: ...`` (at most
+    ``most`` notes a pin, then how many more)."""
     pin = pin_defaults()
     items = str(text).split("~")
+    said: list[str] = []
     for item in items[:len(APP_PARAMS)]:
         if item.strip() in ("", PIN_SAME):
             continue
         key, dash, value = item.partition("-")
         p = _PIN_KEYS.get(key.strip())
         if p is None or not dash:
-            notes.append(f"pin {number}: {shown(item)} is not a parameter-value pair such as "
-                         "eta-0.1: ignored")
+            said.append(f"{shown(item)} is not a parameter-value pair such as eta-0.1: "
+                        "ignored")
             continue
         pin[p.name], note = read_param(p, value)
         if note:
-            notes.append(f"pin {number}: {note}")
+            said.append(note)
     if len(items) > len(APP_PARAMS):
-        notes.append(f"pin {number}: more items than there are parameters: the rest ignored")
+        said.append("more items than there are parameters: the rest ignored")
+    notes += [f"pin {number}: {note}" for note in said[:most]]
+    if len(said) > most:
+        notes.append(f"pin {number}: {len(said) - most} more corrections")
     return pin
 
 
