@@ -146,7 +146,7 @@ def loss_chart(state: AppState, shown: Shown) -> None:
 
 
 def share_url(state: AppState, config: dict) -> None:
-    """The URL reproduces the screen: sample, columns, parameters, round, view, node."""
+    """The URL reproduces the screen: sample, columns, parameters, round, view, node, pins."""
     sample = state.sample if config["name"] == BY_KEY[state.sample].title else None
     values = {"sample": sample, "target": config["target"], "task": config["task"],
               "weight": config["weight"], "objective": config["objective"]}
@@ -154,5 +154,6 @@ def share_url(state: AppState, config: dict) -> None:
     values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node,
                    "present": 1 if state.present else None, "lesson": state.lesson,
                    "step": None if state.lesson is None else state.step + 1,
-                   "eta2": state.gen_eta if state.view == generalisation.SLUG else None})
+                   "eta2": state.gen_eta if state.view == generalisation.SLUG else None,
+                   "pin": [url.write_pin(pin) for pin in state.pins]})
     st.query_params.from_dict(url.write(values))

@@ -8,6 +8,7 @@ module and one line in ``REGISTRY``; docs/views.md walks through it.
 from __future__ import annotations
 
 from . import (
+    compare,
     function_space,
     generalisation,
     importance,
@@ -20,7 +21,7 @@ from . import (
 )
 
 REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order, function_space,
-            pruning, quantile_sketch, generalisation)
+            pruning, quantile_sketch, generalisation, compare)
 VIEWS = {view.SLUG: view for view in REGISTRY}
 # What ``?view=0``..``4`` opened before views had names: such links keep opening them.
 LEGACY = ("tree", "residuals", "learning-rates", "importance", "newton-vs-first-order")
