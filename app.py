@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import guide, lesson, panels, present, sidebar, stage, state, training, url
+from ui import guide, lesson, panels, pins, present, sidebar, stage, state, training, url
 from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
@@ -36,6 +36,7 @@ def sidebar_ui(app: state.AppState) -> bool:
         sidebar.data_ui(app)
         sidebar.columns_ui(app)
         pressed = sidebar.params_ui(app)
+        pins.pins_ui(app, "side")
         st.segmented_control("Chart download format (camera button)", ["png", "svg"],
                              key=state.AppState.export_format.key)
     return pressed

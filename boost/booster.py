@@ -157,6 +157,20 @@ class Booster:
             return margin if self.num_groups > 1 else margin[:, 0]
         return objectives.predict_transform(self.objective, margin)
 
+    def staged_margins(self, X):
+        """The margins of ``X`` after every round, each tree walked once: yields
+        ``(round_idx, margin)`` for round_idx = 0 (the baseline) .. num_boosted_rounds(),
+        ``margin`` of shape (n_samples, n_groups) float32, equal bit for bit to
+        ``predict(X, output_margin=True, iteration_range=(0, round_idx))`` (the same float32
+        sums in the same order). The array is updated in place: copy what you keep."""
+        X32, _ = as_features(X, expected_names=self.feature_names)
+        g = self.num_groups
+        margin = initial_margin(X32.shape[0], self.base_margin)
+        yield 0, margin
+        for r in range(1, self.num_boosted_rounds() + 1):
+            add_tree_outputs(self.forest, X32, margin, (r - 1) * g, r * g)
+            yield r, margin
+
     # ----------------------------------------------------------------- dumps
     def get_dump(self, dump_format: str = "json", with_stats: bool = True) -> list[str]:
         """One string per tree, equal to XGBoost's dump of the same model."""

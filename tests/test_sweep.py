@@ -99,7 +99,7 @@ def test_sweep_is_train_bit_for_bit(method):
     frame = boost.sweep(params, X, y, grid, 8, evals=[(X_val, y_val, "valid")],
                         sample_weight=np.linspace(0.5, 2.0, len(y)))
     assert frame["point"].nunique() == 8
-    for i, rows in frame.groupby("point"):
+    for _, rows in frame.groupby("point"):
         point = {k: rows[k].iloc[0] for k in grid}
         bst = boost.train({**params, **point}, X, y, 8, evals=[(X_val, y_val, "valid")],
                           sample_weight=np.linspace(0.5, 2.0, len(y)))

@@ -138,3 +138,98 @@ def test_the_app_opens_every_hostile_link(kind):
         assert got == (pytest.approx(want) if isinstance(want, float) else want), p.name
     corrected = [c.value for c in at.caption if c.value.startswith(":material/link:")]
     assert len(corrected) <= 1
+
+
+# --------------------------------------------------------------------------- pins
+def _pins_at(kind):
+    """A pin with every parameter at one end of its range (or its last choice)."""
+    pin = url.pin_defaults()
+    for p in url.APP_PARAMS:
+        if p.kind is str:
+            pin[p.name] = p.choices[-1 if kind == "high" else 0]
+        elif p.widget == "text":
+            pin[p.name] = "-2.5" if kind == "low" else ""
+        else:
+            pin[p.name] = p.kind(p.app_range[0 if kind == "low" else 1])
+    return pin
+
+
+@pytest.mark.parametrize("pin", [url.pin_defaults(), _pins_at("low"), _pins_at("high"),
+                                 {**url.pin_defaults(), "eta": 0.1, "max_depth": 5}],
+                         ids=["defaults", "low", "high", "eta-depth"])
+def test_a_pin_survives_its_url(pin):
+    text = url.write_pin(pin)
+    notes = []
+    assert url.read_pin(text, 1, notes) == pin and notes == []
+    assert "&" not in text and "=" not in text and "#" not in text
+    link = url.read({"pin": [text, url.write_pin(url.pin_defaults())]}, [], list(VIEWS),
+                    LEGACY)
+    assert link.pins[0] == pin and not link.notes
+
+
+def test_a_pin_is_short_and_readable():
+    assert url.write_pin({**url.pin_defaults(), "eta": 0.1, "max_depth": 5}) == \
+        "eta-0.1~max_depth-5"
+    assert url.write_pin({**url.pin_defaults(), "num_boost_round": 50, "base_score": "-3"}) \
+        == "base_score--3~rounds-50"
+    assert url.write_pin(url.pin_defaults()) == url.PIN_SAME
+    assert url.write({"pin": ["eta-0.1", "gamma-5"], "view": "compare", "none": []}) == \
+        {"pin": ["eta-0.1", "gamma-5"], "view": "compare"}
+
+
+@pytest.mark.parametrize("text", HOSTILE + ("eta", "eta-", "-0.1", "~~~", "eta-0.1~eta-0.2",
+                                            "objective-reg:gamma", "x" * 10_000,
+                                            "~".join(["eta-0.5"] * 500)))
+def test_hostile_pins_are_read_by_the_table_and_never_raise(text):
+    notes = []
+    pin = url.read_pin(text, 2, notes)
+    assert set(pin) == set(url.pin_defaults())
+    for p in url.APP_PARAMS:
+        if p.kind is str:
+            assert pin[p.name] in p.choices
+        elif p.widget != "text":
+            lo, hi = p.app_range
+            assert lo <= pin[p.name] <= hi and type(pin[p.name]) is p.kind
+    assert all(n.startswith("pin 2: ") and "<" not in n.replace("\\<", "") for n in notes)
+    if "~" in text:
+        return
+    for p in url.APP_PARAMS:  # each parameter with the hostile value: read as a link's
+        notes = []
+        value, note = url.read_param(p, text)
+        assert url.read_pin(f"{p.key}-{text}", 1, notes)[p.name] == value
+        assert notes == ([] if note is None else [f"pin 1: {note}"])
+
+
+def test_at_most_four_pins_each_once():
+    notes = []
+    pins = url.read_pins(["eta-0.1", "eta-0.1", "eta-0.2", "eta-0.3", "eta-0.4", "eta-0.5",
+                          "eta-0.6"], notes)
+    assert [p["eta"] for p in pins] == [0.1, 0.2, 0.3, 0.4]
+    assert notes == ["pin: at most 4 pins are kept, the last 2 ignored"]
+    notes = []
+    assert len(url.read_pins(["eta-0.1"] * 10_000, notes)) == 1 and len(notes) == 1
+
+
+@pytest.mark.parametrize("pins", [["eta-abc~gamma-1e308", "<script>alert(1)</script>"],
+                                  ["max_depth-99"] * 7, ["eta-0.5"], [""]])
+def test_the_app_opens_hostile_pin_links(pins):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"sample": "four_points", "view": "compare", "round": "1",
+                            "pin": pins})
+    at.run()
+    assert not at.exception, at.exception
+    state = at.session_state["app"]
+    assert 1 <= len(state.pins) <= url.MAX_PINS
+    written = at.query_params["pin"]
+    written = [written] if isinstance(written, str) else written
+    assert [url.read_pin(t, 1, []) for t in written] == state.pins
+
+
+def test_a_hostile_pin_says_at_most_three_corrections():
+    notes = []
+    pin = url.read_pin("eta-x~gamma-nan~max_depth-99~lambda--1~seed-s~a~b", 2, notes)
+    assert pin["max_depth"] == 10 and pin["lambda"] == 0 and pin["eta"] == 0.3
+    assert notes[:3] == ["pin 2: eta=x is not a number: using 0.3",
+                         "pin 2: gamma=nan is not a number: using 0",
+                         "pin 2: max_depth=99 is outside 1 to 10: using 10"]
+    assert notes[3:] == ["pin 2: 4 more corrections"]

@@ -14,7 +14,7 @@ from . import url
 from .charts import export_button, show
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
-from .views import DEFAULT, VIEWS
+from .views import DEFAULT, VIEWS, generalisation
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
 
@@ -146,14 +146,16 @@ def loss_chart(state: AppState, shown: Shown) -> None:
 
 
 def share_url(state: AppState, config: dict) -> None:
-    """The URL reproduces the screen: sample, columns, parameters, round, view, node."""
+    """The URL reproduces the screen: sample, columns, parameters, round, view, node, pins."""
     sample = state.sample if config["name"] == BY_KEY[state.sample].title else None
     values = {"sample": sample, "target": config["target"], "task": config["task"],
               "weight": config["weight"], "objective": config["objective"]}
     values.update({p.key: config[p.name] for p in url.APP_PARAMS})
     values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node,
                    "present": 1 if state.present else None, "lesson": state.lesson,
-                   "step": None if state.lesson is None else state.step + 1})
+                   "step": None if state.lesson is None else state.step + 1,
+                   "eta2": state.gen_eta if state.view == generalisation.SLUG else None,
+                   "pin": [url.write_pin(pin) for pin in state.pins]})
     view = VIEWS.get(state.view or DEFAULT)
     if hasattr(view, "url_values"):  # a view's own values (the Lab's sweep, the guide's step)
         values.update(view.url_values(state))

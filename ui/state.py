@@ -94,7 +94,8 @@ class AppState:
     collapsed: frozenset = frozenset()  # nodes of the shown tree whose subtrees are hidden
     collapsed_tree: tuple | None = None  # the tree ``collapsed`` belongs to (model, round, class)
     playing: bool = False
-    rerun_app: bool = False  # Play and the speed need one full run to set the timer
+    rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
+    # in the compare view (a fragment) redraws the sidebar's list
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
     presets: dict = field(default_factory=dict)  # the sample's parameters now applied
     lesson: str | None = None  # the lesson being walked (its slug), None outside lessons
@@ -105,6 +106,8 @@ class AppState:
     figures: dict = field(default_factory=dict)  # the charts on screen, for the HTML export
     said: list = field(default_factory=list)  # the lesson's text on screen, for the export
     said_lines: int = 2  # how many lines that text takes at 1280 px
+    pins: list = field(default_factory=list)  # pinned models' parameters (ui/pins.py)
+    pin_note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
     guide: int | None = None  # the tuning-order guide's step on screen (1-based), None: off
     lab_loaded: dict | None = None  # the values a Lab click last loaded (for its note)
 
@@ -123,9 +126,12 @@ class AppState:
     right_panel = _Widget("tree")
     export_format = _Widget("png")
     etas = _Widget("0.01, 0.1, 0.3, 1.0")  # the learning rates view's comparison
+    gen_eta = _Widget()  # the generalisation view's second η (None: derived from the model's)
     sketch_feature = _Widget(0)  # the quantile sketch view's feature (its index)
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
+    compare_left = _Widget()  # the compare view's two trees (model names)
+    compare_right = _Widget()
     lab_params = _Widget([])  # the Lab: the one or two parameters swept
     lab_n = _Widget(6)  # the Lab: values per parameter
     lab_chart = _Widget()  # the Lab chart's selection event
@@ -176,6 +182,8 @@ def start(link: url.Link, sample: str) -> AppState:
     state.objective = link.objective
     state.view = link.view
     state.present = link.present
+    state.gen_eta = link.eta2
+    state.pins = list(link.pins)
     if link.lesson is not None:
         state.lesson, state.step = link.lesson, link.step or 0
     state.guide = link.guide

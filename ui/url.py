@@ -19,6 +19,9 @@ TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
 _OBJECTIVE = BY_NAME["objective"]
 _MAX_ROUND = 100_000
 _MAX_NODE = 2**31 - 1
+MAX_PINS = 4  # models the compare view shows beside the current one
+PIN_SAME = "defaults"  # a pin whose parameters are all the app's defaults
+_PIN_KEYS = {p.key: p for p in APP_PARAMS}
 # The Lab: the parameters it can sweep (those with a widget) and how many values each.
 LAB_PARAMS: tuple[str, ...] = tuple(p.name for p in SWEEPABLE if p.widget)
 LAB_COUNTS = (2, 12)
@@ -40,6 +43,8 @@ class Link:
     present: bool = False  # presenter mode (present=1)
     lesson: str | None = None  # a lesson's slug (lesson=four-points)
     step: int | None = None  # the lesson's step, 1-based in the URL, 0-based here
+    eta2: float | None = None  # the generalisation view's second learning rate (None: its default)
+    pins: list[dict] = field(default_factory=list)  # pinned models' parameters (pin=...)
     lab: list = field(default_factory=list)  # the Lab's swept parameters (lab=eta,gamma)
     lab_n: int | None = None  # values per swept parameter (lab_n=6)
     guide: int | None = None  # the tuning-order guide's step, 1-based (guide=3)
@@ -112,6 +117,26 @@ def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
     return clamped
 
 
+def read_eta2(query, notes: list) -> float | None:
+    """The generalisation view's second learning rate (``eta2``), clamped into eta's range."""
+    if "eta2" not in query:
+        return None
+    text = query["eta2"]
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        notes.append(f"eta2={shown(text)} is not a number: using the view's default")
+        return None
+    lo, hi = BY_NAME["eta"].app_range
+    clamped = min(max(value, lo), hi)
+    if clamped != value:
+        notes.append(f"eta2={shown(text)} is outside {_bounds(BY_NAME['eta'])}: using "
+                     f"{clamped:g}")
+    return clamped
+
+
 def _choice(query, key: str, allowed, notes: list, why: str) -> str | None:
     """The query's value of ``key`` if allowed; else None (and a note if it was given)."""
     value = query.get(key)
@@ -171,6 +196,8 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
                           "is not one of the lessons (" + ", ".join(lessons) + ")")
     step = _whole(query, "step", 1, _MAX_ROUND, link.notes)
     link.step = None if step is None else step - 1
+    link.eta2 = read_eta2(query, link.notes)
+    link.pins = read_pins(_every(query, "pin"), link.notes)
     link.lab = _lab(query, link.notes)
     link.lab_n = _whole(query, "lab_n", *LAB_COUNTS, link.notes)
     if guide_steps:
@@ -186,14 +213,89 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
     return link
 
 
+def _plain(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def write(values: dict) -> dict:
-    """Plain string values for ``st.query_params`` (``None`` and empty values left out)."""
+    """Plain string values for ``st.query_params`` (``None`` and empty values left out; a
+    list becomes a repeated key)."""
     out = {}
     for key, value in values.items():
-        if value is None or value == "":
+        if value is None or value == "" or (isinstance(value, list) and not value):
             continue
-        out[key] = f"{value:g}" if isinstance(value, float) else str(value)
+        out[key] = [_plain(v) for v in value] if isinstance(value, list) else _plain(value)
     return out
+
+
+# --------------------------------------------------------------------------- pins
+# A pin is every app parameter's value (a dict by name, as AppState.params()); in the URL it
+# is one ``pin`` key per pin holding the values that differ from the app's defaults as
+# ``key-value`` items joined by ``~`` (``pin=eta-0.1~max_depth-5``): keys never hold "-",
+# numbers and choices never hold "~", and both are left as they are in a URL.
+def pin_defaults() -> dict:
+    return {p.name: widget_default(p) for p in APP_PARAMS}
+
+
+def write_pin(pin: dict) -> str:
+    """``pin`` as the text of one ``pin`` URL value."""
+    defaults = pin_defaults()
+    items = [f"{p.key}-{_plain(pin[p.name])}" for p in APP_PARAMS
+             if p.name in pin and pin[p.name] != defaults[p.name]]
+    return "~".join(items) or PIN_SAME
+
+
+def read_pin(text, number: int, notes: list, most: int = 3) -> dict:
+    """The pin in one URL value, every item read by its parameter's record (clamped, or the
+    default); what was corrected or ignored is noted as ``pin <number>: ...`` (at most
+    ``most`` notes a pin, then how many more)."""
+    pin = pin_defaults()
+    items = str(text).split("~")
+    said: list[str] = []
+    for item in items[:len(APP_PARAMS)]:
+        if item.strip() in ("", PIN_SAME):
+            continue
+        key, dash, value = item.partition("-")
+        p = _PIN_KEYS.get(key.strip())
+        if p is None or not dash:
+            said.append(f"{shown(item)} is not a parameter-value pair such as eta-0.1: "
+                        "ignored")
+            continue
+        pin[p.name], note = read_param(p, value)
+        if note:
+            said.append(note)
+    if len(items) > len(APP_PARAMS):
+        said.append("more items than there are parameters: the rest ignored")
+    notes += [f"pin {number}: {note}" for note in said[:most]]
+    if len(said) > most:
+        notes.append(f"pin {number}: {len(said) - most} more corrections")
+    return pin
+
+
+def read_pins(values: list, notes: list) -> list[dict]:
+    """The pins in the URL's ``pin`` values: at most MAX_PINS, each once (notes name a pin
+    by its place in the link)."""
+    pins: list[dict] = []
+    for i, text in enumerate(values):
+        if len(pins) == MAX_PINS or i == 4 * MAX_PINS:
+            notes.append(f"pin: at most {MAX_PINS} pins are kept, the last "
+                         f"{len(values) - i} ignored")
+            break
+        pin = read_pin(text, i + 1, notes)
+        if pin not in pins:
+            pins.append(pin)
+    return pins
+
+
+def _every(query, key: str) -> list:
+    """Every value of a repeated URL key (``st.query_params.get_all``; a plain mapping holds
+    one string or a list)."""
+    if hasattr(query, "get_all"):
+        return list(query.get_all(key))
+    value = query.get(key)
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
 
 
 def parse_etas(text: str, limit: int = 6) -> list[float]:

@@ -8,7 +8,9 @@ module and one line in ``REGISTRY``; docs/views.md walks through it.
 from __future__ import annotations
 
 from . import (
+    compare,
     function_space,
+    generalisation,
     importance,
     lab,
     learning_rates,
@@ -20,7 +22,7 @@ from . import (
 )
 
 REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order, function_space,
-            pruning, quantile_sketch, lab)
+            pruning, quantile_sketch, generalisation, compare, lab)
 VIEWS = {view.SLUG: view for view in REGISTRY}
 # What ``?view=0``..``4`` opened before views had names: such links keep opening them.
 LEGACY = ("tree", "residuals", "learning-rates", "importance", "newton-vs-first-order")

@@ -1,0 +1,96 @@
+"""A/B pins in a real browser at 1280×720: pin the model, change η, train, open the compare
+view; every chart inside the window's width, no exception, the pin in the address bar; the
+screens saved under tests/screenshots/lab/ (compare-*.png). Uses test_browser.py's server."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
+
+LAB_SHOTS = SHOTS / "lab"
+CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+  .map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
+  .map(r => [r.left, r.right])"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _wait(page):
+    _settled(page)
+    page.wait_for_timeout(1200)  # Plotly draws after the script has finished
+
+
+def _click(page, key: str) -> None:
+    """Click the button with ``key`` (a button with an icon and help text holds a second,
+    hidden copy of its label as a button)."""
+    page.locator(f".st-key-{key} button:visible").first.click()
+    _wait(page)
+
+
+def _shoot(page, selector: str, name: str) -> None:
+    """Scroll ``selector`` to the top of the window and save the screen."""
+    page.mouse.move(1275, 715)  # no tooltip or chart toolbar left over from the last click
+    page.locator(selector).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(LAB_SHOTS / f"{name}.png"))
+
+
+def test_pin_change_eta_and_compare_at_720p(browser, server):  # noqa: F811
+    LAB_SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(server + "/?sample=noisy_1d&round=1")
+    _wait(page)
+    _click(page, "side_pin")
+    expect(page.get_by_text("pin 1: same parameters")).to_be_visible(timeout=30_000)
+    page.locator(".st-key-p_eta").scroll_into_view_if_needed()  # drawn once in view
+    slider = page.locator('.st-key-p_eta input[type="range"]')
+    slider.focus()
+    for _ in range(20):  # 0.3 -> 0.1 in steps of 0.01 (a form: nothing runs until Train)
+        page.keyboard.press("ArrowLeft")
+    expect(slider).to_have_attribute("aria-valuetext", "0.10")
+    _click(page, "train")
+    expect(page.get_by_text("pin 1: eta 0.3")).to_be_visible(timeout=30_000)
+    _click(page, "side_compare")
+    for key in ("cmp_pin_loss", "cmp_pin_fit", "cmp_pin_tree_left", "cmp_pin_tree_right",
+                "cmp_pin_leaves"):
+        expect(page.locator(f".st-key-{key} .js-plotly-plot")).to_be_visible(timeout=60_000)
+    expect(page).to_have_url(re.compile(r"view=compare"), timeout=10_000)
+    expect(page).to_have_url(re.compile(r"[?&]pin=defaults(&|$)"))  # eta 0.3 is the default
+    expect(page).to_have_url(re.compile(r"[?&]eta=0.1(&|$)"))
+    assert page.get_by_test_id("stException").count() == 0
+    assert page.get_by_test_id("stAlertContentError").count() == 0
+    for left, right in page.evaluate(CHART_BOXES):
+        assert left >= 0 and right <= 1280 + 1, (left, right)
+    _shoot(page, ".st-key-cmp_pin", "compare-720p-pins-and-loss")
+    _shoot(page, ".st-key-cmp_pin_fit", "compare-720p-fits")
+    # Round 1 grows both trees from the same baseline: the same splits, every leaf's η·w
+    # three times larger in the pin (η 0.3 against 0.1).
+    expect(page.get_by_text("8 × leaf value moved")).to_be_visible()
+    _shoot(page, ".st-key-cmp_pin_tree_left", "compare-720p-trees")
+    _shoot(page, ".st-key-cmp_pin_leaves", "compare-720p-leaves")
+    page.close()
+
+
+def test_a_shared_compare_link_at_1080p(browser, server):  # noqa: F811
+    LAB_SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(server + "/?sample=diabetes&view=compare&round=1&max_depth=3"
+              "&pin=min_child_weight-20&pin=lambda-20&pin=max_depth-4~eta-0.1")
+    _wait(page)
+    expect(page.locator(".st-key-cmp_pin_tree_right .js-plotly-plot")).to_be_visible(
+        timeout=60_000)
+    assert page.get_by_test_id("stException").count() == 0
+    for name in ("pin 1: min_child_weight 20", "pin 2: lambda 20",
+                 "pin 3: eta 0.1, max_depth 4"):
+        expect(page.get_by_text(name).first).to_be_visible(timeout=10_000)
+    # min_child_weight 20 changes two splits of round 1 and stops one branch
+    expect(page.get_by_text("2 × another split, 1 × a branch only one has")).to_be_visible()
+    _shoot(page, ".st-key-cmp_pin_fit", "compare-1080p-diabetes")
+    page.close()

@@ -1,0 +1,102 @@
+"""The generalisation view in a real browser at 1280×720 (and once at 1920×1080): opened from
+a link, the second η typed in (and written to the link), a step forward, a regression sample
+and a presenter panel; screenshots under tests/screenshots/lab/ (generalise-*.png). Uses
+test_browser.py's server."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
+from test_lessons_browser import SMALLEST_FONT
+
+LAB = SHOTS / "lab"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, url, width=1280, height=720):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    _settled(page)
+    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    assert page.get_by_test_id("stException").count() == 0
+    assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
+    return page
+
+
+def _reading(page):
+    return page.locator('[data-testid="stMarkdownContainer"]').filter(
+        has_text="train–validation gap").first
+
+
+def _shoot(page, key: str, name: str, block: str = "start") -> None:
+    """Scroll the element with key ``key`` to the top (or end) of the screen and shoot."""
+    page.locator(f".st-key-{key}").first.evaluate(
+        f"e => e.scrollIntoView({{block: '{block}'}})")
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(LAB / f"{name}.png"))
+
+
+def test_binary_at_720p_type_a_second_eta_and_step(browser, server):  # noqa: F811
+    LAB.mkdir(parents=True, exist_ok=True)
+    page = _open(browser, f"{server}/?sample=moons&view=generalisation&round=10")
+    expect(_reading(page)).to_contain_text("By round 10 the train–validation gap (logloss")
+    expect(_reading(page)).to_contain_text("with η = 0.3 but")
+    _shoot(page, "gen_eta", "generalise-binary-reading-720p")
+    _shoot(page, "gen_margins", "generalise-binary-margins-720p", block="end")
+    _shoot(page, "gen_gap", "generalise-binary-steps-gap-720p", block="end")
+
+    box = page.locator(".st-key-gen_eta input")
+    box.fill("0.1")
+    box.press("Enter")
+    _settled(page)
+    expect(_reading(page)).to_contain_text("η = 0.1", timeout=60_000)
+    assert re.search(r"[?&]eta2=0\.1(&|$)", page.url), page.url
+    page.locator(".st-key-step_forward button").click()
+    _settled(page)
+    expect(_reading(page)).to_contain_text("By round 11", timeout=60_000)
+    assert "round=11" in page.url
+    _shoot(page, "gen_eta", "generalise-binary-eta-0.1-round-11-720p")
+    page.close()
+
+
+def test_regression_at_720p(browser, server):  # noqa: F811
+    page = _open(browser, f"{server}/?sample=diabetes&view=generalisation&round=30&rounds=60")
+    expect(_reading(page)).to_contain_text("By round 30 the train–validation gap (rmse")
+    expect(_reading(page)).to_contain_text("median |residual|")
+    _shoot(page, "gen_eta", "generalise-regression-reading-720p")
+    _shoot(page, "gen_gap", "generalise-regression-steps-gap-720p", block="end")
+    page.close()
+
+
+def test_presenter_panel_at_720p(browser, server):  # noqa: F811
+    page = _open(browser, f"{server}/?sample=noisy_1d&present=1&round=8")
+    page.locator(".st-key-right_panel").click()
+    page.get_by_role("option", name=re.compile("Why it generalises")).click()
+    _settled(page)
+    page.wait_for_timeout(1500)
+    chart = page.locator(".st-key-gen_margins")
+    expect(chart).to_be_visible()
+    box = chart.bounding_box()
+    assert box["y"] + box["height"] <= 720 + 1 and box["x"] + box["width"] <= 1280 + 1
+    size, text = page.evaluate(SMALLEST_FONT)
+    assert size >= 16, f"'{text}' is {size} px"
+    page.mouse.move(5, 700)  # the chart's toolbar shows only under the mouse
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(LAB / "generalise-presenter-720p.png"))
+    page.close()
+
+
+def test_binary_at_1080p(browser, server):  # noqa: F811
+    page = _open(browser, f"{server}/?sample=moons&view=generalisation&round=25&rounds=60",
+                 1920, 1080)
+    expect(_reading(page)).to_contain_text("By round 25")
+    _shoot(page, "gen_eta", "generalise-binary-1080p")
+    page.close()

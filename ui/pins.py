@@ -1,0 +1,124 @@
+"""Pinned models: up to four sets of parameters kept while the user changes the current ones,
+trained on the data on screen and shown beside the current model by the compare view.
+
+A pin holds every app parameter (``AppState.params()``'s keys, from the parameter table);
+the data, the columns and the objective are the ones on screen. Pins live in the URL
+(``ui.url.read_pins`` / ``write_pin``) and in ``AppState.pins``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from boost.params import BY_NAME
+
+from . import url
+from .state import AppState
+from .training import train_other
+
+VIEW = "compare"  # the compare view's slug (ui/views/compare.py)
+CURRENT = "current"
+
+
+def pin_of(config: dict) -> dict:
+    """The pin of a model's configuration: its app parameters."""
+    return {p.name: config[p.name] for p in url.APP_PARAMS}
+
+
+def _value(name: str, value) -> str:
+    if BY_NAME[name].widget == "text" and not str(value).strip():
+        return "estimated"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def differences(pin: dict, reference: dict) -> list[str]:
+    """'eta 0.1', ... for each parameter where ``pin`` differs from ``reference`` (a
+    configuration or another pin), named by their URL keys, in the table's order."""
+    return [f"{p.key} {_value(p.name, pin[p.name])}" for p in url.APP_PARAMS
+            if p.name in pin and pin[p.name] != reference.get(p.name)]
+
+
+def label(pin: dict, reference: dict, limit: int = 3) -> str:
+    """A pin's short label: what differs from the current parameters."""
+    parts = differences(pin, reference)
+    if not parts:
+        return "same parameters"
+    more = f", +{len(parts) - limit} more" if len(parts) > limit else ""
+    return ", ".join(parts[:limit]) + more
+
+
+def name(i: int) -> str:
+    """'current' for 0, 'pin i' for the i-th pin (1-based)."""
+    return CURRENT if i == 0 else f"pin {i}"
+
+
+def config_of(pin: dict, config: dict) -> dict:
+    """The training configuration of a pin on the data and columns of ``config``."""
+    return {**config, **pin}
+
+
+def train_pin(state: AppState, pin: dict, config: dict):
+    """The pin's model on the data of ``config`` (cached like every model); None if the data
+    changed meanwhile; ``ui.training.TrainingError`` if it cannot train."""
+    return train_other(state, config_of(pin, config))
+
+
+def on_screen(state: AppState) -> dict | None:
+    """The configuration of the model on screen (None before the first model)."""
+    return state.last_good.config if state.last_good is not None else None
+
+
+def add(state: AppState, full_rerun: bool) -> None:
+    """Pin the model on screen (a button's callback); ``full_rerun``: the button lives in a
+    fragment, and the sidebar's list must be redrawn too."""
+    config = on_screen(state)
+    state.pin_note = None
+    if config is None:
+        state.pin_note = "Train a model first: a pin keeps the model on screen."
+        return
+    pin = pin_of(config)
+    if pin in state.pins:
+        state.pin_note = f"This model is already pinned as {name(state.pins.index(pin) + 1)}."
+    elif len(state.pins) >= url.MAX_PINS:
+        state.pin_note = (f"{url.MAX_PINS} models are pinned, the most the compare view shows "
+                          "beside the current one: remove one (×) to pin this model.")
+    else:
+        state.pins = [*state.pins, pin]
+    state.rerun_app = full_rerun
+
+
+def remove(state: AppState, i: int, full_rerun: bool) -> None:
+    """Remove pin ``i`` (0-based; a button's callback)."""
+    state.pins = [p for j, p in enumerate(state.pins) if j != i]
+    state.pin_note = None
+    state.rerun_app = full_rerun
+
+
+def open_compare(state: AppState) -> None:
+    state.view = VIEW
+
+
+def pins_ui(state: AppState, where: str, reference: dict | None = None,
+            in_fragment: bool = False) -> None:
+    """'Pin model' and each pin with its label (what differs from ``reference``, by default
+    the form's parameters) and a remove button (×). ``where`` prefixes the widgets' keys (the
+    sidebar and the compare view each draw one)."""
+    reference = reference or state.params()
+    left, right = st.columns(2)
+    left.button("Pin model", key=f"{where}_pin", icon=":material/push_pin:",
+                on_click=add, args=(state, in_fragment), disabled=state.data is None,
+                use_container_width=True,
+                help=f"Keep this model's parameters (up to {url.MAX_PINS} pins), change "
+                     "anything, train, and compare them in the Compare view.")
+    if not in_fragment:
+        right.button("Compare", key=f"{where}_compare", icon=":material/compare:",
+                     on_click=open_compare, args=(state,), disabled=not state.pins,
+                     use_container_width=True, help="Open the Compare view.")
+    if state.pin_note:
+        st.warning(state.pin_note, icon=":material/push_pin:")
+    for i, pin in enumerate(state.pins):
+        text, cross = st.columns([5, 1], vertical_alignment="center")
+        text.markdown(f"**{name(i + 1)}**: {url.shown(label(pin, reference), 200)}")
+        cross.button("", key=f"{where}_unpin_{i}", icon=":material/close:",
+                     on_click=remove, args=(state, i, in_fragment),
+                     help=f"Remove {name(i + 1)}")
