@@ -44,12 +44,19 @@ def _query(page) -> dict:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def _shoot(page, key: str, name: str) -> None:
-    """The element of ``key`` scrolled into view; no exception, no error, no text under
-    14 px on screen; a screenshot."""
+# An element at the top of the screen, below Streamlit's header bar.
+TO_TOP = """e => { e.scrollIntoView({block: 'start'}); let p = e.parentElement;
+  while (p && p.scrollHeight <= p.clientHeight) p = p.parentElement; if (p) p.scrollBy(0, -70); }"""
+
+
+def _shoot(page, key: str, name: str, top=None) -> None:
+    """The element of ``key`` scrolled into view (or ``top`` to the top of the screen); no
+    exception, no error, no text under 14 px on screen; a screenshot."""
     assert page.get_by_test_id("stException").count() == 0, name
     assert not page.get_by_test_id("stAlertContentError").all_inner_texts(), name
     page.locator(f".st-key-{key}").first.scroll_into_view_if_needed()
+    if top is not None:
+        top.evaluate(TO_TOP)
     page.wait_for_timeout(400)
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 14, f"{name}: '{text}' is {size} px"
@@ -105,7 +112,8 @@ def test_the_guide_walked_to_its_end_and_its_model_loaded(page, server):  # noqa
         assert f"step {i + 1} of {len(guide.STEPS)}" in heading
         assert _query(page)["guide"] == str(i + 1)
         best.append(page.locator("p").filter(has_text=re.compile("^Best: ")).inner_text())
-        _shoot(page, f"guide_{i}", f"guide-{i + 1}")
+        _shoot(page, f"guide_{i}", f"guide-{i + 1}", top=page.locator("h4").filter(
+            has_text="Tuning-order guide"))
         if i < len(guide.STEPS) - 1:
             page.locator(".st-key-guide_next button").click()
             _wait(page)

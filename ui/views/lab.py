@@ -175,12 +175,11 @@ def guide_ui(state: AppState, shown: Shown) -> None:
         return
     here = outcomes[-1]
     metric = here.sweep.attrs["metric"]
+    if not shown.compact:  # the finding first: the chart below shows where it comes from
+        st.markdown(f"**Best: {guide.found_text(here)}** — validation {metric} "
+                    f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric))
     show(_step_figure(here, shown, metric), f"guide_{i}", state, shown)
-    if shown.compact:
-        return
-    st.markdown(f"**Best: {guide.found_text(here)}** — validation {metric} "
-                f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric))
-    if i == len(guide.STEPS) - 1:
+    if not shown.compact and i == len(guide.STEPS) - 1:
         _guide_end(state, outcomes, metric, shown)
 
 
