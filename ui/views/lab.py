@@ -177,7 +177,9 @@ def guide_ui(state: AppState, shown: Shown) -> None:
     metric = here.sweep.attrs["metric"]
     if not shown.compact:  # the finding first: the chart below shows where it comes from
         st.markdown(f"**Best: {guide.found_text(here)}** — validation {metric} "
-                    f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric))
+                    f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric)
+                    + (f" The validation loss was still falling at round {here.rounds}, the "
+                       "most rounds the app trains." if here.round == guide.MAX_ROUNDS else ""))
     show(_step_figure(here, shown, metric), f"guide_{i}", state, shown)
     if not shown.compact and i == len(guide.STEPS) - 1:
         _guide_end(state, outcomes, metric, shown)
