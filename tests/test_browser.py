@@ -50,12 +50,19 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def page(server):
+def browser():
+    """Debian's Chromium, headless, once per test module (the other browser tests import it)."""
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1000})
-        yield page
-        browser.close()
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def page(server, browser):
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    yield page
+    page.close()
 
 
 def _settled(page):

@@ -4,9 +4,8 @@ screens saved under tests/screenshots/lab/ (compare-*.png). Uses test_browser.py
 
 import re
 
-import pytest
-from playwright.sync_api import expect, sync_playwright
-from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
+from playwright.sync_api import expect
+from test_browser import SHOTS, _settled, browser, server  # noqa: F401
 
 LAB_SHOTS = SHOTS / "lab"
 CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
@@ -14,12 +13,6 @@ CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChar
   .map(r => [r.left, r.right])"""
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def _wait(page):

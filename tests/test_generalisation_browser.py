@@ -5,23 +5,16 @@ test_browser.py's server."""
 
 import re
 
-import pytest
-from playwright.sync_api import expect, sync_playwright
-from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
+from playwright.sync_api import expect
+from test_browser import SHOTS, _settled, browser, server  # noqa: F401
 from test_lessons_browser import SMALLEST_FONT
 
 LAB = SHOTS / "lab"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
-def _open(browser, url, width=1280, height=720):
+def _open(browser, url, width=1280, height=720):  # noqa: F811
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
     _settled(page)

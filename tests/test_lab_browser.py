@@ -7,8 +7,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import sync_playwright
-from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
+from test_browser import SHOTS, _settled, browser, server  # noqa: F401
 from test_lessons_browser import SMALLEST_FONT
 
 from ui import guide
@@ -20,16 +19,10 @@ PLACE = """(gd, [lx, ly]) => {const l = gd._fullLayout; const r = gd.getBounding
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser(server):  # noqa: F811
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture()
-def page(browser):
+def page(browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     yield page
     page.close()

@@ -145,3 +145,18 @@ def warm_up_engine() -> threading.Thread:
     thread = threading.Thread(target=boost.warmup, name="boost-warmup", daemon=True)
     thread.start()
     return thread
+
+
+def other_model(state: AppState, config: dict, change: str, purpose: str, where=st):
+    """``train_other`` behind a spinner ("Training the same model with <change>…"); None,
+    with a message in ``where``, when it cannot train or the data changed meanwhile
+    ("Train on the current data to <purpose>.")."""
+    with st.spinner(f"Training the same model with {change}…", show_time=True):
+        try:
+            other = train_other(state, config)
+        except TrainingError as exc:
+            where.warning(f"Cannot train with {change}: {exc}")
+            return None
+    if other is None:
+        where.info(f"Train on the current data to {purpose}.")
+    return other

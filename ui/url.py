@@ -100,39 +100,38 @@ def read_param(p: Param, text) -> tuple[object, str | None]:
     return clamped, note
 
 
-def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
-    if key not in query:
-        return None
+def _number(query, key: str, notes: list, ignored: str) -> float | None:
+    """The query's value of ``key`` as a float (inf allowed); None, with a note ending in
+    ``ignored``, when it is not a number."""
     text = query[key]
     try:
         value = float(str(text).strip())
     except ValueError:
         value = math.nan
     if math.isnan(value):
-        notes.append(f"{key}={shown(text)} is not a number: ignored")
+        notes.append(f"{key}={shown(text)} is not a number: {ignored}")
+        return None
+    return value
+
+
+def _whole(query, key: str, low: int, high: int, notes: list) -> int | None:
+    if key not in query or (value := _number(query, key, notes, "ignored")) is None:
         return None
     clamped = int(math.floor(min(max(value, low), high)))  # clamped first: inf too
     if clamped != value:
-        notes.append(f"{key}={shown(text)} is outside {low} to {high}: using {clamped}")
+        notes.append(f"{key}={shown(query[key])} is outside {low} to {high}: using {clamped}")
     return clamped
 
 
 def read_eta2(query, notes: list) -> float | None:
     """The generalisation view's second learning rate (``eta2``), clamped into eta's range."""
-    if "eta2" not in query:
-        return None
-    text = query["eta2"]
-    try:
-        value = float(str(text).strip())
-    except ValueError:
-        value = math.nan
-    if math.isnan(value):
-        notes.append(f"eta2={shown(text)} is not a number: using the view's default")
+    if "eta2" not in query or (value := _number(query, "eta2", notes,
+                                                "using the view's default")) is None:
         return None
     lo, hi = BY_NAME["eta"].app_range
     clamped = min(max(value, lo), hi)
     if clamped != value:
-        notes.append(f"eta2={shown(text)} is outside {_bounds(BY_NAME['eta'])}: using "
+        notes.append(f"eta2={shown(query['eta2'])} is outside {_bounds(BY_NAME['eta'])}: using "
                      f"{clamped:g}")
     return clamped
 

@@ -22,7 +22,7 @@ from viz.generalisation import (
 
 from ..charts import show
 from ..state import AppState, Shown
-from ..training import TrainingError, train_other
+from ..training import other_model
 
 SLUG = "generalisation"
 TITLE = "Why it generalises"
@@ -96,15 +96,10 @@ def render(state: AppState, shown: Shown) -> None:
         right.info(f"The second η is the model's own ({eta:g}): choose another to compare.")
         return
     config2 = {**config, "eta": eta2}
-    with st.spinner(f"Training the same model with η = {eta2:g}…", show_time=True):
-        try:
-            other = train_other(state, config2)
-        except TrainingError as exc:
-            right.warning(f"Cannot train with η = {eta2:g}: {exc}")
-            return
-        if other is None:
-            right.info("Train on the current data to compare two learning rates.")
-            return
+    other = other_model(state, config2, f"η = {eta2:g}", "compare two learning rates", right)
+    if other is None:
+        return
+    with st.spinner("Reading the margins of every round…", show_time=True):
         summaries = [_summary(config, booster, prep), _summary(config2, other, prep)]
         edges = tuple(float(e) for e in common_edges(summaries))
         sides = [Side(eta, summaries[0], _histograms(config, edges, booster, prep)),

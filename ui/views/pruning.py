@@ -10,7 +10,7 @@ from viz.tree import WIDTH, tree_figure_within
 
 from ..charts import class_name, show
 from ..state import AppState, Shown
-from ..training import TrainingError, missing_features, train_other, tree_frame
+from ..training import missing_features, other_model, tree_frame
 
 SLUG = "pruning"
 TITLE = "Pruning: exact vs hist"
@@ -30,15 +30,9 @@ def _methods(config: dict) -> tuple[str, str]:
 def render(state: AppState, shown: Shown) -> None:
     booster, config, r = shown.booster, shown.config, shown.round
     mine, other_method = _methods(config)
-    with st.spinner(f"Training the same model with tree_method = {other_method}…",
-                    show_time=True):
-        try:
-            other = train_other(state, {**config, "tree_method": other_method})
-        except TrainingError as exc:
-            st.warning(f"Cannot train with tree_method = {other_method}: {exc}")
-            return
+    other = other_model(state, {**config, "tree_method": other_method},
+                        f"tree_method = {other_method}", "compare exact and hist")
     if other is None:
-        st.info("Train on the current data to compare exact and hist.")
         return
     if r == 0:
         st.info("Round 0 is the baseline: step to round 1 to compare the two trees.")
