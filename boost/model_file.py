@@ -221,7 +221,7 @@ def _feature_names(learner: dict, n_features: int, name: str) -> list:
     return list(names) or [f"f{i}" for i in range(n_features)]
 
 
-_TREE_INTS = ("left_children", "right_children", "split_indices", "default_left")
+_TREE_INTS = ("left_children", "right_children", "split_indices", "parents", "default_left")
 _TREE_FLOATS = ("split_conditions", "loss_changes", "sum_hessian", "base_weights")
 
 
@@ -256,21 +256,24 @@ def _tree_arrays(tree, t: int, name: str) -> dict:
 
 
 # What ``_walk_trees`` finds wrong with a tree.
-_BAD_CHILD, _NOT_SIDE_BY_SIDE, _REACHED_TWICE, _BAD_FEATURE = 1, 2, 3, 4
+_BAD_CHILD, _NOT_SIDE_BY_SIDE, _REACHED_TWICE, _BAD_FEATURE, _BAD_PARENT = 1, 2, 3, 4, 5
 _PROBLEMS = {
     _BAD_CHILD: "has a child id outside the tree, or only one child",
     _NOT_SIDE_BY_SIDE: "has children not stored side by side (right = left + 1), as every "
                        "tree XGBoost grows has them",
     _REACHED_TWICE: "is reached twice from the root (the tree has a cycle or shared nodes)",
     _BAD_FEATURE: "splits on a feature beyond num_feature",
+    _BAD_PARENT: "is deleted, with a parent outside the tree",
 }
 
 
 @njit(cache=True, nogil=True)
-def _walk_trees(tree_ptr, left, right, feature, n_features, parent, depth, reached):
+def _walk_trees(tree_ptr, left, right, feature, n_features, file_parent, parent, depth,
+                reached):
     """Walk every tree from its root, filling each reached node's parent (-1 at the root)
-    and depth. Returns (tree, node, problem) of the first node that is not a binary split
-    XGBoost would walk, or (-1, -1, 0)."""
+    and depth; a node not reached (deleted by pruning) keeps the file's parent, which
+    XGBoost follows when it loads the tree. Returns (tree, node, problem) of the first node
+    that is not a binary split XGBoost would walk, or (-1, -1, 0)."""
     stack = np.empty(left.shape[0], dtype=np.int64)
     for t in range(tree_ptr.shape[0] - 1):
         off = tree_ptr[t]
@@ -301,6 +304,11 @@ def _walk_trees(tree_ptr, left, right, feature, n_features, parent, depth, reach
                 depth[off + c] = depth[off + node] + 1
                 stack[top] = c
                 top += 1
+        for node in range(n):
+            if not reached[off + node]:
+                if file_parent[off + node] < 0 or file_parent[off + node] >= n:
+                    return t, node, _BAD_PARENT
+                parent[off + node] = file_parent[off + node]
     return -1, -1, 0
 
 
@@ -308,6 +316,7 @@ def _forest(model: dict, n_groups: int, n_features: int, name: str):
     """The file's trees as a read-only ``Forest`` (training-only fields NaN: G, w, internal
     values; deleted nodes marked removed), and XGBoost's base_weights, flat."""
     trees = _get(model, "trees", list, name, "learner.gradient_booster.model.")
+    parts = [_tree_arrays(tree, t, name) for t, tree in enumerate(trees)]
     stated = model["gbtree_model_param"].get("num_trees", str(len(trees)))
     groups = np.asarray(model.get("tree_info", np.arange(len(trees)) % n_groups))
     if stated != str(len(trees)) or len(trees) % n_groups or not np.array_equal(
@@ -315,7 +324,6 @@ def _forest(model: dict, n_groups: int, n_features: int, name: str):
         raise ValueError(f"{name}: its {len(trees)} trees (num_trees = {stated}) are not "
                          f"whole rounds of {n_groups} tree(s) in class order; the file may "
                          f"be corrupt: {_HELP}.")
-    parts = [_tree_arrays(tree, t, name) for t, tree in enumerate(trees)]
     tree_ptr = np.zeros(len(parts) + 1, dtype=np.int64)
     np.cumsum([len(p["left_children"]) for p in parts], out=tree_ptr[1:])
 
@@ -323,12 +331,12 @@ def _forest(model: dict, n_groups: int, n_features: int, name: str):
         return np.concatenate([p[key] for p in parts]).astype(dtype) if parts else np.empty(
             0, dtype)
 
-    left, right, feature = (cat(k, np.int64) for k in _TREE_INTS[:3])
+    left, right, feature, file_parent = (cat(k, np.int64) for k in _TREE_INTS[:4])
     n = len(left)
     parent, depth = np.full(n, -1, dtype=INDEX), np.zeros(n, dtype=INDEX)
     reached = np.zeros(n, dtype=np.bool_)
-    t, node, problem = _walk_trees(tree_ptr, left, right, feature, n_features, parent, depth,
-                                   reached)
+    t, node, problem = _walk_trees(tree_ptr, left, right, feature, n_features, file_parent,
+                                   parent, depth, reached)
     if problem:
         raise ValueError(f"{name}: node {node} of tree {t} {_PROBLEMS[problem]}; the file "
                          f"was not written by XGBoost's save_model, or is corrupt: {_HELP}.")
