@@ -170,6 +170,14 @@ def test_models_from_the_scikit_learn_api(tmp_path):
     _assert_same_model(reg.get_booster(), loaded, Xr)
 
 
+def test_leaf_wise_trees_load_too():
+    # grow_policy="lossguide" numbers nodes in the order it splits them; children still
+    # come in pairs, so such a model loads and predicts as XGBoost's.
+    X, y, _ = _data(n=400)
+    ref, _ = xgb_train({"grow_policy": "lossguide", "max_leaves": 7, "max_depth": 0}, X, y, 4)
+    _assert_same_model(ref, boost.load_model(ref.save_raw("ubj")), X)
+
+
 def test_a_loaded_model_predicts_and_shows_its_trees_without_a_trace():
     X, y, extra = _data("multi:softprob")
     params = {"objective": "multi:softprob", "tree_method": "exact", "max_depth": 3,
