@@ -364,7 +364,7 @@ def _forest(model: dict, n_groups: int, n_features: int, name: str):
     return forest, cat("base_weights", np.float32)
 
 
-def _intercept(lmp: dict, objective: str, num_class: int, n_groups: int, name: str):
+def _intercept(lmp: dict, objective: str, n_groups: int, name: str):
     """(base_score, base_margin), each (n_groups,) float32: ``base_score`` is "[v, ...]"
     (XGBoost 3) or "v" (XGBoost 1 and 2) in response space."""
     where = "learner.learner_model_param.base_score"
@@ -379,7 +379,7 @@ def _intercept(lmp: dict, objective: str, num_class: int, n_groups: int, name: s
     if len(values) != n_groups:
         raise ValueError(f"{name}: '{where}' has {len(values)} values for {n_groups} classes.")
     with np.errstate(all="ignore"):
-        margin = objectives.base_margin(objective, values, num_class)
+        margin = objectives.base_margin(objective, values, n_groups)
     if not np.all(np.isfinite(margin)):
         raise ValueError(f"{name}: base_score {text} has no finite margin under {objective}.")
     return values, margin
@@ -407,12 +407,12 @@ def read_model(source) -> ModelParts:
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
     n_groups = params.num_output_group
-    base_score, base_margin = _intercept(lmp, params.objective, n_groups, n_groups, name)
+    base_score, base_margin = _intercept(lmp, params.objective, n_groups, name)
     if lmp.get("boost_from_average") == "0" and n_groups == 1:  # set, not estimated
         stated["base_score"] = float(base_score[0])
         params = replace(params, base_score=stated["base_score"])
     names = _feature_names(learner, n_features, name)
-    forest, base_weights = _forest(model, params.num_output_group, n_features, name)
+    forest, base_weights = _forest(model, n_groups, n_features, name)
     attributes = learner.get("attributes") or {}
     best = attributes.get("best_iteration")
     version = tuple(doc.get("version") or ())

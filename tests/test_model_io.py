@@ -170,6 +170,22 @@ def test_models_from_the_scikit_learn_api(tmp_path):
     _assert_same_model(reg.get_booster(), loaded, Xr)
 
 
+@pytest.mark.parametrize("objective", ["binary:logistic", "multi:softprob"])
+def test_files_in_the_layout_of_xgboost_2_load_too(objective):
+    # XGBoost 1.x and 2.x wrote base_score as one number ("5E-1", not "[5E-1]"), and
+    # neither iteration_indptr nor cats; XGBoost 3.2 reads such a file as we do.
+    X, y, extra = _data(objective)
+    doc = json.loads(_xgb_raw({"objective": objective, **extra}, X, y, fmt="json"))
+    doc["version"] = [2, 1, 0]
+    doc["learner"]["learner_model_param"]["base_score"] = "5E-1"
+    for key in ("iteration_indptr", "cats"):
+        del doc["learner"]["gradient_booster"]["model"][key]
+    raw = json.dumps(doc).encode()
+    loaded = boost.load_model(raw)
+    assert loaded.source.version == (2, 1, 0)
+    _assert_same_model(xgb.Booster(model_file=bytearray(raw)), loaded, X)
+
+
 def test_leaf_wise_trees_load_too():
     # grow_policy="lossguide" numbers nodes in the order it splits them; children still
     # come in pairs, so such a model loads and predicts as XGBoost's.
