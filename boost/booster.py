@@ -103,9 +103,11 @@ class Booster:
         # The XGBoost model file the model was read from (None: trained by boost.train).
         self.source = source
 
-    def _trace(self, what: str) -> TrainingData:
-        """The training rows, or NoTrainingTrace saying why a loaded model has none."""
-        if self.data is None:
+    def _trace(self, what: str, rows_only: bool = False) -> TrainingData:
+        """The training data, or NoTrainingTrace for a model read from a file. ``rows_only``:
+        ``what`` reads only the rows (X, y, weights), which a data sample can stand in for;
+        otherwise it needs the training run itself (its parameters, draws, losses)."""
+        if (self.data is None) if rows_only else (self.source is not None):
             raise NoTrainingTrace(
                 f"{what} needs the training run, and this model was read from "
                 f"{self.source.name}, which holds only its trees. A loaded model predicts "
@@ -266,13 +268,13 @@ class Booster:
 
         Recomputed from the trees each time; nothing rounds x rows is stored."""
         r = self._check_round(round_idx)
-        return self._view(self._margin(self._trace("round_view").X, 0, r), r)
+        return self._view(self._margin(self._trace("round_view", rows_only=True).X, 0, r), r)
 
     def round_views(self, round_idx: int) -> tuple[RoundView, RoundView]:
         """(round_view(round_idx - 1), round_view(round_idx)), walking the trees once: the
         later margin is the earlier one plus the round's trees."""
         r = self._check_round(round_idx, allow_zero=False)
-        before = self._margin(self._trace("round_views").X, 0, r - 1)
+        before = self._margin(self._trace("round_views", rows_only=True).X, 0, r - 1)
         after = before.copy()
         add_tree_outputs(self.forest, self.data.X, after, (r - 1) * self.num_groups,
                          r * self.num_groups)
@@ -306,7 +308,7 @@ class Booster:
         blocks it), Best (the split the search chose; for hist/approx also the split gamma
         refused). hist/approx add Bin: the candidates are bins, left = bins 0..Bin.
         """
-        self._trace("split_candidates")
+        self._trace("split_candidates", rows_only=True)
         t = self.tree_index(round_idx, class_idx)
         sl = self.forest.node_slice(t)
         n_nodes = sl.stop - sl.start
@@ -352,7 +354,7 @@ class Booster:
         first-order boosting and the rows left out by ``subsample`` zeroed (hist/approx) or
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
         t = self.tree_index(round_idx, class_idx)
-        margin = self._margin(self._trace("tree_gradients").X, 0, round_idx - 1)
+        margin = self._margin(self._trace("tree_gradients", rows_only=True).X, 0, round_idx - 1)
         grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight,
                                           self._params.loss)
         return tree_gradients(self._params, grad[:, class_idx], hess[:, class_idx],
