@@ -1,7 +1,8 @@
 """BoostScope: watch gradient boosting think, round by round.
 
 The screen: a sidebar with the lessons, the data (a sample or an upload, target, features,
-task) and the parameters (a form with a Train button); the main area with the transport
+task) and the parameters (live on small data: every change retrains; on larger data a Train
+button applies them); the main area with the transport
 controls and, for the current round, the fit, the loss curves and one of the views
 (``ui/views``). Presenter mode (``?present=1``) and lessons (``?lesson=<slug>``) drop the
 sidebar and show two panels in projector type (``ui/present.py``, ``ui/lesson.py``).
@@ -26,7 +27,8 @@ def session() -> state.AppState:
 
 
 def sidebar_ui(app: state.AppState) -> bool:
-    """Lessons, presenter mode, data, columns, parameters; True when Train was pressed."""
+    """Lessons, presenter mode, data, columns, parameters; True when Train was pressed (on
+    data too large for live knobs)."""
     with st.sidebar:
         st.title(":material/forest: BoostScope")
         st.toggle("Presenter mode (projector)", key=state.AppState.present.key,
@@ -35,7 +37,7 @@ def sidebar_ui(app: state.AppState) -> bool:
         lesson.menu(app)
         sidebar.data_ui(app)
         sidebar.columns_ui(app)
-        pressed = sidebar.params_ui(app)
+        pressed = sidebar.params_ui(app, training.is_live(app))
         pins.pins_ui(app, "side")
         st.segmented_control("Chart download format (camera button)", ["png", "svg"],
                              key=state.AppState.export_format.key)
@@ -64,18 +66,20 @@ def main() -> None:
     presenting = app.present or app.lesson is not None
     present.style(presenting)
     pressed = False if presenting else sidebar_ui(app)
-    if pressed or (app.config is None and app.data is not None):
-        app.config = training.current_config(app)
-    if pressed:
-        app.link.notes = []  # the link's corrections are said until the next Train
+    if app.data is not None and (pressed or training.is_live(app) or app.config is None):
+        wanted = training.current_config(app)
+        if app.config is not None and wanted != app.config:
+            app.link.notes = []  # the link's corrections are said until the model changes
+        app.config = wanted
     panels.link_notes(app)
     model = training.trained(app)
     if model is None:
-        st.info("Choose data and press **Train**.")
+        st.info("Choose data to train on.")
         return
     open_round(app, model)
     if not presenting:
-        panels.stale_note(app, model)
+        if not training.is_live(app):
+            panels.stale_note(app, model)
         for note in model.prep.notes:
             st.caption(":material/info: " + note)
         panels.objective_panel(model)

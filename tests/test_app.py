@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from apptest import APP, clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
 
+from ui.training import LIVE_ROWS
 from ui.views import LEGACY, VIEWS
 
 _app = open_app
@@ -44,15 +45,36 @@ def test_step_forward_and_back_never_retrain(monkeypatch):
     assert at.query_params["round"] == "20"
 
 
-def test_parameters_apply_only_on_train():
+def _loss(at) -> float:
+    """The training loss the status line says (after the metric's name)."""
+    return float(_status(at).split("train rmse ")[1].split(",")[0])
+
+
+def test_live_knobs_retrain_at_once():
     at = _app(sample="noisy_1d", round="20")
-    before = _status(at)
+    before = _loss(at)
+    assert not [b for b in at.button if b.key == "train"]  # small data: no Train button
     at.slider(key="p_eta").set_value(0.05).run()
-    assert _status(at) == before  # dragging a slider does not retrain
-    at.slider(key="p_eta").set_value(0.05)
+    slower = _loss(at)
+    assert slower > before  # a smaller step fits less in 20 rounds
+    assert at.query_params["eta"] == "0.05" and not at.warning
+    at.slider(key="p_max_depth").set_value(1).run()
+    assert _loss(at) > slower  # stumps fit less than depth-6 trees
+    assert at.session_state["app"].last_good.config["max_depth"] == 1
+
+
+def test_large_data_waits_for_train():
+    at = _app(round="20")
+    n = LIVE_ROWS + 1
+    raw = "x,z,y\n" + "\n".join(f"{i % 97},{i % 13},{(i % 97) * 0.5 + i % 7}" for i in range(n))
+    at.get("file_uploader")[0].set_value(("big.csv", raw.encode(), "text/csv")).run()
+    before = _loss(at)  # new data trains once with the current parameters
+    at.slider(key="p_eta").set_value(0.05).run()
+    assert _loss(at) == before  # a change waits for Train
+    assert any("Stale" in w.value and "eta" in w.value for w in at.warning)
     at.button(key="train").click().run()
-    assert _status(at) != before
-    assert at.query_params["eta"] == "0.05"
+    assert _loss(at) > before and not at.warning
+    assert at.session_state["app"].last_good.config["eta"] == 0.05
 
 
 def test_url_restores_the_view():
@@ -110,8 +132,7 @@ def test_bad_uploads_keep_the_previous_data(raw, message):
 
 def test_target_that_does_not_fit_the_task_keeps_the_previous_model():
     at = _app(sample="three_blobs")
-    at.selectbox(key="task").set_value("binary")
-    at.button(key="train").click().run()
+    at.selectbox(key="task").set_value("binary").run()
     assert any("exactly 2" in e.value for e in at.error)
     assert _status(at).startswith("#### Round 0 of 20 — train mlogloss")
 
@@ -121,8 +142,7 @@ def test_constant_target_is_explained():
     raw = "x,y\n" + "\n".join(f"{i * 0.37 % 5},5" for i in range(20))
     at.get("file_uploader")[0].set_value(("c.csv", raw.encode(), "text/csv")).run()
     assert at.selectbox(key="target").value == "x"  # default_target passes over a constant
-    at.selectbox(key="target").set_value("y")
-    at.button(key="train").click().run()
+    at.selectbox(key="target").set_value("y").run()
     assert any("same value in every row" in e.value for e in at.error)
     assert not at.exception
 
@@ -306,7 +326,6 @@ def test_weight_column_weights_the_rows():
                                           "text/csv")).run()
     at.selectbox(key="weight").set_value("w").run()
     assert at.multiselect(key="features").value == ["x"]
-    at.button(key="train").click().run()
     at.button(key="step_forward").click().run()
     tree = next(d.value for d in at.dataframe if "Cover" in d.value.columns)
     weights = [1 + i % 3 for i in range(60)]
@@ -322,6 +341,5 @@ def test_negative_weights_are_explained():
     raw = "x,w,y\n" + "\n".join(f"{i * 7 % 11},{-1 if i == 3 else 1},{i * 2}" for i in range(30))
     at.get("file_uploader")[0].set_value(("n.csv", raw.encode(), "text/csv")).run()
     at.selectbox(key="weight").set_value("w").run()
-    at.button(key="train").click().run()
     assert any("weight column 'w'" in e.value and ">= 0" in e.value for e in at.error)
     assert not at.exception

@@ -1,6 +1,6 @@
 """The Lab in a real browser at 1280×720 (and once at 1920×1080): a 1-D sweep and a click on
 one of its points, a 2-D heatmap and a click on a cell (the model is loaded: its parameters in
-the form and the address bar), the tuning-order guide walked to its end and its model
+the sidebar and the address bar), the tuning-order guide walked to its end and its model
 loaded. Screenshots under tests/screenshots/lab/. Uses test_browser.py's server."""
 
 import re
@@ -90,7 +90,7 @@ def test_2d_heatmap_and_a_click_on_a_cell_loads_that_model(page, server):  # noq
     query = _query(page)
     assert (query["max_depth"], query["min_child_weight"]) == ("10", "3.16")
     slider = page.locator(".st-key-p_max_depth [data-testid=stSliderThumbValue]")
-    assert slider.inner_text() == "10"  # the form shows the loaded model
+    assert slider.inner_text() == "10"  # the sidebar shows the loaded model
     shapes = chart.evaluate("gd => gd.layout.shapes.map(s => [s.line.dash, s.x0, s.y0])")
     assert ["dash", pytest.approx(2.52), pytest.approx(1.52)] in shapes  # the loaded cell
     _shoot(page, "lab_chart", "lab-2d-loaded")

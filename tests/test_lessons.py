@@ -127,12 +127,14 @@ def test_presenter_mode_keeps_the_parameters_and_the_sidebar_comes_back():
     assert not [w for w in at.warning if "Stale" in w.value]
 
 
-def test_a_changed_target_marks_the_model_stale():
+def test_a_changed_target_retrains_at_once_on_small_data():
     at = _app(sample="penguins")
-    assert not [w for w in at.warning if "Stale" in w.value]
+    before = at.session_state["app"].last_good
     at.selectbox(key="target").set_value("island").run()
-    stale = [w.value for w in at.warning if "Stale" in w.value]
-    assert stale and "target" in stale[0]
+    after = at.session_state["app"].last_good
+    assert before.config["target"] == "species" and after.config["target"] == "island"
+    assert list(after.prep.class_names) == ["Biscoe", "Dream", "Torgersen"]
+    assert not [w for w in at.warning if "Stale" in w.value]  # live: never stale
 
 
 def test_lessons_use_table_parameters_in_range():

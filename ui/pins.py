@@ -101,7 +101,7 @@ def open_compare(state: AppState) -> None:
 def pins_ui(state: AppState, where: str, reference: dict | None = None,
             in_fragment: bool = False) -> None:
     """'Pin model' and each pin with its label (what differs from ``reference``, by default
-    the form's parameters) and a remove button (×). ``where`` prefixes the widgets' keys (the
+    the sidebar's parameters) and a remove button (×). ``where`` prefixes the widgets' keys (the
     sidebar and the compare view each draw one)."""
     reference = reference or state.params()
     left, right = st.columns(2)

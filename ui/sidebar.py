@@ -1,5 +1,6 @@
 """The sidebar: the data (a sample or an upload, target, features, weights, task, objective)
-and the parameter form, whose widgets are made from ``boost.params.PARAMETERS``."""
+and the parameters, whose widgets are made from ``boost.params.PARAMETERS`` (live on small
+data, applied by a Train button on larger data)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import streamlit as st
 from boost.objectives import OBJECTIVES as OBJECTIVE_SPECS
 from boost.params import BY_NAME, Param
 
-from . import dataset, url
+from . import dataset, training, url
 from .samples import BY_KEY, SAMPLES
 from .state import AppState, Data
 
@@ -53,6 +54,7 @@ def data_ui(state: AppState) -> None:
             state.upload_error = str(exc)
         else:
             state.upload_error = None
+            apply_presets(state, {})  # the sample's presets nobody changed end with it
             set_data(state, Data(upload.name, dataset.digest(raw), table.frame, table.notes,
                                  dataset.column_flags(table.frame)), target=None)
     if upload is not None and state.upload_error:
@@ -180,18 +182,24 @@ def param_widget(state: AppState, p: Param) -> None:
         make(label, p.kind(lo), p.kind(hi), key=key, step=p.kind(p.step), help=p.help)
 
 
-def params_ui(state: AppState) -> bool:
-    """The parameter form; returns True when Train was pressed. Only the parameters the
-    chosen objective uses are shown."""
+def params_ui(state: AppState, live: bool) -> bool:
+    """The parameters (only those the chosen objective uses); returns True when Train was
+    pressed. ``live``: the data is small enough that every change retrains at once, so
+    there is no Train button."""
     shown = [p for p in url.APP_PARAMS if p.applies(state.objective)]
-    with st.form("params", border=False):
-        st.header("Parameters")
+    st.header("Parameters")
+    if live:
+        st.caption(f":material/bolt: **Live**: every change retrains and redraws at once "
+                   f"(data up to {training.live_text()}).")
+    for p in shown:
+        if p.section == "main":
+            param_widget(state, p)
+    with st.expander("Sampling and early stopping"):
         for p in shown:
-            if p.section == "main":
+            if p.section == "sampling":
                 param_widget(state, p)
-        with st.expander("Sampling and early stopping"):
-            for p in shown:
-                if p.section == "sampling":
-                    param_widget(state, p)
-        return st.form_submit_button("Train", key="train", type="primary",
-                                     use_container_width=True)
+    if live:
+        return False
+    st.caption(f":material/schedule: Data over {training.live_text()}: changes apply when "
+               "you press **Train**.")
+    return st.button("Train", key="train", type="primary", use_container_width=True)

@@ -117,7 +117,7 @@ class AppState:
     features = _Widget([])
     weight = _Widget("")  # "": every row counts once
     task = _Widget("auto")
-    objective = _Widget("auto", key=param_key("objective"))  # outside the form: per task
+    objective = _Widget("auto", key=param_key("objective"))  # chosen per task
     round = _Widget(0)
     view = _Widget()
     speed = _Widget(1.0)

@@ -14,8 +14,26 @@ from . import dataset, url
 from .state import AppState, Model
 
 
+# Live knobs: on data up to this size every parameter change retrains at once (a model of
+# the default size trains in a few tens of milliseconds there); larger data waits for Train.
+LIVE_ROWS = 5_000
+LIVE_FEATURES = 20
+
+
 class TrainingError(ValueError):
     pass
+
+
+def is_live(state: AppState) -> bool:
+    """Whether the data is small enough for live knobs (no Train button)."""
+    data = state.data
+    return (data is not None and len(data.frame) <= LIVE_ROWS
+            and len(state.features) <= LIVE_FEATURES)
+
+
+def live_text() -> str:
+    """The live limit in words, for the sidebar."""
+    return f"{LIVE_ROWS:,} rows × {LIVE_FEATURES} features"
 
 
 def current_config(state: AppState) -> dict:
@@ -62,16 +80,27 @@ def eval_sets(prep: dataset.Prepared) -> list:
     return [(prep.X_valid, prep.y_valid, "valid")]
 
 
+_DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight")
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def prepared(columns: tuple, _frame: pd.DataFrame) -> dataset.Prepared:
+    """The encoded data, once per (data digest, column choices, task, objective): a live
+    knob's change retrains without encoding the table again."""
+    digest, target, features, task, objective, weight = columns
+    try:
+        return dataset.prepare(_frame, target, list(features),
+                               task=None if task == "auto" else task,
+                               objective=None if objective == "auto" else objective,
+                               weight=weight)
+    except dataset.DataError as exc:
+        raise TrainingError(str(exc)) from None
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def train_cached(config: dict, _frame: pd.DataFrame):
     """Train once per configuration; the result is shared read-only."""
-    task = None if config["task"] == "auto" else config["task"]
-    objective = None if config["objective"] == "auto" else config["objective"]
-    try:
-        prep = dataset.prepare(_frame, config["target"], list(config["features"]), task=task,
-                               objective=objective, weight=config["weight"])
-    except dataset.DataError as exc:
-        raise TrainingError(str(exc)) from None
+    prep = prepared(tuple(config[k] for k in _DATA_KEYS), _frame)
     params = engine_params(config, prep)
     evals = eval_sets(prep)
     stopping = config["early_stopping_rounds"] or None

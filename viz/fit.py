@@ -13,6 +13,9 @@ from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, sample_rows, s
 
 GRID = 80
 CURVE_POINTS = 400
+# The legend under the plot: in a half-width column a legend on top runs into the title.
+BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
+         "x": 0}
 
 
 def predictions_at(booster: Booster, X: np.ndarray, round_idx: int) -> np.ndarray:
@@ -148,8 +151,7 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
     # the colour bar takes the right: the legend goes under the plot, clear of the title
     return go.Figure(data=traces, layout=layout(
         title, large, height=520, xtitle=names[0], ytitle=names[1],
-        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
-                "xanchor": "left", "x": 0}, margin={"b": 100}))
+        legend=BELOW, margin={"b": 100}))
 
 
 def _fit_many(booster, X, y, r, class_names, large):
@@ -171,7 +173,7 @@ def _fit_many(booster, X, y, r, class_names, large):
                                  line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
         return go.Figure(data=traces, layout=layout(
             f"Predicted against actual after round {r}", large, xtitle="actual",
-            ytitle="predicted"))
+            ytitle="predicted", legend=BELOW, margin={"b": 100}))
     proba = now if now.ndim == 2 else np.c_[1 - now, now]
     true_p = proba[np.arange(len(rows)), y[rows].astype(int)]
     for c in range(proba.shape[1]):

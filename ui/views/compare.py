@@ -31,8 +31,8 @@ SLUG = pins.VIEW
 TITLE = "Compare pins"
 HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sidebar open
 TREE_HEIGHT = 560  # px: taller trees fold their deepest levels
-HOW = ("**Pin model** keeps its parameters; change anything (η, max_depth, γ, …), press "
-       "**Train**, and each pin is trained on the same data and columns and drawn beside the "
+HOW = ("**Pin model** keeps its parameters; change anything (η, max_depth, γ, …; on data "
+       "over the live limit, then press **Train**), and each pin is trained on the same data and columns and drawn beside the "
        "current model in its own colour. Pins are in the address bar: a shared link reopens "
        "them.")
 
@@ -92,7 +92,8 @@ def _entries(state: AppState, shown: Shown) -> list[Entry]:
                 continue
             if model is None:
                 st.info("The data changed since the model on screen was trained: press "
-                        "**Train** to compare the pins on the new data.")
+                        "**Train** (or wait for it to train) to compare the pins on the new "
+                        "data.")
                 return entries[:1]
             entries.append(Entry(i, pins.name(i), f"{pins.name(i)}: {text}",
                                  pins.config_of(pin, shown.config), model))

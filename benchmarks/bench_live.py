@@ -1,0 +1,187 @@
+"""Live knobs: from moving a parameter to the redrawn chart, in the browser.
+
+    python benchmarks/bench_live.py [--rows 5000] [--features 20] [--repeats 5]
+
+1. Writes a regression table at the live limit (5,000 rows × 20 features by default), starts
+   ``streamlit run app.py`` and opens it in Debian's Chromium at 1280×720 (Playwright), at
+   round 20 of the app's default model, and uploads the table.
+2. For each live knob (the sidebar's sliders and number inputs for η, λ, γ, α, max_depth,
+   min_child_weight and the number of rounds) moves it one step — a slider by an arrow key,
+   a number by its + or − button, alternately up and down — and times from the key press
+   or click to the moment the loss and fit charts' data differ from before (polled every
+   animation frame), or, when the step leaves the model as it was, to the end of the rerun
+   (Streamlit's script state on the page). That is the change's whole path: the browser, Streamlit's rerun, the
+   training, the figures and Plotly's redraw. The goal is 300 ms.
+3. In the same run, on the same table and model: ``boost.train`` alone (the training's share
+   of the path) and ``xgboost.train`` with the same parameters, for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+GOAL_MS = 300
+# The data of both charts: a change of the model changes the loss curve (every round) and the
+# fit at the shown round.
+SIGNATURE = """() => ['loss', 'fit'].map(k => {
+    const plot = document.querySelector(`.st-key-${k} .js-plotly-plot`);
+    return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
+}).join('|')"""
+
+# Done: the charts hold new data, or (a change that leaves the model as it was, e.g. a larger
+# min_child_weight no leaf was near) the rerun started and ended.
+UPDATED = f"""(before) => {{
+    const state = document.querySelector('[data-testid="stApp"]')
+        .getAttribute('data-test-script-state');
+    window.seenRun = window.seenRun || state === 'running';
+    return ({SIGNATURE})() !== before || (window.seenRun && state === 'notRunning');
+}}"""
+
+
+def table(rows: int, features: int) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(rows, features)).round(3)
+    y = (np.sin(X[:, 0]) * 3 + X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=rows)).round(3)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(features)])
+    frame["y"] = y
+    return frame
+
+
+def knobs():
+    """(parameter, its widget) of the live knobs, from the parameter table."""
+    from boost.params import BY_NAME
+
+    names = ("eta", "lambda", "gamma", "alpha", "max_depth", "min_child_weight",
+             "num_boost_round")
+    return [(name, BY_NAME[name].widget) for name in names]
+
+
+def serve(port: int) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit("the Streamlit server did not answer within 60 s")
+
+
+def move(page, name: str, widget: str, up: bool) -> None:
+    """One step of a knob, as a user makes it."""
+    box = page.locator(f".st-key-p_{name}")
+    if widget == "slider":
+        box.locator('input[type="range"]').focus()
+        page.keyboard.press("ArrowRight" if up else "ArrowLeft")
+    else:
+        box.get_by_test_id("stNumberInputStepUp" if up else "stNumberInputStepDown").click()
+
+
+def browser_ms(csv: Path, port: int, repeats: int) -> dict[str, list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    proc = serve(port)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                        args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"http://127.0.0.1:{port}/?round=20&gamma=1&alpha=1")
+            page.wait_for_selector(".st-key-loss .js-plotly-plot", timeout=180_000)
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(csv)
+            page.get_by_text(f"{csv.name}").first.wait_for(timeout=60_000)
+            page.wait_for_selector('[data-testid="stCaptionContainer"] >> text=Live',
+                                   timeout=60_000)
+            page.wait_for_timeout(2000)
+            times = {}
+            for name, widget in knobs():
+                page.locator(f".st-key-p_{name}").scroll_into_view_if_needed()
+                times[name] = []
+                for i in range(repeats + 1):  # the first move is a warm-up, not counted
+                    before = page.evaluate(SIGNATURE)
+                    page.evaluate("() => { window.seenRun = false; }")
+                    start = time.perf_counter()
+                    move(page, name, widget, up=i % 2 == 0)
+                    page.wait_for_function(UPDATED, arg=before, polling="raf",
+                                           timeout=30_000)
+                    if i:
+                        times[name].append((time.perf_counter() - start) * 1000)
+                    page.wait_for_timeout(300)
+            browser.close()
+    finally:
+        proc.terminate()
+    return times
+
+
+def engine_ms(frame: pd.DataFrame, repeats: int) -> tuple[float, float]:
+    """boost.train and xgboost.train of the app's default model on the table's training
+    rows (the app's 80 %), best of ``repeats``."""
+    import xgboost as xgb
+
+    import boost
+    from ui import dataset
+
+    prep = dataset.prepare(frame, "y", [c for c in frame.columns if c != "y"])
+    params = {"eta": 0.3, "max_depth": 3, "tree_method": "exact", "gamma": 1.0, "alpha": 1.0}
+    X, y = prep.X_train.to_numpy(np.float32), prep.y_train
+    Xv, yv = prep.X_valid.to_numpy(np.float32), prep.y_valid
+    ours, theirs = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        boost.train(params, X, y, 20, evals=[(Xv, yv, "valid")])
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        train, valid = xgb.DMatrix(X, label=y), xgb.DMatrix(Xv, label=yv)
+        xgb.train({**params, "nthread": 2}, train, 20, evals=[(train, "train"),
+                                                              (valid, "valid")],
+                  verbose_eval=False)
+        theirs.append(time.perf_counter() - start)
+    return min(ours) * 1000, min(theirs) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=5000)
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--port", type=int, default=8767)
+    args = parser.parse_args()
+    frame = table(args.rows, args.features)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / f"live_{args.rows}x{args.features}.csv"
+        frame.to_csv(csv, index=False)
+        times = browser_ms(csv, args.port, args.repeats)
+    ours, theirs = engine_ms(frame, args.repeats)
+    print(f"Live knobs on {args.rows:,} rows × {args.features} features (the app's default "
+          f"model, 20 rounds, depth 3, exact), 1280×720 Chromium, {args.repeats} moves each")
+    print(f"{'knob':<18}{'median ms':>10}{'max ms':>9}{'goal ms':>9}")
+    for name, ms in times.items():
+        print(f"{name:<18}{statistics.median(ms):>10.0f}{max(ms):>9.0f}{GOAL_MS:>9}")
+    every = [t for ms in times.values() for t in ms]
+    print(f"{'all':<18}{statistics.median(every):>10.0f}{max(every):>9.0f}{GOAL_MS:>9}  "
+          f"({sum(t <= GOAL_MS for t in every)} of {len(every)} within the goal)")
+    print(f"training alone: boost.train {ours:.0f} ms, xgboost.train {theirs:.0f} ms "
+          f"(ratio {ours / theirs:.2f}×)")
+
+
+if __name__ == "__main__":
+    main()
