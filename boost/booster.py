@@ -8,8 +8,9 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from . import candidates, dump, hist, importance, objectives
+from . import candidates, dump, hist, importance, model_file, objectives, xgboost_code
 from .data import as_features
+from .model_file import ModelFile, ModelParts
 from .params import Params
 from .sampling import ColumnSampler
 from .targets import tree_gradients, tree_rows
@@ -60,17 +61,31 @@ class RoundView:
     leaf: np.ndarray
 
 
+class NoTrainingTrace(ValueError):
+    """A Booster method needs what only training leaves behind (the rows, the losses, the
+    training parameters), and the model was read from an XGBoost model file."""
+
+
 class Booster:
-    """A trained model plus its trace. Created by ``boost.train``; read-only.
+    """A model plus its trace. Created by ``boost.train`` or ``boost.load_model``;
+    read-only.
 
     Rounds are numbered as the app shows them: round 0 is the baseline (the intercept),
     round r >= 1 adds the tree(s) grown in the r-th boosting iteration. ``Tree`` in the
     dumps is XGBoost's 0-based tree index (``(r - 1) * num_class + class`` for multi-class).
+
+    A model read by ``load_model`` (``source`` says from where) has its trees, gains and
+    covers but no trace: ``predict``, ``staged_margins``, ``tree_output(s)``,
+    ``decision_path``, ``get_dump``, ``trees_to_dataframe`` (the columns only training
+    knows — SumGrad, Similarity, Weight, an internal node's Value — are NaN), ``get_score``,
+    ``save_model`` work; the round views, candidates, cuts, losses and ``xgboost_code``
+    raise ``NoTrainingTrace``.
     """
 
     def __init__(self, *, params: Params, feature_names, base_score, base_margin,
-                 forest: Forest, data: TrainingData, history: dict, eval_names,
-                 best_iteration: int | None = None, best_score: float | None = None):
+                 forest: Forest, data: TrainingData | None, history: dict | None, eval_names,
+                 best_iteration: int | None = None, best_score: float | None = None,
+                 train_args: dict | None = None, source: ModelFile | None = None):
         self._params = params
         self.feature_names = list(feature_names)
         self.base_score = base_score
@@ -83,10 +98,31 @@ class Booster:
         # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
         self.best_iteration = best_iteration
         self.best_score = best_score
+        # boost.train's arguments that are not parameters (num_boost_round, ...).
+        self.train_args = dict(train_args or {})
+        # The XGBoost model file the model was read from (None: trained by boost.train).
+        self.source = source
+
+    def _trace(self, what: str, rows_only: bool = False) -> TrainingData:
+        """The training data, or NoTrainingTrace for a model read from a file. ``rows_only``:
+        ``what`` reads only the rows (X, y, weights), which a data sample can stand in for;
+        otherwise it needs the training run itself (its parameters, draws, losses)."""
+        if (self.data is None) if rows_only else (self.source is not None):
+            raise NoTrainingTrace(
+                f"{what} needs the training run, and this model was read from "
+                f"{self.source.name}, which holds only its trees. A loaded model predicts "
+                "(predict, staged_margins, tree_output, decision_path) and shows its trees "
+                "with their own gain and cover (get_dump, trees_to_dataframe, get_score); "
+                "to step through its rounds, train it with boost.train.")
+        return self.data
 
     # ----------------------------------------------------------------- model facts
     @property
     def params(self) -> dict:
+        """The parameters under XGBoost's names; for a loaded model only those its file
+        states (objective, num_class, the objective's own, a base_score that was set)."""
+        if self.source is not None:
+            return dict(self.source.params)
         return self._params.to_dict()
 
     @property
@@ -124,7 +160,7 @@ class Booster:
     # ----------------------------------------------------------------- prediction
     def _margin(self, X32: np.ndarray, begin: int, end: int) -> np.ndarray:
         g = self.num_groups
-        if X32 is self.data.X and begin == 0 and self.data.checkpoints:
+        if self.data is not None and X32 is self.data.X and begin == 0 and self.data.checkpoints:
             # The latest checkpoint at or before ``end``: same float32 sums in the same order.
             start = max((c for c in self.data.checkpoints if c <= end), default=0)
             if start > 0:
@@ -232,13 +268,13 @@ class Booster:
 
         Recomputed from the trees each time; nothing rounds x rows is stored."""
         r = self._check_round(round_idx)
-        return self._view(self._margin(self.data.X, 0, r), r)
+        return self._view(self._margin(self._trace("round_view", rows_only=True).X, 0, r), r)
 
     def round_views(self, round_idx: int) -> tuple[RoundView, RoundView]:
         """(round_view(round_idx - 1), round_view(round_idx)), walking the trees once: the
         later margin is the earlier one plus the round's trees."""
         r = self._check_round(round_idx, allow_zero=False)
-        before = self._margin(self.data.X, 0, r - 1)
+        before = self._margin(self._trace("round_views", rows_only=True).X, 0, r - 1)
         after = before.copy()
         add_tree_outputs(self.forest, self.data.X, after, (r - 1) * self.num_groups,
                          r * self.num_groups)
@@ -272,6 +308,7 @@ class Booster:
         blocks it), Best (the split the search chose; for hist/approx also the split gamma
         refused). hist/approx add Bin: the candidates are bins, left = bins 0..Bin.
         """
+        self._trace("split_candidates", rows_only=True)
         t = self.tree_index(round_idx, class_idx)
         sl = self.forest.node_slice(t)
         n_nodes = sl.stop - sl.start
@@ -317,7 +354,7 @@ class Booster:
         first-order boosting and the rows left out by ``subsample`` zeroed (hist/approx) or
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
         t = self.tree_index(round_idx, class_idx)
-        margin = self._margin(self.data.X, 0, round_idx - 1)
+        margin = self._margin(self._trace("tree_gradients", rows_only=True).X, 0, round_idx - 1)
         grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight,
                                           self._params.loss)
         return tree_gradients(self._params, grad[:, class_idx], hess[:, class_idx],
@@ -326,7 +363,7 @@ class Booster:
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on
         (all True unless ``subsample`` < 1). Recomputed from the seed, not stored."""
-        n = self.data.X.shape[0]
+        n = self._trace("rows_used").X.shape[0]
         rows = tree_rows(self._params, self.tree_index(round_idx, class_idx), n)
         return np.ones(n, dtype=bool) if rows is None else rows
 
@@ -334,6 +371,7 @@ class Booster:
                       ) -> np.ndarray:
         """Bool mask over the features node ``node_id`` of that tree could split on (all
         True unless a ``colsample_*`` < 1)."""
+        self._trace("features_used")
         t = self.tree_index(round_idx, class_idx)
         p = self._params
         sampler = ColumnSampler.of(p, self.num_features)
@@ -357,6 +395,7 @@ class Booster:
         bin i when cut[i-1] <= x < cut[i]; the last cut is a sentinel above every value.
         hist has one set for the whole model; approx re-sketches, so give the round.
         Raises ValueError for exact, which has no bins."""
+        self._trace("cuts")
         if self._params.tree_method == "exact":
             raise ValueError("tree_method='exact' has no bins: every distinct value is a "
                              "candidate. Train with tree_method='hist' or 'approx'.")
@@ -375,11 +414,57 @@ class Booster:
     def loss_history(self) -> pd.DataFrame:
         """Loss (XGBoost's default metric) per round, round 0 (the baseline) first; one column
         for the training set ('train') and one per evaluation set."""
+        self._trace("loss_history")
         frame = pd.DataFrame(self._history)
         frame.index.name = "round"
         return frame
 
     def evals_result(self) -> dict:
         """XGBoost's ``evals_result`` for the evaluation sets: one value per round."""
+        self._trace("evals_result")
         return {name: {self.metric_name: self._history[name][1:].tolist()}
                 for name in self._eval_names}
+
+    # ----------------------------------------------------------------- XGBoost
+    def _parts(self) -> ModelParts:
+        return ModelParts(params=self._params, feature_names=self.feature_names,
+                          base_score=self.base_score, base_margin=self.base_margin,
+                          forest=self.forest, best_iteration=self.best_iteration,
+                          best_score=self.best_score, file=self.source)
+
+    def save_model(self, fname) -> None:
+        """Write the model as XGBoost 3.2 does: ``.json`` (JSON) or ``.ubj`` (UBJSON).
+        ``xgboost.Booster(model_file=fname)`` predicts the same margins, bit for bit. Feature
+        names f0, f1, ... (a model trained on an array) are not written, as XGBoost does
+        not write them."""
+        model_file.write_model(fname, self._parts())
+
+    def save_raw(self, raw_format: str = "ubj") -> bytearray:
+        """The bytes ``save_model`` writes: ``raw_format`` 'json' or 'ubj' (as XGBoost's)."""
+        return bytearray(model_file.model_bytes(self._parts(), raw_format))
+
+    def xgboost_code(self) -> str:
+        """Python source that retrains this model with ``xgboost.train``: its parameters
+        and rounds, and a function ``retrain(X, y, sample_weight=None, evals=())`` that,
+        given the rows this model was trained on, returns XGBoost's Booster with the same
+        trees (string-equal dumps)."""
+        if self.source is not None:
+            raise NoTrainingTrace(
+                f"xgboost_code needs the training parameters (eta, max_depth, ...), and a "
+                f"model file ({self.source.name}) does not hold them. Train the model with "
+                "boost.train to get the code that retrains it.")
+        return xgboost_code.retrain_code(self._params, self.feature_names, self.train_args)
+
+
+def load_model(fname) -> Booster:
+    """Read an XGBoost model file (what ``xgboost.Booster.save_model`` writes, JSON or
+    UBJSON, XGBoost >= 1.0): ``fname`` is a path, bytes or a binary file object. The model
+    predicts XGBoost's margins bit for bit and shows its trees; it has no training trace
+    (see ``Booster``). Raises ValueError for what BoostScope cannot show (dart, gblinear,
+    categorical splits, vector leaves, unknown objectives) and for unreadable files."""
+    parts = model_file.read_model(fname)
+    return Booster(params=parts.params, feature_names=parts.feature_names,
+                   base_score=parts.base_score, base_margin=parts.base_margin,
+                   forest=parts.forest, data=None, history=None, eval_names=(),
+                   best_iteration=parts.best_iteration, best_score=parts.best_score,
+                   source=parts.file)

@@ -131,8 +131,9 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
         "Parent": forest.parent.astype(np.int64),
         "SumGrad": np.asarray(forest.sum_grad, dtype=np.float64),
         "SumHess": np.asarray(forest.sum_hess, dtype=np.float64),
-        "Similarity": similarities(forest.sum_grad, forest.sum_hess, reg_lambda, alpha, mcw,
-                                   mds).astype(np.float64),
+        # A loaded model's G is unknown (NaN), and so is its similarity.
+        "Similarity": np.where(np.isnan(forest.sum_grad), np.nan, similarities(
+            forest.sum_grad, forest.sum_hess, reg_lambda, alpha, mcw, mds)),
         "Weight": forest.weight.astype(np.float64),
         "Value": forest.value.astype(np.float64),
         "Leaf": np.asarray(forest.is_leaf & ~forest.removed, dtype=bool),

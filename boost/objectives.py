@@ -50,6 +50,9 @@ class Objective:
     scale_pos_weight: bool = False  # label-1 rows are weighted by scale_pos_weight
     adaptive_leaf: bool = False  # hist/approx replace leaf values by a quantile (MAE)
     xgboost: bool = True  # False: BoostScope's own (no XGBoost oracle)
+    # XGBoost's model file: the object under ``learner.objective`` that holds the
+    # objective's own parameters, and their names (parameters of ``params.PARAMETERS``).
+    config: tuple = ("reg_loss_param", ("scale_pos_weight",))
 
 
 _P = r"p = \sigma(m) = 1/(1 + e^{-m})"
@@ -60,13 +63,15 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               "any number",
               r"\delta^2\left(\sqrt{1 + ((m - y)/\delta)^2} - 1\right)",
               r"\frac{z}{\sqrt{1 + z^2/\delta^2}},\; z = m - y",
-              r"\frac{\delta^2}{(\delta^2 + z^2)\sqrt{1 + z^2/\delta^2}}"),
+              r"\frac{\delta^2}{(\delta^2 + z^2)\sqrt{1 + z^2/\delta^2}}",
+              config=("pseudo_huber_param", ("huber_slope",))),
     Objective("reg:absoluteerror", "regression", _ABSOLUTE, "identity", "mae", True,
               "any number", r"|y - m|", r"\operatorname{sign}(m - y)", r"1",
-              adaptive_leaf=True),
+              adaptive_leaf=True, config=()),
     Objective("count:poisson", "regression", _POISSON, "exp", "poisson-nloglik", False,
               "counts >= 0", r"e^{m} - y\,m", r"e^{m} - y",
-              r"e^{m + \text{max\_delta\_step}}"),
+              r"e^{m + \text{max\_delta\_step}}",
+              config=("poisson_regression_param", ("max_delta_step",))),
     Objective("reg:gamma", "regression", _GAMMA, "exp", "gamma-deviance", False,
               "positive numbers", r"y\,e^{-m} + m", r"1 - y\,e^{-m}", r"y\,e^{-m}",
               scale_pos_weight=True),
@@ -74,7 +79,8 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               "numbers >= 0",
               r"-\frac{y\,e^{(1-\rho)m}}{1-\rho} + \frac{e^{(2-\rho)m}}{2-\rho}",
               r"-y\,e^{(1-\rho)m} + e^{(2-\rho)m}",
-              r"-y(1-\rho)e^{(1-\rho)m} + (2-\rho)e^{(2-\rho)m}"),
+              r"-y(1-\rho)e^{(1-\rho)m} + (2-\rho)e^{(2-\rho)m}",
+              config=("tweedie_regression_param", ("tweedie_variance_power",))),
     Objective("binary:logistic", "binary", _LOGISTIC, "sigmoid", "logloss", False,
               "0/1 (or probabilities)", r"-y\log p - (1-y)\log(1-p),\; " + _P, r"p - y",
               r"p(1 - p)", scale_pos_weight=True),
@@ -84,13 +90,15 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("binary:exponential", "binary", _EXPONENTIAL, "half_sigmoid", "exponential",
               False, "0/1", r"e^{-\tilde y m},\; \tilde y = 2y - 1",
               r"-\tilde y\,e^{-\tilde y m}", r"e^{-\tilde y m}", scale_pos_weight=True,
-              xgboost=False),
+              xgboost=False, config=()),
     Objective("multi:softprob", "multiclass", _SOFTMAX, "softmax", "mlogloss", False,
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
-              r"p_k - [y = k]", r"2\,p_k(1 - p_k)"),
+              r"p_k - [y = k]", r"2\,p_k(1 - p_k)",
+              config=("softmax_multiclass_param", ("num_class",))),
     Objective("multi:softmax", "multiclass", _SOFTMAX, "softmax", "mlogloss", False,
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
-              r"p_k - [y = k]", r"2\,p_k(1 - p_k)"),
+              r"p_k - [y = k]", r"2\,p_k(1 - p_k)",
+              config=("softmax_multiclass_param", ("num_class",))),
 )}
 
 
@@ -419,15 +427,16 @@ def _exp_array(m):
 
 @njit(cache=True, nogil=True, inline="always")
 def _softmax_scale(margin, i):
-    """(max, sum of exp(m - max)) of row i, float32: p_j = exp(m_j - max) / sum."""
+    """(max, sum of exp(m - max)) of row i, float32: p_j = exp(m_j - max) / sum. As
+    XGBoost's Softmax, the float32 exps are summed in double, then rounded once."""
     wmax = margin[i, 0]
     for j in range(1, margin.shape[1]):
         if margin[i, j] > wmax:
             wmax = margin[i, j]
-    wsum = np.float32(0.0)
+    wsum = np.float64(0.0)
     for j in range(margin.shape[1]):
         wsum += math.exp(margin[i, j] - wmax)
-    return wmax, wsum
+    return wmax, np.float32(wsum)
 
 
 @njit(cache=True, nogil=True, parallel=True)

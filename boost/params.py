@@ -48,6 +48,7 @@ class Param:
     attr: str = ""  # the field of Params, where the name is a Python keyword
     float32: bool = False  # stored as float32, as XGBoost stores it (checked for overflow)
     train_arg: bool = False  # an argument of boost.train, not an entry of params
+    xgboost: bool = True  # False: BoostScope's own, XGBoost has no such parameter
     # Where it applies (empty: everywhere). The form shows it only where it applies.
     tree_methods: tuple = ()
     objectives: tuple = ()
@@ -120,7 +121,7 @@ PARAMETERS: tuple[Param, ...] = (
     Param("objective", str, "reg:squarederror", choices=tuple(_OBJECTIVE_SPECS),
           help="The loss the trees descend. Its gradient g and hessian h are what every tree "
                "fits (the formulas are under 'Objective' above the charts)."),
-    Param("boosting", str, "newton", choices=("newton", "first_order"),
+    Param("boosting", str, "newton", choices=("newton", "first_order"), xgboost=False,
           choice_labels=("Newton (XGBoost)", "First-order (Friedman)"), widget="choice",
           label="Boosting",
           help="Newton (XGBoost): splits scored by G²/(H + λ) with the hessian, leaf "

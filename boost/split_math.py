@@ -75,6 +75,16 @@ def similarities(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_de
     return out
 
 
+@njit(cache=True, nogil=True)
+def leaf_weights(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
+    """``leaf_weight`` of every node, float32 array."""
+    out = np.empty(sum_grad.shape[0], dtype=np.float32)
+    for i in range(sum_grad.shape[0]):
+        out[i] = leaf_weight(sum_grad[i], sum_hess[i], reg_lambda, alpha, min_child_weight,
+                             max_delta_step)
+    return out
+
+
 # ------------------------------------------------------------------ every boundary of a scan
 # A split search scans a node's entries (exact) or bins (hist) in order, keeping the scanned
 # side's running sums; the sums are sequential (float64, in XGBoost's order), but the loss

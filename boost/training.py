@@ -303,7 +303,9 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                    history={k: np.array(v) for k, v in run.history.items()},
                    eval_names=[name for name, _, _, _ in eval_sets],
                    best_iteration=None if stopper is None else stopper.best_iteration,
-                   best_score=None if stopper is None else stopper.best_score)
+                   best_score=None if stopper is None else stopper.best_score,
+                   train_args={"num_boost_round": num_boost_round,
+                               "early_stopping_rounds": stopping_rounds})
 
 
 def check_rounds(num_boost_round) -> None:

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from .booster import load_model
 from .training import train
 
 
@@ -44,6 +45,7 @@ def warmup() -> float:
             bst.predict(data, output_margin=True)
             bst.tree_outputs(data)
             bst.decision_path(data[0], 1)
+    load_model(bst.save_raw("ubj"))  # a model file: its trees checked and walked
     # The other objectives share the kernels above; sampling and first-order trees add the
     # row/column draws and the leaf line search.
     counts = np.arange(64) % 4
