@@ -3,6 +3,7 @@ results the views share (the trees as a table, one node's candidate splits)."""
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pandas as pd
@@ -12,7 +13,6 @@ import boost
 
 from . import dataset, url
 from .state import AppState, Model
-
 
 # Live knobs: on data up to this size every parameter change retrains at once (a model of
 # the default size trains in a few tens of milliseconds there); larger data waits for Train.
@@ -170,8 +170,19 @@ def node_candidates(config: dict, _booster: boost.Booster, r: int, node: int,
 @st.cache_resource(show_spinner=False)
 def warm_up_engine() -> threading.Thread:
     """Once per server: compile (or load from numba's disk cache) every engine kernel in the
-    background, so switching tree method or objective later does not stall a click."""
-    thread = threading.Thread(target=boost.warmup, name="boost-warmup", daemon=True)
+    background, so switching tree method or objective later does not stall a click.
+
+    Streamlit runs a full garbage collection after every script run; over the engine's
+    compiled kernels (a few hundred thousand objects) it took 120 ms of every click, holding
+    the lock the server needs to send the redrawn charts. What is loaded now and after the
+    warm-up lives as long as the server, so it is moved out of the collector's sight
+    (``gc.freeze``); a session's own objects are still collected."""
+    def warm_up() -> None:
+        boost.warmup()
+        gc.freeze()
+
+    gc.freeze()
+    thread = threading.Thread(target=warm_up, name="boost-warmup", daemon=True)
     thread.start()
     return thread
 

@@ -32,9 +32,9 @@ TITLE = "Compare pins"
 HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sidebar open
 TREE_HEIGHT = 560  # px: taller trees fold their deepest levels
 HOW = ("**Pin model** keeps its parameters; change anything (η, max_depth, γ, …; on data "
-       "over the live limit, then press **Train**), and each pin is trained on the same data and columns and drawn beside the "
-       "current model in its own colour. Pins are in the address bar: a shared link reopens "
-       "them.")
+       "over the live limit, then press **Train**), and each pin is trained on the same data "
+       "and columns and drawn beside the current model in its own colour. Pins are in the "
+       "address bar: a shared link reopens them.")
 
 
 @dataclass(frozen=True)
