@@ -108,7 +108,7 @@ def _round_stage(state: AppState, model: Model) -> None:
               "(base_score); round r adds the r-th tree(s). Keys: ← → step, Space plays, "
               "Home/End jump.")
     shown = Shown(booster, prep, model.config, state.round, False)
-    head, badge = st.columns([3, 2], vertical_alignment="center")
+    head, badge = st.columns([1.5, 1.3], vertical_alignment="center")
     head.markdown(f"#### Round {shown.round} of {n} — {losses(booster, shown.round)}")
     with badge:
         verify.badge(state, model)

@@ -333,6 +333,9 @@ def node_panel(state: AppState, shown: Shown) -> None:
         return
     cand = node_candidates(shown.config, shown.booster, shown.round, int(row.Node),
                            int(row.Class))
+    if shown.booster.on_sample:  # a model file: no training arithmetic, the sample's numbers
+        sample_node(shown.booster, row, cand)
+        return
     steps = _worked(shown, row, cand)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
