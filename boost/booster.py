@@ -80,7 +80,8 @@ class Booster:
     ``decision_path``, ``get_dump``, ``trees_to_dataframe`` (the columns only training
     knows — SumGrad, Similarity, Weight, an internal node's Value — are NaN), ``get_score``,
     ``save_model`` work; the round views, candidates, cuts, losses and ``xgboost_code``
-    raise ``NoTrainingTrace``.
+    raise ``NoTrainingTrace`` — until a data sample is attached (``with_data``): then the
+    round views, gradients, losses and candidates are recomputed on the sample.
     """
 
     def __init__(self, *, params: Params, feature_names, base_score, base_margin,
