@@ -142,3 +142,49 @@ def test_verify_with_xgboost_shows_the_badge():
     at.slider(key="p_eta").set_value(0.1).run()  # another model: verified again
     badge = " ".join(m.value for m in at.markdown if "badge" in m.value)
     assert "8 of 8 trees identical" in badge
+
+
+@pytest.mark.parametrize("objective, method", [("reg:squarederror", "exact"),
+                                               ("multi:softprob", "approx")])
+def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
+    """A regression and a 3-class model (trained on an array: features f0, f1, f2, matched
+    to the sample's columns by position), candidates searched as exact and approx."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(240, 3))
+    z = X[:, 0] - X[:, 1] ** 2
+    y = np.digitize(z, [-1, 0]) if objective.startswith("multi") else z
+    params = {"objective": objective, "max_depth": 2, "nthread": 1}
+    if objective.startswith("multi"):
+        params["num_class"] = 3
+    model = xgb.train(params, xgb.DMatrix(X[:160], label=y[:160]), 3)
+    sample = pd.DataFrame(X[160:], columns=["a", "b", "c"]).assign(target=y[160:])
+    at = open_app(sample="noisy_1d")
+    at.segmented_control(key="open_method").set_value(method).run()
+    at = _open(at, bytes(model.save_raw("json")), sample, target="target", name="m.json")
+    assert not at.error, [e.value for e in at.error]
+    at.button(key="last").click().run()
+    at.session_state["app"].node = 0
+    at.run()
+    assert not at.exception and not at.error
+    assert any("recomputed on the sample" in m.value for m in at.markdown)
+    booster = at.session_state["app"].opened
+    assert booster.tree_method == method
+    at.segmented_control(key="view").set_value("residuals").run()
+    at.segmented_control(key="view").set_value("importance").run()
+    assert not at.exception and not at.error
+
+
+def test_presenter_mode_on_an_opened_model():
+    _, raw, sample, _, _ = _model_and_sample()
+    at = _open(open_app(sample="noisy_1d"), raw, sample)
+    at.button(key="step_forward").click().run()
+    at.session_state["app"].node = 0
+    at.toggle(key="present").set_value(True).run()
+    for left, right in (("fit", "tree"), ("node", "candidates"), ("loss", "pruning")):
+        at.selectbox(key="left_panel").set_value(left).run()
+        at.selectbox(key="right_panel").set_value(right).run()
+        assert not at.exception and not at.error, (left, right, [e.value for e in at.error])
+        if left == "node":
+            assert any("Candidate splits recomputed on the sample" in w.value
+                       for w in at.warning)
+    assert any("needs the training run" in i.value for i in at.info)  # pruning
