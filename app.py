@@ -75,7 +75,7 @@ def main() -> None:
             app.link.notes = []  # the link's corrections are said until the model changes
         app.config = wanted
     panels.link_notes(app)
-    model = opened.model(app) if app.opened is not None else training.trained(app)
+    model = opened.model(app) or training.trained(app)
     if model is None:
         st.info("Choose data to train on.")
         return

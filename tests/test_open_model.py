@@ -32,6 +32,8 @@ def _model_and_sample(fmt="ubj"):
 
 
 def _open(at, raw, sample: pd.DataFrame, target="outcome", name="model.ubj"):
+    if not at.toggle(key="open_panel").value:
+        at.toggle(key="open_panel").set_value(True).run()
     uploaders = at.get("file_uploader")
     uploaders[1].set_value((name, raw, "application/octet-stream"))
     uploaders[2].set_value(("sample.csv", sample.to_csv(index=False).encode(), "text/csv"))
@@ -123,7 +125,7 @@ def test_sample_missing_a_feature_is_explained_and_an_opened_model_stays():
 def test_downloads_give_xgboost_the_model_on_screen():
     at = open_app(sample="noisy_1d", rounds="4")
     labels = [b.label for b in at.get("download_button")]
-    assert {"XGBoost model (.json)", "XGBoost model (.ubj)", "Retrain in XGBoost (.py)"} <= set(
+    assert {"XGBoost .json", "XGBoost .ubj", "Retrain in XGBoost (.py)"} <= set(
         labels)
     booster = at.session_state["app"].last_good.booster
     ref = xgb.Booster(model_file=bytearray(booster.save_raw("ubj")))
@@ -159,6 +161,7 @@ def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
     model = xgb.train(params, xgb.DMatrix(X[:160], label=y[:160]), 3)
     sample = pd.DataFrame(X[160:], columns=["a", "b", "c"]).assign(target=y[160:])
     at = open_app(sample="noisy_1d")
+    at.toggle(key="open_panel").set_value(True).run()
     at.segmented_control(key="open_method").set_value(method).run()
     at = _open(at, bytes(model.save_raw("json")), sample, target="target", name="m.json")
     assert not at.error, [e.value for e in at.error]

@@ -41,7 +41,8 @@ def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  
     _settled(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
 
-    page.get_by_text("Open an XGBoost model").click()
+    page.locator(".st-key-open_panel label").first.click()
+    _settled(page)
     page.locator(".st-key-open_model_file input[type=file]").set_input_files(str(model_path))
     _settled(page)
     page.locator(".st-key-open_sample_file input[type=file]").set_input_files(str(sample_path))
@@ -91,4 +92,7 @@ def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  
     page.wait_for_timeout(1500)
     _no_failure(page)
     page.screenshot(path=str(MODELS / "verify-badge-720p.png"))
+    page.locator(".st-key-dl_model_json").scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(MODELS / "downloads-720p.png"))
     page.close()

@@ -27,13 +27,13 @@ def retrain_code(booster) -> str | None:
 def buttons(model: Model, cols) -> None:
     """Three download buttons in ``cols``: model .json, model .ubj, retrain .py."""
     booster, stem = model.booster, _stem(model)
-    cols[0].download_button("XGBoost model (.json)", lambda: bytes(booster.save_raw("json")),
+    cols[0].download_button("XGBoost .json", lambda: bytes(booster.save_raw("json")),
                             f"{stem}.json", mime="application/json", key="dl_model_json",
                             icon=":material/download:", on_click="ignore",
                             help="XGBoost's JSON model file: xgboost.Booster(model_file=...) "
                                  "loads it and predicts the same margins, bit for bit.",
                             use_container_width=True)
-    cols[1].download_button("XGBoost model (.ubj)", lambda: bytes(booster.save_raw("ubj")),
+    cols[1].download_button("XGBoost .ubj", lambda: bytes(booster.save_raw("ubj")),
                             f"{stem}.ubj", mime="application/octet-stream", key="dl_model_ubj",
                             icon=":material/download:", on_click="ignore",
                             help="The same model as UBJSON (binary JSON), XGBoost's default "

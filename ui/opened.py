@@ -116,10 +116,17 @@ def config(opened: Opened, booster) -> dict:
             "objective": booster.objective}
 
 
-def model(state: AppState) -> Model:
-    """The opened model on screen (opened before, so it opens again from the cache)."""
+def model(state: AppState) -> Model | None:
+    """The opened model on screen (it opened before, so it opens again, from the cache or
+    the kept bytes); None, with the reason kept, if it no longer does."""
     opened = state.opened
-    booster, prep = open_cached(key(opened), opened.raw, opened.sample.frame)
+    if opened is None:
+        return None
+    try:
+        booster, prep = open_cached(key(opened), opened.raw, opened.sample.frame)
+    except OpenError as exc:
+        state.opened, state.open_error = None, str(exc)
+        return None
     return Model(booster, prep, config(opened, booster))
 
 
@@ -156,8 +163,15 @@ def is_opened(model: Model) -> bool:
 def sidebar_ui(state: AppState) -> None:
     """'Open an XGBoost model': the model file, the data sample, its target, the tree method
     the candidates are recomputed with; Open, and Close when one is open."""
-    with st.expander("Open an XGBoost model", icon=":material/folder_open:",
-                     expanded=state.opened is not None or state.open_error is not None):
+    # A toggle, not an expander: the uploaders exist only while it is on (an expander's
+    # content is on the page even when closed, beside the data's own uploader).
+    if state.opened is not None:
+        state.open_panel = True
+    if not st.toggle("Open an XGBoost model", key=AppState.open_panel.key,
+                     help="Step through a model XGBoost trained (its .json or .ubj file) on "
+                          "a data sample."):
+        return
+    with st.container(border=True):
         st.caption("A model XGBoost saved (`save_model`: .json or .ubj) and a CSV sample with "
                    "a column per model feature (named as in the model) and, optionally, the "
                    "target: step through its rounds on the sample.")

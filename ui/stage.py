@@ -123,7 +123,7 @@ def _round_stage(state: AppState, model: Model) -> None:
                          format_func=lambda slug: VIEWS[slug].TITLE,
                          label_visibility="collapsed")
     render_view(state, shown, VIEWS[state.view or DEFAULT])  # only the chosen view is computed
-    cols = st.columns(4)
+    cols = st.columns([1.35, 1, 1, 1.35])
     with cols[0]:
         export_button(state, f"BoostScope: {model.config['name']}, round {shown.round}",
                       "export_screen", label="Export this screen (HTML)")

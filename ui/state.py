@@ -153,6 +153,7 @@ class AppState:
     lab_params = _Widget([])  # the Lab: the one or two parameters swept
     lab_n = _Widget(6)  # the Lab: values per parameter
     lab_chart = _Widget()  # the Lab chart's selection event
+    open_panel = _Widget(False)  # the sidebar's "Open an XGBoost model" section is open
     open_target = _Widget("")  # opening a model: the sample's target column ("": none)
     open_method = _Widget("hist")  # opening a model: the tree method candidates are searched by
     verify = _Widget(False)  # "Verify with XGBoost" (ui/verify.py)
