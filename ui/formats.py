@@ -110,7 +110,12 @@ def read_parquet(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
         if name.startswith("__index_level_"):
             kinds.setdefault("index", []).append(name)
             continue
-        series, what = _arrow_column(column, pa)
+        try:
+            series, what = _arrow_column(column, pa)
+        except Exception as exc:  # noqa: BLE001
+            raise DataError(f"The column {name!r} of {filename} ({column.type}) could not be "
+                            f"read ({_reason(exc)}). Convert it to numbers or text, or leave "
+                            "it out, and upload again.") from None
         if what:
             kinds.setdefault(what, []).append(name)
         if series is not None:
@@ -158,7 +163,8 @@ def _arrow_column(column, pa):
     if types.is_timestamp(t) or types.is_date(t):
         per_day = {"s": 86400, "ms": 86400e3, "us": 86400e6, "ns": 86400e9}
         scale = 1 if types.is_date32(t) else per_day["ms" if types.is_date64(t) else t.unit]
-        days = column.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(float) / scale
+        whole = pa.int32() if types.is_date32(t) else pa.int64()  # the stored count
+        days = column.cast(whole).to_numpy(zero_copy_only=False).astype(float) / scale
         return pd.Series(days), "dates"
     if types.is_time(t) or types.is_duration(t):
         per_second = {"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}[t.unit]
@@ -239,22 +245,13 @@ def read_excel(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
         raise _damaged(filename, "an Excel workbook", exc,
                        "Open it in Excel or LibreOffice and save it again as .xlsx.") from None
     try:
-        chosen, rows, skipped = None, [], []
-        for sheet in book.worksheets:
-            if chosen is None and sheet.sheet_state == "visible":
-                rows = _sheet_rows(sheet, filename)
-                if rows:
-                    chosen = sheet
-                    continue
-            skipped.append(sheet.title)
-        if chosen is None:
-            raise DataError(f"{filename} has no data in any visible sheet: put the table in "
-                            "the first sheet, with a header row, and upload again.")
-        try:
-            merges, formulas, unsaved = _scan_sheet_xml(archive, chosen._worksheet_path)
-        except Exception as exc:  # noqa: BLE001
-            raise _damaged(filename, "an Excel workbook", exc,
-                           "Open it in Excel and save it again as .xlsx.") from None
+        chosen, rows, skipped = _first_sheet(book, filename)
+        merges, formulas, unsaved = _scan_sheet_xml(archive, chosen._worksheet_path)
+    except DataError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (cells are read lazily: damage shows here too)
+        raise _damaged(filename, "an Excel workbook", exc,
+                       "Open it in Excel or LibreOffice and save it again as .xlsx.") from None
     finally:
         book.close()
     notes = [f"Read sheet {chosen.title!r} of the Excel workbook (the first visible sheet "
@@ -269,6 +266,22 @@ def read_excel(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
                      "read as missing: open the file in Excel or LibreOffice and save it "
                      "(that stores their values), or paste them as values.")
     return _sheet_frame(rows, merges, notes), notes
+
+
+def _first_sheet(book, filename: str):
+    """The first visible worksheet with a value, its rows, and the other sheets' titles."""
+    chosen, rows, skipped = None, [], []
+    for sheet in book.worksheets:
+        if chosen is None and sheet.sheet_state == "visible":
+            rows = _sheet_rows(sheet, filename)
+            if rows:
+                chosen = sheet
+                continue
+        skipped.append(sheet.title)
+    if chosen is None:
+        raise DataError(f"{filename} has no data in any visible sheet: put the table in the "
+                        "first sheet, with a header row, and upload again.")
+    return chosen, rows, skipped
 
 
 def _sheet_rows(sheet, filename: str) -> list[list]:
