@@ -247,6 +247,12 @@ def test_bad_workbooks_are_explained(rows, match):
         read(xlsx_bytes(("S", rows)), "b.xlsx")
 
 
+def test_header_cell_merged_over_data_is_explained():
+    raw = xlsx_bytes(("S", [("Size", None, "y"), (1, 2, 3), (4, 5, 6)]), merges=("A1:B1",))
+    with pytest.raises(dataset.DataError, match="header cell A1:B1 is merged.*Unmerge it"):
+        read(raw, "m.xlsx")
+
+
 def test_damaged_xls_and_protected_files_are_explained():
     raw = xlsx_bytes(("S", [("x", "y"), (1, 2), (3, 4)]))
     with pytest.raises(dataset.DataError, match="could not be read as an Excel workbook"):

@@ -265,7 +265,7 @@ def read_excel(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
         notes.append(f"{len(unsaved)} formula cell(s) have no saved value ({shown}) and are "
                      "read as missing: open the file in Excel or LibreOffice and save it "
                      "(that stores their values), or paste them as values.")
-    return _sheet_frame(rows, merges, notes), notes
+    return _sheet_frame(rows, merges, notes, filename), notes
 
 
 def _first_sheet(book, filename: str):
@@ -327,7 +327,7 @@ def _scan_sheet_xml(archive: zipfile.ZipFile, path: str):
     return merges, formulas, unsaved
 
 
-def _sheet_frame(rows: list[list], merges, notes: list[str]) -> pd.DataFrame:
+def _sheet_frame(rows: list[list], merges, notes: list[str], filename: str) -> pd.DataFrame:
     """The table: merged ranges filled with their first cell's value (as Excel shows them),
     empty rows and columns dropped, the header (one row, or two under a merged header cell)
     made into names, and each column typed."""
@@ -356,6 +356,7 @@ def _sheet_frame(rows: list[list], merges, notes: list[str]) -> pd.DataFrame:
                                          if _present(table[r][c])))
                   for c in range(len(keep_cols))]
         names, made = _name_columns(joined, lambda i: letters[i])
+        _check_merged_names(names, merges, keep_rows[0], filename)
         if depth > 1:
             notes.append(f"The header has merged cells: its first {depth} rows are joined "
                          f"into the column names ({names[:4]}{' …' if len(names) > 4 else ''}).")
@@ -370,6 +371,21 @@ def _sheet_frame(rows: list[list], merges, notes: list[str]) -> pd.DataFrame:
                           for c, name in enumerate(names)}, index=range(len(body)))
     frame.columns = names  # by position: read_table refuses two equal names
     return frame
+
+
+def _check_merged_names(names: list[str], merges, first_row: int, filename: str) -> None:
+    """Two columns named alike by one header cell merged across them: say so."""
+    from openpyxl.utils import get_column_letter
+
+    across = [(left, right) for top, left, _, right in merges if top == first_row
+              and right > left]
+    if across and len(set(names)) < len(names):
+        left, right = across[0]
+        cells = f"{get_column_letter(left + 1)}{first_row + 1}:{get_column_letter(right + 1)}"
+        raise DataError(f"{filename}: the header cell {cells}{first_row + 1} is merged across "
+                        "columns, so they would share one name. Unmerge it and give each "
+                        "column its own name (or add a row of names under it), then upload "
+                        "again.")
 
 
 def _present(value) -> bool:
