@@ -44,6 +44,7 @@ def _same_rounds(model: boost.Booster, booster, X: pd.DataFrame) -> None:
 
 
 def _same_gain_and_cover(model: boost.Booster, booster) -> None:
+    assert model.get_dump() == booster.get_dump(dump_format="json", with_stats=True)
     ours = model.trees_to_dataframe()
     theirs = booster.trees_to_dataframe()
     assert list(ours["ID"]) == list(theirs["ID"])
