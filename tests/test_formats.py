@@ -176,6 +176,34 @@ def test_parquet_over_the_value_limit_is_refused(monkeypatch):
         read(parquet_bytes(pa.table({"x": np.arange(5.0), "y": np.arange(5.0)})), "d.parquet")
 
 
+def test_decompressed_size_is_checked_before_decompressing(monkeypatch):
+    from ui import formats
+
+    monkeypatch.setattr(formats, "MAX_EXPANDED", 1000)
+    column = np.zeros(1000)  # 8 kB of float64, a few bytes compressed
+    with pytest.raises(dataset.DataError, match="once decompressed; the limit is 0 MB"):
+        read(parquet_bytes(pa.table({"x": column, "y": column}), use_dictionary=False),
+             "z.parquet")
+    rows = [("x", "y")] + [(0, 0)] * 200
+    with pytest.raises(dataset.DataError, match="sheet1.xml is 0 MB once decompressed"):
+        read(xlsx_bytes(("S", rows)), "z.xlsx")
+
+
+def test_repeated_text_is_measured_as_spelled_out(monkeypatch):
+    """One 600-character value stored once (a dictionary) but spelled out in every row:
+    3 rows (1,800 bytes) are read, 4 rows (2,400) are over a 2,000-byte limit."""
+    from ui import formats
+
+    monkeypatch.setattr(formats, "MAX_EXPANDED", 2000)
+    for n, ok in ((3, True), (4, False)):
+        raw = parquet_bytes(pa.table({"s": ["a" * 600] * n, "y": np.arange(n, dtype=float)}))
+        if ok:
+            assert read(raw, "t.parquet").frame["s"].str.len().tolist() == [600] * n
+        else:
+            with pytest.raises(dataset.DataError, match="holds 0 MB once decompressed"):
+                read(raw, "t.parquet")
+
+
 # --------------------------------------------------------------------------- Excel
 def test_xlsx_first_visible_sheet_with_data_is_read():
     raw = xlsx_bytes(("Hidden", [("a", "b"), (1, 2), (3, 4)]),

@@ -109,11 +109,12 @@ def read_table(raw: bytes, filename: str = "data.csv") -> Table:
         )
     if len(frame) < 2:
         raise DataError(f"{filename} has {len(frame)} data row(s); training needs at least 2.")
-    _check_unique(list(frame.columns), filename)
+    check_unique(list(frame.columns), filename)
     return Table(frame=frame, notes=notes)
 
 
-def _check_unique(names: list[str], filename: str) -> None:
+def check_unique(names: list[str], filename: str) -> None:
+    """Every format's rule: no two columns with one name."""
     dups = [c for i, c in enumerate(names) if c in names[:i]]
     if dups:
         raise DataError(f"{filename} has two columns named {dups[0]!r}; rename one of them.")
@@ -151,7 +152,7 @@ def _read_csv(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
         frame.columns = [f"col_{i + 1}" for i in range(frame.shape[1])]
     frame.columns = [str(c).strip() for c in frame.columns]
     if has_header:  # pandas renames a repeated name ("a.1"): check the header as written
-        _check_unique([c.strip() for c in rows[0]], filename)
+        check_unique([c.strip() for c in rows[0]], filename)
     return frame, notes
 
 

@@ -20,13 +20,14 @@ from xml.etree.ElementTree import iterparse
 import numpy as np
 import pandas as pd
 
-from .dataset import MAX_CELLS, DataError, check_columns, looks_numeric
+from .dataset import MAX_CELLS, DataError, check_columns, check_unique, looks_numeric
 
 PARQUET_MAGIC = b"PAR1"
 ZIP_MAGIC = b"PK\x03\x04"
 OLE2_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")  # Office 97-2003 files and encrypted OOXML
 MAX_EXPANDED = 8 * MAX_CELLS  # bytes once decompressed: MAX_CELLS float64 numbers
 EPOCH = dt.datetime(1970, 1, 1)
+NESTED = "nested"  # a list, struct, map or union column: not a feature
 DATES_NOTE = "as days since 1970-01-01 (UTC; a time of day is a fraction of a day)"
 
 
@@ -85,6 +86,9 @@ def _name_columns(names: list, label) -> tuple[list[str], list[str]]:
 
 # --------------------------------------------------------------------------- Parquet
 def read_parquet(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
+    """Every column the app can use; which were left out, and why, in the notes. Only the
+    kept columns are decoded, text as dictionaries first, so its size is known before it is
+    spelled out row by row."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -93,43 +97,82 @@ def read_parquet(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
         raise DataError(f"{filename} is cut short: a Parquet file ends with its footer (the "
                         f"bytes PAR1) and this one does not. {fix}")
     try:  # a parser of untrusted bytes may raise anything: each is a damaged file
-        parquet = pq.ParquetFile(pa.BufferReader(raw))
-        meta, schema = parquet.metadata, parquet.schema_arrow
+        meta = pq.ParquetFile(pa.BufferReader(raw)).metadata
+        schema = meta.schema.to_arrow_schema()
     except Exception as exc:  # noqa: BLE001
         raise _damaged(filename, "Parquet", exc, fix) from None
     check_columns(len(schema), filename)
+    names, made = _name_columns(schema.names, lambda i: f"col_{i + 1}")
+    check_unique(names, filename)
     _check_size(filename, meta.num_rows, len(schema),
                 sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)))
-    try:
-        table = parquet.read(use_pandas_metadata=False)
-    except Exception as exc:  # noqa: BLE001
-        raise _damaged(filename, "Parquet", exc, fix) from None
-    names, made = _name_columns(table.column_names, lambda i: f"col_{i + 1}")
-    columns, kinds = [], {}
-    for name, column in zip(names, table.columns, strict=True):
-        if name.startswith("__index_level_"):
-            kinds.setdefault("index", []).append(name)
-            continue
-        try:
-            series, what = _arrow_column(column, pa)
-        except Exception as exc:  # noqa: BLE001
-            raise DataError(f"The column {name!r} of {filename} ({column.type}) could not be "
-                            f"read ({_reason(exc)}). Convert it to numbers or text, or leave "
-                            "it out, and upload again.") from None
-        if what:
-            kinds.setdefault(what, []).append(name)
-        if series is not None:
-            columns.append((name, series))
+    kinds, keep = {}, []
+    for i, field in enumerate(schema):
+        why = "index" if field.name.startswith("__index_level_") else _unusable(field.type, pa)
+        if why:
+            kinds.setdefault(why, []).append(names[i])
+        else:
+            keep.append(i)
     left_out = kinds.get(NESTED, []) + kinds.get("binary", [])
-    if left_out and len(columns) < 2:
-        raise DataError(f"{filename} has {len(columns)} column(s) BoostScope can use once the "
+    if left_out and len(keep) < 2:
+        raise DataError(f"{filename} has {len(keep)} column(s) BoostScope can use once the "
                         f"nested or binary column(s) {left_out} are left out; a model needs a "
                         "target and at least one feature. Flatten them into one number or "
                         "text column per field and upload again.")
-    frame = pd.DataFrame({i: series for i, (_, series) in enumerate(columns)},
+    text = [schema.names[i] for i in keep if _is_text(schema.field(i).type, pa)]
+    try:
+        table = pq.ParquetFile(pa.BufferReader(raw), read_dictionary=text).read(
+            columns=[schema.names[i] for i in keep], use_pandas_metadata=False)
+    except Exception as exc:  # noqa: BLE001
+        raise _damaged(filename, "Parquet", exc, fix) from None
+    _check_size(filename, 0, 0, _text_bytes(table, pa))
+    columns = {}
+    for i, column in zip(keep, table.columns, strict=True):
+        try:
+            columns[i] = _arrow_column(column, pa)
+        except Exception as exc:  # noqa: BLE001
+            raise DataError(f"The column {names[i]!r} of {filename} ({column.type}) could "
+                            f"not be read ({_reason(exc)}). Convert it to numbers or text, "
+                            "or leave it out, and upload again.") from None
+        if pa.types.is_dictionary(schema.field(i).type):
+            kinds.setdefault("categorical", []).append(names[i])
+        elif columns[i][1]:
+            kinds.setdefault(columns[i][1], []).append(names[i])
+    frame = pd.DataFrame({i: series for i, (series, _) in columns.items()},
                          index=range(table.num_rows))
-    frame.columns = [name for name, _ in columns]  # by position: read_table refuses repeats
+    frame.columns = [names[i] for i in columns]
     return frame, _parquet_notes(kinds, made)
+
+
+def _unusable(t, pa) -> str | None:
+    """Why a column of Arrow type ``t`` cannot be a feature: 'nested', 'binary' or None."""
+    if isinstance(t, pa.ExtensionType):
+        t = t.storage_type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_nested(t):
+        return NESTED
+    if (pa.types.is_binary(t) or pa.types.is_large_binary(t)
+            or pa.types.is_fixed_size_binary(t) or pa.types.is_binary_view(t)):
+        return "binary"
+    return None
+
+
+def _is_text(t, pa) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _text_bytes(table, pa) -> int:
+    """The bytes the table's text takes once every row holds its own copy."""
+    import pyarrow.compute as pc
+
+    total = 0
+    for column in table.columns:
+        if pa.types.is_dictionary(column.type) and _is_text(column.type.value_type, pa):
+            for chunk in column.chunks:
+                lengths = pc.binary_length(chunk.dictionary)
+                total += pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0
+    return total
 
 
 def _check_size(filename: str, n_rows: int, n_columns: int, n_bytes: int) -> None:
@@ -141,25 +184,18 @@ def _check_size(filename: str, n_rows: int, n_columns: int, n_bytes: int) -> Non
                         f"limit is {MAX_EXPANDED / 1e6:,.0f} MB. Upload a sample of the rows.")
 
 
-NESTED = "nested"
-
 
 def _arrow_column(column, pa):
-    """One Arrow column as a pandas Series the app can use, and what was done to it (a key
-    of ``_parquet_notes``), or (None, why) when it cannot be a feature."""
+    """One Arrow column (not ``_unusable``) as a pandas Series, and what was done to it (a
+    key of ``_parquet_notes``, or None)."""
     t = column.type
     if isinstance(t, pa.ExtensionType):  # e.g. json, uuid: their plain storage
         column = pa.chunked_array([c.storage for c in column.chunks], type=t.storage_type)
         t = t.storage_type
     types = pa.types
     note = None
-    if types.is_dictionary(t):
-        column, t, note = column.cast(t.value_type), t.value_type, "categorical"
-    if types.is_nested(t):
-        return None, NESTED
-    if (types.is_binary(t) or types.is_large_binary(t) or types.is_fixed_size_binary(t)
-            or types.is_binary_view(t)):
-        return None, "binary"
+    if types.is_dictionary(t):  # categorical, or text read as a dictionary
+        column, t = column.cast(t.value_type), t.value_type
     if types.is_timestamp(t) or types.is_date(t):
         per_day = {"s": 86400, "ms": 86400e3, "us": 86400e6, "ns": 86400e9}
         scale = 1 if types.is_date32(t) else per_day["ms" if types.is_date64(t) else t.unit]
