@@ -94,6 +94,28 @@ def test_parquet_types_are_read_as_numbers_and_text():
     assert "decimal column(s) ['price']" in notes and "categorical column(s) ['city']" in notes
 
 
+def test_parquet_extension_half_float_null_time_and_duration_columns():
+    table = pa.table({
+        "j": pa.array(['{"a":1}', '{"a":2}', '{"a":1}'], pa.json_()),
+        "id": pa.ExtensionArray.from_storage(pa.uuid(), pa.array([bytes(16)] * 3, pa.binary(16))),
+        "b8": pa.ExtensionArray.from_storage(pa.bool8(), pa.array([1, 0, 1], pa.int8())),
+        "h": pa.array([1.5, 2.5, 3.5], pa.float16()),
+        "n": pa.nulls(3),
+        "tm": pa.array([3600, 7200, None], pa.time32("s")),
+        "d": pa.array([1_500_000, None, 5], pa.duration("us")),
+        "y": [1.0, 2.0, 3.0],
+    })
+    t = read(parquet_bytes(table), "e.parquet")
+    f = t.frame
+    assert list(f.columns) == ["j", "b8", "h", "n", "tm", "d", "y"]
+    assert list(f["j"]) == ['{"a":1}', '{"a":2}', '{"a":1}'] and list(f["b8"]) == [1, 0, 1]
+    assert np.array_equal(f["h"], [1.5, 2.5, 3.5]) and f["n"].isna().all()
+    assert np.array_equal(f["tm"], [3600.0, 7200.0, np.nan], equal_nan=True)
+    assert np.array_equal(f["d"], [1.5, np.nan, 5e-6], equal_nan=True)
+    notes = " ".join(t.notes)
+    assert "binary column(s) ['id']" in notes and "['tm', 'd'] as seconds" in notes
+
+
 def test_parquet_nested_and_binary_columns_are_left_out_with_a_note():
     table = pa.table({
         "tags": pa.array([[1, 2], [], None, [3]]),

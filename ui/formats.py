@@ -146,7 +146,7 @@ def read_parquet(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
 
 def _unusable(t, pa) -> str | None:
     """Why a column of Arrow type ``t`` cannot be a feature: 'nested', 'binary' or None."""
-    if isinstance(t, pa.ExtensionType):
+    if isinstance(t, pa.BaseExtensionType):
         t = t.storage_type
     if pa.types.is_dictionary(t):
         t = t.value_type
@@ -184,37 +184,39 @@ def _check_size(filename: str, n_rows: int, n_columns: int, n_bytes: int) -> Non
                         f"limit is {MAX_EXPANDED / 1e6:,.0f} MB. Upload a sample of the rows.")
 
 
-
 def _arrow_column(column, pa):
     """One Arrow column (not ``_unusable``) as a pandas Series, and what was done to it (a
     key of ``_parquet_notes``, or None)."""
     t = column.type
-    if isinstance(t, pa.ExtensionType):  # e.g. json, uuid: their plain storage
+    if isinstance(t, pa.BaseExtensionType):  # e.g. json, bool8: their plain storage
         column = pa.chunked_array([c.storage for c in column.chunks], type=t.storage_type)
         t = t.storage_type
     types = pa.types
-    note = None
     if types.is_dictionary(t):  # categorical, or text read as a dictionary
         column, t = column.cast(t.value_type), t.value_type
     if types.is_timestamp(t) or types.is_date(t):
         per_day = {"s": 86400, "ms": 86400e3, "us": 86400e6, "ns": 86400e9}
         scale = 1 if types.is_date32(t) else per_day["ms" if types.is_date64(t) else t.unit]
-        whole = pa.int32() if types.is_date32(t) else pa.int64()  # the stored count
-        days = column.cast(whole).to_numpy(zero_copy_only=False).astype(float) / scale
-        return pd.Series(days), "dates"
+        counts = column.cast(_stored_count(t, pa)).to_numpy(zero_copy_only=False)
+        return pd.Series(counts.astype(float) / scale), "dates"
     if types.is_time(t) or types.is_duration(t):
         per_second = {"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}[t.unit]
-        seconds = column.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(float)
+        seconds = column.cast(_stored_count(t, pa)).to_numpy(zero_copy_only=False).astype(float)
         return pd.Series(seconds / per_second), "times"
     if types.is_decimal(t):
         return pd.Series(column.cast(pa.float64()).to_numpy(zero_copy_only=False)), "decimal"
     if types.is_float16(t):
         column = column.cast(pa.float32())
     if types.is_null(t):
-        return pd.Series(np.full(len(column), np.nan)), note
+        return pd.Series(np.full(len(column), np.nan)), None
     if types.is_boolean(t) and column.null_count:
-        return pd.Series(column.cast(pa.float64()).to_numpy(zero_copy_only=False)), note
-    return column.to_pandas(), note
+        return pd.Series(column.cast(pa.float64()).to_numpy(zero_copy_only=False)), None
+    return column.to_pandas(), None
+
+
+def _stored_count(t, pa):
+    """The integer type a date, time or duration is stored as (a count of its unit)."""
+    return pa.int32() if t.bit_width == 32 else pa.int64()
 
 
 def _parquet_notes(kinds: dict[str, list[str]], made: list[str]) -> list[str]:
