@@ -147,6 +147,18 @@ class _HistGrower:
         return nodes
 
 
+def tree_capacity(p, n_samples: int) -> int:
+    """The most nodes a tree can have: every leaf holds a row (2n - 1), at most
+    2^(max_depth + 1) - 1 with a depth limit and 2·max_leaves - 1 with a leaf limit
+    (hist/approx; exact ignores max_leaves, as XGBoost)."""
+    cap = 2 * max(n_samples, 1) - 1
+    if p.max_depth > 0:
+        cap = min(cap, 2 ** (p.max_depth + 1) - 1)
+    if p.max_leaves > 0 and p.tree_method != "exact":
+        cap = min(cap, 2 * p.max_leaves - 1)
+    return cap
+
+
 # Training margins kept for round views: at most this many, and at most this many bytes.
 _MAX_CHECKPOINTS = 16
 _CHECKPOINT_BYTES = 256 << 20
@@ -402,7 +414,7 @@ class Rounds:
             else:
                 self.grower = (_ExactGrower(X32, p) if self.exact
                                else _HistGrower(X32, self.w32, p))
-            buf = new_tree_nodes(min(2 ** (p.max_depth + 1) - 1, 2 * X32.shape[0] - 1))
+            buf = new_tree_nodes(tree_capacity(p, X32.shape[0]))
             for r in range(self.num_boost_round):
                 self.grow_round(g, h, buf)
                 if r + 1 < self.num_boost_round:
