@@ -556,9 +556,9 @@ def _refusal(bt, loss, blocked, gamma, depth, max_depth, n_leaves, max_leaves):
 @njit(cache=True, nogil=True)
 def _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds):
     """Apply the decision on node ``nid``: split it (``reason`` is ``REASON_NONE``; its
-    children get ids ``n_nodes`` and ``n_nodes + 1``) or make it a leaf. A leaf refused by
-    γ or max_leaves keeps its best split (feature, threshold, gain) for the trace."""
-    if reason != REASON_NONE and reason != REASON_GAMMA and reason != REASON_MAX_LEAVES:
+    children get ids ``n_nodes`` and ``n_nodes + 1``) or make it a leaf. A leaf γ refused
+    keeps its best split (feature, threshold, gain) for the trace."""
+    if reason != REASON_NONE and reason != REASON_GAMMA:
         nodes.reason[nid] = reason
         return
     rules.set_split(nodes, nid, f_best, bt[SPLIT_THRESHOLD], bt[SPLIT_DEFAULT_LEFT] != 0.0,

@@ -24,6 +24,7 @@ the baseline (round 0) first; ``early_stopping_rounds`` stops as XGBoost's callb
 from __future__ import annotations
 
 import numbers
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -294,6 +295,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     """
     p = parse_params(params)
     check_rounds(num_boost_round)
+    if p.tree_method == "exact" and (p.grow_policy != "depthwise" or p.max_leaves > 0):
+        warnings.warn("grow_policy and max_leaves apply to tree_method 'hist' and 'approx'; "
+                      "exact ignores them and grows depth-wise to max_depth, as XGBoost does.",
+                      UserWarning, stacklevel=2)
     data = inputs(p, X, y, sample_weight, evals)
     X32, y32, w32, eval_sets = data.X32, data.y32, data.w32, data.eval_sets
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
