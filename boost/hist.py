@@ -32,13 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import node_rules as rules
-from ._dtypes import (
-    REASON_GAMMA,
-    REASON_MAX_DEPTH,
-    REASON_MAX_LEAVES,
-    REASON_NO_GAIN,
-    REASON_NONE,
-)
+from ._dtypes import REASON_GAMMA, REASON_MAX_LEAVES, REASON_NO_GAIN, REASON_NONE
 from .layout import column_major
 from .records import (
     CAND_BIN,
@@ -535,25 +529,6 @@ def _drop_features(best, allowed):
 
 
 @njit(cache=True, nogil=True)
-def _refusal(bt, loss, blocked, gamma, depth, max_depth, n_leaves, max_leaves):
-    """Why a node's best split (feature row ``bt``, gain ``loss``; ``blocked``: the best gain
-    min_child_weight refused) is not made, as XGBoost's ``ExpandEntry::IsValid`` checks it:
-    no gain above 1e-6, an empty child, below γ (hist refuses before growing), at max_depth,
-    or the tree already has max_leaves leaves. ``REASON_NONE``: it is made."""
-    if not rules.splits(loss):
-        return rules.leaf_reason(blocked)
-    if bt[SPLIT_HL] == 0.0 or bt[SPLIT_HR] == 0.0:  # XGBoost refuses an empty child
-        return REASON_NO_GAIN
-    if rules.below_gamma(loss, gamma):
-        return REASON_GAMMA
-    if max_depth > 0 and depth == max_depth:
-        return REASON_MAX_DEPTH
-    if max_leaves > 0 and n_leaves == max_leaves:
-        return REASON_MAX_LEAVES
-    return REASON_NONE
-
-
-@njit(cache=True, nogil=True)
 def _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds):
     """Apply the decision on node ``nid``: split it (``reason`` is ``REASON_NONE``; its
     children get ids ``n_nodes`` and ``n_nodes + 1``) or make it a leaf. A leaf γ refused
@@ -581,7 +556,7 @@ def _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mc
 @njit(cache=True, nogil=True)
 def _apply_level(best, level, n_nodes, n_leaves, gamma, reg_lambda, alpha, mcw, mds,
                  max_leaves, nodes, expand):
-    """Decide every node of the level, in id order, from its best split (``_refusal``; the
+    """Decide every node of the level, in id order, from its best split (``node_rules.refusal``; the
     level is below max_depth) and create the children of the expanded ones. Fills ``expand``
     rows (node, level slot, feature, split bin); returns (number expanded, new node count,
     leaf count)."""
@@ -590,7 +565,7 @@ def _apply_level(best, level, n_nodes, n_leaves, gamma, reg_lambda, alpha, mcw, 
         nid = level[t]
         f_best, loss, blocked = rules.best_feature(best, t)
         bt = best[max(f_best, 0), t]
-        reason = _refusal(bt, loss, blocked, gamma, 0, 0, n_leaves, max_leaves)
+        reason = rules.refusal(bt, loss, blocked, gamma, 0, 0, n_leaves, max_leaves)
         _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds)
         if reason != REASON_NONE:
             continue
@@ -819,7 +794,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
     equal gains the smaller node id, i.e. the older node); each step splits the top leaf,
     numbers its children with the next two ids, partitions its rows and searches both
     children (the smaller-hessian one built from its rows, the other ``parent - built``).
-    Growth ends when the queue is empty or its top is refused (``_refusal``: no gain, an
+    Growth ends when the queue is empty or its top is refused (``node_rules.refusal``: no gain, an
     empty child, below γ, max_leaves reached) — XGBoost pops one entry and stops there. The
     children of a split are not searched when they sit at max_depth (> 0) or the tree has
     max_leaves leaves. Same arguments and result as ``grow_hist``."""
@@ -839,7 +814,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
         nid = heapq.heappop(queue)[1]
         f_best, loss, blocked, bt = found.pop(nid)
         d = int(nodes.depth[nid])
-        reason = _refusal(bt, loss, blocked, gamma, d, p.max_depth, n_leaves, p.max_leaves)
+        reason = rules.refusal(bt, loss, blocked, gamma, d, p.max_depth, n_leaves, p.max_leaves)
         _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds)
         if reason != REASON_NONE:
             break
@@ -870,7 +845,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
         _queue_children(best, children, d + 1, nodes, queue, found, columns, tree_idx,
                         reg_lambda, alpha, mcw, mds)
     for nid, (f_best, loss, blocked, bt) in found.items():  # left waiting when growth ended
-        reason = _refusal(bt, loss, blocked, gamma, int(nodes.depth[nid]), p.max_depth,
+        reason = rules.refusal(bt, loss, blocked, gamma, int(nodes.depth[nid]), p.max_depth,
                           n_leaves, p.max_leaves)
         _decide(nodes, nid, f_best, bt, loss, REASON_NO_GAIN if reason == REASON_NONE else reason,
                 n_nodes, reg_lambda, alpha, mcw, mds)

@@ -170,3 +170,52 @@ def test_bad_values_say_what_is_allowed():
         boost.train({"grow_policy": "leafwise"}, X, y, 1)
     with pytest.raises(ValueError, match="max_leaves"):
         boost.train({"max_leaves": -1}, X, y, 1)
+
+
+# ------------------------------------------------------------------ the Growth order view
+def _frames(**extra):
+    X, y = make_data(seed=13)
+    out = {}
+    for policy in ("depthwise", "lossguide"):
+        model = boost.train({"tree_method": "hist", "grow_policy": policy, **extra}, X, y, 1)
+        out[policy] = model.trees_to_dataframe(include_pruned=True)
+    return out
+
+
+def test_growth_replays_the_split_order():
+    from viz.growth import growth, growth_figure
+
+    frames = _frames(max_leaves=6, max_depth=0)
+    deep, leafy = growth(frames["depthwise"]), growth(frames["lossguide"])
+    assert deep.splits == leafy.splits == 5  # both spend the budget of six leaves
+    # depth-wise: the splits in id order, never a deeper one before a shallower one
+    d = deep.frame[deep.frame.Step > 0].sort_values("Step")
+    assert list(d.Node) == sorted(d.Node) and list(d.Depth) == sorted(d.Depth)
+    # leaf-wise: each split's gain is the largest among the leaves that existed then
+    f = leafy.frame
+    for k in range(1, 6):
+        row = leafy.split(k)
+        waiting = f[(f.Born < k) & ((f.Step == 0) | (f.Step >= k))]
+        assert row.Gain == waiting[waiting.Step > 0].Gain.max()
+    for k in (0, 3, 5):
+        fig = growth_figure({"depth-wise": frames["depthwise"], "leaf-wise": frames["lossguide"]},
+                            k)
+        numbered = [t for t in fig.data if t.name.startswith("split (")]
+        assert [sorted(int(s) for s in t.text) for t in numbered] == [list(range(1, k + 1))] * 2
+        leaves = [t for t in fig.data if t.name == "leaf at this step"]
+        assert [len(t.x) for t in leaves] == [k + 1] * 2
+        assert fig.layout.height <= 560
+
+
+def test_growth_view_in_the_app():
+    from apptest import open_app
+
+    at = open_app(sample="diabetes", view="growth-order", round="2", tree_method="hist",
+                  max_leaves="8", max_depth="0")
+    assert not at.error, [e.value for e in at.error]
+    assert at.slider(key="growth_step").value == 7
+    at.button(key="growth_back").click().run()
+    assert at.slider(key="growth_step").value == 6
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    notes = [a["text"] for spec in specs for a in spec["layout"].get("annotations", [])]
+    assert sum("6 of 7 splits" in n for n in notes) == 2, notes

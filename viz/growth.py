@@ -167,7 +167,7 @@ def growth_figure(trees: dict[str, pd.DataFrame], k: int, large: bool = False,
                       "y": 1.0, "xref": "paper", "yref": "paper", "yanchor": "bottom",
                       "showarrow": False, "align": "center",
                       "font": {"size": 17 if large else 13, "color": TEXT}})
-    fig_height = height or min(620, 190 + 75 * (depth + 1))
+    fig_height = height or min(560, 170 + 65 * (depth + 1))
     fig_layout = layout(title, large, height=fig_height, annotations=notes,
                         margin={"l": 10, "r": 10, "t": 100 if large else 85, "b": 40},
                         legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02,
