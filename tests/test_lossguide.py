@@ -219,3 +219,37 @@ def test_growth_view_in_the_app():
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     notes = [a["text"] for spec in specs for a in spec["layout"].get("annotations", [])]
     assert sum("6 of 7 splits" in n for n in notes) == 2, notes
+
+
+PORTABLE = """
+import json, sys
+import numpy as np
+import boost
+rng = np.random.default_rng(7)
+X = rng.normal(size=(200, 4))
+X[rng.random(X.shape) < 0.1] = np.nan
+y = np.nan_to_num(X[:, 0]) * 2 - np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=200)
+out = {}
+for method in ("hist", "approx"):
+    for policy in ("depthwise", "lossguide"):
+        bst = boost.train({"tree_method": method, "grow_policy": policy, "max_leaves": 6,
+                           "max_depth": 0, "colsample_bynode": 0.8}, X, y, 3)
+        margin = np.asarray(bst.predict(X, output_margin=True), np.float32)
+        out[method + policy] = [bst.get_dump(), margin.view(np.uint32).tolist()]
+"""
+
+
+def test_leaf_wise_growth_runs_as_python_with_identical_results():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", PORTABLE + "json.dump(out, sys.stdout)"],
+                         cwd=root, capture_output=True, text=True, timeout=1200,
+                         env={**os.environ, "PYTHONPATH": str(root), "NUMBA_DISABLE_JIT": "1"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    namespace = {}
+    exec(PORTABLE, namespace)
+    assert json.loads(out.stdout) == namespace["out"]

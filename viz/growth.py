@@ -73,15 +73,16 @@ def growth(tree: pd.DataFrame) -> Growth:
 
 
 def describe(g: Growth, k: int) -> str:
-    """One line on the tree after ``k`` splits: how many it made, its leaves, the k-th split."""
+    """The tree after ``k`` splits: how many it made and its leaves; on a second line the
+    k-th split (feature, threshold, depth, gain)."""
     done = min(k, g.splits)
     text = f"{done} of {g.splits} splits, {g.leaves_at(k)} leaves"
     row = g.split(k)
     if row is not None:
-        text += (f"; split {k}: {row.Feature} < {short(row.Split)} at depth {int(row.Depth)}, "
+        text += (f"<br>split {k}: {row.Feature} < {short(row.Split)}, depth {int(row.Depth)}, "
                  f"gain {short(row.Gain)}")
     elif k > g.splits:
-        text += " (finished)"
+        text += "<br>(finished)"
     return text
 
 
@@ -165,11 +166,11 @@ def growth_figure(trees: dict[str, pd.DataFrame], k: int, large: bool = False,
                               "fixedrange": True}
         notes.append({"text": f"<b>{name}</b><br>{describe(g, k)}", "x": (lo + hi) / 2,
                       "y": 1.0, "xref": "paper", "yref": "paper", "yanchor": "bottom",
-                      "showarrow": False, "align": "center",
+                      "xanchor": "center", "showarrow": False, "align": "center",
                       "font": {"size": 17 if large else 13, "color": TEXT}})
     fig_height = height or min(560, 170 + 65 * (depth + 1))
     fig_layout = layout(title, large, height=fig_height, annotations=notes,
-                        margin={"l": 10, "r": 10, "t": 100 if large else 85, "b": 40},
+                        margin={"l": 10, "r": 10, "t": 120 if large else 100, "b": 40},
                         legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02,
                                 "yanchor": "top"},
                         hovermode="closest", **axes)

@@ -14,6 +14,7 @@ from ..training import other_model, tree_frame
 
 SLUG = "growth-order"
 TITLE = "Growth order"
+CONTROLS = 100  # px: the slider and the step buttons above the chart
 _POLICY = BY_NAME["grow_policy"]
 LABELS = dict(zip(_POLICY.choices, _POLICY.choice_labels, strict=True))
 EXPLAIN = ("Same data, same parameters, two orders. Depth-wise (XGBoost's default) splits "
@@ -72,9 +73,8 @@ def render(state: AppState, shown: Shown) -> None:
     forward.button("▶", key="growth_forward", on_click=_step, args=(state, 1, total),
                    help="One split more", use_container_width=True)
     k = int(state.growth_step)
-    title = "" if shown.compact else f"Round {r}: the first {k} splits of each tree"
-    show(growth_figure(trees, k, shown.large, shown.height, title), "growth_chart", state,
-         shown, exact=True)
+    height = shown.height - CONTROLS if shown.height else None  # a panel holds the controls
+    show(growth_figure(trees, k, shown.large, height), "growth_chart", state, shown, exact=True)
     if shown.compact:
         return
     notes = [EXPLAIN]
