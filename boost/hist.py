@@ -1,13 +1,16 @@
-"""The histogram tree grower (XGBoost's ``grow_quantile_histmaker``), depth-wise.
+"""The histogram tree grower (XGBoost's ``grow_quantile_histmaker``), depth-wise
+(``grow_hist``, below) or leaf-wise (``grow_lossguide``: one split at a time, the waiting
+leaf with the largest gain first; the same kernels and arithmetic).
 
 Each feature value is replaced by its bin (``bin_matrix``: uint8 when every feature has at
 most 255 bins, else uint16; the largest code means missing). A node's search reads only its
 histogram: per bin, the float64 sums of g and h of the node's rows, stored as one complex128
 (G in .real, H in .imag, so a row adds both with one 16-byte add). Per level:
 
-1. every node whose best split is valid is expanded — valid means loss_chg > 1e-6, both
-   children have H != 0, loss_chg >= gamma (**pre-pruning**: a refused node stays a leaf
-   with Reason "gamma", its best split kept for the trace) and depth < max_depth;
+1. every node whose best split is valid is expanded, in id order — valid means loss_chg >
+   1e-6, both children have H != 0, loss_chg >= gamma (**pre-pruning**: a refused node stays
+   a leaf with Reason "gamma", its best split kept for the trace), depth < max_depth (0: no
+   limit) and fewer than max_leaves leaves so far (``node_rules.refusal``);
 2. the rows of the expanded nodes are partitioned stably (rows stay in ascending order);
 3. if the children may still split, the child with the smaller H gets its histogram built
    from its rows and its sibling's is ``parent - built`` (histogram subtraction);
