@@ -28,6 +28,7 @@ REASON_MAX_DEPTH = 1  # the node sits at max_depth and was never searched
 REASON_NO_GAIN = 2  # no candidate split had a loss change above 1e-6
 REASON_MIN_CHILD_WEIGHT = 3  # a split with positive gain existed but min_child_weight blocked it
 REASON_GAMMA = 4  # pruned: loss change < gamma (the node itself or an ancestor collapsed)
+REASON_MAX_LEAVES = 5  # the tree had max_leaves leaves: not split (or never searched)
 
 REASON_NAMES = {
     REASON_NONE: "",
@@ -35,4 +36,5 @@ REASON_NAMES = {
     REASON_NO_GAIN: "no positive gain",
     REASON_MIN_CHILD_WEIGHT: "min_child_weight",
     REASON_GAMMA: "gamma",
+    REASON_MAX_LEAVES: "max_leaves",
 }

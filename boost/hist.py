@@ -1,13 +1,16 @@
-"""The histogram tree grower (XGBoost's ``grow_quantile_histmaker``), depth-wise.
+"""The histogram tree grower (XGBoost's ``grow_quantile_histmaker``), depth-wise
+(``grow_hist``, below) or leaf-wise (``grow_lossguide``: one split at a time, the waiting
+leaf with the largest gain first; the same kernels and arithmetic).
 
 Each feature value is replaced by its bin (``bin_matrix``: uint8 when every feature has at
 most 255 bins, else uint16; the largest code means missing). A node's search reads only its
 histogram: per bin, the float64 sums of g and h of the node's rows, stored as one complex128
 (G in .real, H in .imag, so a row adds both with one 16-byte add). Per level:
 
-1. every node whose best split is valid is expanded — valid means loss_chg > 1e-6, both
-   children have H != 0, loss_chg >= gamma (**pre-pruning**: a refused node stays a leaf
-   with Reason "gamma", its best split kept for the trace) and depth < max_depth;
+1. every node whose best split is valid is expanded, in id order — valid means loss_chg >
+   1e-6, both children have H != 0, loss_chg >= gamma (**pre-pruning**: a refused node stays
+   a leaf with Reason "gamma", its best split kept for the trace), depth < max_depth (0: no
+   limit) and fewer than max_leaves leaves so far (``node_rules.refusal``);
 2. the rows of the expanded nodes are partitioned stably (rows stay in ascending order);
 3. if the children may still split, the child with the smaller H gets its histogram built
    from its rows and its sibling's is ``parent - built`` (histogram subtraction);
@@ -24,6 +27,7 @@ in parallel and merged in feature order, so the result does not depend on the th
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numba
@@ -31,7 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import node_rules as rules
-from ._dtypes import REASON_GAMMA, REASON_NO_GAIN
+from ._dtypes import REASON_GAMMA, REASON_MAX_LEAVES, REASON_NO_GAIN, REASON_NONE
 from .layout import column_major
 from .records import (
     CAND_BIN,
@@ -528,43 +532,54 @@ def _drop_features(best, allowed):
 
 
 @njit(cache=True, nogil=True)
-def _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds, nodes, expand):
-    """Decide every node of the level from its best split (``node_rules``: the best feature,
-    > 1e-6, both children non-empty, not below γ — hist refuses before growing) and create
-    the children of the expanded ones. Fills ``expand`` rows (node, level slot, feature,
-    split bin); returns (number expanded, new node count)."""
+def _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds):
+    """Apply the decision on node ``nid``: split it (``reason`` is ``REASON_NONE``; its
+    children get ids ``n_nodes`` and ``n_nodes + 1``) or make it a leaf. A leaf γ refused
+    keeps its best split (feature, threshold, gain) for the trace."""
+    if reason != REASON_NONE and reason != REASON_GAMMA:
+        nodes.reason[nid] = reason
+        return
+    rules.set_split(nodes, nid, f_best, bt[SPLIT_THRESHOLD], bt[SPLIT_DEFAULT_LEFT] != 0.0,
+                    loss, n_nodes)
+    if reason != REASON_NONE:  # refused: the search is kept, the children are not
+        nodes.left[nid] = -1
+        nodes.right[nid] = -1
+        nodes.reason[nid] = reason
+        return
+    g_l, h_l, g_r, h_r = bt[SPLIT_GL], bt[SPLIT_HL], bt[SPLIT_GR], bt[SPLIT_HR]
+    nodes.sum_grad[nid] = g_l + g_r  # XGBoost's cover of a split node: L + R
+    nodes.sum_hess[nid] = h_l + h_r
+    nodes.weight[nid] = rules.leaf_weight(nodes.sum_grad[nid], nodes.sum_hess[nid], reg_lambda,
+                                          alpha, mcw, mds)
+    d = nodes.depth[nid]
+    rules.new_node(nodes, n_nodes, nid, d + 1, g_l, h_l, reg_lambda, alpha, mcw, mds)
+    rules.new_node(nodes, n_nodes + 1, nid, d + 1, g_r, h_r, reg_lambda, alpha, mcw, mds)
+
+
+@njit(cache=True, nogil=True)
+def _apply_level(best, level, n_nodes, n_leaves, gamma, reg_lambda, alpha, mcw, mds,
+                 max_leaves, nodes, expand):
+    """Decide every node of the level, in id order, from its best split (``node_rules.refusal``; the
+    level is below max_depth) and create the children of the expanded ones. Fills ``expand``
+    rows (node, level slot, feature, split bin); returns (number expanded, new node count,
+    leaf count)."""
     m = 0
     for t in range(level.shape[0]):
         nid = level[t]
         f_best, loss, blocked = rules.best_feature(best, t)
-        if f_best < 0 or not rules.splits(loss):
-            nodes.reason[nid] = rules.leaf_reason(blocked)
+        bt = best[max(f_best, 0), t]
+        reason = rules.refusal(bt, loss, blocked, gamma, 0, 0, n_leaves, max_leaves)
+        _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds)
+        if reason != REASON_NONE:
             continue
-        bt = best[f_best, t]
-        if bt[SPLIT_HL] == 0.0 or bt[SPLIT_HR] == 0.0:  # XGBoost refuses an empty child
-            nodes.reason[nid] = REASON_NO_GAIN
-            continue
-        rules.set_split(nodes, nid, f_best, bt[SPLIT_THRESHOLD], bt[SPLIT_DEFAULT_LEFT] != 0.0,
-                        loss, n_nodes)
-        if rules.below_gamma(loss, gamma):  # refused: the search is kept, the children are not
-            nodes.left[nid] = -1
-            nodes.right[nid] = -1
-            nodes.reason[nid] = REASON_GAMMA
-            continue
-        g_l, h_l, g_r, h_r = bt[SPLIT_GL], bt[SPLIT_HL], bt[SPLIT_GR], bt[SPLIT_HR]
-        nodes.sum_grad[nid] = g_l + g_r  # XGBoost's cover of a split node: L + R
-        nodes.sum_hess[nid] = h_l + h_r
-        nodes.weight[nid] = rules.leaf_weight(nodes.sum_grad[nid], nodes.sum_hess[nid], reg_lambda,
-                                        alpha, mcw, mds)
-        rules.new_node(nodes, n_nodes, nid, d + 1, g_l, h_l, reg_lambda, alpha, mcw, mds)
-        rules.new_node(nodes, n_nodes + 1, nid, d + 1, g_r, h_r, reg_lambda, alpha, mcw, mds)
         n_nodes += 2
+        n_leaves += 1
         expand[m, 0] = nid
         expand[m, 1] = t
         expand[m, 2] = f_best
         expand[m, 3] = np.int64(bt[SPLIT_BIN])
         m += 1
-    return m, n_nodes
+    return m, n_nodes, n_leaves
 
 
 @njit(cache=True, nogil=True)
@@ -666,53 +681,74 @@ class HistWorkspace:
         return self._rows[i]
 
 
+class _Root:
+    """What every tree starts from: the gradients stored in the records, the root's
+    histogram, node and best split per feature."""
+
+    def __init__(self, cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
+                 nodes: TreeNodes):
+        _, reg_lambda, alpha, _, mcw, mds = p.as_float32()
+        ptrs = cuts.ptrs
+        self.n_features = len(ptrs) - 1
+        self.stride = hist_stride(cuts)
+        self.width = self.n_features * self.stride
+        self.n_blocks = min(numba.get_num_threads(), self.n_features)
+        n_samples = g.shape[0]
+        capacity = len(nodes.left)
+        self.node_start = np.zeros(capacity, dtype=np.int64)
+        self.node_end = np.zeros(capacity, dtype=np.int64)
+        _store_gradients(g, h, ws.gh)
+        self.hist = ws.histograms(0, 1, self.width)
+        one = np.zeros(1, dtype=np.int64)
+        _build(ws.bins, ws.missing, self.n_features, self.stride, ws.gh, ws.rows, False, one,
+               np.array([n_samples]), one, self.hist, self.n_blocks)
+        root_g, root_h = root_sums(self.hist[0], ptrs, g, h, root_from_bins)
+        rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
+        self.node_end[0] = n_samples
+        self.best = np.empty((self.n_features, 1, SPLIT_FIELDS), dtype=np.float64)
+        _evaluate(self.hist, one, self.stride, ptrs, cuts.values, cuts.min_vals,
+                  np.array([root_g]), np.array([root_h]), reg_lambda, alpha, mcw, mds, self.best)
+
+
 def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, nodes: TreeNodes,
               margin, group: int, columns: ColumnSampler | None = None, tree_idx: int = 0) -> int:
-    """Grow one tree depth-wise on float32 ``g``/``h``; fill ``nodes``, add the tree's leaf
-    values to ``margin[:, group]`` and return the node count.
+    """Grow one tree on float32 ``g``/``h`` in the order ``p.grow_policy`` says (depth-wise
+    here, ``grow_lossguide`` for lossguide); fill ``nodes``, add the tree's leaf values to
+    ``margin[:, group]`` and return the node count.
     With an active ``columns`` sampler each node searches only its drawn features."""
+    if p.grow_policy == "lossguide":
+        return grow_lossguide(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
+                              tree_idx)
     eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
     missing = ws.missing
     ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
-    n_features = len(ptrs) - 1
-    stride = hist_stride(cuts)
-    width = n_features * stride
-    n_samples = g.shape[0]
+    root = _Root(cuts, root_from_bins, g, h, p, ws, nodes)
+    n_features, stride, width, n_blocks = root.n_features, root.stride, root.width, root.n_blocks
+    node_start, node_end, hist, best = root.node_start, root.node_end, root.hist, root.best
     left, right, sum_grad, sum_hess, weight = (nodes.left, nodes.right, nodes.sum_grad,
                                                nodes.sum_hess, nodes.weight)
-    capacity = len(left)
-    node_start = np.zeros(capacity, dtype=np.int64)
-    node_end = np.zeros(capacity, dtype=np.int64)
-    n_blocks = min(numba.get_num_threads(), n_features)
-
-    _store_gradients(g, h, ws.gh)
     rows = ws.rows
     spare = 0  # the work buffer the next partition writes into
-    hist = ws.histograms(0, 1, width)
     pool = 1
-    one = np.zeros(1, dtype=np.int64)
-    _build(ws.bins, missing, n_features, stride, ws.gh, ws.rows, False, one,
-           np.array([n_samples]), one, hist, n_blocks)
-    root_g, root_h = root_sums(hist[0], ptrs, g, h, root_from_bins)
-    rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
-    node_end[0] = n_samples
-    best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
-    _evaluate(hist, one, stride, ptrs, cut_vals, min_vals, np.array([root_g]),
-              np.array([root_h]), reg_lambda, alpha, mcw, mds, best)
     level = np.zeros(1, dtype=np.int64)  # nodes of the current depth, in id order
     n_nodes = 1
+    n_leaves = 1
     d = 0
     while True:
         if columns is not None and columns.active:
             _drop_features(best, columns.allowed(tree_idx, d, level))
         expand = np.empty((len(level), 4), dtype=np.int64)
-        m, n_nodes = _apply_level(best, level, n_nodes, d, gamma, reg_lambda, alpha, mcw, mds,
-                                  nodes, expand)
+        m, n_nodes, n_leaves = _apply_level(best, level, n_nodes, n_leaves, gamma, reg_lambda,
+                                            alpha, mcw, mds, p.max_leaves, nodes, expand)
         expand = expand[:m]
         _add_leaf_values(rows, level, left, node_start, node_end, weight, eta, margin, group)
         if m == 0:
             break
-        if d + 1 >= p.max_depth:  # the children are leaves at max_depth: no search
+        full = p.max_leaves > 0 and n_leaves >= p.max_leaves
+        if full or (p.max_depth > 0 and d + 1 >= p.max_depth):
+            # The children are leaves (at max_depth, or no leaf may be added): no search.
+            if full:
+                nodes.reason[n_nodes - 2 * m:n_nodes] = REASON_MAX_LEAVES
             _add_split_leaf_values(ws.columns, rows, expand, left, right,
                                    nodes.default_left, missing, node_start, node_end, weight,
                                    eta, margin, group)
@@ -734,6 +770,90 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
                   ch, reg_lambda, alpha, mcw, mds, best)
         level = children
         d += 1
+    return n_nodes
+
+
+def _queue_children(best, children, depth, nodes, queue, found, columns, tree_idx,
+                    reg_lambda, alpha, mcw, mds):
+    """Take the searched nodes' best splits: a node whose best gains more than 1e-6 waits in
+    the queue (XGBoost's ``Driver::Push``), any other is a leaf now."""
+    if columns is not None and columns.active:
+        _drop_features(best, columns.allowed(tree_idx, depth, children))
+    for t, nid in enumerate(children):
+        f_best, loss, blocked = rules.best_feature(best, t)
+        bt = best[max(f_best, 0), t].copy()
+        if nid == 0 or rules.splits(loss):  # the root is pushed whatever its gain
+            found[int(nid)] = (f_best, loss, blocked, bt)
+            heapq.heappush(queue, (-float(loss), int(nid)))
+        else:
+            nodes.reason[nid] = rules.leaf_reason(blocked)
+
+
+def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
+                   nodes: TreeNodes, margin, group: int, columns: ColumnSampler | None = None,
+                   tree_idx: int = 0) -> int:
+    """Grow one tree leaf-wise (``grow_policy="lossguide"``), as XGBoost's ``Driver``: the
+    searched leaves wait in a priority queue ordered by their best gain (largest first; on
+    equal gains the smaller node id, i.e. the older node); each step splits the top leaf,
+    numbers its children with the next two ids, partitions its rows and searches both
+    children (the smaller-hessian one built from its rows, the other ``parent - built``).
+    Growth ends when the queue is empty or its top is refused (``node_rules.refusal``: no gain, an
+    empty child, below γ, max_leaves reached) — XGBoost pops one entry and stops there. The
+    children of a split are not searched when they sit at max_depth (> 0) or the tree has
+    max_leaves leaves. Same arguments and result as ``grow_hist``."""
+    eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
+    ptrs, missing = cuts.ptrs, ws.missing
+    root = _Root(cuts, root_from_bins, g, h, p, ws, nodes)
+    node_start, node_end = root.node_start, root.node_end
+    rows = ws.buffer(0)
+    rows[:] = ws.rows
+    spare = ws.buffer(1)
+    hists = {0: root.hist[0:1]}  # the histogram of every node that may still split
+    queue, found = [], {}  # heap of (-gain, node id); node id -> its best split
+    _queue_children(root.best, np.zeros(1, dtype=np.int64), 0, nodes, queue, found, columns,
+                    tree_idx, reg_lambda, alpha, mcw, mds)
+    n_nodes, n_leaves = 1, 1
+    while queue:
+        nid = heapq.heappop(queue)[1]
+        f_best, loss, blocked, bt = found.pop(nid)
+        d = int(nodes.depth[nid])
+        reason = rules.refusal(bt, loss, blocked, gamma, d, p.max_depth, n_leaves, p.max_leaves)
+        _decide(nodes, nid, f_best, bt, loss, reason, n_nodes, reg_lambda, alpha, mcw, mds)
+        if reason != REASON_NONE:
+            break
+        n_nodes += 2
+        n_leaves += 1
+        expand = np.array([[nid, 0, f_best, int(bt[SPLIT_BIN])]], dtype=np.int64)
+        _partition(ws.columns, rows, spare, ws.side, expand, nodes.left, nodes.right,
+                   nodes.default_left, missing, node_start, node_end)
+        a, b = node_start[nid], node_end[nid]
+        rows[a:b] = spare[a:b]
+        parent_hist = hists.pop(nid)
+        if p.max_depth > 0 and d + 1 >= p.max_depth:
+            continue  # the children are leaves at max_depth: never searched
+        if p.max_leaves > 0 and n_leaves >= p.max_leaves:
+            nodes.reason[n_nodes - 2:n_nodes] = REASON_MAX_LEAVES
+            continue
+        children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
+            expand, nodes.left, nodes.right, nodes.sum_grad, nodes.sum_hess, node_start,
+            node_end)
+        pair = np.empty((2, root.width), dtype=np.complex128)
+        _build(ws.bins, missing, root.n_features, root.stride, ws.gh, rows, True, b_start, b_end,
+               b_slot, pair, root.n_blocks)
+        _subtract(parent_hist, p_slot, pair, b_slot, s_slot)
+        best = np.empty((root.n_features, 2, SPLIT_FIELDS), dtype=np.float64)
+        _evaluate(pair, np.arange(2, dtype=np.int64), root.stride, ptrs, cuts.values,
+                  cuts.min_vals, cg, ch, reg_lambda, alpha, mcw, mds, best)
+        hists[int(children[0])], hists[int(children[1])] = pair[0:1], pair[1:2]
+        _queue_children(best, children, d + 1, nodes, queue, found, columns, tree_idx,
+                        reg_lambda, alpha, mcw, mds)
+    for nid, (f_best, loss, blocked, bt) in found.items():  # left waiting when growth ended
+        reason = rules.refusal(bt, loss, blocked, gamma, int(nodes.depth[nid]), p.max_depth,
+                          n_leaves, p.max_leaves)
+        _decide(nodes, nid, f_best, bt, loss, REASON_NO_GAIN if reason == REASON_NONE else reason,
+                n_nodes, reg_lambda, alpha, mcw, mds)
+    _add_leaf_values(rows, np.arange(n_nodes, dtype=np.int64), nodes.left, node_start,
+                     node_end, nodes.weight, eta, margin, group)
     return n_nodes
 
 

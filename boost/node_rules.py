@@ -11,7 +11,10 @@ decides (docs/xgboost-rules.md §1, §3, §4, §8):
 * of the features' best splits the one with the highest gain wins, the lower feature on a tie
   (``best_feature``);
 * a row goes right unless x < threshold, or x is missing and the default is left
-  (``goes_right``; ``bin_goes_left`` for bin codes).
+  (``goes_right``; ``bin_goes_left`` for bin codes);
+* hist/approx make a node's best split unless it has no gain, an empty child, a gain below γ,
+  sits at max_depth or the tree has max_leaves leaves (``refusal``, XGBoost's
+  ``ExpandEntry::IsValid``), depth-wise and leaf-wise alike.
 """
 
 from __future__ import annotations
@@ -24,16 +27,17 @@ from numba import njit
 from ._dtypes import (
     REASON_GAMMA,
     REASON_MAX_DEPTH,
+    REASON_MAX_LEAVES,
     REASON_MIN_CHILD_WEIGHT,
     REASON_NO_GAIN,
     REASON_NONE,
     RT_EPS,
 )
-from .records import SPLIT_BLOCKED, SPLIT_LOSS
+from .records import SPLIT_BLOCKED, SPLIT_HL, SPLIT_HR, SPLIT_LOSS
 from .split_math import leaf_weight, similarity, split_loss_change
 
 __all__ = ["NodeParams", "below_gamma", "best_feature", "bin_goes_left", "goes_right",
-           "leaf_reason", "leaf_weight", "new_node", "prune", "set_split", "similarity",
+           "leaf_reason", "leaf_weight", "new_node", "prune", "refusal", "set_split", "similarity",
            "split_loss_change", "split_threshold", "splits"]
 
 _F32_ZERO = np.float32(0.0)
@@ -72,6 +76,25 @@ def below_gamma(loss_chg, gamma):
 def leaf_reason(blocked):
     """Why a searched node stays a leaf, from the best gain min_child_weight refused."""
     return REASON_MIN_CHILD_WEIGHT if blocked > RT_EPS else REASON_NO_GAIN
+
+
+@njit(cache=True, nogil=True)
+def refusal(bt, loss, blocked, gamma, depth, max_depth, n_leaves, max_leaves):
+    """Why a node's best split (feature row ``bt``, gain ``loss``; ``blocked``: the best gain
+    min_child_weight refused) is not made, as XGBoost's ``ExpandEntry::IsValid`` checks it:
+    no gain above 1e-6, an empty child, below γ (hist refuses before growing), at max_depth,
+    or the tree already has max_leaves leaves. ``REASON_NONE``: it is made."""
+    if not splits(loss):
+        return leaf_reason(blocked)
+    if bt[SPLIT_HL] == 0.0 or bt[SPLIT_HR] == 0.0:  # XGBoost refuses an empty child
+        return REASON_NO_GAIN
+    if below_gamma(loss, gamma):
+        return REASON_GAMMA
+    if max_depth > 0 and depth == max_depth:
+        return REASON_MAX_DEPTH
+    if max_leaves > 0 and n_leaves == max_leaves:
+        return REASON_MAX_LEAVES
+    return REASON_NONE
 
 
 @njit(cache=True, nogil=True, inline="always")

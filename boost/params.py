@@ -146,10 +146,12 @@ PARAMETERS: tuple[Param, ...] = (
                "grows the tree, then prunes bottom-up every split with gain < γ (a parent "
                "survives if a split below it is kept). hist and approx refuse a split with "
                "gain < γ before growing it, so nothing below it is ever tried."),
-    Param("max_depth", int, 6, low=1, high=30, range_note="depth-wise growth needs it",
-          widget="slider", app_range=(1, 10), step=1, app_default=3,
+    Param("max_depth", int, 6, low=0, high=30,
+          range_note="0 means no limit, which only hist and approx allow",
+          widget="slider", app_range=(0, 10), step=1, app_default=3,
           scale="linear", lab_range=(1, 10),
-          help="Maximum depth of each tree (the root is depth 0)."),
+          help="Maximum depth of each tree (the root is depth 0). 0: no limit (hist and "
+               "approx only, usually with max_leaves; exact needs a limit)."),
     Param("min_child_weight", float, 1.0, low=0.0, float32=True, widget="number",
           app_range=(0.0, 100.0), step=0.5, scale="log", lab_range=(0.1, 100.0),
           lab_zero=True,
@@ -185,6 +187,21 @@ PARAMETERS: tuple[Param, ...] = (
           widget="number", app_range=(2, 1024), step=1,
           help="hist/approx: at most this many bins per feature (XGBoost's default 256). "
                "Fewer bins, fewer candidate thresholds."),
+    Param("grow_policy", str, "depthwise", choices=("depthwise", "lossguide"),
+          tree_methods=("hist", "approx"), widget="choice",
+          choice_labels=("depth-wise (level by level)", "loss-guided (best leaf first)"),
+          range_note="use 'depthwise' (split every node of a depth, then the next depth) or "
+                     "'lossguide' (split the leaf with the largest gain first, as LightGBM)",
+          help="hist/approx: the order nodes are split in. depthwise (XGBoost's default): "
+               "every node of a depth, then the next depth. lossguide: always the leaf whose "
+               "best split gains most (ties: the older node), until max_leaves leaves, or "
+               "until no leaf's split gains more than γ. exact ignores it and grows "
+               "depth-wise, as XGBoost does. The 'Growth order' view replays both."),
+    Param("max_leaves", int, 0, low=0, high=2**31 - 1, tree_methods=("hist", "approx"),
+          widget="number", app_range=(0, 1024), step=1,
+          help="hist/approx: at most this many leaves per tree (0: no limit). A split that "
+               "would make one more leaf than this is not made; with lossguide the splits "
+               "kept are those with the largest gains. exact ignores it, as XGBoost does."),
     Param("huber_slope", float, 1.0, low=0.0, low_open=True,
           objectives=("reg:pseudohubererror",), widget="number", label="huber_slope (δ)",
           app_range=(0.001, 1000.0), step=0.5,
@@ -405,6 +422,10 @@ def parse_params(params: dict | None) -> Params:
     if multiclass and "num_class" not in out:
         raise ValueError(f"Objective '{objective}' needs 'num_class' (the number of classes, "
                          ">= 2).")
+    if out.get("max_depth") == 0 and out.get("tree_method", "hist") == "exact":
+        raise ValueError("Parameter 'max_depth' = 0 means no depth limit, which tree_method "
+                         "'exact' does not support (XGBoost refuses it too); set max_depth "
+                         ">= 1, or use tree_method 'hist' or 'approx'.")
     if objective == "count:poisson" and "max_delta_step" not in given:
         out["max_delta_step"] = POISSON_MAX_DELTA_STEP
     return Params(**out)

@@ -39,6 +39,16 @@ FINISHED_FIELDS = ("value", "is_leaf", "removed")  # eta * w; leaf of the final 
 NODE_FIELDS = TreeNodes._fields + FINISHED_FIELDS
 
 
+def split_step(left: np.ndarray) -> np.ndarray:
+    """The step at which each node was split (1 for the root's split, 2 for the next, ...;
+    0 for a leaf of the grown tree). Not stored: the k-th split gives its children ids
+    2k - 1 and 2k (XGBoost's ``RegTree::ExpandNode``), so it is read from ``left``. Holds for
+    every policy and method (depth-wise expands a depth's nodes in id order) and for trees
+    loaded from XGBoost's files."""
+    left = np.asarray(left)
+    return np.where(left >= 0, (left.astype(np.int64) + 1) // 2, 0)
+
+
 def new_tree_nodes(capacity: int) -> TreeNodes:
     """Node arrays for up to ``capacity`` nodes: children start as never-searched leaves."""
     nodes = TreeNodes(*(np.zeros(capacity, dtype=t) for t in _NODE_DTYPES))

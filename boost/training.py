@@ -24,6 +24,7 @@ the baseline (round 0) first; ``early_stopping_rounds`` stops as XGBoost's callb
 from __future__ import annotations
 
 import numbers
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -147,6 +148,18 @@ class _HistGrower:
         return nodes
 
 
+def tree_capacity(p, n_samples: int) -> int:
+    """The most nodes a tree can have: every leaf holds a row (2n - 1), at most
+    2^(max_depth + 1) - 1 with a depth limit and 2·max_leaves - 1 with a leaf limit
+    (hist/approx; exact ignores max_leaves, as XGBoost)."""
+    cap = 2 * max(n_samples, 1) - 1
+    if p.max_depth > 0:
+        cap = min(cap, 2 ** (p.max_depth + 1) - 1)
+    if p.max_leaves > 0 and p.tree_method != "exact":
+        cap = min(cap, 2 * p.max_leaves - 1)
+    return cap
+
+
 def _check_evals(evals, names, p):
     checked = []
     seen = set()
@@ -268,6 +281,10 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     """
     p = parse_params(params)
     check_rounds(num_boost_round)
+    if p.tree_method == "exact" and (p.grow_policy != "depthwise" or p.max_leaves > 0):
+        warnings.warn("grow_policy and max_leaves apply to tree_method 'hist' and 'approx'; "
+                      "exact ignores them and grows depth-wise to max_depth, as XGBoost does.",
+                      UserWarning, stacklevel=2)
     data = inputs(p, X, y, sample_weight, evals)
     X32, y32, w32, eval_sets = data.X32, data.y32, data.w32, data.eval_sets
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
@@ -388,7 +405,7 @@ class Rounds:
             else:
                 self.grower = (_ExactGrower(X32, p) if self.exact
                                else _HistGrower(X32, self.w32, p))
-            buf = new_tree_nodes(min(2 ** (p.max_depth + 1) - 1, 2 * X32.shape[0] - 1))
+            buf = new_tree_nodes(tree_capacity(p, X32.shape[0]))
             for r in range(self.num_boost_round):
                 self.grow_round(g, h, buf)
                 if r + 1 < self.num_boost_round:

@@ -10,8 +10,10 @@ from test_browser import SHOTS, _settled, _status, browser, server  # noqa: F401
 from ui.training import LIVE_ROWS
 
 LAB_SHOTS = SHOTS / "lab"
-LOSS_DATA = """() => JSON.stringify(
-    document.querySelector('.st-key-loss .js-plotly-plot').data.map(t => t.y))"""
+LOSS_DATA = """() => {
+    const plot = document.querySelector('.st-key-loss .js-plotly-plot');
+    return plot && plot.data ? JSON.stringify(plot.data.map(t => t.y)) : null;
+}"""
 
 
 def _losses(page) -> tuple[float, float]:
@@ -29,6 +31,7 @@ def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F8
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
     assert page.locator(".st-key-train").count() == 0
     expect(page.get_by_text("Live", exact=False).first).to_be_visible()
+    page.wait_for_function(f"() => ({LOSS_DATA})() !== null", timeout=60_000)
     before_losses, before_chart = _losses(page), page.evaluate(LOSS_DATA)
     page.locator(".st-key-p_eta").scroll_into_view_if_needed()
     page.locator('.st-key-p_eta input[type="range"]').focus()
@@ -37,7 +40,8 @@ def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F8
     page.keyboard.press("Home")  # the slider's lowest value, 0.01
     _settled(page)
     expect(page).to_have_url(re.compile(r"[?&]eta=0.01(&|$)"), timeout=30_000)
-    page.wait_for_function(f"(b) => ({LOSS_DATA})() !== b", arg=before_chart, timeout=30_000)
+    page.wait_for_function(f"(b) => ![null, b].includes(({LOSS_DATA})())", arg=before_chart,
+                           timeout=30_000)
     train, valid = _losses(page)
     assert train > before_losses[0]  # η = 0.01 fits far less in 20 rounds than η = 0.3
     page.locator(".st-key-p_max_depth").scroll_into_view_if_needed()
@@ -61,8 +65,10 @@ def test_over_the_live_limit_train_applies_the_change(browser, server, tmp_path)
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
     _settled(page)
     expect(page.locator(".st-key-train button")).to_be_visible(timeout=60_000)
+    _settled(page)  # the run that drew the button has also drawn the new data's model
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
     before = _losses(page)
+    assert before[0] > 1  # this table's loss, not the four points' that were on screen
     page.locator(".st-key-p_eta").scroll_into_view_if_needed()
     page.locator('.st-key-p_eta input[type="range"]').focus()
     page.keyboard.press("Home")  # η = 0.01

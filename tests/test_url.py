@@ -231,5 +231,5 @@ def test_a_hostile_pin_says_at_most_three_corrections():
     assert pin["max_depth"] == 10 and pin["lambda"] == 0 and pin["eta"] == 0.3
     assert notes[:3] == ["pin 2: eta=x is not a number: using 0.3",
                          "pin 2: gamma=nan is not a number: using 0",
-                         "pin 2: max_depth=99 is outside 1 to 10: using 10"]
+                         "pin 2: max_depth=99 is outside 0 to 10: using 10"]
     assert notes[3:] == ["pin 2: 4 more corrections"]

@@ -1,7 +1,8 @@
 """Reading a user's table and turning it into model inputs, with a clear message for every
 problem. No Streamlit here: every function is testable on its own.
 
-``read_table(raw, filename)`` detects the encoding, delimiter and header of a CSV/TSV;
+``read_table(raw, filename)`` reads a CSV/TSV (detecting its encoding, delimiter and header),
+a Parquet file or an Excel workbook (``ui/formats.py``), all under the same limits and checks;
 ``prepare(frame, target, features, ...)`` infers the task, one-hot encodes text columns and
 splits train/validation with a fixed seed.
 """
@@ -22,6 +23,8 @@ from boost.objectives import OBJECTIVES
 
 MAX_BYTES = 50 * 1024 * 1024
 MAX_COLUMNS = 200
+MAX_CELLS = MAX_BYTES // 2  # the most values a CSV of MAX_BYTES holds ("1," each)
+UPLOAD_TYPES = ("csv", "tsv", "txt", "parquet", "xlsx", "xls")  # .xls: to say what to do
 MAX_CATEGORIES = 30  # a text column with more levels is treated as an identifier
 DELIMITERS = [",", ";", "\t", "|"]
 TASKS = {"regression": "reg:squarederror", "binary": "binary:logistic",
@@ -62,7 +65,7 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts[best] else ","
 
 
-def _looks_numeric(values) -> bool:
+def looks_numeric(values) -> bool:
     ok = 0
     for v in values:
         try:
@@ -80,7 +83,8 @@ class Table:
 
 
 def read_table(raw: bytes, filename: str = "data.csv") -> Table:
-    """Parse an uploaded CSV/TSV. Raises ``DataError`` with what is wrong and how to fix it."""
+    """Parse an uploaded CSV/TSV, Parquet file or Excel workbook (told by its first bytes).
+    Raises ``DataError`` with what is wrong and how to fix it."""
     if not raw or not raw.strip():
         raise DataError(f"{filename} is empty: upload a CSV with a header row and data rows.")
     if len(raw) > MAX_BYTES:
@@ -88,14 +92,51 @@ def read_table(raw: bytes, filename: str = "data.csv") -> Table:
             f"{filename} is {len(raw) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB. "
             "Upload a sample of the rows."
         )
+    from . import formats  # pyarrow and openpyxl are loaded only for their files
+
+    kind = formats.kind(raw, filename)
+    if kind == "csv":
+        frame, notes = _read_csv(raw, filename)
+        one_column = "if the file uses another separator, save it with commas."
+    else:
+        frame, notes = formats.read(kind, raw, filename)
+        one_column = "add the columns you want to model and upload again."
+    check_columns(frame.shape[1], filename)
+    if frame.shape[1] < 2:
+        raise DataError(
+            f"{filename} has {'a single column' if frame.shape[1] else 'no usable columns'}. "
+            f"A model needs a target and at least one feature; {one_column}"
+        )
+    if len(frame) < 2:
+        raise DataError(f"{filename} has {len(frame)} data row(s); training needs at least 2.")
+    check_unique(list(frame.columns), filename)
+    return Table(frame=frame, notes=notes)
+
+
+def check_unique(names: list[str], filename: str) -> None:
+    """Every format's rule: no two columns with one name."""
+    dups = [c for i, c in enumerate(names) if c in names[:i]]
+    if dups:
+        raise DataError(f"{filename} has two columns named {dups[0]!r}; rename one of them.")
+
+
+def check_columns(n_columns: int, filename: str) -> None:
+    """The column limit of every format."""
+    if n_columns > MAX_COLUMNS:
+        raise DataError(
+            f"{filename} has {n_columns} columns; the limit is {MAX_COLUMNS}. Keep the "
+            "columns you want to model and upload again."
+        )
+
+
+def _read_csv(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
     text, encoding = _decode(raw)
     delimiter = _sniff_delimiter(text)
     rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
     rows = [r for r in rows if any(cell.strip() for cell in r)]
     if not rows:
         raise DataError(f"{filename} has no rows of data.")
-    header_numeric = _looks_numeric(rows[0])
-    has_header = not header_numeric
+    has_header = not looks_numeric(rows[0])
     notes = [f"Read as {encoding}, separated by {_delimiter_name(delimiter)}"
              + ("" if has_header else ", with no header row (columns named col_1, col_2, ...)")
              + "."]
@@ -110,23 +151,9 @@ def read_table(raw: bytes, filename: str = "data.csv") -> Table:
     if not has_header:
         frame.columns = [f"col_{i + 1}" for i in range(frame.shape[1])]
     frame.columns = [str(c).strip() for c in frame.columns]
-    if frame.shape[1] > MAX_COLUMNS:
-        raise DataError(
-            f"{filename} has {frame.shape[1]} columns; the limit is {MAX_COLUMNS}. Keep the "
-            "columns you want to model and upload again."
-        )
-    if frame.shape[1] < 2:
-        raise DataError(
-            f"{filename} has a single column. A model needs a target and at least one "
-            "feature; if the file uses another separator, save it with commas."
-        )
-    if len(frame) < 2:
-        raise DataError(f"{filename} has {len(frame)} data row(s); training needs at least 2.")
-    header = [c.strip() for c in rows[0]] if has_header else []
-    dups = [c for i, c in enumerate(header) if c in header[:i]]
-    if dups:
-        raise DataError(f"{filename} has two columns named {dups[0]!r}; rename one of them.")
-    return Table(frame=frame, notes=notes)
+    if has_header:  # pandas renames a repeated name ("a.1"): check the header as written
+        check_unique([c.strip() for c in rows[0]], filename)
+    return frame, notes
 
 
 def _delimiter_name(d: str) -> str:

@@ -1,7 +1,7 @@
 """An XGBoost model opened from its file and stepped through on a data sample.
 
 The model file (what XGBoost's ``save_model`` writes, ``.json`` or ``.ubj``) is read by
-``boost.load_model``; the sample (a CSV read like any upload, with a column per model
+``boost.load_model``; the sample (a table read like any upload, with a column per model
 feature and optionally the target) is attached with ``Booster.with_data``: the trees keep
 the model's own gain and cover, and the round views, gradients, the sample's loss and the
 candidate splits are recomputed on the sample. Opened once per (model digest, sample digest,
@@ -172,12 +172,12 @@ def sidebar_ui(state: AppState) -> None:
                           "a data sample."):
         return
     with st.container(border=True):
-        st.caption("A model XGBoost saved (`save_model`: .json or .ubj) and a CSV sample with "
+        st.caption("A model XGBoost saved (`save_model`: .json or .ubj) and a table of rows with "
                    "a column per model feature (named as in the model) and, optionally, the "
                    "target: step through its rounds on the sample.")
         upload = st.file_uploader("XGBoost model file", type=MODEL_TYPES, key="open_model_file")
-        sample = st.file_uploader("Data sample (CSV)", type=["csv", "tsv", "txt"],
-                                  key="open_sample_file")
+        sample = st.file_uploader("Data sample (CSV, Parquet or Excel)",
+                                  type=list(dataset.UPLOAD_TYPES), key="open_sample_file")
         _read_sample(state, sample)
         columns = list(state.open_sample.frame.columns) if state.open_sample and sample else []
         if state.open_target not in ["", *columns]:

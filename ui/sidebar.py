@@ -17,6 +17,9 @@ from .state import AppState, Data
 NO_WEIGHT = ""  # the weight choice "none" (a selectbox shows None as no choice at all)
 WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
                "multiplied by its weight, so it counts that many times in G, H and the loss.")
+UPLOAD_HELP = ("CSV: comma, semicolon, tab or | separated; UTF-8, UTF-16 or Windows-1252; with "
+               "or without a header row. Parquet. Excel (.xlsx): the first visible sheet with "
+               "data; formulas give their saved values, never calculated.")
 TASK_HELP = ("What the target is: inferred from the column, or chosen here. It decides which "
              "objectives (losses) fit.")
 
@@ -42,9 +45,8 @@ def data_ui(state: AppState) -> None:
     st.selectbox("Sample data", [s.key for s in SAMPLES], key=AppState.sample.key,
                  format_func=lambda k: BY_KEY[k].title, on_change=use_sample, args=(state,),
                  help="Bundled data sets; sample_data/README.md gives their sources.")
-    upload = st.file_uploader("…or upload a CSV", type=["csv", "tsv", "txt"], key="upload",
-                              help="Comma, semicolon, tab or | separated; UTF-8, UTF-16 or "
-                                   "Windows-1252; with or without a header row.")
+    upload = st.file_uploader("…or upload a table", type=list(dataset.UPLOAD_TYPES),
+                              key="upload", help=UPLOAD_HELP)
     if upload is not None and state.upload_id != upload.file_id:
         state.upload_id = upload.file_id  # read each upload once, not per rerun
         raw = upload.getvalue()

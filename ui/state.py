@@ -146,6 +146,7 @@ class AppState:
     etas = _Widget("0.01, 0.1, 0.3, 1.0")  # the learning rates view's comparison
     gen_eta = _Widget()  # the generalisation view's second η (None: derived from the model's)
     sketch_feature = _Widget(0)  # the quantile sketch view's feature (its index)
+    growth_step = _Widget()  # the growth order view: splits replayed (None: all)
     klass = _Widget(0)
     tree_chart = _Widget()  # the tree's selection event
     compare_left = _Widget()  # the compare view's two trees (model names)

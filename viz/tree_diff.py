@@ -110,7 +110,8 @@ def _why_leaf(row) -> str:
             return f"a leaf: γ refused {_test(row)} (gain {short(float(row.Gain))})"
         return f"a leaf: γ pruned {_test(row)} (gain {short(float(row.Gain))})"
     reason = {"max_depth": "at max_depth", "no positive gain": "no split gained",
-              "min_child_weight": "min_child_weight blocked its splits"}.get(str(row.Reason))
+              "min_child_weight": "min_child_weight blocked its splits",
+              "max_leaves": "the tree had max_leaves leaves"}.get(str(row.Reason))
     return "a leaf" + (f" ({reason})" if reason else "")
 
 

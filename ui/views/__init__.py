@@ -11,6 +11,7 @@ from . import (
     compare,
     function_space,
     generalisation,
+    growth,
     importance,
     lab,
     learning_rates,
@@ -22,7 +23,7 @@ from . import (
 )
 
 REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order, function_space,
-            pruning, quantile_sketch, generalisation, compare, lab)
+            pruning, growth, quantile_sketch, generalisation, compare, lab)
 VIEWS = {view.SLUG: view for view in REGISTRY}
 # What ``?view=0``..``4`` opened before views had names: such links keep opening them.
 LEGACY = ("tree", "residuals", "learning-rates", "importance", "newton-vs-first-order")

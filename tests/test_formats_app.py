@@ -1,0 +1,62 @@
+"""Parquet and Excel uploads in the app (AppTest): a good file is trained on at once; a bad
+one gets its message and the previous data and model stay on screen."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from apptest import clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
+from test_formats import parquet_bytes, xlsx_bytes
+
+from ui import dataset
+
+
+def _status(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
+
+
+def _upload(at, name: str, raw: bytes):
+    at.get("file_uploader")[0].set_value((name, raw, "application/octet-stream")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_uploader_accepts_every_format():
+    at = open_app()
+    assert set(at.get("file_uploader")[0].proto.type) >= {
+        f".{t}" for t in dataset.UPLOAD_TYPES}
+
+
+@pytest.mark.parametrize("name,make", [
+    ("d.parquet", lambda x, y: parquet_bytes(pa.table({"x": x, "y": y}))),
+    ("d.xlsx", lambda x, y: xlsx_bytes(("Data", [("x", "y"), *zip(x, y, strict=True)]))),
+])
+def test_good_upload_trains(name, make):
+    x = np.round(np.linspace(0, 6, 40), 3)
+    y = np.round(np.sin(x), 3)
+    at = _upload(open_app(sample="moons"), name, make(x.tolist(), y.tolist()))
+    assert not at.error
+    assert at.selectbox(key="target").value == "y"
+    assert _status(at).startswith("#### Round 0 of 20 — train rmse")
+    assert f"**{name}**: 40 rows × 2 columns" in " ".join(c.value for c in at.caption)
+
+
+def _truncated_parquet() -> bytes:
+    raw = parquet_bytes(pa.table({"x": [1.0, 2.0, 3.0], "y": [0.0, 1.0, 0.0]}))
+    return raw[:-10]
+
+
+@pytest.mark.parametrize("name,raw,message", [
+    ("t.parquet", _truncated_parquet(), "cut short"),
+    ("n.parquet", parquet_bytes(pa.table({"l": pa.array([[1], [2]]), "y": [1.0, 2.0]})),
+     "nested"),
+    ("e.xlsx", xlsx_bytes(("S", [("x", "y")])), "0 data row"),
+    ("old.xls", bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504) + "Workbook".encode("utf-16-le"),
+     "old Excel 97–2003 format"),
+    ("w.xlsx", xlsx_bytes(("S", [tuple(f"c{i}" for i in range(250)), tuple(range(250))])),
+     "250 columns"),
+])
+def test_bad_uploads_keep_the_previous_data(name, raw, message):
+    at = _upload(open_app(sample="moons"), name, raw)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert "previous data stay loaded" in at.error[0].value
+    assert _status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown

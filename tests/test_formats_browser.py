@@ -1,0 +1,63 @@
+"""Excel uploads in a real browser at 1280×720: a workbook with a merged two-row header,
+formulas and a second sheet is read and trained on; then an old .xls is refused with its
+message while the workbook's data and model stay. Screens: tests/screenshots/uploads/.
+Uses test_browser.py's server."""
+
+import re
+
+from playwright.sync_api import expect
+from test_browser import SHOTS, _settled, _status, browser, server  # noqa: F401
+from test_formats import with_saved_values, xlsx_bytes
+
+UPLOAD_SHOTS = SHOTS / "uploads"
+
+
+def _workbook() -> bytes:
+    rows = [("Revision", None, "Score"), ("hours", "sessions", None)]
+    saved = {}
+    for i in range(40):
+        hours, sessions = round(0.25 * i, 2), i % 5
+        rows.append((hours, sessions, f"=ROUND(10*A{i + 3}+2*B{i + 3}-0.3*A{i + 3}^2,1)"))
+        saved[f"C{i + 3}"] = str(round(10 * hours + 2 * sessions - 0.3 * hours ** 2, 1))
+    raw = xlsx_bytes(("Marks", rows), ("Notes", [("written by", "a teacher")]),
+                     merges=("A1:B1", "C1:C2"))
+    return with_saved_values(raw, saved)
+
+
+def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # noqa: F811
+    UPLOAD_SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(server + "/?sample=moons")
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
+
+    book = tmp_path / "marks.xlsx"
+    book.write_bytes(_workbook())
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(book))
+    _settled(page)
+    note = page.locator("p").filter(has_text="marks.xlsx: 40 rows × 3 columns").first
+    expect(note).to_be_visible(timeout=60_000)
+    expect(note).to_contain_text("Read sheet 'Marks'")
+    expect(note).to_contain_text("not read: ['Notes']")
+    expect(note).to_contain_text("Revision hours")
+    expect(note).to_contain_text("40 cell(s) hold formulas")
+    expect(_status(page)).to_contain_text(re.compile(r"Round 0 of 20 — train rmse"))
+    page.locator(".st-key-last button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 20 of 20", timeout=30_000)
+    note.scroll_into_view_if_needed()
+    page.screenshot(path=str(UPLOAD_SHOTS / "excel-merged-header.png"))
+
+    old = tmp_path / "marks-1997.xls"
+    old.write_bytes(bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504)
+                    + "Workbook".encode("utf-16-le"))
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(old))
+    _settled(page)
+    error = page.get_by_test_id("stAlert").filter(has_text="old Excel 97–2003 format")
+    expect(error).to_contain_text("save it as .xlsx", timeout=30_000)
+    expect(error).to_contain_text("The previous data stay loaded.")
+    expect(_status(page)).to_contain_text("Round 20 of 20")  # the workbook's model stays
+    assert page.locator('[data-testid="stException"]').count() == 0
+    error.scroll_into_view_if_needed()
+    page.screenshot(path=str(UPLOAD_SHOTS / "old-xls-refused.png"))
+    page.close()

@@ -1,0 +1,72 @@
+"""The Growth order view in a real browser at 1280×720: depth-wise and leaf-wise trees of the
+same round side by side, replayed split by split with ◀ and the slider, and in a presenter
+panel; screenshots under tests/screenshots/growth/. Uses test_browser.py's server."""
+
+import re
+
+from playwright.sync_api import expect
+from test_browser import SHOTS, _settled, browser, server  # noqa: F401
+from test_lessons_browser import SMALLEST_FONT
+
+GROWTH = SHOTS / "growth"
+LINK = "/?sample=diabetes&view=growth-order&round=3&tree_method=hist&max_leaves=8&max_depth=0"
+
+
+def _open(browser, url, width=1280, height=720):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    _settled(page)
+    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    assert page.get_by_test_id("stException").count() == 0
+    assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
+    return page
+
+
+def _chart(page):
+    return page.locator(".st-key-growth_chart")
+
+
+def _shoot(page, name: str) -> None:
+    page.locator(".st-key-growth_step").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.mouse.move(5, 700)  # the chart's toolbar shows only under the mouse
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(GROWTH / f"{name}.png"))
+
+
+def test_replay_both_trees_at_720p(browser, server):  # noqa: F811
+    GROWTH.mkdir(parents=True, exist_ok=True)
+    page = _open(browser, server + LINK)
+    chart = _chart(page)
+    expect(chart).to_contain_text("depth-wise", timeout=60_000)
+    expect(chart).to_contain_text("7 of 7 splits, 8 leaves")
+    box = chart.bounding_box()
+    assert box["width"] <= 1280 and box["height"] <= 720
+    _shoot(page, "growth-finished-720p")
+    for _ in range(4):  # four splits back
+        page.locator(".st-key-growth_back button").first.click()
+        _settled(page)
+    expect(chart).to_contain_text("3 of 7 splits, 4 leaves", timeout=60_000)
+    expect(chart).to_contain_text("split 3:")
+    _shoot(page, "growth-step-3-720p")
+    page.locator(".st-key-growth_forward button").first.click()
+    _settled(page)
+    expect(chart).to_contain_text("4 of 7 splits, 5 leaves", timeout=60_000)
+    page.close()
+
+
+def test_presenter_panel_at_720p(browser, server):  # noqa: F811
+    page = _open(browser, server + LINK + "&present=1")
+    page.locator(".st-key-right_panel").click()
+    page.get_by_role("option", name=re.compile("Growth order")).click()
+    _settled(page)
+    page.wait_for_timeout(1500)
+    chart = _chart(page)
+    expect(chart).to_be_visible(timeout=60_000)
+    box = chart.bounding_box()
+    assert box["y"] + box["height"] <= 720 + 1 and box["x"] + box["width"] <= 1280 + 1
+    size, text = page.evaluate(SMALLEST_FONT)
+    assert size >= 16, f"'{text}' is {size} px"
+    page.mouse.move(5, 700)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(GROWTH / "growth-presenter-720p.png"))
+    page.close()
