@@ -178,3 +178,17 @@ def test_sample_errors_say_what_is_wrong():
         on.features_used(1)
     assert on.split_candidates(1, 0).Sampled.all()  # no draws on a sample
     assert loaded.with_data(X, y).params["tree_method"] == "hist"  # XGBoost's default
+
+
+def test_lossguide_candidates_on_the_training_rows_equal_the_trace():
+    X, y = _data(seed=6)
+    params = {"objective": "binary:logistic", "tree_method": "hist",
+              "grow_policy": "lossguide", "max_leaves": 5, "max_depth": 0}
+    bst = boost.train(params, X, y, 3)
+    on_file = boost.load_model(bst.save_raw()).with_data(X, y)
+    frame = bst.trees_to_dataframe()
+    for r in range(1, 4):
+        for node in frame[frame.Round == r].Node:
+            pd.testing.assert_frame_equal(
+                on_file.split_candidates(r, int(node)).drop(columns="RecomputedOnSample"),
+                bst.split_candidates(r, int(node)))
