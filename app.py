@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import guide, lesson, panels, pins, present, sidebar, stage, state, training, url
+from ui import guide, lesson, opened, panels, pins, present, sidebar, stage, state, training, url
 from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
@@ -36,6 +36,9 @@ def sidebar_ui(app: state.AppState) -> bool:
                        "on one 1280×720 screen; keys ← → Space Home End and 1–9.")
         lesson.menu(app)
         sidebar.data_ui(app)
+        opened.sidebar_ui(app)
+        if app.opened is not None:  # an opened model file: nothing to train
+            return False
         sidebar.columns_ui(app)
         pressed = sidebar.params_ui(app, training.is_live(app))
         pins.pins_ui(app, "side")
@@ -72,12 +75,15 @@ def main() -> None:
             app.link.notes = []  # the link's corrections are said until the model changes
         app.config = wanted
     panels.link_notes(app)
-    model = training.trained(app)
+    model = opened.model(app) or training.trained(app)
     if model is None:
         st.info("Choose data to train on.")
         return
     open_round(app, model)
-    if not presenting:
+    if app.opened is not None:
+        if not presenting:
+            opened.panel(model)
+    elif not presenting:
         if not training.is_live(app):
             panels.stale_note(app, model)
         for note in model.prep.notes:

@@ -5,6 +5,7 @@
 >>> boost.sweep({"max_depth": 2}, X, y, {"eta": [0.1, 0.3]}, 100, evals=[(Xv, yv, "valid")])
 >>> bst.predict(X); bst.trees_to_dataframe(include_pruned=True); bst.split_candidates(1, 0)
 >>> bst.save_model("model.json"); boost.load_model("model.json").predict(X)
+>>> boost.load_model("model.json").with_data(X, y).split_candidates(1, 0)  # on a sample
 """
 
 from . import simd  # first: it decides which kernels the engine compiles, and their cache

@@ -8,7 +8,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from . import candidates, dump, hist, importance, model_file, objectives, xgboost_code
+from . import candidates, dump, hist, importance, model_file, objectives, sample, xgboost_code
 from .data import as_features
 from .model_file import ModelFile, ModelParts
 from .params import Params
@@ -29,7 +29,7 @@ class TrainingData:
     """The training rows, kept (read-only) so any round can be recomputed on demand."""
 
     X: np.ndarray  # (n_samples, n_features) float32, NaN = missing
-    y: np.ndarray  # (n_samples,) float32
+    y: np.ndarray | None  # (n_samples,) float32; None: a data sample without a target
     weight: np.ndarray | None  # (n_samples,) float32
     need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
     tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
@@ -59,6 +59,7 @@ class RoundView:
     grad: np.ndarray
     hess: np.ndarray
     leaf: np.ndarray
+    on_sample: bool = False  # the rows are a data sample attached to the model (with_data)
 
 
 class NoTrainingTrace(ValueError):
@@ -79,14 +80,20 @@ class Booster:
     ``decision_path``, ``get_dump``, ``trees_to_dataframe`` (the columns only training
     knows — SumGrad, Similarity, Weight, an internal node's Value — are NaN), ``get_score``,
     ``save_model`` work; the round views, candidates, cuts, losses and ``xgboost_code``
-    raise ``NoTrainingTrace``.
+    raise ``NoTrainingTrace`` — until a data sample is attached (``with_data``): then the
+    round views, gradients, losses and candidates are recomputed on the sample.
     """
 
     def __init__(self, *, params: Params, feature_names, base_score, base_margin,
                  forest: Forest, data: TrainingData | None, history: dict | None, eval_names,
                  best_iteration: int | None = None, best_score: float | None = None,
-                 train_args: dict | None = None, source: ModelFile | None = None):
+                 train_args: dict | None = None, source: ModelFile | None = None,
+                 search: Params | None = None):
         self._params = params
+        # A data sample's split search (with_data): its parameters (no random draws); None
+        # when ``data`` are the training rows.
+        self._search = search
+        self._sample_cuts = {}
         self.feature_names = list(feature_names)
         self.base_score = base_score
         self.base_margin = base_margin
@@ -103,24 +110,82 @@ class Booster:
         # The XGBoost model file the model was read from (None: trained by boost.train).
         self.source = source
 
-    def _trace(self, what: str, rows_only: bool = False) -> TrainingData:
+    def _trace(self, what: str, rows_only: bool = False, target: bool = False
+               ) -> TrainingData:
         """The training data, or NoTrainingTrace for a model read from a file. ``rows_only``:
         ``what`` reads only the rows (X, y, weights), which a data sample can stand in for;
-        otherwise it needs the training run itself (its parameters, draws, losses)."""
-        if (self.data is None) if rows_only else (self.source is not None):
+        otherwise it needs the training run itself (its parameters, draws, losses).
+        ``target``: ``what`` needs y, which a data sample may not have."""
+        if (self.data is None) if rows_only else (self.source is not None or self.on_sample):
+            if self.on_sample:
+                raise NoTrainingTrace(
+                    f"{what} needs the training run itself (its random draws or its rows), "
+                    "which a data sample cannot stand in for.")
             raise NoTrainingTrace(
                 f"{what} needs the training run, and this model was read from "
                 f"{self.source.name}, which holds only its trees. A loaded model predicts "
                 "(predict, staged_margins, tree_output, decision_path) and shows its trees "
                 "with their own gain and cover (get_dump, trees_to_dataframe, get_score); "
-                "to step through its rounds, train it with boost.train.")
+                "to step through its rounds on a data sample, attach one with "
+                "with_data(X, y).")
+        if target and self.data.y is None:
+            raise NoTrainingTrace(f"{what} needs the sample's target, and the data sample "
+                                  "was attached without one: give with_data its y.")
         return self.data
+
+    @property
+    def on_sample(self) -> bool:
+        """Whether ``data`` is a data sample attached by ``with_data`` (the round views and
+        candidates are recomputed on it), not the rows the model was trained on."""
+        return self._search is not None
+
+    @property
+    def _p(self) -> Params:
+        """The parameters the round views and candidates run with."""
+        return self._params if self._search is None else self._search
+
+    def with_data(self, X, y=None, sample_weight=None, params: dict | None = None
+                  ) -> Booster:
+        """The same model with a data sample attached: its round views, gradients, losses
+        and candidate splits are recomputed on the sample's rows (``X`` with the model's
+        features; ``y`` optional: without it, only margins and predictions per round).
+
+        The trees keep the model's own gain and cover. ``split_candidates`` on the sample
+        are labelled so (column RecomputedOnSample, ``attrs["recomputed_on"] == "sample"``);
+        RoundView.on_sample is True; ``loss_history`` gains a ``sample`` column. ``params``
+        (a model read from a file only, which does not hold them): the split search's
+        tree_method, lambda, alpha, min_child_weight, max_delta_step, max_bin — XGBoost's
+        defaults otherwise. The random draws (subsample, colsample_*) are not recomputed:
+        ``rows_used`` and ``features_used`` raise NoTrainingTrace."""
+        search = sample.search_params(self._params, params, self.source is not None)
+        X32, y32, w32 = sample.rows(X, y, sample_weight, self.feature_names, search)
+        n = self.num_boosted_rounds()
+        checkpoints, losses = sample.margins_and_losses(self.forest, self.base_margin, X32,
+                                                        y32, w32, search, n)
+        data = TrainingData(X=X32, y=y32, weight=w32,
+                            need_forward=sample.need_forward(X32, search),
+                            root_from_bins=(search.tree_method == "hist"
+                                            and not bool(np.isnan(X32).any())),
+                            checkpoints=checkpoints)
+        history = None
+        if losses is not None:
+            history = {**(self._history if self.source is None else {}), "sample": losses}
+        return Booster(params=self._params, feature_names=self.feature_names,
+                       base_score=self.base_score, base_margin=self.base_margin,
+                       forest=self.forest, data=data, history=history,
+                       eval_names=self._eval_names, best_iteration=self.best_iteration,
+                       best_score=self.best_score, train_args=self.train_args,
+                       source=self.source, search=search)
 
     # ----------------------------------------------------------------- model facts
     @property
     def params(self) -> dict:
         """The parameters under XGBoost's names; for a loaded model only those its file
-        states (objective, num_class, the objective's own, a base_score that was set)."""
+        states (objective, num_class, the objective's own, a base_score that was set).
+        With a data sample attached: every parameter its recomputation runs with (the
+        model's, the ones given to ``with_data``, XGBoost's defaults; no random draws)."""
+        if self._search is not None:
+            return self._search.to_dict()
         if self.source is not None:
             return dict(self.source.params)
         return self._params.to_dict()
@@ -282,20 +347,25 @@ class Booster:
 
     def _view(self, margin: np.ndarray, r: int) -> RoundView:
         X, y, w = self.data.X, self.data.y, self.data.weight
-        grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
         prediction = objectives.response(self.objective, margin)
-        if self.num_groups > 1:
+        if y is None:  # a data sample without a target: margins and predictions only
+            grad = hess = np.full(margin.shape, np.nan, dtype=np.float32)
+            residual = np.full(prediction.shape, np.nan, dtype=prediction.dtype)
+        elif self.num_groups > 1:
+            grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
             onehot = np.zeros_like(prediction)
             onehot[np.arange(len(y)), y.astype(np.int64)] = 1.0
             residual = onehot - prediction
         else:
+            grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
             residual = y - prediction
-        leaf = np.full((len(y), self.num_groups), -1, dtype=np.int32)
+        leaf = np.full((X.shape[0], self.num_groups), -1, dtype=np.int32)
         if r > 0:
             for k in range(self.num_groups):
                 leaf[:, k] = leaf_of_rows(self.forest, X, self.tree_index(r, k))
         return RoundView(round_idx=r, margin=margin, prediction=prediction,
-                         residual=residual, grad=grad, hess=hess, leaf=leaf)
+                         residual=residual, grad=grad, hess=hess, leaf=leaf,
+                         on_sample=self.on_sample)
 
     def split_candidates(self, round_idx: int, node_id: int, class_idx: int = 0
                          ) -> pd.DataFrame:
@@ -307,8 +377,14 @@ class Booster:
         SimilarityParent, Gain (XGBoost's loss change), Valid (False when min_child_weight
         blocks it), Best (the split the search chose; for hist/approx also the split gamma
         refused). hist/approx add Bin: the candidates are bins, left = bins 0..Bin.
+
+        With a data sample attached (``with_data``) the candidates are recomputed on the
+        sample's rows that reach the node and their G, H (hist/approx: bins sketched on the
+        sample); Best is then the sample's best, and the table says so: a column
+        RecomputedOnSample (True) and ``attrs["recomputed_on"] == "sample"`` (else
+        "training").
         """
-        self._trace("split_candidates", rows_only=True)
+        self._trace("split_candidates", rows_only=True, target=True)
         t = self.tree_index(round_idx, class_idx)
         sl = self.forest.node_slice(t)
         n_nodes = sl.stop - sl.start
@@ -321,14 +397,14 @@ class Booster:
         g, h, active = self.tree_gradients(round_idx, class_idx)
         f = self.forest
         split_made = bool(f.feature[sl.start + node_id] != -1)
-        allowed = self.features_used(round_idx, node_id, class_idx)
-        if self._params.tree_method == "exact":
+        allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
+        if self._p.tree_method == "exact":
             rows = np.nonzero(rows_in_node(f, X, t, node_id) & (h >= 0))[0]
             table = candidates.split_candidates(X, rows, g, h, self.data.need_forward,
-                                                self._params, self.feature_names,
+                                                self._p, self.feature_names,
                                                 split_made and f.left[sl.start + node_id] != -1,
                                                 allowed)
-            return table
+            return self._labelled(table)
         path = [node_id]
         while path[-1] != 0:
             path.append(int(f.parent[sl.start + path[-1]]))
@@ -338,15 +414,39 @@ class Booster:
             masks = [m & active for m in masks]
         sides = [f.left[sl.start + a] == b for a, b in pairwise(path)]
         feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
-        cuts = self.data.tree_cuts[t]
+        cuts = self._tree_cuts(t)
         bins, missing = self._bins(t)
         node_hist, counts, pg, ph = hist.node_histogram(
             bins, missing, cuts, g, h, masks, sides, feats, bool(self.data.root_from_bins),
-            self._params)
-        feat, table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._params)
-        return candidates.hist_split_candidates(feat, table, counts, cuts,
-                                                int(masks[-1].sum()), psim, self._params,
-                                                self.feature_names, split_made, allowed)
+            self._p)
+        feat, table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._p)
+        return self._labelled(candidates.hist_split_candidates(
+            feat, table, counts, cuts, int(masks[-1].sum()), psim, self._p,
+            self.feature_names, split_made, allowed))
+
+    def _labelled(self, table: pd.DataFrame) -> pd.DataFrame:
+        """Candidates say which rows they were computed on (a sample's: a column too)."""
+        if self.on_sample:
+            table["RecomputedOnSample"] = True
+        table.attrs["recomputed_on"] = "sample" if self.on_sample else "training"
+        return table
+
+    def _tree_cuts(self, tree_idx: int):
+        """The cuts tree ``tree_idx``'s candidates are computed on: training's, or sketched
+        on the data sample (hist once; approx per tree, from the tree's hessians, unless the
+        objective's hessian is constant), when first asked."""
+        if not self.on_sample:
+            return self.data.tree_cuts[tree_idx]
+        p = self._p
+        once = p.tree_method == "hist" or objectives.spec(p.objective).const_hess
+        key = 0 if once else tree_idx
+        if key not in self._sample_cuts:
+            hess = None
+            if p.tree_method == "approx":
+                r, k = divmod(key, self.num_groups)
+                hess = self.tree_gradients(r + 1, k)[1]
+            self._sample_cuts[key] = sample.sketch(self.data.X, self.data.weight, p, hess)
+        return self._sample_cuts[key]
 
     def tree_gradients(self, round_idx: int, class_idx: int = 0):
         """(g, h, rows) the tree of round ``round_idx`` (1-based) was grown on: the
@@ -354,11 +454,11 @@ class Booster:
         first-order boosting and the rows left out by ``subsample`` zeroed (hist/approx) or
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
         t = self.tree_index(round_idx, class_idx)
-        margin = self._margin(self._trace("tree_gradients", rows_only=True).X, 0, round_idx - 1)
-        grad, hess = objectives.gradients(self.objective, margin, self.data.y, self.data.weight,
+        data = self._trace("tree_gradients", rows_only=True, target=True)
+        margin = self._margin(data.X, 0, round_idx - 1)
+        grad, hess = objectives.gradients(self.objective, margin, data.y, data.weight,
                                           self._params.loss)
-        return tree_gradients(self._params, grad[:, class_idx], hess[:, class_idx],
-                              self.data.weight, t)
+        return tree_gradients(self._p, grad[:, class_idx], hess[:, class_idx], data.weight, t)
 
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on
@@ -385,7 +485,7 @@ class Booster:
 
     def _bins(self, tree_idx: int):
         """Bin codes of the training rows under the cuts tree ``tree_idx`` was grown on."""
-        cuts = self.data.tree_cuts[tree_idx]
+        cuts = self._tree_cuts(tree_idx)
         if self._bins_cache is None or self._bins_cache[0] is not cuts:
             self._bins_cache = (cuts, *hist.bin_matrix(self.data.X, cuts))
         return self._bins_cache[1], self._bins_cache[2]
@@ -395,15 +495,18 @@ class Booster:
         bin i when cut[i-1] <= x < cut[i]; the last cut is a sentinel above every value.
         hist has one set for the whole model; approx re-sketches, so give the round.
         Raises ValueError for exact, which has no bins."""
-        self._trace("cuts")
-        if self._params.tree_method == "exact":
+        if not self.on_sample:
+            self._trace("cuts")
+        elif self._p.tree_method == "approx":
+            self._trace("cuts", rows_only=True, target=True)  # approx sketches by hessians
+        if self._p.tree_method == "exact":
             raise ValueError("tree_method='exact' has no bins: every distinct value is a "
                              "candidate. Train with tree_method='hist' or 'approx'.")
         t = 0 if round_idx is None else self.tree_index(round_idx, class_idx)
-        if round_idx is None and self._params.tree_method == "approx":
+        if round_idx is None and self._p.tree_method == "approx":
             raise ValueError("tree_method='approx' re-sketches its bins for every tree; pass "
                              "round_idx (and class_idx) to say which tree's bins.")
-        c = self.data.tree_cuts[t]
+        c = self._tree_cuts(t)
         return {name: c.feature_cuts(i).copy() for i, name in enumerate(self.feature_names)}
 
     # ----------------------------------------------------------------- losses
@@ -413,15 +516,18 @@ class Booster:
 
     def loss_history(self) -> pd.DataFrame:
         """Loss (XGBoost's default metric) per round, round 0 (the baseline) first; one column
-        for the training set ('train') and one per evaluation set."""
-        self._trace("loss_history")
+        for the training set ('train') and one per evaluation set; with a data sample
+        attached (with a target) a column 'sample' (a loaded model's only column)."""
+        if not (self.on_sample and self._history):
+            self._trace("loss_history", rows_only=self.on_sample, target=True)
         frame = pd.DataFrame(self._history)
         frame.index.name = "round"
         return frame
 
     def evals_result(self) -> dict:
         """XGBoost's ``evals_result`` for the evaluation sets: one value per round."""
-        self._trace("evals_result")
+        if self.source is not None:
+            self._trace("evals_result")
         return {name: {self.metric_name: self._history[name][1:].tolist()}
                 for name in self._eval_names}
 

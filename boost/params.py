@@ -287,6 +287,14 @@ def sweep_values(p: Param, n: int) -> list:
 _ENGINE = tuple(p for p in PARAMETERS if not p.train_arg)
 
 
+# The parameters a node's candidate split search reads (besides the objective's own): what a
+# data sample attached to a model (``Booster.with_data``) may set for its recomputed
+# candidates; XGBoost's defaults otherwise (a model file does not hold them).
+SEARCH = ("tree_method", "lambda", "alpha", "min_child_weight", "max_delta_step", "max_bin")
+# Random draws: a sample's rows are not the training rows, so a sample never draws.
+DRAWS = ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode")
+
+
 def _params_methods():
     def multiclass(self) -> bool:
         return _OBJECTIVE_SPECS[self.objective].task == "multiclass"

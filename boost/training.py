@@ -44,7 +44,7 @@ from .records import TreeNodes, new_tree_nodes
 from .sampling import ColumnSampler, tree_key
 from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
 from .targets import tree_gradients
-from .tree import ForestBuilder, add_tree_outputs, initial_margin, leaf_of_nodes
+from .tree import ForestBuilder, add_tree_outputs, checkpoint_every, initial_margin, leaf_of_nodes
 
 
 @contextmanager
@@ -158,20 +158,6 @@ def tree_capacity(p, n_samples: int) -> int:
     if p.max_leaves > 0 and p.tree_method != "exact":
         cap = min(cap, 2 * p.max_leaves - 1)
     return cap
-
-
-# Training margins kept for round views: at most this many, and at most this many bytes.
-_MAX_CHECKPOINTS = 16
-_CHECKPOINT_BYTES = 256 << 20
-
-
-def _checkpoint_every(rounds: int, n_samples: int, n_groups: int) -> int:
-    """Spacing of margin checkpoints: about 16 over the run, fewer if they would be large."""
-    every = max(1, -(-rounds // _MAX_CHECKPOINTS))
-    size = n_samples * n_groups * 4
-    while (rounds // every) * size > _CHECKPOINT_BYTES and every < rounds:
-        every *= 2
-    return every
 
 
 def _check_evals(evals, names, p):
@@ -392,7 +378,7 @@ class Rounds:
         self.gh_buffers = (np.empty((n_samples, n_groups), dtype=GRAD),
                            np.empty((n_samples, n_groups), dtype=GRAD))
         self.builder = ForestBuilder()
-        self.every = _checkpoint_every(num_boost_round, n_samples, n_groups)
+        self.every = checkpoint_every(num_boost_round, n_samples, n_groups)
         self.checkpoints = {}
         self.exact = p.tree_method == "exact"
         self.refit = p.boosting == "first_order" or (objectives.spec(p.objective).adaptive_leaf

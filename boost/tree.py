@@ -193,6 +193,21 @@ def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int) -> 
     return out
 
 
+# Margins kept for round views: at most this many, and at most this many bytes.
+_MAX_CHECKPOINTS = 16
+_CHECKPOINT_BYTES = 256 << 20
+
+
+def checkpoint_every(rounds: int, n_samples: int, n_groups: int) -> int:
+    """Spacing of margin checkpoints (training's, a data sample's): about 16 over the
+    rounds, fewer if they would be large."""
+    every = max(1, -(-rounds // _MAX_CHECKPOINTS))
+    size = n_samples * n_groups * 4
+    while (rounds // every) * size > _CHECKPOINT_BYTES and every < rounds:
+        every *= 2
+    return every
+
+
 def initial_margin(n_samples: int, base_margin: np.ndarray) -> np.ndarray:
     """``(n_samples, n_groups)`` float32 margins filled with the intercept."""
     return np.tile(base_margin.astype(WEIGHT), (n_samples, 1))

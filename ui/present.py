@@ -51,7 +51,8 @@ PANELS = {
     "node": ("Arithmetic", tree_view.node_panel),
     "candidates": ("Candidates", tree_view.candidates_panel),
     "loss": ("Loss", stage.loss_chart),
-    **{view.SLUG: (view.TITLE, view.render) for view in REGISTRY if view is not tree_view},
+    **{view.SLUG: (view.TITLE, lambda state, shown, v=view: stage.render_view(state, shown, v))
+       for view in REGISTRY if view is not tree_view},
 }
 
 

@@ -102,6 +102,7 @@ def set_data(state: AppState, data: Data, target: str | None) -> None:
     state.features = default_features(state)
     state.config = None
     state.playing = False
+    state.opened = None  # new data to train on closes an opened model file
 
 
 def default_features(state: AppState) -> list[str]:

@@ -7,10 +7,11 @@ import time
 
 import streamlit as st
 
+import boost
 from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
 
-from . import url
+from . import downloads, opened, url, verify
 from .charts import export_button, show
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
@@ -107,7 +108,10 @@ def _round_stage(state: AppState, model: Model) -> None:
               "(base_score); round r adds the r-th tree(s). Keys: ← → step, Space plays, "
               "Home/End jump.")
     shown = Shown(booster, prep, model.config, state.round, False)
-    st.markdown(f"#### Round {shown.round} of {n} — {losses(booster, shown.round)}")
+    head, badge = st.columns([1.5, 1.3], vertical_alignment="center")
+    head.markdown(f"#### Round {shown.round} of {n} — {losses(booster, shown.round)}")
+    with badge:
+        verify.badge(state, model)
     left, right = st.columns([1.15, 1])
     with left:
         fit_chart(state, shown)
@@ -118,21 +122,49 @@ def _round_stage(state: AppState, model: Model) -> None:
     st.segmented_control("View", list(VIEWS), key=AppState.view.key,
                          format_func=lambda slug: VIEWS[slug].TITLE,
                          label_visibility="collapsed")
-    VIEWS[state.view or DEFAULT].render(state, shown)  # only the chosen view is computed
-    export_button(state, f"BoostScope: {model.config['name']}, round {shown.round}",
-                  "export_screen", label="Export this screen (HTML)")
-    share_url(state, model.config)
+    render_view(state, shown, VIEWS[state.view or DEFAULT])  # only the chosen view is computed
+    cols = st.columns([1.35, 1, 1, 1.35])
+    with cols[0]:
+        export_button(state, f"BoostScope: {model.config['name']}, round {shown.round}",
+                      "export_screen", label="Export this screen (HTML)")
+    downloads.buttons(model, cols[1:])
+    if not opened.is_opened(model):  # an uploaded model file cannot be reopened from a link
+        share_url(state, model.config)
+
+
+def render_view(state: AppState, shown: Shown, view) -> None:
+    """The chosen view; on an opened model file, what it needs the training run for."""
+    if shown.config.get("opened") and not getattr(view, "ON_SAMPLE", False):
+        st.info(f"**{view.TITLE}** needs the training run (its parameters, rows or other "
+                "models), which an XGBoost model file does not hold. On an opened model, "
+                "choose " + ", ".join(f"*{v.TITLE}*" for v in VIEWS.values()
+                                      if getattr(v, "ON_SAMPLE", False))
+                + "; train a model in BoostScope (close the opened one) for this view.",
+                icon=":material/info:")
+        return
+    try:
+        view.render(state, shown)
+    except boost.NoTrainingTrace as exc:
+        st.info(str(exc), icon=":material/info:")
 
 
 def losses(booster, r: int) -> str:
-    """'train rmse 1.23, valid rmse 1.45' after round r."""
-    history = booster.loss_history()
+    """'train rmse 1.23, valid rmse 1.45' after round r ('sample rmse ...' on a data
+    sample)."""
+    try:
+        history = booster.loss_history()
+    except boost.NoTrainingTrace:
+        return "no target in the sample: predictions only"
     return ", ".join(f"{name} {booster.metric_name} {history[name].iloc[r]:.4g}"
                      for name in history.columns)
 
 
 def fit_chart(state: AppState, shown: Shown) -> None:
     prep = shown.prep
+    if shown.booster.data.y is None:
+        st.info("The fit compares predictions with the target; the sample was opened without "
+                "one. Choose its target column and open the model again.")
+        return
     show(make_fit_figure(shown.booster, prep.X_train.to_numpy(dtype=float), prep.y_train,
                          shown.round, class_names=prep.class_names, large=shown.large),
          "fit", state, shown)
@@ -140,6 +172,9 @@ def fit_chart(state: AppState, shown: Shown) -> None:
 
 def loss_chart(state: AppState, shown: Shown) -> None:
     booster = shown.booster
+    if booster.data.y is None:
+        st.info("The loss per round needs the sample's target.")
+        return
     best = None if booster.best_iteration is None else booster.best_iteration + 1
     show(make_loss_figure(booster.loss_history(), shown.round, booster.metric_name,
                           large=shown.large, best_round=best), "loss", state, shown)

@@ -39,6 +39,20 @@ class Data:
 
 
 @dataclass
+class Opened:
+    """An XGBoost model file opened on a data sample (ui/opened.py): the file's name,
+    digest and bytes, the sample (a table like any upload), its target column ("" for none)
+    and the tree method the candidate splits are recomputed with."""
+
+    name: str
+    digest: str
+    raw: bytes
+    sample: Data
+    target: str
+    tree_method: str
+
+
+@dataclass
 class Model:
     """A trained model with the prepared data and the configuration that trained it."""
 
@@ -110,6 +124,10 @@ class AppState:
     pin_note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
     guide: int | None = None  # the tuning-order guide's step on screen (1-based), None: off
     lab_loaded: dict | None = None  # the values a Lab click last loaded (for its note)
+    opened: Opened | None = None  # an XGBoost model file on screen instead of training
+    open_error: str | None = None  # why the last Open failed (the previous model stays)
+    open_sample: Data | None = None  # the sample uploaded for opening a model (read once)
+    open_sample_id: str | None = None
 
     # Widget values, under the widgets' keys.
     sample = _Widget("four_points")
@@ -136,6 +154,10 @@ class AppState:
     lab_params = _Widget([])  # the Lab: the one or two parameters swept
     lab_n = _Widget(6)  # the Lab: values per parameter
     lab_chart = _Widget()  # the Lab chart's selection event
+    open_panel = _Widget(False)  # the sidebar's "Open an XGBoost model" section is open
+    open_target = _Widget("")  # opening a model: the sample's target column ("": none)
+    open_method = _Widget("hist")  # opening a model: the tree method candidates are searched by
+    verify = _Widget(False)  # "Verify with XGBoost" (ui/verify.py)
 
     param_key = staticmethod(param_key)
 

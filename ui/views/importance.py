@@ -11,6 +11,7 @@ from ..state import AppState, Shown
 
 SLUG = "importance"
 TITLE = "Feature importance"
+ON_SAMPLE = True  # works on a model file opened with a data sample (the trees alone)
 KINDS = ("gain", "weight", "cover", "total_gain", "total_cover")
 
 

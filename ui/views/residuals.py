@@ -12,12 +12,17 @@ from ..state import AppState, Shown
 
 SLUG = "residuals"
 TITLE = "Residuals and gradients"
+ON_SAMPLE = True  # works on a model file opened with a data sample (the sample's rows)
 
 
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, r = shown.booster, shown.prep, shown.round
     if r == 0:
         st.info("Step to round 1 or later to see what each round's tree did to the rows.")
+        return
+    if booster.data.y is None:
+        st.info("Residuals and gradients need the sample's target: choose its column under "
+                "*Open an XGBoost model* and open the model again.")
         return
     klass = state.klass if booster.num_groups > 1 else 0
     before, after = booster.round_views(r)
@@ -32,7 +37,8 @@ def render(state: AppState, shown: Shown) -> None:
         show(figure, "residuals", state, shown)
     with right:
         n = len(prep.y_train)
-        row = st.number_input("Row (training set)", 0, n - 1, 0, key="waterfall_row",
+        rows = "sample" if booster.on_sample else "training set"
+        row = st.number_input(f"Row ({rows})", 0, n - 1, 0, key="waterfall_row",
                               help="Follow one row from base_score through every tree.")
         show(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(), r, klass,
                                    label=f"row {row}", large=shown.large), "waterfall", state,

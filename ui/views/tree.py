@@ -27,6 +27,7 @@ from ..training import missing_features, node_candidates, tree_frame
 
 SLUG = "tree"
 TITLE = "Tree and splits"
+ON_SAMPLE = True  # works on a model file opened with a data sample (candidates recomputed)
 # Tables of numbers: 6 significant digits (float32 sums print as 616064.875 otherwise).
 NUMBERS = {c: st.column_config.NumberColumn(format="%.6g")
            for c in ("Gain", "G left", "H left", "G right", "H right", "S left", "S right")}
@@ -54,8 +55,9 @@ def render(state: AppState, shown: Shown) -> None:
     controls, collapse = st.columns([1, 2], vertical_alignment="bottom")
     follow = controls.number_input(
         "Follow a row through the tree", 0, len(prep.y_train) - 1, value=None,
-        key="follow_row", placeholder="row of the training set",
-        help="Draws the path of one training row from the root to its leaf.")
+        key="follow_row",
+        placeholder="row of the sample" if booster.on_sample else "row of the training set",
+        help="Draws the path of one row from the root to its leaf.")
     with collapse:
         collapse_buttons(state, tree, node, collapsed)
     path = (booster.decision_path(prep.X_train.iloc[follow].to_numpy(), r, klass)
@@ -188,16 +190,54 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                                     large=shown.large, refused=refused), "cand_chart", state,
              shown)
     with right:
-        st.markdown(f"**Node {node}, worked out**")
-        steps = _worked(shown, row, cand)
-        for step in steps:
-            st.latex(step.latex)
-        title = f"BoostScope round {r}, node {node}"
-        a, b = st.columns(2)
-        a.download_button("LaTeX", steps_latex(steps, title), f"round{r}_node{node}.tex",
-                          icon=":material/download:", key="dl_tex")
-        b.download_button("CSV", steps_table(steps).to_csv(index=False),
-                          f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
+        if booster.on_sample:
+            sample_node(booster, row, cand)
+        else:
+            worked_ui(shown, row, cand, r, node)
+    _candidate_tables(shown, cand, node, klass, refused, drawn, features)
+
+
+def sample_node(booster, row: pd.Series, cand: pd.DataFrame) -> None:
+    """A node of a model looked at on a data sample: the model's own gain and cover beside
+    the sample's rows, G and H (the candidates are the sample's)."""
+    n = int(cand.CountLeft.iloc[0] + cand.CountRight.iloc[0]) if len(cand) else 0
+    G = float(cand.SumGradLeft.iloc[0] + cand.SumGradRight.iloc[0]) if len(cand) else 0.0
+    H = float(cand.SumHessLeft.iloc[0] + cand.SumHessRight.iloc[0]) if len(cand) else 0.0
+    best = cand[cand.Best]
+    st.markdown(f"**Node {int(row.Node)}: the model's numbers and the sample's**")
+    st.warning("Candidate splits recomputed on the sample: the model's gain and cover come "
+               "from its training rows; the candidates, G and H below from the sample's rows "
+               "that reach this node.", icon=":material/science:")
+    model_split = (f"{row.Feature} < {row.Split:.6g}" if isinstance(row.Feature, str)
+                   and row.Feature != "Leaf" else "leaf")
+    sample_split = (f"{best.Feature.iloc[0]} < {best.Threshold.iloc[0]:.6g}, gain "
+                    f"{best.Gain.iloc[0]:.6g}" if len(best) else "none")
+    st.dataframe(pd.DataFrame({
+        "": ["split", "gain", "cover (H)", "rows", "G"],
+        "model (its training rows)": [model_split, f"{row.Gain:.6g}", f"{row.Cover:.6g}",
+                                      "—", "—"],
+        "sample": [sample_split, f"{best.Gain.iloc[0]:.6g}" if len(best) else "—",
+                   f"{H:.6g}", f"{n:,}", f"{G:.6g}"],
+    }), hide_index=True)
+
+
+def worked_ui(shown: Shown, row: pd.Series, cand: pd.DataFrame, r: int, node: int) -> None:
+    """The node's worked arithmetic with the LaTeX and CSV downloads."""
+    st.markdown(f"**Node {node}, worked out**")
+    steps = _worked(shown, row, cand)
+    for step in steps:
+        st.latex(step.latex)
+    title = f"BoostScope round {r}, node {node}"
+    a, b = st.columns(2)
+    a.download_button("LaTeX", steps_latex(steps, title), f"round{r}_node{node}.tex",
+                      icon=":material/download:", key="dl_tex")
+    b.download_button("CSV", steps_table(steps).to_csv(index=False),
+                      f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
+
+
+def _candidate_tables(shown: Shown, cand: pd.DataFrame, node: int, klass: int, refused: bool,
+                      drawn: set, features: list) -> None:
+    booster, r = shown.booster, shown.round
     ranges = _bin_ranges(shown.config, booster, r, klass)
     summary = best_per_feature(cand, ranges, refused)
     drawn_note = "; Drawn: could this node split on it (colsample)" if len(drawn) < len(
@@ -208,7 +248,8 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                  height=min(35 * (len(summary) + 1) + 3, 388))
     listed = (f"; listed: the {len(drawn)} features this node drew"
               if len(drawn) < len(features) else "")
-    st.markdown(f"**Best candidate splits of node {node}** ({len(cand)} in all{listed}; "
+    on = " recomputed on the sample" if booster.on_sample else ""
+    st.markdown(f"**Best candidate splits of node {node}{on}** ({len(cand)} in all{listed}; "
                 "G, H and similarity S of both children)")
     st.caption(f"Note: {NOTES_HELP}." + (" hist/approx: a threshold is a cut between bins; "
                                          "[a, b] is the range of the training values in the "
@@ -292,6 +333,9 @@ def node_panel(state: AppState, shown: Shown) -> None:
         return
     cand = node_candidates(shown.config, shown.booster, shown.round, int(row.Node),
                            int(row.Class))
+    if shown.booster.on_sample:  # a model file: no training arithmetic, the sample's numbers
+        sample_node(shown.booster, row, cand)
+        return
     steps = _worked(shown, row, cand)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")

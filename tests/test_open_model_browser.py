@@ -1,0 +1,98 @@
+"""Opening an XGBoost model in a real browser at 1280×720: a model file made here with
+XGBoost and a CSV sample uploaded in the sidebar, a round stepped, a node clicked (the
+model's gain and cover beside the sample's numbers), then a trained model verified with
+XGBoost (the badge). Screenshots under tests/screenshots/models/. Uses test_browser.py's
+server."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import xgboost as xgb
+from playwright.sync_api import expect
+from test_browser import SHOTS, _settled, _status, browser, server  # noqa: F401
+
+MODELS = SHOTS / "models"
+
+
+def _files(tmp_path):
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(400, 3)), columns=["age", "dose", "bmi"])
+    y = ((X.age + X.dose ** 2 + rng.normal(size=400) * 0.3) > 1).astype(int)
+    model = xgb.train({"objective": "binary:logistic", "max_depth": 2, "eta": 0.5},
+                      xgb.DMatrix(X.iloc[:300], label=y[:300]), 6)
+    path = tmp_path / "clinic.ubj"
+    model.save_model(str(path))
+    sample = tmp_path / "clinic-sample.csv"
+    X.iloc[300:].assign(outcome=y[300:]).to_csv(sample, index=False)
+    return path, sample
+
+
+def _no_failure(page):
+    assert page.get_by_test_id("stException").count() == 0
+    assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
+
+
+def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  # noqa: F811
+    MODELS.mkdir(parents=True, exist_ok=True)
+    model_path, sample_path = _files(tmp_path)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/?sample=moons&rounds=20&max_depth=3")
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
+
+    page.locator(".st-key-open_panel label").first.click()
+    _settled(page)
+    page.locator(".st-key-open_model_file input[type=file]").set_input_files(str(model_path))
+    _settled(page)
+    page.locator(".st-key-open_sample_file input[type=file]").set_input_files(str(sample_path))
+    _settled(page)
+    target = page.locator(".st-key-open_target input")
+    target.click()
+    target.fill("outcome")
+    page.wait_for_timeout(500)
+    target.press("Enter")
+    _settled(page)
+    page.locator(".st-key-open_model button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 0 of 6 — sample logloss", timeout=60_000)
+    expect(page.get_by_text("Candidate splits recomputed on the sample", exact=False).first
+           ).to_be_visible()
+    page.locator(".st-key-step_forward button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 1 of 6 — sample logloss", timeout=30_000)
+    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    _no_failure(page)
+    page.screenshot(path=str(MODELS / "open-model-round-1-720p.png"))
+
+    tree = page.locator(".st-key-tree_chart")
+    expect(tree.locator(".js-plotly-plot")).to_be_visible(timeout=60_000)
+    tree.evaluate("e => e.scrollIntoView({block: 'start'})")
+    traces = tree.locator(".scatterlayer .trace")
+    splits = next(traces.nth(i).locator("path.point") for i in range(traces.count())
+                  if traces.nth(i).locator("path.point").count() == 3)  # depth 2: 3 splits
+    splits.first.click(force=True)
+    _settled(page)
+    expect(page.get_by_text("the model's numbers and the sample's")).to_be_visible(
+        timeout=30_000)
+    page.get_by_text("the model's numbers and the sample's").scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)
+    _no_failure(page)
+    page.screenshot(path=str(MODELS / "open-model-node-720p.png"))
+
+    page.locator(".st-key-close_model button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 0 of 20 — train logloss", timeout=60_000)
+    page.locator(".st-key-verify label").first.click()
+    _settled(page)
+    badge = page.get_by_text(re.compile(r"XGBoost 3\.2\.\d+: 20 of 20 trees identical, "
+                                        r"max \|Δmargin\| 0"))
+    expect(badge).to_be_visible(timeout=60_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(1500)
+    _no_failure(page)
+    page.screenshot(path=str(MODELS / "verify-badge-720p.png"))
+    page.locator(".st-key-dl_model_json").scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(MODELS / "downloads-720p.png"))
+    page.close()
