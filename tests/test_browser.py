@@ -73,6 +73,18 @@ def _settled(page):
                            timeout=180_000)
 
 
+def open_page(browser, url, width=1280, height=720):
+    """A new page at ``url``, its run finished and its charts drawn, with no exception or
+    error on it."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    _settled(page)
+    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    assert page.get_by_test_id("stException").count() == 0
+    assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
+    return page
+
+
 def _status(page):
     return page.locator("h4").filter(has_text=re.compile(r"Round \d+ of \d+")).first
 

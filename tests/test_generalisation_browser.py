@@ -6,7 +6,7 @@ test_browser.py's server."""
 import re
 
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, browser, server  # noqa: F401
+from test_browser import SHOTS, _settled, browser, open_page, server  # noqa: F401
 from test_lessons_browser import SMALLEST_FONT
 
 LAB = SHOTS / "lab"
@@ -14,14 +14,6 @@ LAB = SHOTS / "lab"
 
 
 
-def _open(browser, url, width=1280, height=720):  # noqa: F811
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(url)
-    _settled(page)
-    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
-    assert page.get_by_test_id("stException").count() == 0
-    assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
-    return page
 
 
 def _reading(page):
@@ -39,7 +31,7 @@ def _shoot(page, key: str, name: str, block: str = "start") -> None:
 
 def test_binary_at_720p_type_a_second_eta_and_step(browser, server):  # noqa: F811
     LAB.mkdir(parents=True, exist_ok=True)
-    page = _open(browser, f"{server}/?sample=moons&view=generalisation&round=10")
+    page = open_page(browser, f"{server}/?sample=moons&view=generalisation&round=10")
     expect(_reading(page)).to_contain_text("By round 10 the train–validation gap (logloss")
     expect(_reading(page)).to_contain_text("with η = 0.3 but")
     _shoot(page, "gen_eta", "generalise-binary-reading-720p")
@@ -61,7 +53,7 @@ def test_binary_at_720p_type_a_second_eta_and_step(browser, server):  # noqa: F8
 
 
 def test_regression_at_720p(browser, server):  # noqa: F811
-    page = _open(browser, f"{server}/?sample=diabetes&view=generalisation&round=30&rounds=60")
+    page = open_page(browser, f"{server}/?sample=diabetes&view=generalisation&round=30&rounds=60")
     expect(_reading(page)).to_contain_text("By round 30 the train–validation gap (rmse")
     expect(_reading(page)).to_contain_text("median |residual|")
     _shoot(page, "gen_eta", "generalise-regression-reading-720p")
@@ -70,7 +62,7 @@ def test_regression_at_720p(browser, server):  # noqa: F811
 
 
 def test_presenter_panel_at_720p(browser, server):  # noqa: F811
-    page = _open(browser, f"{server}/?sample=noisy_1d&present=1&round=8")
+    page = open_page(browser, f"{server}/?sample=noisy_1d&present=1&round=8")
     page.locator(".st-key-right_panel").click()
     page.get_by_role("option", name=re.compile("Why it generalises")).click()
     _settled(page)
@@ -88,7 +80,7 @@ def test_presenter_panel_at_720p(browser, server):  # noqa: F811
 
 
 def test_binary_at_1080p(browser, server):  # noqa: F811
-    page = _open(browser, f"{server}/?sample=moons&view=generalisation&round=25&rounds=60",
+    page = open_page(browser, f"{server}/?sample=moons&view=generalisation&round=25&rounds=60",
                  1920, 1080)
     expect(_reading(page)).to_contain_text("By round 25")
     _shoot(page, "gen_eta", "generalise-binary-1080p")

@@ -5,21 +5,13 @@ panel; screenshots under tests/screenshots/growth/. Uses test_browser.py's serve
 import re
 
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, browser, server  # noqa: F401
+from test_browser import SHOTS, _settled, browser, open_page, server  # noqa: F401
 from test_lessons_browser import SMALLEST_FONT
 
 GROWTH = SHOTS / "growth"
 LINK = "/?sample=diabetes&view=growth-order&round=3&tree_method=hist&max_leaves=8&max_depth=0"
 
 
-def _open(browser, url, width=1280, height=720):  # noqa: F811
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(url)
-    _settled(page)
-    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
-    assert page.get_by_test_id("stException").count() == 0
-    assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
-    return page
 
 
 def _chart(page):
@@ -35,7 +27,7 @@ def _shoot(page, name: str) -> None:
 
 def test_replay_both_trees_at_720p(browser, server):  # noqa: F811
     GROWTH.mkdir(parents=True, exist_ok=True)
-    page = _open(browser, server + LINK)
+    page = open_page(browser, server + LINK)
     chart = _chart(page)
     expect(chart).to_contain_text("depth-wise", timeout=60_000)
     expect(chart).to_contain_text("7 of 7 splits, 8 leaves")
@@ -55,7 +47,7 @@ def test_replay_both_trees_at_720p(browser, server):  # noqa: F811
 
 
 def test_presenter_panel_at_720p(browser, server):  # noqa: F811
-    page = _open(browser, server + LINK + "&present=1")
+    page = open_page(browser, server + LINK + "&present=1")
     page.locator(".st-key-right_panel").click()
     page.get_by_role("option", name=re.compile("Growth order")).click()
     _settled(page)

@@ -90,3 +90,11 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
 def class_name(shown: Shown, k: int) -> str:
     names = shown.prep.class_names or []
     return names[k] if k < len(names) else str(k)
+
+
+def class_picker(shown: Shown, key: str) -> int:
+    """The class whose trees a view draws: 0, or the one chosen when there are several."""
+    if shown.booster.num_groups == 1:
+        return 0
+    return st.selectbox("Class", list(range(shown.booster.num_groups)), key=key,
+                        format_func=lambda k: f"{k}: {class_name(shown, k)}")

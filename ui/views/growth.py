@@ -8,7 +8,7 @@ import streamlit as st
 from boost.params import BY_NAME
 from viz.growth import growth, growth_figure
 
-from ..charts import class_name, show
+from ..charts import class_picker, show
 from ..state import AppState, Shown
 from ..training import other_model, tree_frame
 
@@ -52,10 +52,7 @@ def render(state: AppState, shown: Shown) -> None:
     if any(r > m.num_boosted_rounds() for _, m in models.values()):
         st.info("One of the two models stopped early before this round.")
         return
-    klass = 0
-    if booster.num_groups > 1:
-        klass = st.selectbox("Class", list(range(booster.num_groups)), key="growth_klass",
-                             format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    klass = class_picker(shown, "growth_klass")
     trees = {}
     for policy, (cfg, model) in models.items():
         frame = tree_frame(cfg, model)

@@ -10,7 +10,7 @@ from viz.loss import make_loss_comparison_figure
 from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed
 
-from ..charts import class_name, show
+from ..charts import class_picker, show
 from ..state import AppState, Shown
 from ..training import missing_features, train_other, tree_frame
 
@@ -46,10 +46,7 @@ def render(state: AppState, shown: Shown) -> None:
         st.info("Step to round 1: both start from the same baseline; from round 1 on, "
                 "compare their trees.")
         return
-    klass = 0
-    if booster.num_groups > 1:
-        klass = st.selectbox("Class", list(range(booster.num_groups)), key="cmp_klass",
-                             format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    klass = class_picker(shown, "cmp_klass")
     st.caption(EXPLAIN)
     for col, (mode, model) in zip(st.columns(2), models.items(), strict=True):
         with col:

@@ -8,7 +8,7 @@ import streamlit as st
 from viz.pruning import gamma_summary
 from viz.tree import WIDTH, tree_figure_within
 
-from ..charts import class_name, show
+from ..charts import class_picker, show
 from ..state import AppState, Shown
 from ..training import missing_features, other_model, tree_frame
 
@@ -37,10 +37,7 @@ def render(state: AppState, shown: Shown) -> None:
     if r == 0:
         st.info("Round 0 is the baseline: step to round 1 to compare the two trees.")
         return
-    klass = 0
-    if booster.num_groups > 1:
-        klass = st.selectbox("Class", list(range(booster.num_groups)), key="prune_klass",
-                             format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    klass = class_picker(shown, "prune_klass")
     gamma = float(booster.params["gamma"])
     if not shown.compact:
         st.caption(EXPLAIN)
