@@ -5,7 +5,9 @@
 
 Opens sessions one after another in Debian's Chromium (Playwright), each in a browser context
 of its own (its own cookies, as a separate student's browser), waits until its first Plotly
-chart is drawn, and after each count in ``--sessions`` prints the replica's memory: the
+chart is drawn, and after each count in ``--sessions`` prints the replica's memory (the first
+session also loads the engine's compiled kernels, once per replica; the sessions after it
+show what a session costs): the
 resident set of ``--pid`` (a ``streamlit run`` on this machine), or what ``docker stats``
 says of ``--container``. Then it closes them all and prints the memory once more. It also
 prints the cookies a session got, so through the compose file's proxy the sticky cookie
@@ -78,6 +80,7 @@ def main() -> None:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                     args=CHROMIUM_ARGS)
         contexts = []
+        first = None  # the memory with one session: the engine's kernels are loaded by then
         for count in counts:
             while len(contexts) < count:
                 context, seconds, cookies = open_session(browser, args.url)
@@ -86,8 +89,11 @@ def main() -> None:
                       f"cookies {', '.join(cookies) or '(none)'}")
             time.sleep(SETTLE_S)
             used = memory_mib(args.pid, args.container)
-            print(f"{count} session(s): {used:.0f} MiB, {(used - idle) / count:.0f} MiB "
-                  f"per session over idle")
+            if first is None and count == 1:
+                first = used
+            extra = (f", {(used - first) / (count - 1):.1f} MiB per session after the first"
+                     if first is not None and count > 1 else "")
+            print(f"{count} session(s): {used:.0f} MiB ({used - idle:+.0f} over idle){extra}")
         for context in contexts:
             context.close()
         browser.close()
