@@ -86,6 +86,11 @@ class Param:
         text = self.label or self.name
         return f"{text} ({', '.join(self.tree_methods)})" if self.tree_methods else text
 
+    def choice_label(self, value) -> str:
+        """How the app names one of the choices (the choice itself when it has no label)."""
+        labels = self.choice_labels or self.choices
+        return labels[self.choices.index(value)]
+
     def applies(self, objective: str | None) -> bool:
         """Whether the objective uses it (``tree_methods`` is only said in the label: the
         form shows max_bin while exact is chosen, since the method may change with it)."""

@@ -38,7 +38,7 @@ def stale_note(state: AppState, model: Model) -> None:
 def objective_panel(model: Model) -> None:
     """The objective's loss, g and h as formulas; the estimated base_score's warning."""
     booster, config = model.booster, model.config
-    mode = dict(zip(_BOOSTING.choices, _BOOSTING.choice_labels, strict=True))[config["boosting"]]
+    mode = _BOOSTING.choice_label(config["boosting"])
     with st.expander(f"Objective **{booster.objective}**, {mode} boosting: loss, gradient g, "
                      "hessian h, leaf value"):
         st.caption(f"Labels: {boost.objectives.spec(booster.objective).labels}. m is the "

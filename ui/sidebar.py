@@ -175,8 +175,8 @@ def param_widget(state: AppState, p: Param) -> None:
     """The widget of one parameter, as its record says."""
     key, label = state.param_key(p.name), p.title
     if p.widget == "choice":
-        labels = dict(zip(p.choices, p.choice_labels or p.choices, strict=True))
-        st.segmented_control(label, p.choices, key=key, format_func=labels.get, help=p.help)
+        st.segmented_control(label, p.choices, key=key, format_func=p.choice_label,
+                             help=p.help)
     elif p.widget == "text":
         st.text_input(label, key=key, placeholder="estimated from the data", help=p.help)
     else:

@@ -16,7 +16,6 @@ SLUG = "growth-order"
 TITLE = "Growth order"
 CONTROLS = 100  # px: the slider and the step buttons above the chart
 _POLICY = BY_NAME["grow_policy"]
-LABELS = dict(zip(_POLICY.choices, _POLICY.choice_labels, strict=True))
 EXPLAIN = ("Same data, same parameters, two orders. Depth-wise (XGBoost's default) splits "
            "every node of a depth before going deeper. Leaf-wise (grow_policy = lossguide, as "
            "LightGBM) always splits the leaf whose best split gains most, wherever it is, so "
@@ -56,7 +55,7 @@ def render(state: AppState, shown: Shown) -> None:
     trees = {}
     for policy, (cfg, model) in models.items():
         frame = tree_frame(cfg, model)
-        trees[LABELS[policy]] = frame[(frame.Round == r) & (frame.Class == klass)]
+        trees[_POLICY.choice_label(policy)] = frame[(frame.Round == r) & (frame.Class == klass)]
     total = max(growth(tree).splits for tree in trees.values())
     if total == 0:
         st.info("Neither tree split in this round: both are a single leaf.")

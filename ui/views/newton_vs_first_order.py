@@ -19,7 +19,6 @@ HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sideb
 HALF_LEAVES = 32  # more leaves than this: the deepest levels start collapsed
 TITLE = "Newton vs first-order"
 _BOOSTING = BY_NAME["boosting"]
-LABELS = dict(zip(_BOOSTING.choices, _BOOSTING.choice_labels, strict=True))
 EXPLAIN = ("Both trees of round 1 fit the gradients of the same baseline: the difference is "
            "only how they use them. Newton scores splits by G²/(H + λ) and sets w = −G/(H + λ); "
            "first-order fits −g by least squares (H counts rows) and then gives each leaf the "
@@ -38,8 +37,8 @@ def render(state: AppState, shown: Shown) -> None:
         st.info("Train on the current data to compare Newton and first-order boosting.")
         return
     show(make_loss_comparison_figure(
-        {LABELS[m]: b.loss_history() for m, b in models.items()}, r, booster.metric_name,
-        shown.large), "cmp_loss", state, shown)
+        {_BOOSTING.choice_label(m): b.loss_history() for m, b in models.items()}, r,
+        booster.metric_name, shown.large), "cmp_loss", state, shown)
     if shown.compact:  # a presenter panel: the loss curves alone
         return
     if r == 0:
@@ -57,13 +56,13 @@ def _side(state: AppState, shown: Shown, mode: str, model, klass: int) -> None:
     r = shown.round
     n = model.num_boosted_rounds()
     if r > n:
-        st.info(f"{LABELS[mode]} stopped early after round {n}.")
+        st.info(f"{_BOOSTING.choice_label(mode)} stopped early after round {n}.")
         return
     trees = tree_frame({**shown.config, "boosting": mode}, model)
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
     collapsed = default_collapsed(tree, max_leaves=HALF_LEAVES)
     show(make_tree_figure(tree, float(model.params["gamma"]), None,
-                          title=f"{LABELS[mode]}, round {r}", large=shown.large,
+                          title=f"{_BOOSTING.choice_label(mode)}, round {r}", large=shown.large,
                           width=HALF_WIDTH, collapsed=collapsed,
                           missing_features=missing_features(shown.config, shown.prep.X_train)),
          f"cmp_tree_{mode}", state, shown, exact=True)
