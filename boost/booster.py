@@ -414,7 +414,7 @@ class Booster:
             masks = [m & active for m in masks]
         sides = [f.left[sl.start + a] == b for a, b in pairwise(path)]
         feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
-        cuts = self._tree_cuts(t)
+        cuts = self._tree_cuts(t, h)
         bins, missing = self._bins(t)
         node_hist, counts, pg, ph = hist.node_histogram(
             bins, missing, cuts, g, h, masks, sides, feats, bool(self.data.root_from_bins),
@@ -431,18 +431,20 @@ class Booster:
         table.attrs["recomputed_on"] = "sample" if self.on_sample else "training"
         return table
 
-    def _tree_cuts(self, tree_idx: int):
+    def _tree_cuts(self, tree_idx: int, hess=None):
         """The cuts tree ``tree_idx``'s candidates are computed on: training's, or sketched
         on the data sample (hist once; approx per tree, from the tree's hessians, unless the
-        objective's hessian is constant), when first asked."""
+        objective's hessian is constant), when first asked. ``hess``: the tree's hessians
+        when the caller has them already (they are not computed a second time)."""
         if not self.on_sample:
             return self.data.tree_cuts[tree_idx]
         p = self._p
         once = p.tree_method == "hist" or objectives.spec(p.objective).const_hess
         key = 0 if once else tree_idx
         if key not in self._sample_cuts:
-            hess = None
-            if p.tree_method == "approx":
+            if p.tree_method != "approx":
+                hess = None
+            elif once or hess is None:  # key 0 stands for every tree: its own hessians
                 r, k = divmod(key, self.num_groups)
                 hess = self.tree_gradients(r + 1, k)[1]
             self._sample_cuts[key] = sample.sketch(self.data.X, self.data.weight, p, hess)
