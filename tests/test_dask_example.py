@@ -6,22 +6,14 @@ bit-equal, each node's gain and cover equal to XGBoost's ``trees_to_dataframe``.
 
 from pathlib import Path
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-import pytest
+import xgboost as xgb
+from distributed import Client, LocalCluster
+from xgboost import dask as dxgb
 
 import boost
-
-xgb = pytest.importorskip("xgboost")
-try:
-    import dask.dataframe as dd
-    from distributed import Client, LocalCluster
-    from xgboost import dask as dxgb
-
-    DASK_MISSING = None
-except ImportError as exc:  # CI installs requirements-dev.txt, so there this test runs
-    DASK_MISSING = (f"dask/distributed cannot be imported ({exc}); "
-                    "`pip install -r requirements-dev.txt` installs them")
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -54,7 +46,6 @@ def _same_gain_and_cover(model: boost.Booster, booster) -> None:
         assert np.array_equal(a, b, equal_nan=True), column
 
 
-@pytest.mark.skipif(DASK_MISSING is not None, reason=str(DASK_MISSING))
 def test_xgboost_dask_model_on_a_local_cluster(tmp_path):
     frame = pd.read_csv(SAMPLES / "diabetes.csv")
     X = frame.drop(columns="progression")
