@@ -219,6 +219,8 @@ def test_growth_view_in_the_app():
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     notes = [a["text"] for spec in specs for a in spec["layout"].get("annotations", [])]
     assert sum("6 of 7 splits" in n for n in notes) == 2, notes
+    at.button(key="step_forward").click().run()  # another round's trees: replayed in full
+    assert at.slider(key="round").value == 3 and at.slider(key="growth_step").value == 7
 
 
 PORTABLE = """

@@ -76,6 +76,11 @@ class Shown:
     compact: bool = False
     width: int | None = None  # the panel's width in px (presenter slots)
 
+    def tree_key(self, klass: int) -> tuple:
+        """Which tree is on screen (model, round, class): what a view keeps per tree (the
+        collapsed nodes, the growth replay) starts again when it changes."""
+        return (tuple(sorted((k, str(v)) for k, v in self.config.items())), self.round, klass)
+
 
 class _Widget:
     """An attribute stored under a widget's key (the attribute's name)."""
@@ -124,6 +129,7 @@ class AppState:
     pin_note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
     guide: int | None = None  # the tuning-order guide's step on screen (1-based), None: off
     lab_loaded: dict | None = None  # the values a Lab click last loaded (for its note)
+    growth_tree: tuple | None = None  # the trees growth_step replays (model, round, class)
     opened: Opened | None = None  # an XGBoost model file on screen instead of training
     open_error: str | None = None  # why the last Open failed (the previous model stays)
     open_sample: Data | None = None  # the sample uploaded for opening a model (read once)

@@ -60,6 +60,8 @@ def render(state: AppState, shown: Shown) -> None:
     if total == 0:
         st.info("Neither tree split in this round: both are a single leaf.")
         return
+    if state.growth_tree != shown.tree_key(klass):  # other trees: the replay starts complete
+        state.growth_tree, state.growth_step = shown.tree_key(klass), None
     if state.growth_step is None or state.growth_step > total:
         state.growth_step = total
     back, slider, forward = st.columns([1, 8, 1], vertical_alignment="bottom")

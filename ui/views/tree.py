@@ -133,7 +133,7 @@ def _default(tree: pd.DataFrame) -> frozenset:
 def _collapsed(state: AppState, shown: Shown, tree: pd.DataFrame, klass: int) -> frozenset:
     """The collapsed nodes of this tree; back to the default when the tree shown changes
     (another model, round or class)."""
-    key = (tuple(sorted((k, str(v)) for k, v in shown.config.items())), shown.round, klass)
+    key = shown.tree_key(klass)
     if state.collapsed_tree != key:
         state.collapsed_tree = key
         state.collapsed = _default(tree)
