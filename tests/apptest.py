@@ -25,3 +25,8 @@ def open_app(**query) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def status(at) -> str:
+    """The status line over the charts ("#### Round r of n — train rmse ...")."""
+    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))

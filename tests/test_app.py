@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from apptest import APP, clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
+from apptest import APP, clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
 from ui.training import LIVE_ROWS
 from ui.views import LEGACY, VIEWS
@@ -12,13 +12,11 @@ from ui.views import LEGACY, VIEWS
 _app = open_app
 
 
-def _status(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
 
 
 def test_sample_opens_at_the_baseline():
     at = _app()
-    assert _status(at).startswith("#### Round 0 of 20")
+    assert status(at).startswith("#### Round 0 of 20")
     assert at.selectbox(key="target").value == "y"
     assert len(at.get("plotly_chart")) >= 2  # fit and loss (and the tabs' charts)
     assert not at.error
@@ -34,7 +32,7 @@ def test_step_forward_and_back_never_retrain(monkeypatch):
     at.button(key="step_forward").click().run()
     at.button(key="step_forward").click().run()
     assert at.slider(key="round").value == 2
-    assert _status(at).startswith("#### Round 2 of 20 — train rmse")
+    assert status(at).startswith("#### Round 2 of 20 — train rmse")
     at.button(key="step_back").click().run()
     assert at.slider(key="round").value == 1
     at.button(key="last").click().run()
@@ -47,7 +45,7 @@ def test_step_forward_and_back_never_retrain(monkeypatch):
 
 def _loss(at) -> float:
     """The training loss the status line says (after the metric's name)."""
-    return float(_status(at).split("train rmse ")[1].split(",")[0])
+    return float(status(at).split("train rmse ")[1].split(",")[0])
 
 
 def test_live_knobs_retrain_at_once():
@@ -81,7 +79,7 @@ def test_url_restores_the_view():
     at = _app(sample="moons", eta="0.1", max_depth="2", rounds="7", round="4")
     assert at.selectbox(key="sample").value == "moons"
     assert at.slider(key="round").value == 4
-    assert _status(at).startswith("#### Round 4 of 7 — train logloss")
+    assert status(at).startswith("#### Round 4 of 7 — train logloss")
     assert at.slider(key="p_eta").value == pytest.approx(0.1)
 
 
@@ -105,7 +103,7 @@ def test_upload_semicolon_csv():
     at.get("file_uploader")[0].set_value(("mine.csv", raw.encode(), "text/csv")).run()
     assert not at.exception
     assert at.selectbox(key="target").value == "target"
-    assert _status(at).startswith("#### Round 0 of 20 — train rmse")
+    assert status(at).startswith("#### Round 0 of 20 — train rmse")
 
 
 @pytest.mark.parametrize("raw,message", [
@@ -127,14 +125,14 @@ def test_bad_uploads_keep_the_previous_data(raw, message):
         return
     assert any(message in e.value for e in at.error)
     assert "previous data stay loaded" in at.error[0].value
-    assert _status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown
+    assert status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown
 
 
 def test_target_that_does_not_fit_the_task_keeps_the_previous_model():
     at = _app(sample="three_blobs")
     at.selectbox(key="task").set_value("binary").run()
     assert any("exactly 2" in e.value for e in at.error)
-    assert _status(at).startswith("#### Round 0 of 20 — train mlogloss")
+    assert status(at).startswith("#### Round 0 of 20 — train mlogloss")
 
 
 def test_constant_target_is_explained():
@@ -265,7 +263,7 @@ def _figures(at) -> list[dict]:
 
 def test_objective_from_the_url_trains_and_shows_its_formulas():
     at = _app(sample="diabetes", objective="count:poisson", round="2")
-    assert "poisson-nloglik" in _status(at)
+    assert "poisson-nloglik" in status(at)
     assert at.selectbox(key="p_objective").value == "count:poisson"
     latex = " ".join(x.value for x in at.latex)
     assert "e^{m} - y" in latex and r"e^{m + \text{max\_delta\_step}}" in latex
@@ -281,8 +279,8 @@ def test_objective_that_does_not_fit_the_target_is_explained():
 
 def test_early_stopping_is_marked_on_the_loss_curve():
     at = _app(sample="diabetes", rounds="300", eta="0.5", early_stopping_rounds="3")
-    status = _status(at)
-    n = int(status.split(" of ")[1].split(" ")[0])
+    line = status(at)
+    n = int(line.split(" of ")[1].split(" ")[0])
     assert n < 300
     assert any("Early stopping" in c.value for c in at.caption)
     loss = next(f for f in _figures(at) if f["layout"]["title"]["text"].startswith("Loss"))
@@ -314,7 +312,7 @@ def test_subsample_draws_the_left_out_rows_and_first_order_says_least_squares():
 def test_exponential_loss_with_scale_pos_weight():
     at = _app(sample="moons", objective="binary:exponential", scale_pos_weight="2",
               round="3", view="0", node="0")
-    assert "exponential" in _status(at)
+    assert "exponential" in status(at)
     assert at.number_input(key="p_scale_pos_weight").value == 2.0
     assert not at.error
 

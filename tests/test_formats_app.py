@@ -4,14 +4,10 @@ one gets its message and the previous data and model stay on screen."""
 import numpy as np
 import pyarrow as pa
 import pytest
-from apptest import clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
+from apptest import clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 from test_formats import parquet_bytes, xlsx_bytes
 
 from ui import dataset
-
-
-def _status(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
 
 
 def _upload(at, name: str, raw: bytes):
@@ -36,7 +32,7 @@ def test_good_upload_trains(name, make):
     at = _upload(open_app(sample="moons"), name, make(x.tolist(), y.tolist()))
     assert not at.error
     assert at.selectbox(key="target").value == "y"
-    assert _status(at).startswith("#### Round 0 of 20 — train rmse")
+    assert status(at).startswith("#### Round 0 of 20 — train rmse")
     assert f"**{name}**: 40 rows × 2 columns" in " ".join(c.value for c in at.caption)
 
 
@@ -59,4 +55,4 @@ def test_bad_uploads_keep_the_previous_data(name, raw, message):
     at = _upload(open_app(sample="moons"), name, raw)
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "previous data stay loaded" in at.error[0].value
-    assert _status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown
+    assert status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown

@@ -8,15 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
-from apptest import clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
+from apptest import clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
 import boost
 
 ROUNDS = 5
 
 
-def _status(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
 
 
 def _model_and_sample(fmt="ubj"):
@@ -50,14 +48,14 @@ def test_open_a_model_and_step_it_on_the_sample():
     assert not at.error
     info = " ".join(i.value for i in at.info)
     assert "Opened XGBoost model" in info and "recomputed on the sample" in info
-    assert _status(at).startswith(f"#### Round 0 of {ROUNDS} — sample logloss")
+    assert status(at).startswith(f"#### Round 0 of {ROUNDS} — sample logloss")
     at.button(key="step_forward").click().run()
     at.button(key="step_forward").click().run()
     assert at.slider(key="round").value == 2
     # the sample's loss at round 2 is XGBoost's logloss of the first two trees on the sample
     p = model.predict(xgb.DMatrix(X), iteration_range=(0, 2))
     logloss = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
-    shown = float(_status(at).split("sample logloss ")[1])
+    shown = float(status(at).split("sample logloss ")[1])
     assert shown == pytest.approx(logloss, rel=1e-3)
     # the tree of round 2 with the model's own gain (the table under the tree)
     table = next(d.value for d in at.dataframe if "Gain" in d.value.columns
@@ -83,13 +81,13 @@ def test_open_a_model_and_step_it_on_the_sample():
     assert booster is not None and boost.load_model(booster.raw).num_boosted_rounds() == ROUNDS
     # Close: back to training on the sidebar's data
     at.button(key="close_model").click().run()
-    assert "train rmse" in _status(at)
+    assert "train rmse" in status(at)
 
 
 def test_sample_without_target_shows_predictions_only():
     _, raw, sample, _, _ = _model_and_sample("json")
     at = _open(open_app(sample="noisy_1d"), raw, sample, target="", name="m.json")
-    assert "predictions only" in _status(at)
+    assert "predictions only" in status(at)
     at.button(key="last").click().run()
     assert not at.exception and not at.error
     at.segmented_control(key="view").set_value("residuals").run()
@@ -105,13 +103,13 @@ def test_bad_model_files_keep_the_previous_model(bad, message):
     at = _open(open_app(sample="noisy_1d"), bad, sample, name="bad.json")
     assert any(message in e.value and "bad.json" in e.value for e in at.error), \
         [e.value for e in at.error]
-    assert "train rmse" in _status(at)  # the trained model stays
+    assert "train rmse" in status(at)  # the trained model stays
 
 
 def test_sample_missing_a_feature_is_explained_and_an_opened_model_stays():
     _, raw, sample, _, _ = _model_and_sample()
     at = _open(open_app(sample="noisy_1d"), raw, sample)
-    assert "sample logloss" in _status(at)
+    assert "sample logloss" in status(at)
     at.get("file_uploader")[2].set_value(
         ("less.csv", sample.drop(columns="dose").to_csv(index=False).encode(), "text/csv"))
     at.run()
@@ -119,7 +117,7 @@ def test_sample_missing_a_feature_is_explained_and_an_opened_model_stays():
     at.button(key="open_model").click().run()
     error = " ".join(e.value for e in at.error)
     assert "lacks the model's feature(s) dose" in error and "previous model stays" in error
-    assert "sample logloss" in _status(at)
+    assert "sample logloss" in status(at)
 
 
 def test_downloads_give_xgboost_the_model_on_screen():
