@@ -94,11 +94,16 @@ def test_live_sidebar_at_1080p(browser, server):  # noqa: F811
     page.goto(server + "/?sample=moons&round=10&max_depth=5")
     _settled(page)
     expect(_status(page)).to_contain_text("Round 10 of 20", timeout=60_000)
+    page.wait_for_function(f"() => ({LOSS_DATA})() !== null", timeout=60_000)
+    before_losses, before_chart = _losses(page), page.evaluate(LOSS_DATA)
     page.locator(".st-key-p_max_depth").scroll_into_view_if_needed()
     page.locator('.st-key-p_max_depth input[type="range"]').focus()
     page.keyboard.press("ArrowLeft")
     _settled(page)
     expect(page).to_have_url(re.compile(r"[?&]max_depth=4(&|$)"), timeout=30_000)
+    page.wait_for_function(f"(b) => ![null, b].includes(({LOSS_DATA})())", arg=before_chart,
+                           timeout=30_000)
+    assert _losses(page)[0] > before_losses[0]  # depth 4 fits the training rows less than 5
     page.mouse.move(1915, 1075)
     page.wait_for_timeout(800)
     page.screenshot(path=str(LAB_SHOTS / "live-1080p.png"))
