@@ -13,18 +13,13 @@
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import numpy as np
+from common import ROOT, chromium, serve
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def first_chart_seconds(port: int = 8765) -> float:
@@ -33,21 +28,11 @@ def first_chart_seconds(port: int = 8765) -> float:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                    args=CHROMIUM_ARGS)
+        browser = chromium(p)
         page = browser.new_page()
         start = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = serve(port, timeout=300)
         try:
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
             page.goto(f"http://127.0.0.1:{port}/?sample=noisy_1d")
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
             elapsed = time.perf_counter() - start

@@ -21,20 +21,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from common import ROOT, chromium, serve
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 GOAL_MS = 300
 # Installed in the page: the moment the browser takes the key press or click (the change), the
 # script's start and end as the page sees them (Streamlit's script state), and the first
@@ -88,20 +84,6 @@ def knobs():
     return [(name, BY_NAME[name].widget) for name in names]
 
 
-def serve(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(600):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-            return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("the Streamlit server did not answer within 60 s")
 
 
 def move(page, name: str, widget: str, up: bool) -> None:
@@ -122,8 +104,7 @@ def browser_ms(csv: Path, port: int, repeats: int) -> dict[str, list[dict]]:
     proc = serve(port)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                        args=CHROMIUM_ARGS)
+            browser = chromium(p)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(f"http://127.0.0.1:{port}/?round=20&gamma=1&alpha=1")
             page.wait_for_selector(".st-key-loss .js-plotly-plot", timeout=180_000)

@@ -23,8 +23,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from common import chromium
+
 MAX_SESSIONS = 20
 SETTLE_S = 5.0  # after the last chart: let the server finish the run and collect garbage
 
@@ -77,8 +77,7 @@ def main() -> None:
     idle = memory_mib(args.pid, args.container)
     print(f"idle: {idle:.0f} MiB")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                    args=CHROMIUM_ARGS)
+        browser = chromium(p)
         contexts = []
         first = None  # the memory with one session: the engine's kernels are loaded by then
         for count in counts:

@@ -1,4 +1,5 @@
-"""What the benchmark scripts share: the synthetic data and numba's compile time."""
+"""What the benchmark scripts share: the synthetic data, numba's compile time, the app's
+server and Debian's Chromium."""
 
 from __future__ import annotations
 
@@ -6,11 +7,44 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"  # Debian's (never a browser Playwright downloads)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium(playwright):
+    """Debian's Chromium, headless, launched by a ``sync_playwright()`` handle."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                      args=CHROMIUM_ARGS)
+
+
+def serve(port: int, timeout: float = 60.0) -> subprocess.Popen:
+    """``streamlit run app.py`` on 127.0.0.1:``port``, once its health check answers. Stops
+    with a message if the server exits (e.g. the port is taken) or does not answer."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the Streamlit server exited (code {proc.returncode}); is port "
+                             f"{port} taken?")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.terminate()
+    raise SystemExit(f"the Streamlit server did not answer within {timeout:.0f} s")
 
 _COMPILE_SNIPPET = """
 import time

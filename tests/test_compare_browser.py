@@ -13,8 +13,6 @@ CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChar
   .map(r => [r.left, r.right])"""
 
 
-
-
 def _wait(page):
     _settled(page)
     page.wait_for_timeout(1200)  # Plotly draws after the script has finished

@@ -12,10 +12,6 @@ from test_lessons_browser import SMALLEST_FONT
 LAB = SHOTS / "lab"
 
 
-
-
-
-
 def _reading(page):
     return page.locator('[data-testid="stMarkdownContainer"]').filter(
         has_text="train–validation gap").first

@@ -12,8 +12,6 @@ GROWTH = SHOTS / "growth"
 LINK = "/?sample=diabetes&view=growth-order&round=3&tree_method=hist&max_leaves=8&max_depth=0"
 
 
-
-
 def _chart(page):
     return page.locator(".st-key-growth_chart")
 
