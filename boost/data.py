@@ -15,6 +15,11 @@ from .objectives import OBJECTIVES
 MIN_ROWS = 2
 
 
+def default_names(n_features: int) -> list[str]:
+    """XGBoost's names for the columns of an array without names: f0, f1, ..."""
+    return [f"f{i}" for i in range(n_features)]
+
+
 def _non_numeric_columns(frame: pd.DataFrame) -> list[str]:
     bad = []
     for name, dtype in frame.dtypes.items():
@@ -67,7 +72,7 @@ def as_features(X, expected_names: list[str] | None = None, what: str = "X"):
                 f"{what} has dtype {values.dtype}, not numbers. Convert it to a float array "
                 "(non-numeric columns need encoding first)."
             )
-        names = [f"f{i}" for i in range(values.shape[1])]
+        names = default_names(values.shape[1])
     n_samples, n_features = values.shape
     if n_samples == 0:
         raise ValueError(f"{what} has no rows: there is nothing to train on or predict.")

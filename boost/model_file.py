@@ -23,6 +23,7 @@ from numba import njit
 
 from . import objectives, ubjson
 from ._dtypes import FEATURE, INDEX, SUM, WEIGHT
+from .data import default_names
 from .dump import fmt
 from .params import BY_NAME, Params, parse_params
 from .records import NODE_FIELDS
@@ -218,7 +219,7 @@ def _feature_names(learner: dict, n_features: int, name: str) -> list:
                          f"num_feature = {n_features}: the file is inconsistent; {_HELP}.")
     if len(set(names)) != len(names):
         raise ValueError(f"{name} has duplicate feature names; rename them and retrain.")
-    return list(names) or [f"f{i}" for i in range(n_features)]
+    return list(names) or default_names(n_features)
 
 
 _TREE_INTS = ("left_children", "right_children", "split_indices", "parents", "default_left")
@@ -498,14 +499,14 @@ def model_document(parts: ModelParts) -> dict:
         objective[group] = {k: str(v) if isinstance(v, int) else fmt(v)
                             for k, v in zip(names, values, strict=True)}
     names = list(parts.feature_names)
-    default_names = names == [f"f{i}" for i in range(len(names))]  # trained on an array
+    unnamed = names == default_names(len(names))  # trained on an array
     attributes = {} if parts.best_iteration is None else {
         "best_iteration": str(parts.best_iteration), "best_score": repr(float(parts.best_score))}
     g = p.num_output_group
     learner = {
         "attributes": attributes,
-        "feature_names": [] if default_names else names,
-        "feature_types": [] if default_names else ["float"] * len(names),
+        "feature_names": [] if unnamed else names,
+        "feature_types": [] if unnamed else ["float"] * len(names),
         "gradient_booster": {"model": {
             "cats": {"enc": [], "feature_segments": [], "sorted_idx": []},
             "gbtree_model_param": {"num_parallel_tree": "1", "num_trees": str(f.n_trees)},

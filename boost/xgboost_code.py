@@ -11,6 +11,7 @@ same trees (tests/test_model_io.py runs the source and compares the dumps).
 from __future__ import annotations
 
 from . import objectives
+from .data import default_names
 from .params import BY_NAME, PARAMETERS
 from .sampling import ColumnSampler
 
@@ -78,13 +79,13 @@ def retrain_code(params, feature_names, train_args: dict) -> str:
              and (not p.tree_methods or params.tree_method in p.tree_methods)]
     args = ", ".join(f"{p.name}={train_args.get(p.name)!r}" for p in PARAMETERS if p.train_arg)
     names = list(feature_names)
-    default_names = names == [f"f{i}" for i in range(len(names))]
+    unnamed = names == default_names(len(names))
     caveats = ""
     if params.subsample < 1.0 or ColumnSampler.of(params, len(names)).active:
         caveats += _SAMPLING
     if not _xgboost_accepts(names):
         caveats += _UNNAMED
-    named = not default_names and _xgboost_accepts(names)
+    named = not unnamed and _xgboost_accepts(names)
     return _CODE.format(caveats=caveats, params="\n".join(lines),
                         names=repr(names) if named else "None", n_features=len(names),
                         train_args=args)
