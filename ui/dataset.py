@@ -27,6 +27,9 @@ MAX_CELLS = MAX_BYTES // 2  # the most values a CSV of MAX_BYTES holds ("1," eac
 UPLOAD_TYPES = ("csv", "tsv", "txt", "parquet", "xlsx", "xls")  # .xls: to say what to do
 MAX_CATEGORIES = 30  # a text column with more levels is treated as an identifier
 DELIMITERS = [",", ";", "\t", "|"]
+# The app's task names and the engine's (``boost.objectives``' ``task``): one differs.
+ENGINE_TASK = {"regression": "regression", "binary": "binary", "multi-class": "multiclass"}
+APP_TASK = {engine: app for app, engine in ENGINE_TASK.items()}
 TASKS = {"regression": "reg:squarederror", "binary": "binary:logistic",
          "multi-class": "multi:softprob"}
 
@@ -267,8 +270,7 @@ def _objective_for(task: str, objective: str | None, target: str, y: np.ndarray,
     if objective is None:
         return TASKS[task]
     spec = OBJECTIVES.get(objective)
-    wanted = {"regression": "regression", "binary": "binary", "multi-class": "multiclass"}
-    if spec is None or spec.task != wanted[task]:
+    if spec is None or spec.task != ENGINE_TASK[task]:
         raise DataError(
             f"The objective {objective!r} does not fit the {task} task of the target "
             f"{target!r}. Choose one of the {task} objectives, or change the task."

@@ -27,8 +27,6 @@ MODEL_TYPES = ["json", "ubj"]
 NOTE = ("candidate splits recomputed on the sample: the trees show the model's own gain and "
         "cover (from its training rows); G, H, residuals, gradients and every candidate's gain "
         "are the sample's")
-# Views that work on a data sample; the others need the training run (ui/stage.py says so).
-TASKS = {"regression": "regression", "binary": "binary", "multiclass": "multi-class"}
 
 
 class OpenError(ValueError):
@@ -96,7 +94,7 @@ def open_cached(key: tuple, _raw: bytes, _frame: pd.DataFrame):
     n_class = booster.num_groups
     prep = dataset.Prepared(
         X_train=X, y_train=np.full(len(X), np.nan) if y is None else y.astype(float),
-        X_valid=X.iloc[:0], y_valid=np.empty(0), task=TASKS[spec.task],
+        X_valid=X.iloc[:0], y_valid=np.empty(0), task=dataset.APP_TASK[spec.task],
         objective=booster.objective, num_class=n_class,
         class_names=[str(k) for k in range(n_class)] if n_class > 1 else [],
         feature_names=list(X.columns), raw_features=features, notes=notes)

@@ -26,7 +26,7 @@ TASK_HELP = ("What the target is: inferred from the column, or chosen here. It d
 
 def objectives_for(task: str | None) -> tuple[str, ...]:
     """The objectives that fit a task, the task's default first (the order of the spec)."""
-    engine_task = {"multi-class": "multiclass"}.get(task, task)
+    engine_task = dataset.ENGINE_TASK.get(task, task)
     fitting = tuple(n for n, o in OBJECTIVE_SPECS.items() if o.task == engine_task)
     return fitting or tuple(OBJECTIVE_SPECS)
 
