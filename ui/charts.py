@@ -92,9 +92,10 @@ def class_name(shown: Shown, k: int) -> str:
     return names[k] if k < len(names) else str(k)
 
 
-def class_picker(shown: Shown, key: str) -> int:
-    """The class whose trees a view draws: 0, or the one chosen when there are several."""
+def class_picker(shown: Shown, key: str, label: str = "Class", where=st) -> int:
+    """The class whose trees a view draws: 0, or the one chosen (in ``where``) when there
+    are several."""
     if shown.booster.num_groups == 1:
         return 0
-    return st.selectbox("Class", list(range(shown.booster.num_groups)), key=key,
-                        format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    return where.selectbox(label, list(range(shown.booster.num_groups)), key=key,
+                           format_func=lambda k: f"{k}: {class_name(shown, k)}")

@@ -23,7 +23,7 @@ from viz.tree import tree_figure_within
 from viz.tree_diff import KINDS, diff_trees
 
 from .. import pins, url
-from ..charts import class_name, show
+from ..charts import class_picker, show
 from ..state import AppState, Shown
 from ..training import TrainingError, missing_features, tree_frame
 
@@ -149,11 +149,7 @@ def _pick(state: AppState, names: list[str], shown: Shown) -> tuple[str, str, in
     cols = st.columns(3 if shown.booster.num_groups > 1 else 2)
     left = cols[0].selectbox("Left tree", names, key=AppState.compare_left.key)
     right = cols[1].selectbox("Right tree", names, key=AppState.compare_right.key)
-    klass = 0
-    if shown.booster.num_groups > 1:
-        klass = cols[2].selectbox("Class", list(range(shown.booster.num_groups)),
-                                  key="cmp_pin_klass",
-                                  format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    klass = class_picker(shown, "cmp_pin_klass", where=cols[-1])  # the third, if any
     return left, right, klass
 
 

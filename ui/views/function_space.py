@@ -14,7 +14,7 @@ from viz.function_space import (
     make_function_space_figure,
 )
 
-from ..charts import class_name, show
+from ..charts import class_picker, show
 from ..state import AppState, Shown
 
 SLUG = "function-space"
@@ -53,10 +53,7 @@ def render(state: AppState, shown: Shown) -> None:
     if rows[0] == rows[1]:
         st.warning("Pick two different rows: each one is an axis.")
         return
-    klass = 0
-    if booster.num_groups > 1:
-        klass = st.selectbox("Class (its margins)", list(range(booster.num_groups)),
-                             key="fs_klass", format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    klass = class_picker(shown, "fs_klass", "Class (its margins)")
     idx = list(rows)
     w = None if prep.w_train is None else prep.w_train[idx]
     fs = function_space(booster, prep.X_train.iloc[idx], prep.y_train[idx], w, rows, r, klass)

@@ -21,7 +21,7 @@ from viz.pruning import refused as is_refused
 from viz.tree import WIDTH, make_tree_figure, selected_node, tree_figure_within
 from viz.tree_layout import default_collapsed
 
-from ..charts import class_name, show
+from ..charts import class_name, class_picker, show
 from ..state import AppState, Shown
 from ..training import missing_features, node_candidates, tree_frame
 
@@ -43,11 +43,7 @@ def render(state: AppState, shown: Shown) -> None:
         return
     frame = tree_frame(shown.config, booster)
     df = frame[frame.Round == r]
-    klass = 0
-    if booster.num_groups > 1:
-        klass = st.selectbox("Class (one tree per class per round)",
-                             list(range(booster.num_groups)), key=AppState.klass.key,
-                             format_func=lambda k: f"{k}: {class_name(shown, k)}")
+    klass = class_picker(shown, AppState.klass.key, "Class (one tree per class per round)")
     tree = df[df.Class == klass]
     sampling_caption(booster, r, klass)
     node = state.node if state.node in set(tree.Node) else None
