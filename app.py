@@ -86,6 +86,7 @@ def main() -> None:
     elif not presenting:
         if not training.is_live(app):
             panels.stale_note(app, model)
+        panels.engine_note(model)
         for note in model.prep.notes:
             st.caption(":material/info: " + note)
         panels.objective_panel(model)
