@@ -6,9 +6,9 @@ method with each objective through training and every trace accessor, in ``PARTS
 
 numba compiles under a lock per process, so on an empty cache one process uses one core.
 ``warmup(processes=n)`` hands the parts to ``n`` worker processes (``python -m boost.warmup
---worker``), which compile in parallel and write the shared disk cache, and then runs every
-part here, where it now only loads. A worker that fails or dies costs nothing but time: what
-it did not compile is compiled here.
+--worker``), which compile in parallel, write the shared disk cache and say each kernel they
+compile (the progress), and then runs every part here, where it now only loads. A worker
+that fails or dies costs nothing but time: what it did not compile is compiled here.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core import event
 from numba.core.registry import CPUDispatcher as Dispatcher
 
 from .booster import load_model
@@ -121,22 +122,30 @@ def warmup(processes: int | None = None, progress: Progress | None = None) -> fl
     """Compile (or load from numba's disk cache) every kernel; return the seconds it took.
 
     ``processes``: worker processes that compile in parallel first (default: one per core;
-    1 compiles here only). ``progress(done, total, label)`` is called as parts finish:
-    ``total`` is twice the parts with workers (compiled, then loaded here)."""
+    1 compiles here only; none when the cache already holds every kernel).
+    ``progress(done, total, label)`` is called as the work goes: with workers, once per
+    kernel they compile (``label`` its name), then once per part run here."""
     start = time.perf_counter()
     workers = (os.cpu_count() or 1) if processes is None else processes
-    use_workers = workers > 1 and not numba.config.DISABLE_JIT and not cached()
-    total = len(PARTS) * (2 if use_workers else 1)
+    missing = [] if numba.config.DISABLE_JIT else uncached()
+    use_workers = workers > 1 and bool(missing)
+    total = (len(missing) if use_workers else 0) + len(PARTS)
     done = 0
-    if progress:
-        progress(done, total, "")
-    if use_workers:
-        done = _compile_in_workers(workers, lambda k, label: progress and progress(k, total, label))
-    for label, run in PARTS.items():
-        run()
-        done += 1
+
+    def step(label: str) -> None:
+        nonlocal done
+        done = min(done + 1, total)
         if progress:
             progress(done, total, label)
+
+    if progress:
+        progress(0, total, "")
+    if use_workers:
+        _compile_in_workers(workers, step, {_name(k) for k in missing})
+    done = total - len(PARTS)  # a kernel the workers left is compiled below
+    for label, run in PARTS.items():
+        run()
+        step(label)
     return time.perf_counter() - start
 
 
@@ -153,19 +162,29 @@ def kernels() -> list:
     return found
 
 
-def cached() -> bool:
-    """Whether numba's disk cache holds current machine code for every kernel, so that
-    loading it here is quicker than starting workers. (numba's cache index is read through
-    its internals; if they change, this says False and the workers only cost their start.)"""
+def uncached() -> list:
+    """The kernels numba's disk cache holds no current machine code for. (The cache index
+    is read through numba's internals; if they change, every kernel is listed and the
+    workers only cost their start.)"""
     try:
-        return all(kernel._cache._cache_file._load_index() for kernel in kernels())
+        return [k for k in kernels() if not k._cache._cache_file._load_index()]
     except Exception:  # noqa: BLE001 - any doubt: compile in workers
-        return False
+        return kernels()
 
 
-def _compile_in_workers(n: int, report: Callable[[int, str], None]) -> int:
-    """Run every part once in ``n`` worker processes (a shared queue, longest parts first);
-    return how many were run."""
+def cached() -> bool:
+    """Whether numba's disk cache holds machine code for every kernel."""
+    return not uncached()
+
+
+def _name(kernel) -> str:
+    return f"{kernel.py_func.__module__.rpartition('.')[2]}.{kernel.py_func.__qualname__}"
+
+
+def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str]) -> int:
+    """Run every part once in ``n`` worker processes (a shared queue, longest parts first),
+    calling ``step(name)`` the first time a worker says it compiled a kernel in ``wanted``;
+    return how many parts were run."""
     todo: queue.Queue[str] = queue.Queue()
     for label in PARTS:
         todo.put(label)
@@ -173,6 +192,12 @@ def _compile_in_workers(n: int, report: Callable[[int, str], None]) -> int:
     finished = [0]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+
+    def compiled(name: str) -> None:
+        with lock:
+            if name in wanted:
+                wanted.discard(name)
+                step(name)
 
     def serve() -> None:
         try:
@@ -183,22 +208,11 @@ def _compile_in_workers(n: int, report: Callable[[int, str], None]) -> int:
         except OSError:
             return
         with worker:
-            while True:
-                try:
-                    label = todo.get_nowait()
-                except queue.Empty:
-                    break
-                try:
-                    worker.stdin.write(label + "\n")
-                    worker.stdin.flush()
-                    answer = worker.stdout.readline()
-                except OSError:
-                    break
-                if not answer:  # the worker died: what is left is compiled here
-                    break
+            while (label := _next(todo)) is not None:
+                if not _run_part(worker, label, compiled):
+                    break  # the worker died: what is left is compiled by the parent
                 with lock:
                     finished[0] += 1
-                    report(finished[0], label)
             worker.stdin.close()
 
     threads = [threading.Thread(target=serve, name=f"warmup-worker-{i}", daemon=True)
@@ -210,9 +224,46 @@ def _compile_in_workers(n: int, report: Callable[[int, str], None]) -> int:
     return finished[0]
 
 
+def _next(todo: queue.Queue) -> str | None:
+    try:
+        return todo.get_nowait()
+    except queue.Empty:
+        return None
+
+
+def _run_part(worker: subprocess.Popen, label: str, compiled: Callable[[str], None]) -> bool:
+    """Have ``worker`` run part ``label``, passing on the kernels it compiles; False if the
+    worker died."""
+    try:
+        worker.stdin.write(label + "\n")
+        worker.stdin.flush()
+        while line := worker.stdout.readline():
+            kind, _, rest = line.rstrip("\n").partition(" ")
+            if kind == "kernel":
+                compiled(rest)
+            elif kind in ("done", "failed"):
+                return True
+    except OSError:
+        pass
+    return False
+
+
+class _Compiles(event.Listener):
+    """Says each engine kernel a worker compiles: ``kernel <module>.<name>`` on stdout."""
+
+    def on_start(self, ev) -> None:
+        pass
+
+    def on_end(self, ev) -> None:
+        kernel = ev.data["dispatcher"]
+        if kernel.py_func.__module__.startswith(__package__ + "."):
+            print("kernel", _name(kernel), flush=True)
+
+
 def _worker() -> None:
-    """Run the parts named on stdin, one per line; answer each with a line when it is done
-    (or failed: the parent then compiles it itself)."""
+    """Run the parts named on stdin, one per line; say each kernel compiled, and answer each
+    part with a line when it is done (or failed: the parent then compiles it itself)."""
+    event.register("numba:compile", _Compiles())
     for line in sys.stdin:
         label = line.strip()
         try:

@@ -1,9 +1,9 @@
 """The engine on a fresh machine: the plain-Python twin that answers small data while the
 kernels compile (bit-equal to the compiled engine), and the warm-up's worker processes."""
 
+import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -100,20 +100,24 @@ def test_a_warm_cache_loads_here_without_workers():
     assert seen[0] == (0, total) and seen[-1] == (total, total)
 
 
-def test_workers_run_the_parts_they_are_given():
-    """The worker protocol: a part per line in, "done <part>" (or "failed <part> <error>")
-    out; the parent reports each part as it finishes."""
+def test_a_worker_says_each_kernel_it_compiles(tmp_path):
+    """The worker protocol, on an empty cache: a part per line in; out, a line per engine
+    kernel compiled (the progress), then "done <part>" (or "failed <part> <error>")."""
     worker = subprocess.run([sys.executable, "-m", "boost.warmup", "--worker"], cwd=ROOT,
                             input="long columns\nno such part\n", capture_output=True,
-                            text=True, timeout=600)
-    assert worker.stdout.splitlines() == ["done long columns", "failed no such part KeyError"]
-    reported = []
-    lock = threading.Lock()
+                            text=True, timeout=900,
+                            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    lines = worker.stdout.splitlines()
+    assert lines[-2:] == ["done long columns", "failed no such part KeyError"]
+    compiled = {line.split()[1] for line in lines[:-2]}
+    assert all(line.startswith("kernel ") for line in lines[:-2])
+    assert {"sketch._chunk_queue_summary", "hist._build"} <= compiled
+    for name in compiled:  # only the engine's, named as the parent counts them
+        module, _, function = name.partition(".")
+        assert hasattr(getattr(boost, module), function)
 
-    def report(done, label):
-        with lock:
-            reported.append((done, label))
 
-    assert WARMUP._compile_in_workers(2, report) == len(WARMUP.PARTS)
-    assert [d for d, _ in reported] == list(range(1, len(WARMUP.PARTS) + 1))
-    assert sorted(label for _, label in reported) == sorted(WARMUP.PARTS)
+def test_workers_run_every_part_once():
+    steps = []
+    assert WARMUP._compile_in_workers(2, steps.append, set()) == len(WARMUP.PARTS)
+    assert steps == []  # a warm cache: nothing compiled

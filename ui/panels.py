@@ -41,9 +41,9 @@ def engine_note(model: Model) -> None:
     if model.booster.engine is boost:
         return
     status = training.warm_up_engine()
-    st.caption(f":material/hourglass_top: Trained as plain Python while the engine is "
-               f"{status.text()} — the same numbers, bit for bit. Larger data, other "
-               "losses and the Lab wait for the compile.")
+    st.caption(f":material/hourglass_top: Trained as plain Python while the engine compiles "
+               f"(first start only; {status.steps()}) — the same numbers, bit for bit. "
+               "Larger data, other losses and the Lab wait for the compile.")
 
 
 def objective_panel(model: Model) -> None:

@@ -151,7 +151,7 @@ def trained(state: AppState) -> Model | None:
     try:
         engine = engine_for(state.config, state.data.frame)
         text = "Training…" if engine == "compiled" else (
-            f"Training as plain Python while the engine compiles ({warm_up_engine().text()})…")
+            f"Training as plain Python while the engine compiles ({warm_up_engine().steps()})…")
         with st.spinner(text, show_time=True):
             booster, prep = train_cached(state.config, state.data.frame, engine)
     except TrainingError as exc:
@@ -200,8 +200,8 @@ class EngineStatus:
     def update(self, done: int, total: int, label: str) -> None:
         self.done, self.total, self.label = done, total, label
 
-    def text(self) -> str:
-        return f"compiling the engine — first start only, {self.done} of {self.total}"
+    def steps(self) -> str:
+        return f"step {self.done} of {self.total}" if self.total else "starting"
 
 
 @st.cache_resource(show_spinner=False)
@@ -236,9 +236,13 @@ def wait_for_engine(where=st) -> None:
     if status.ready.is_set():
         return
     bar = where.progress(0.0)
+    note = where.caption("Small data with the squared-error losses trains meanwhile, as "
+                         "plain Python.")
     while not status.ready.wait(0.25):
-        bar.progress(status.done / max(status.total, 1), text=status.text().capitalize())
+        bar.progress(status.done / max(status.total, 1),
+                     text=f"Compiling the engine — first start only: {status.steps()}")
     bar.empty()
+    note.empty()
 
 
 def other_model(state: AppState, config: dict, change: str, purpose: str, where=st):
