@@ -10,7 +10,17 @@ sidebar and show two panels in projector type (``ui/present.py``, ``ui/lesson.py
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
+
+# A new server's first run imports pandas, Plotly and the engine, a few seconds on a busy
+# machine: a word on screen first rather than a blank page.
+starting = None
+if "ui.stage" not in sys.modules:
+    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide")
+    starting = st.empty()
+    starting.caption("Starting BoostScope: loading pandas, Plotly and the engine…")
 
 from ui import guide, lesson, opened, panels, pins, present, sidebar, stage, state, training, url
 from ui.lessons import LESSONS
@@ -62,6 +72,8 @@ def main() -> None:
     st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     training.warm_up_engine()
+    if starting is not None:
+        starting.empty()
     app = session()
     sidebar.ensure_data(app)
     if app.lesson:

@@ -19,7 +19,7 @@ import boost
 from boost.objectives import OBJECTIVES
 from boost.params import BY_NAME
 
-from . import dataset, training
+from . import dataset
 from .state import AppState, Data, Model, Opened
 
 METHODS = BY_NAME["tree_method"].choices  # what the candidates are recomputed with
@@ -120,7 +120,6 @@ def model(state: AppState) -> Model | None:
     opened = state.opened
     if opened is None:
         return None
-    training.wait_for_engine()
     try:
         booster, prep = open_cached(key(opened), opened.raw, opened.sample.frame)
     except OpenError as exc:
@@ -134,7 +133,6 @@ def try_open(state: AppState, name: str, raw: bytes, sample: Data, target: str,
     """Open a model file on a sample: on success it is the model on screen (round 0), else
     ``state.open_error`` says why and the previous model stays."""
     opened = Opened(name, dataset.digest(raw), raw, sample, target, method)
-    training.wait_for_engine()
     try:
         with st.spinner("Opening the model…"):
             open_cached(key(opened), raw, sample.frame)

@@ -67,7 +67,6 @@ def run(req: Request, shown: Shown, what: str) -> pd.DataFrame:
         return slot["sweep"]
     prep = shown.prep
     params = {**training.engine_params(shown.config, prep), **dict(req.fixed)}
-    training.wait_for_engine()
     bar = st.progress(0.0, text=f"{what}…")
 
     def progress(done: int, total: int) -> None:  # a rerun (another click) raises in here

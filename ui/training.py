@@ -131,16 +131,25 @@ def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled"):
 
 def engine_for(config: dict, frame: pd.DataFrame) -> str:
     """"compiled" once the engine's kernels are compiled (or loaded); until then "python"
-    for data the plain-Python engine trains in a moment, else the wait for the compile,
-    shown with its progress."""
+    for data the plain-Python engine trains in a moment. Other data trains compiled at once:
+    this process compiles the kernels it needs, alongside the workers."""
     if warm_up_engine().ready.is_set():
         return "compiled"
     prep = prepared(tuple(config[k] for k in _DATA_KEYS), frame)
     if fits_python(prep.objective, len(prep.y_train) + len(prep.y_valid), prep.X_train.shape[1],
                    config["num_boost_round"]):
         return "python"
-    wait_for_engine()
     return "compiled"
+
+
+def training_text(engine: str) -> str:
+    """What the spinner says while a model trains."""
+    status = warm_up_engine()
+    if status.ready.is_set():
+        return "Training…"
+    if engine == "python":
+        return f"Training as plain Python while the engine compiles ({status.steps()})…"
+    return "Compiling the engine for this data (first start only, about a minute), then training…"
 
 
 def trained(state: AppState) -> Model | None:
@@ -150,9 +159,7 @@ def trained(state: AppState) -> Model | None:
         return None
     try:
         engine = engine_for(state.config, state.data.frame)
-        text = "Training…" if engine == "compiled" else (
-            f"Training as plain Python while the engine compiles ({warm_up_engine().steps()})…")
-        with st.spinner(text, show_time=True):
+        with st.spinner(training_text(engine), show_time=True):
             booster, prep = train_cached(state.config, state.data.frame, engine)
     except TrainingError as exc:
         previous = state.last_good
@@ -227,22 +234,6 @@ def warm_up_engine() -> EngineStatus:
     gc.freeze()
     threading.Thread(target=warm_up, name="boost-warmup", daemon=True).start()
     return status
-
-
-def wait_for_engine(where=st) -> None:
-    """Until the engine is compiled: a progress bar saying so (at most a quarter second
-    behind), in ``where``."""
-    status = warm_up_engine()
-    if status.ready.is_set():
-        return
-    bar = where.progress(0.0)
-    note = where.caption("Small data with the squared-error losses trains meanwhile, as "
-                         "plain Python.")
-    while not status.ready.wait(0.25):
-        bar.progress(status.done / max(status.total, 1),
-                     text=f"Compiling the engine — first start only: {status.steps()}")
-    bar.empty()
-    note.empty()
 
 
 def other_model(state: AppState, config: dict, change: str, purpose: str, where=st):
