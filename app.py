@@ -71,9 +71,16 @@ def main() -> None:
     presenting = opening.get("present") == "1" or "lesson" in opening
     st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
-    training.warm_up_engine()
     if starting is not None:
         starting.empty()
+    try:
+        show()
+    finally:  # the engine compiles (or loads) once this first screen is drawn
+        training.warm_up_engine()
+
+
+def show() -> None:
+    """The screen: the sidebar, the notes and the round's stage."""
     app = session()
     sidebar.ensure_data(app)
     if app.lesson:

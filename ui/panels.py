@@ -40,7 +40,7 @@ def engine_note(model: Model) -> None:
     the first minutes of a fresh server, while the kernels compile)."""
     if model.booster.engine is boost:
         return
-    status = training.warm_up_engine()
+    status = training.engine_status()
     st.caption(f":material/hourglass_top: Trained as plain Python while the engine compiles "
                f"(first start only; {status.steps()}) — the same numbers, bit for bit. "
                "Larger data, other losses and the Lab wait for the compile.")

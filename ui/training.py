@@ -133,7 +133,7 @@ def engine_for(config: dict, frame: pd.DataFrame) -> str:
     """"compiled" once the engine's kernels are compiled (or loaded); until then "python"
     for data the plain-Python engine trains in a moment. Other data trains compiled at once:
     this process compiles the kernels it needs, alongside the workers."""
-    if warm_up_engine().ready.is_set():
+    if engine_status().ready.is_set():
         return "compiled"
     prep = prepared(tuple(config[k] for k in _DATA_KEYS), frame)
     if fits_python(prep.objective, len(prep.y_train) + len(prep.y_valid), prep.X_train.shape[1],
@@ -144,7 +144,7 @@ def engine_for(config: dict, frame: pd.DataFrame) -> str:
 
 def training_text(engine: str) -> str:
     """What the spinner says while a model trains."""
-    status = warm_up_engine()
+    status = engine_status()
     if status.ready.is_set():
         return "Training…"
     if engine == "python":
@@ -203,6 +203,8 @@ class EngineStatus:
     def __init__(self) -> None:
         self.done, self.total, self.label = 0, 0, ""
         self.ready = threading.Event()
+        self.lock = threading.Lock()
+        self.started = False
 
     def update(self, done: int, total: int, label: str) -> None:
         self.done, self.total, self.label = done, total, label
@@ -212,17 +214,27 @@ class EngineStatus:
 
 
 @st.cache_resource(show_spinner=False)
-def warm_up_engine() -> EngineStatus:
-    """Once per server: compile (or load from numba's disk cache) every engine kernel in the
-    background, so no click waits for a compile; on an empty cache the compile runs in
-    worker processes (``boost.warmup``), and small data trains as plain Python meanwhile.
+def engine_status() -> EngineStatus:
+    """The server's one compile of the engine (started by ``warm_up_engine``)."""
+    return EngineStatus()
+
+
+def warm_up_engine() -> None:
+    """Once per server, after its first run has drawn its screen: compile (or load from
+    numba's disk cache) every engine kernel in the background, so no later click waits for
+    a compile; on an empty cache in worker processes (``boost.warmup``), while small data
+    trains as plain Python.
 
     Streamlit runs a full garbage collection after every script run; over the engine's
     compiled kernels (a few hundred thousand objects) it took 120 ms of every click, holding
     the lock the server needs to send the redrawn charts. What is loaded now and after the
     warm-up lives as long as the server, so it is moved out of the collector's sight
     (``gc.freeze``); a session's own objects are still collected."""
-    status = EngineStatus()
+    status = engine_status()
+    with status.lock:
+        if status.started:
+            return
+        status.started = True
 
     def warm_up() -> None:
         try:
@@ -233,7 +245,6 @@ def warm_up_engine() -> EngineStatus:
 
     gc.freeze()
     threading.Thread(target=warm_up, name="boost-warmup", daemon=True).start()
-    return status
 
 
 def other_model(state: AppState, config: dict, change: str, purpose: str, where=st):
