@@ -12,7 +12,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import guide, lesson, opened, panels, pins, present, sidebar, stage, state, training, url
+from ui import (
+    guide,
+    housekeeping,
+    lesson,
+    opened,
+    panels,
+    pins,
+    present,
+    sidebar,
+    stage,
+    state,
+    training,
+    url,
+)
 from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
@@ -62,6 +75,7 @@ def main() -> None:
     st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     training.warm_up_engine()
+    housekeeping.start()
     app = session()
     sidebar.ensure_data(app)
     if app.lesson:
