@@ -1,7 +1,7 @@
 """Capacity of one server: many browser sessions at once, the server's memory, and stepping
 while another session trains a large model.
 
-    python benchmarks/bench_load.py [--sessions 20] [--rows 100000] [--rounds 500]
+    python benchmarks/bench_load.py [--sessions 20] [--rows 100000] [--rounds 300]
 
 Starts ``streamlit run app.py`` on 127.0.0.1 and drives it from Debian's Chromium
 (Playwright, one browser, a browser context per session: its own cookies and socket, as a
@@ -22,20 +22,41 @@ is stopped at the end whatever happens.
    session B uploads a ``--rows`` × ``--features`` CSV and trains ``--rounds`` rounds on it
    (``--tree-method``, depth ``--depth``); the delay is the loaded steps' median minus the
    baseline's. The goal: at most 1 s.
+4. **Released.** After the closed sessions' time to live (``--ttl``, the server's
+   ``server.disconnectedSessionTTL``: Streamlit keeps a closed tab's session that long for a
+   reconnect; 120 s by default, 10 s here to keep the run short) and two of the app's
+   sweeps (``ui/housekeeping.py``), the server's memory and what Streamlit says it holds:
+   connected sessions and uploaded bytes (B's upload must be gone).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
+import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pandas as pd
-from common import FINISHED, FIRST_CHART, PROBE, chromium, make_data, rss_mib, serve, updated
+from common import (
+    FINISHED,
+    FIRST_CHART,
+    PROBE,
+    ROOT,
+    chromium,
+    make_data,
+    rss_mib,
+    serve,
+    updated,
+)
+
+sys.path.insert(0, str(ROOT))
+from ui.housekeeping import EVERY_S  # noqa: E402
 
 MAX_SESSIONS = 20
 GOAL_DELAY_MS = 1000
@@ -62,6 +83,25 @@ class PeakMemory:
         return self.peak
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def held(base: str) -> tuple[int, float]:
+    """Streamlit's own count (``/_stcore/metrics``): (connected sessions, MiB of uploaded
+    files the server holds)."""
+    text = urllib.request.urlopen(f"{base}/_stcore/metrics", timeout=10).read().decode()
+    sessions, uploads = 0, 0.0
+    for line in text.splitlines():
+        if line.startswith("active_sessions "):
+            sessions = int(float(line.split()[1]))
+        elif line.startswith('cache_memory_bytes{cache_type="UploadedFileManager"'):
+            uploads += float(line.split()[1]) / 2**20
+    return sessions, uploads
+
+
 async def open_session(browser, url: str, timeout_s: float):
     """A new browser context on ``url``: (context, page, seconds to its first chart)."""
     context = await browser.new_context(viewport=VIEWPORT)
@@ -78,18 +118,23 @@ async def settled(page, timeout_s: float) -> None:
 
 
 async def at_once(browser, url: str, n: int, pid: int, settle: float, timeout_s: float):
-    """Phase 2: ``n`` sessions opened together. (first-chart seconds, peak MiB, after MiB)."""
+    """Phase 2: ``n`` sessions opened together: (first-chart seconds, MiB with all open and
+    idle, peak MiB, MiB after they closed)."""
     sampler = PeakMemory(pid)
     try:
+        cpu, start = cpu_s(pid), time.perf_counter()
         opened = await asyncio.gather(*(open_session(browser, url, timeout_s)
                                         for _ in range(n)))
         await asyncio.gather(*(settled(page, timeout_s) for _, page, _ in opened))
+        print(f"  (the server used {cpu_s(pid) - cpu:.1f} CPU s in the "
+              f"{time.perf_counter() - start:.1f} s until every session's run ended)")
         await asyncio.sleep(settle)  # the sessions open and idle
+        idle = rss_mib(pid)
         await asyncio.gather(*(context.close() for context, _, _ in opened))
         await asyncio.sleep(settle)
     finally:
         peak = sampler.stop()
-    return [seconds for _, _, seconds in opened], peak, rss_mib(pid)
+    return [seconds for _, _, seconds in opened], idle, peak, rss_mib(pid)
 
 
 async def step(page, timeout_s: float) -> tuple[float, float]:
@@ -98,7 +143,7 @@ async def step(page, timeout_s: float) -> tuple[float, float]:
     pressed = time.perf_counter()
     await page.locator(".st-key-step_forward button").click()
     await page.wait_for_function(FINISHED, timeout=timeout_s * 1000)
-    await page.wait_for_function("() => window.probe.done !== null", timeout=timeout_s * 1000)
+    await settled(page, timeout_s)  # the rest of the run (it may end between two frames)
     await page.wait_for_timeout(100)
     return pressed, updated(await page.evaluate("() => window.probe"))
 
@@ -134,10 +179,24 @@ async def stepping(browser, base: str, csv: Path, args) -> tuple[list, list, flo
     return alone, during, end - start
 
 
+async def released(browser, base: str, pid: int, args) -> None:
+    """Phase 4: after the closed sessions' TTL and two sweeps (``ui/housekeeping.py``), one
+    more visitor comes and goes (a disconnect is when Streamlit drops expired sessions):
+    what the server still holds."""
+    wait = args.ttl + 2 * EVERY_S + 5
+    await asyncio.sleep(wait)
+    context, _, _ = await open_session(browser, base, args.timeout)
+    await context.close()
+    await asyncio.sleep(args.settle)
+    sessions, uploads = held(base)
+    print(f"{wait + args.settle:.0f} s after the last sessions closed: {rss_mib(pid):.0f} MiB; "
+          f"Streamlit holds {sessions} connected sessions and {uploads:.1f} MiB of uploads")
+
+
 async def run(args, csv: Path) -> None:
     from playwright.async_api import async_playwright
 
-    proc = serve(args.port)
+    proc = serve(args.port, options=("--server.disconnectedSessionTTL", str(args.ttl)))
     base = f"http://127.0.0.1:{args.port}"
     try:
         idle = rss_mib(proc.pid)
@@ -150,30 +209,35 @@ async def run(args, csv: Path) -> None:
             before = rss_mib(proc.pid)
             print(f"server idle {idle:.0f} MiB; a first session (loads the engine): first "
                   f"chart {first:.1f} s; after it closed: {before:.0f} MiB (the 'before')")
-            seconds, peak, after = await at_once(browser, base, args.sessions, proc.pid,
-                                                 args.settle, args.timeout)
-            report_sessions(args.sessions, seconds, before, peak, after, args.settle)
+            seconds, *memory = await at_once(browser, base, args.sessions, proc.pid,
+                                             args.settle, args.timeout)
+            report_sessions(args, seconds, before, *memory)
             alone, during, train_s = await stepping(browser, base, csv, args)
-            report_stepping(args, alone, during, train_s, rss_mib(proc.pid))
+            sessions, uploads = held(base)
+            report_stepping(args, alone, during, train_s, rss_mib(proc.pid), uploads)
+            await released(browser, base, proc.pid, args)
             await browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
 
 
-def report_sessions(n: int, seconds: list, before: float, peak: float, after: float,
-                    settle: float) -> None:
+def report_sessions(args, seconds: list, before: float, open_: float, peak: float,
+                    after: float) -> None:
+    n = args.sessions
     print(f"{n} sessions opened at once: first chart min {min(seconds):.1f} s, median "
           f"{statistics.median(seconds):.1f} s, max {max(seconds):.1f} s")
-    print(f"server memory: before {before:.0f} MiB, peak {peak:.0f} MiB "
-          f"({(peak - before) / n:.1f} MiB per session), after all closed and {settle:.0f} s "
+    print(f"server memory: before {before:.0f} MiB; all {n} open and idle {open_:.0f} MiB "
+          f"({(open_ - before) / n:.1f} MiB per session); peak {peak:.0f} MiB "
+          f"({(peak - before) / n:.1f} MiB per session); {args.settle:.0f} s after all closed "
           f"{after:.0f} MiB ({after - before:+.0f} MiB)")
 
 
-def report_stepping(args, alone: list, during: list, train_s: float, memory: float) -> None:
+def report_stepping(args, alone: list, during: list, train_s: float, memory: float,
+                    uploads: float) -> None:
     print(f"session B: upload and training of {args.rows:,} × {args.features} "
           f"({args.tree_method}, {args.rounds} rounds, depth {args.depth}): {train_s:.1f} s; "
-          f"server memory then {memory:.0f} MiB")
+          f"server memory then {memory:.0f} MiB, {uploads:.1f} MiB of it B's upload")
     if not during:
         print("session A: no step fell inside B's training (make it longer: --rounds)")
         return
@@ -191,13 +255,15 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=MAX_SESSIONS)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--features", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--tree-method", default="hist", choices=("hist", "approx", "exact"))
     parser.add_argument("--steps", type=int, default=10, help="session A's steps alone")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds to let the server "
                         "settle before reading its memory")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per session")
+    parser.add_argument("--ttl", type=int, default=10, help="the server's "
+                        "disconnectedSessionTTL, s (Streamlit's default is 120)")
+    parser.add_argument("--timeout", type=float, default=240.0, help="seconds per session")
     parser.add_argument("--cap", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--port", type=int, default=8771)
     args = parser.parse_args()
