@@ -22,11 +22,14 @@ is stopped at the end whatever happens.
    session B uploads a ``--rows`` × ``--features`` CSV and trains ``--rounds`` rounds on it
    (``--tree-method``, depth ``--depth``); the delay is the loaded steps' median minus the
    baseline's. The goal: at most 1 s.
-4. **Released.** After the closed sessions' time to live (``--ttl``, the server's
-   ``server.disconnectedSessionTTL``: Streamlit keeps a closed tab's session that long for a
-   reconnect; 120 s by default, 10 s here to keep the run short) and two of the app's
-   sweeps (``ui/housekeeping.py``), the server's memory and what Streamlit says it holds:
-   connected sessions and uploaded bytes (B's upload must be gone).
+4. **Released**, after phase 2 and again after phase 3: once the closed sessions' time to
+   live (``--ttl``, the server's ``server.disconnectedSessionTTL``: Streamlit keeps a closed
+   tab's session that long for a reconnect; 120 s by default, 10 s here to keep the run
+   short) and two of the app's sweeps (``ui/housekeeping.py``) have passed, the server's
+   memory and what Streamlit says it holds: connected sessions and uploaded bytes (B's
+   upload must be gone). Memory Python frees is not always returned to the system at once,
+   and B's model stays in the app's training cache (shared, at most 16 models), so the
+   resident memory after B is not the "before".
 """
 
 from __future__ import annotations
@@ -179,18 +182,19 @@ async def stepping(browser, base: str, csv: Path, args) -> tuple[list, list, flo
     return alone, during, end - start
 
 
-async def released(browser, base: str, pid: int, args) -> None:
-    """Phase 4: after the closed sessions' TTL and two sweeps (``ui/housekeeping.py``), one
-    more visitor comes and goes (a disconnect is when Streamlit drops expired sessions):
-    what the server still holds."""
+async def released(browser, base: str, pid: int, args) -> str:
+    """What the server still holds once the closed sessions' TTL and two of the app's sweeps
+    (``ui/housekeeping.py``) have passed and one more visitor has come and gone (a
+    disconnect is when Streamlit drops the expired sessions)."""
     wait = args.ttl + 2 * EVERY_S + 5
     await asyncio.sleep(wait)
     context, _, _ = await open_session(browser, base, args.timeout)
     await context.close()
     await asyncio.sleep(args.settle)
     sessions, uploads = held(base)
-    print(f"{wait + args.settle:.0f} s after the last sessions closed: {rss_mib(pid):.0f} MiB; "
-          f"Streamlit holds {sessions} connected sessions and {uploads:.1f} MiB of uploads")
+    return (f"{wait + args.settle:.0f} s after they closed: {rss_mib(pid):.0f} MiB "
+            f"(Streamlit holds {sessions} connected sessions and {uploads:.1f} MiB of "
+            "uploads)")
 
 
 async def run(args, csv: Path) -> None:
@@ -212,10 +216,13 @@ async def run(args, csv: Path) -> None:
             seconds, *memory = await at_once(browser, base, args.sessions, proc.pid,
                                              args.settle, args.timeout)
             report_sessions(args, seconds, before, *memory)
+            print(f"  the {args.sessions} sessions released: "
+                  + await released(browser, base, proc.pid, args))
             alone, during, train_s = await stepping(browser, base, csv, args)
             sessions, uploads = held(base)
             report_stepping(args, alone, during, train_s, rss_mib(proc.pid), uploads)
-            await released(browser, base, proc.pid, args)
+            print("  sessions A and B released: "
+                  + await released(browser, base, proc.pid, args))
             await browser.close()
     finally:
         proc.terminate()
