@@ -11,11 +11,12 @@ is stopped at the end whatever happens.
 
 1. **Warm-up.** One session opens and closes: the first loads the engine's compiled kernels
    (once per server; ``bench_replica.py`` shows that cost). The memory then is the "before".
-2. **Sessions at once.** ``--sessions`` sessions open the app at the same moment (the opening
-   sample); each one's first-chart time is from ``page.goto`` to its first drawn Plotly
-   chart. The server's memory (VmRSS of the process and any children) is sampled every 0.2 s
-   in a thread for the peak; the sessions close, and after ``--settle`` seconds the memory is
-   read again ("after").
+2. **Sessions at once** (``--waves`` times). ``--sessions`` sessions open the app at the
+   same moment (the opening sample); each one's first-chart time is from ``page.goto`` to
+   its first drawn Plotly chart. The server's memory (VmRSS of the process and any
+   children) is sampled every 0.2 s in a thread for the peak; the sessions close, and after
+   ``--settle`` seconds the memory is read again ("after"). Also printed: the CPU seconds
+   the server and the browsers used meanwhile (both on this machine's cores).
 3. **Stepping while another session trains.** Session A, on the opening sample, presses
    Step round after round; each step is timed in the page from the click to the redrawn fit
    or loss chart (``common.PROBE``, as ``bench_live.py`` times a knob). First alone, then while
@@ -52,6 +53,7 @@ from common import (
     PROBE,
     ROOT,
     chromium,
+    cpu_s,
     make_data,
     rss_mib,
     serve,
@@ -84,12 +86,6 @@ class PeakMemory:
         self._stop.set()
         self._thread.join()
         return self.peak
-
-
-def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) process ``pid`` has used."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def held(base: str) -> tuple[int, float]:
@@ -125,12 +121,13 @@ async def at_once(browser, url: str, n: int, pid: int, settle: float, timeout_s:
     idle, peak MiB, MiB after they closed)."""
     sampler = PeakMemory(pid)
     try:
-        cpu, start = cpu_s(pid), time.perf_counter()
+        server, browsers, start = cpu_s(pid), cpu_s(os.getpid()), time.perf_counter()
         opened = await asyncio.gather(*(open_session(browser, url, timeout_s)
                                         for _ in range(n)))
         await asyncio.gather(*(settled(page, timeout_s) for _, page, _ in opened))
-        print(f"  (the server used {cpu_s(pid) - cpu:.1f} CPU s in the "
-              f"{time.perf_counter() - start:.1f} s until every session's run ended)")
+        print(f"  CPU used in the {time.perf_counter() - start:.1f} s until every session's "
+              f"run ended: the server {cpu_s(pid) - server:.1f} s, the browsers (and this "
+              f"script) {cpu_s(os.getpid()) - browsers:.1f} s, on {os.cpu_count()} cores")
         await asyncio.sleep(settle)  # the sessions open and idle
         idle = rss_mib(pid)
         await asyncio.gather(*(context.close() for context, _, _ in opened))
@@ -213,11 +210,16 @@ async def run(args, csv: Path) -> None:
             before = rss_mib(proc.pid)
             print(f"server idle {idle:.0f} MiB; a first session (loads the engine): first "
                   f"chart {first:.1f} s; after it closed: {before:.0f} MiB (the 'before')")
-            seconds, *memory = await at_once(browser, base, args.sessions, proc.pid,
-                                             args.settle, args.timeout)
-            report_sessions(args, seconds, before, *memory)
-            print(f"  the {args.sessions} sessions released: "
-                  + await released(browser, base, proc.pid, args))
+            for wave in range(args.waves):  # later waves: is what a wave left reused?
+                if args.waves > 1:
+                    print(f"wave {wave + 1} of {args.waves}:")
+                seconds, *memory = await at_once(browser, base, args.sessions, proc.pid,
+                                                 args.settle, args.timeout)
+                report_sessions(args, seconds, before, *memory)
+                print(f"  the {args.sessions} sessions released: "
+                      + await released(browser, base, proc.pid, args))
+            if args.no_stepping:
+                return
             alone, during, train_s = await stepping(browser, base, csv, args)
             sessions, uploads = held(base)
             report_stepping(args, alone, during, train_s, rss_mib(proc.pid), uploads)
@@ -265,6 +267,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--tree-method", default="hist", choices=("hist", "approx", "exact"))
+    parser.add_argument("--waves", type=int, default=1, help="phase 2 this many times "
+                        "(at most 3)")
+    parser.add_argument("--no-stepping", action="store_true", help="leave out phase 3")
     parser.add_argument("--steps", type=int, default=10, help="session A's steps alone")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds to let the server "
                         "settle before reading its memory")
@@ -276,6 +281,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.sessions <= MAX_SESSIONS:
         raise SystemExit(f"--sessions: from 1 to {MAX_SESSIONS}")
+    if not 1 <= args.waves <= 3:
+        raise SystemExit("--waves: from 1 to 3")
     X, y = make_data(args.rows, args.features)
     frame = pd.DataFrame(X.round(3), columns=[f"x{i}" for i in range(args.features)])
     frame["y"] = y.astype(int)

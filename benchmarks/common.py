@@ -54,20 +54,43 @@ def is_loopback(host: str) -> bool:
     return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
-def rss_mib(pid: int) -> float:
-    """Resident memory (VmRSS) of process ``pid`` and every process under it, in MiB."""
-    total, todo = 0, [pid]
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process under it (that is still running)."""
+    found, todo = [], [pid]
     while todo:
         p = todo.pop()
         try:
-            status = Path(f"/proc/{p}/status").read_text()
             for task in Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
         except (FileNotFoundError, ProcessLookupError):
             continue  # it ended meanwhile
+        found.append(p)
+    return found
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory (VmRSS) of process ``pid`` and every process under it, in MiB."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
         total += next((int(line.split()[1]) for line in status.splitlines()
                        if line.startswith("VmRSS:")), 0)
     return total / 1024
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used by process ``pid`` and the processes under it now."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # A session's first chart: the first Plotly chart the page has drawn.
