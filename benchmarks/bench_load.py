@@ -289,10 +289,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / f"load_{args.rows}x{args.features}.csv"
         frame.to_csv(csv, index=False)
+        from playwright.async_api import TimeoutError as PageTimeout
+
         try:
             asyncio.run(asyncio.wait_for(run(args, csv), args.cap))
         except TimeoutError:
             raise SystemExit(f"stopped: the run took over --cap {args.cap:.0f} s") from None
+        except PageTimeout as exc:
+            raise SystemExit(f"stopped: a page did not answer within --timeout "
+                             f"{args.timeout:.0f} s ({exc.message.splitlines()[0]})") from None
 
 
 if __name__ == "__main__":
