@@ -10,7 +10,17 @@ sidebar and show two panels in projector type (``ui/present.py``, ``ui/lesson.py
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
+
+# A new server's first run imports pandas, Plotly and the engine, a few seconds on a busy
+# machine: a word on screen first rather than a blank page.
+starting = None
+if "ui.stage" not in sys.modules:
+    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide")
+    starting = st.empty()
+    starting.caption("Starting BoostScope: loading pandas, Plotly and the engine…")
 
 from ui import (
     guide,
@@ -76,6 +86,8 @@ def main() -> None:
                        initial_sidebar_state="collapsed" if presenting else "auto")
     training.warm_up_engine()
     housekeeping.start()
+    if starting is not None:
+        starting.empty()
     app = session()
     sidebar.ensure_data(app)
     if app.lesson:
@@ -100,6 +112,7 @@ def main() -> None:
     elif not presenting:
         if not training.is_live(app):
             panels.stale_note(app, model)
+        panels.engine_note(model)
         for note in model.prep.notes:
             st.caption(":material/info: " + note)
         panels.objective_panel(model)

@@ -17,7 +17,7 @@ import sys
 import time
 
 import numpy as np
-from common import ROOT, chromium, serve
+from common import ROOT, chromium, serve, stop
 
 sys.path.insert(0, str(ROOT))
 
@@ -37,7 +37,7 @@ def first_chart_seconds(port: int = 8765) -> float:
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
             elapsed = time.perf_counter() - start
         finally:
-            proc.terminate()
+            stop(proc)
             browser.close()
     return elapsed
 

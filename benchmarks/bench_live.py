@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import FINISHED, PROBE, ROOT, chromium, serve, updated
+from common import FINISHED, PROBE, ROOT, chromium, serve, stop, updated
 
 sys.path.insert(0, str(ROOT))
 GOAL_MS = 300
@@ -103,7 +103,7 @@ def browser_ms(csv: Path, port: int, repeats: int) -> dict[str, list[dict]]:
                         times[name].append(probe)
             browser.close()
     finally:
-        proc.terminate()
+        stop(proc)
     return times
 
 

@@ -57,6 +57,7 @@ from common import (
     make_data,
     rss_mib,
     serve,
+    stop,
     updated,
 )
 
@@ -227,8 +228,7 @@ async def run(args, csv: Path) -> None:
                   + await released(browser, base, proc.pid, args))
             await browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop(proc)
 
 
 def report_sessions(args, seconds: list, before: float, open_: float, peak: float,

@@ -4,6 +4,7 @@ server and its memory, Debian's Chromium and what the page shows (the first char
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,15 +27,18 @@ def chromium(playwright):
                                       args=CHROMIUM_ARGS)
 
 
-def serve(port: int, timeout: float = 60.0, options: tuple = ()) -> subprocess.Popen:
-    """``streamlit run app.py`` on 127.0.0.1:``port``, once its health check answers. Stops
-    with a message if the server exits (e.g. the port is taken) or does not answer.
-    ``options``: more of Streamlit's command-line options (``"--server.x", "value"``)."""
+def serve(port: int, timeout: float = 60.0, *, cwd: Path = ROOT, env: dict | None = None,
+          options: tuple = ()) -> subprocess.Popen:
+    """``streamlit run app.py`` in ``cwd`` on 127.0.0.1:``port``, once its health check
+    answers, in a process group of its own (``stop`` ends it with the engine's compile
+    workers). Stops with a message if the server exits (e.g. the port is taken) or does not
+    answer. ``options``: more of Streamlit's command-line options (``"--server.x", "v"``)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false", *options],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         if proc.poll() is not None:
@@ -45,8 +49,17 @@ def serve(port: int, timeout: float = 60.0, options: tuple = ()) -> subprocess.P
             return proc
         except OSError:
             time.sleep(0.05)
-    proc.terminate()
+    stop(proc)
     raise SystemExit(f"the Streamlit server did not answer within {timeout:.0f} s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """End a ``serve``d server and every process it started."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def is_loopback(host: str) -> bool:
@@ -151,11 +164,12 @@ def make_data(n_samples: int, n_features: int, seed: int = 0):
     return X, (logit > 1.0).astype(np.float32)
 
 
-def compile_times() -> tuple[float, float]:
+def compile_times(repo: Path = ROOT, cache: Path | None = None) -> tuple[float, float]:
     """Seconds to import boost and run ``boost.warmup()`` (every kernel of every tree method)
-    in a fresh process: with an empty numba cache, then with the cache that run left."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+    in a fresh process: with an empty numba cache (``cache``, default a temporary one), then
+    with the cache that run left."""
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(cache or scratch), "PYTHONPATH": str(repo)}
         runs = []
         for _ in range(2):
             out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -109,6 +110,13 @@ class Booster:
         self.train_args = dict(train_args or {})
         # The XGBoost model file the model was read from (None: trained by boost.train).
         self.source = source
+
+    @property
+    def engine(self):
+        """The engine package that made this model: ``boost``, or its plain-Python twin
+        that trains small data while the kernels compile (``coldstart``). Work on the
+        model's arrays (a view's extra predictions, say) goes through it."""
+        return sys.modules[__package__]
 
     def _trace(self, what: str, rows_only: bool = False, target: bool = False
                ) -> TrainingData:

@@ -624,7 +624,7 @@ def _root(X, cols, g, h, position, seg, nodes, rp, cs):
     n_samples, n_features = X.shape
     root_g = np.float64(0.0)
     root_h = np.float64(0.0)
-    any_negative = False
+    any_negative = n_samples < 0  # False, typed as a plain bool (see grow_exact)
     for r in range(n_samples):  # row order, like XGBoost's sums
         if h[r] < 0:
             position[r] = -1
@@ -639,7 +639,8 @@ def _root(X, cols, g, h, position, seg, nodes, rp, cs):
     for r in prange(n_samples):
         gh_row_f[r, WORD_G] = g[r]
         gh_row_f[r, WORD_H] = h[r]
-    parent_sim, allowed = _level_setup(0, 0, 1, nodes, rp, n_features, cs)
+    zero = np.int64(0)
+    parent_sim, allowed = _level_setup(zero, zero, zero + 1, nodes, rp, n_features, cs)
     span = np.empty((n_features, 1, 2), dtype=np.int64)
     tops = np.full((n_features, 1, 2), _NEG_INF32, dtype=np.float32)
     vf_in = seg.vf if any_negative else cols.root_vf
@@ -779,7 +780,7 @@ def _partition_level(cols, seg, vr_in, vi_in, side, nodes, rp, cs, level_start, 
             for li in range(span.shape[1]):
                 nid = level_start + li
                 if nodes.left[nid] != -1:
-                    _split_node(cols, seg, vr_in, vi_in, side, nodes, rp, task, blk, li,
+                    _split_node(cols, seg, vr_in, vi_in, side, nodes, rp, task, np.int64(blk), li,
                                 nodes.left[nid] - level_end, level_end, span, new_span,
                                 parent_sim, allowed, tops, scratch)
     return new_span, tops, parent_sim, allowed
@@ -844,7 +845,9 @@ def grow_exact(X, cols, g, h, position, seg, nodes, rp, cs, max_depth):
     vf_in = seg.vf if any_negative else cols.root_vf
     vi_in = seg.vi if any_negative else cols.root_vi
     side = np.zeros(X.shape[0], dtype=np.uint8)  # each row's child: 0 left, 1 right
-    n_nodes, level_start, level_end = 1, 0, 1
+    # np.int64, not the literals 1, 0, 1: numba types a call on each type a variable passes
+    # through while it infers types, so literals would compile every callee twice.
+    n_nodes, level_start, level_end = np.int64(1), np.int64(0), np.int64(1)
     for d in range(max_depth):
         best = _best_splits(vf_in, cols, seg, nodes, rp, level_start, span, tops, parent_sim,
                             allowed)

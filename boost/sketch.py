@@ -350,7 +350,7 @@ def _feature_summary_rows(col, w, use_w, limit, n_levels, out):
         if qtail == qcap and qv[qtail - 1] != x:
             n_temp = _queue_summary(qv, qw, qtail, temp)
             qtail = 0
-            _push_temp(temp, n_temp, levels, level_size, limit, False)
+            _push_temp(temp, n_temp, levels, level_size, limit, np.bool_(False))
             used = True
         if qtail == 0 or qv[qtail - 1] != x:
             qv[qtail] = x
@@ -360,7 +360,8 @@ def _feature_summary_rows(col, w, use_w, limit, n_levels, out):
             qw[qtail - 1] += wr
     n_out = _queue_summary(qv, qw, qtail, out)
     if used:
-        return _final_summary(levels, level_size, n_levels, out, n_out, limit, False)
+        return _final_summary(levels, level_size, n_levels, out, n_out, limit,
+                              np.bool_(False))
     if n_out > limit:
         n_out = _prune(out.copy(), n_out, limit, out)
     return n_out
@@ -405,8 +406,10 @@ def _feature_summary_sorted(values, w, sum_total, max_bin, limit, n_levels, out)
         size += 1
     levels = np.zeros((n_levels, limit, 4), dtype=np.float32)
     level_size = np.zeros(n_levels, dtype=np.int64)
-    _push_temp(temp, size, levels, level_size, limit, True)
-    return _final_summary(levels, level_size, n_levels, out, 0, limit, True)
+    _push_temp(temp, size, levels, level_size, limit, np.bool_(True))
+    # np.int64/np.bool_, not literals: numba would compile each callee for them alone
+    return _final_summary(levels, level_size, n_levels, out, np.int64(0), limit,
+                          np.bool_(True))
 
 
 @njit(cache=True, nogil=True)
@@ -456,7 +459,8 @@ def _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, skip, out_vals, ou
         n = 0
         if column_size > 0:
             n = _feature_summary_rows(col, w, use_w, limit, n_levels[f], summary)
-        k, mv = _cuts_from_summary(summary, n, column_size, max_bin, out_vals[f], False)
+        k, mv = _cuts_from_summary(summary, n, column_size, max_bin, out_vals[f],
+                                   np.bool_(False))
         out_n[f] = k
         out_min[f] = mv
 
@@ -636,7 +640,8 @@ def _sorted_cuts_kernel(col_ptr, rows, values, weights, max_bin, limits, n_level
                 sum_total += w[k - a]
             n = _feature_summary_sorted(values[a:b], w, sum_total, max_bin, limit,
                                         n_levels[f], summary)
-        k, mv = _cuts_from_summary(summary, n, column_size, max_bin, out_vals[f], True)
+        k, mv = _cuts_from_summary(summary, n, column_size, max_bin, out_vals[f],
+                                   np.bool_(True))
         out_n[f] = k
         out_min[f] = mv
 

@@ -11,6 +11,7 @@ with), reproduced here: median-of-three quicksort down to 16 elements, heapsort 
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 _THRESHOLD = 16
@@ -149,10 +150,11 @@ def std_sort(v, w, n):
     lg = 0
     while (1 << (lg + 1)) <= n:
         lg += 1
-    _introsort_loop(v, w, 0, n, 2 * lg)
+    first = np.int64(0)  # not the literal 0: numba would compile the callee for it alone
+    _introsort_loop(v, w, first, n, 2 * lg)
     if n > _THRESHOLD:
-        _insertion_sort(v, w, 0, _THRESHOLD)
+        _insertion_sort(v, w, first, np.int64(_THRESHOLD))
         for i in range(_THRESHOLD, n):
             _linear_insert(v, w, i)
     else:
-        _insertion_sort(v, w, 0, n)
+        _insertion_sort(v, w, first, n)

@@ -1,62 +1,284 @@
 """Compile every numba kernel once, on tiny data, so the first real request is fast.
 
-numba compiles a kernel the first time it runs (about a minute for the whole engine on a
-fresh machine) and caches the machine code on disk (``cache=True``), after which loading is
-about a second. ``warmup()`` runs each tree method with each objective through training and
-every trace accessor, so an app can pay that cost once at start-up rather than on the first
-click.
+numba compiles a kernel the first time it runs and caches the machine code on disk
+(``cache=True``), after which loading it takes milliseconds. ``warmup()`` runs each tree
+method with each objective through training and every trace accessor, in ``PARTS``.
+
+numba compiles under a lock per process, so on an empty cache one process uses one core.
+``warmup(processes=n)`` hands the parts to ``n`` worker processes (``python -m boost.warmup
+--worker``), which compile in parallel, write the shared disk cache and say each kernel they
+compile (the progress), and then runs every part here, where it now only loads. A worker
+that fails or dies costs nothing but time: what it did not compile is compiled here.
 """
 
 from __future__ import annotations
 
+import os
+import queue
+import subprocess
+import sys
+import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 
+import numba
 import numpy as np
+from numba.core import event
+from numba.core.registry import CPUDispatcher as Dispatcher
 
 from .booster import load_model
+from .candidates import exact_thresholds
 from .training import train
 
+_OBJECTIVES = {"squared error": ("reg:squarederror", {}),
+               "logistic": ("binary:logistic", {}),
+               "softmax": ("multi:softprob", {"num_class": 3})}
 
-def warmup() -> float:
-    """Run every kernel once on tiny data; return the seconds it took."""
-    start = time.perf_counter()
+
+def _data(rows: int = 64):
+    """(X with missing values, X without, weights, regression y, class y, 3-class y)."""
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(64, 3))
+    X = rng.normal(size=(rows, 3))
     X[::7, 1] = np.nan
-    X_dense = rng.normal(size=(64, 3))
-    for objective, extra in (("reg:squarederror", {}), ("binary:logistic", {}),
-                             ("multi:softprob", {"num_class": 3})):
-        if objective == "multi:softprob":
-            y = np.arange(64) % 3
-        else:
-            y = (X_dense[:, 0] > 0).astype(float)
-        for method in ("exact", "hist", "approx"):
-            for data in (X, X_dense):
-                weight = np.linspace(0.5, 1.5, 64) if data is X else None
-                bst = train({"objective": objective, "tree_method": method, "max_depth": 3,
-                             **extra}, data, y, 2, evals=[(data, y, "valid")],
-                            sample_weight=weight)
-            bst.trees_to_dataframe(include_pruned=True)
-            bst.get_dump("text")
-            bst.get_score(importance_type="total_gain")
-            bst.split_candidates(1, 0)
-            bst.split_candidates(2, 0)
-            bst.round_views(1)
-            bst.predict(data, output_margin=True)
-            bst.tree_outputs(data)
-            bst.decision_path(data[0], 1)
+    X_dense = rng.normal(size=(rows, 3))
+    binary = (X_dense[:, 0] > 0).astype(float)
+    return X, X_dense, np.linspace(0.5, 1.5, rows), binary, np.arange(rows) % 3
+
+
+def _trees(objective: str, method: str) -> None:
+    """Train ``method`` with ``objective`` on data with and without missing values and
+    weights, then every trace accessor."""
+    name, extra = _OBJECTIVES[objective]
+    X, X_dense, weight, binary, classes = _data()
+    y = classes if name == "multi:softprob" else binary
+    for data, w in ((X, weight), (X_dense, None)):
+        bst = train({"objective": name, "tree_method": method, "max_depth": 3, **extra},
+                    data, y, 2, evals=[(data, y, "valid")], sample_weight=w)
+    bst.trees_to_dataframe(include_pruned=True)
+    bst.get_dump("text")
+    bst.get_score(importance_type="total_gain")
+    bst.split_candidates(1, 0)
+    bst.split_candidates(2, 0)
+    bst.round_views(1)
+    bst.predict(data, output_margin=True)
+    bst.tree_outputs(data)
+    bst.decision_path(data[0], 1)
+    exact_thresholds(data[:, 0])  # the quantile sketch view's
+
+
+def _model_files() -> None:
+    X, _, _, _, classes = _data()
+    bst = train({"objective": "multi:softprob", "num_class": 3, "max_depth": 3}, X, classes, 2)
     load_model(bst.save_raw("ubj"))  # a model file: its trees checked and walked
-    # The other objectives share the kernels above; sampling and first-order trees add the
-    # row/column draws and the leaf line search.
-    counts = np.arange(64) % 4
+    # hist's leaves re-estimated by absolute error: the file's Newton weights recomputed
+    bst = train({"objective": "reg:absoluteerror", "tree_method": "hist", "max_depth": 2}, X,
+                classes, 1)
+    bst.save_raw("json")
+
+
+def _sampling() -> None:
+    """The other objectives share the kernels above; sampling and first-order trees add the
+    row/column draws and the leaf line search."""
+    X = _data()[0]
+    counts = np.arange(len(X)) % 4
     for method in ("exact", "hist"):
         bst = train({"objective": "count:poisson", "tree_method": method, "max_depth": 3,
                      "subsample": 0.8, "colsample_bynode": 0.7, "boosting": "first_order"},
                     X, counts, 2, evals=[(X, counts, "valid")], early_stopping_rounds=1)
         bst.split_candidates(1, 0)
         bst.round_views(1)
-    # Columns with many more values than the sketch keeps take the sorted (fast) sketch path:
-    # with 2 bins, 200 rows are enough.
-    X_long = rng.normal(size=(200, 2))
+
+
+def _long_columns() -> None:
+    """Columns with many more values than the sketch keeps take the sorted (fast) sketch
+    path: with 2 bins, 200 rows are enough; zeros of both signs take its exact-order
+    fallback."""
+    X_long = np.random.default_rng(0).normal(size=(200, 2))
+    X_long[:20, 1] = 0.0
+    X_long[20:40, 1] = -0.0
     train({"tree_method": "hist", "max_bin": 2, "max_depth": 2}, X_long, X_long[:, 0], 1)
+
+
+def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
+    return f"{method} trees, {objective}", lambda: _trees(objective, method)
+
+
+# Longest first (exact's kernels take the longest to compile), and parts that share kernels
+# apart, so that two workers seldom compile the same kernel at once.
+PARTS: dict[str, Callable[[], None]] = dict([
+    _part("squared error", "exact"),
+    _part("squared error", "hist"),
+    _part("squared error", "approx"),
+    _part("logistic", "exact"),
+    _part("logistic", "hist"),
+    _part("softmax", "hist"),
+    _part("softmax", "exact"),
+    _part("logistic", "approx"),
+    _part("softmax", "approx"),
+    ("sampling and first-order trees", _sampling),
+    ("model files", _model_files),
+    ("long columns", _long_columns),
+])
+
+Progress = Callable[[int, int, str], None]
+
+
+def warmup(processes: int | None = None, progress: Progress | None = None) -> float:
+    """Compile (or load from numba's disk cache) every kernel; return the seconds it took.
+
+    ``processes``: worker processes that compile in parallel first (default: one per core;
+    1 compiles here only; none when the cache already holds every kernel).
+    ``progress(done, total, label)`` is called as the work goes: with workers, once per
+    kernel they compile (``label`` its name), then once per part run here."""
+    start = time.perf_counter()
+    workers = (os.cpu_count() or 1) if processes is None else processes
+    missing = [] if numba.config.DISABLE_JIT else uncached()
+    use_workers = workers > 1 and bool(missing)
+    total = (len(missing) if use_workers else 0) + len(PARTS)
+    done = 0
+
+    def step(label: str) -> None:
+        nonlocal done
+        done = min(done + 1, total)
+        if progress:
+            progress(done, total, label)
+
+    if progress:
+        progress(0, total, "")
+    if use_workers:
+        _compile_in_workers(workers, step, {_name(k) for k in missing})
+    done = total - len(PARTS)  # a kernel the workers left is compiled below
+    for label, run in PARTS.items():
+        run()
+        step(label)
     return time.perf_counter() - start
+
+
+def kernels() -> list:
+    """Every numba kernel of the engine that is compiled on its own (the package imports all
+    its modules; a kernel inlined into its callers has no machine code of its own)."""
+    prefix = __package__ + "."
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name.startswith(prefix):
+            found += [obj for obj in vars(module).values()
+                      if isinstance(obj, Dispatcher) and obj.py_func.__module__ == name
+                      and obj.targetoptions.get("inline") != "always"]
+    return found
+
+
+def uncached() -> list:
+    """The kernels numba's disk cache holds no current machine code for. (The cache index
+    is read through numba's internals; if they change, every kernel is listed and the
+    workers only cost their start.)"""
+    try:
+        return [k for k in kernels() if not k._cache._cache_file._load_index()]
+    except Exception:  # noqa: BLE001 - any doubt: compile in workers
+        return kernels()
+
+
+def cached() -> bool:
+    """Whether numba's disk cache holds machine code for every kernel."""
+    return not uncached()
+
+
+def _name(kernel) -> str:
+    return f"{kernel.py_func.__module__.rpartition('.')[2]}.{kernel.py_func.__qualname__}"
+
+
+def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str]) -> int:
+    """Run every part once in ``n`` worker processes (a shared queue, longest parts first),
+    calling ``step(name)`` the first time a worker says it compiled a kernel in ``wanted``;
+    return how many parts were run."""
+    todo: queue.Queue[str] = queue.Queue()
+    for label in PARTS:
+        todo.put(label)
+    lock = threading.Lock()
+    finished = [0]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+
+    def compiled(name: str) -> None:
+        with lock:
+            if name in wanted:
+                wanted.discard(name)
+                step(name)
+
+    def serve() -> None:
+        try:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", __package__ + ".warmup", "--worker"], env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True, bufsize=1)
+        except OSError:
+            return
+        with worker:
+            while (label := _next(todo)) is not None:
+                if not _run_part(worker, label, compiled):
+                    break  # the worker died: what is left is compiled by the parent
+                with lock:
+                    finished[0] += 1
+            worker.stdin.close()
+
+    threads = [threading.Thread(target=serve, name=f"warmup-worker-{i}", daemon=True)
+               for i in range(min(n, len(PARTS)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return finished[0]
+
+
+def _next(todo: queue.Queue) -> str | None:
+    try:
+        return todo.get_nowait()
+    except queue.Empty:
+        return None
+
+
+def _run_part(worker: subprocess.Popen, label: str, compiled: Callable[[str], None]) -> bool:
+    """Have ``worker`` run part ``label``, passing on the kernels it compiles; False if the
+    worker died."""
+    try:
+        worker.stdin.write(label + "\n")
+        worker.stdin.flush()
+        while line := worker.stdout.readline():
+            kind, _, rest = line.rstrip("\n").partition(" ")
+            if kind == "kernel":
+                compiled(rest)
+            elif kind in ("done", "failed"):
+                return True
+    except OSError:
+        pass
+    return False
+
+
+class _Compiles(event.Listener):
+    """Says each engine kernel a worker compiles: ``kernel <module>.<name>`` on stdout."""
+
+    def on_start(self, ev) -> None:
+        pass
+
+    def on_end(self, ev) -> None:
+        kernel = ev.data["dispatcher"]
+        if kernel.py_func.__module__.startswith(__package__ + "."):
+            print("kernel", _name(kernel), flush=True)
+
+
+def _worker() -> None:
+    """Run the parts named on stdin, one per line; say each kernel compiled, and answer each
+    part with a line when it is done (or failed: the parent then compiles it itself)."""
+    os.nice(10)  # the server that started the workers answers its visitors first
+    event.register("numba:compile", _Compiles())
+    for line in sys.stdin:
+        label = line.strip()
+        try:
+            PARTS[label]()
+            print("done", label, flush=True)
+        except Exception as exc:  # reported, and compiled again by the parent
+            print("failed", label, type(exc).__name__, flush=True)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
+    _worker()

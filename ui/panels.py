@@ -35,6 +35,17 @@ def stale_note(state: AppState, model: Model) -> None:
                "Press **Train** to train the new setting.", icon=":material/update:")
 
 
+def engine_note(model: Model) -> None:
+    """Say so when the model on screen was trained by the plain-Python engine (small data,
+    the first minutes of a fresh server, while the kernels compile)."""
+    if model.booster.engine is boost:
+        return
+    status = training.warm_up_engine()
+    st.caption(f":material/hourglass_top: Trained as plain Python while the engine compiles "
+               f"(first start only; {status.steps()}) — the same numbers, bit for bit. "
+               "Larger data, other losses and the Lab wait for the compile.")
+
+
 def objective_panel(model: Model) -> None:
     """The objective's loss, g and h as formulas; the estimated base_score's warning."""
     booster, config = model.booster, model.config

@@ -6,10 +6,12 @@ from __future__ import annotations
 import gc
 import threading
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import boost
+from boost.coldstart import fits_python, python_engine
 
 from . import dataset, url
 from .state import AppState, Model
@@ -98,8 +100,9 @@ def prepared(columns: tuple, _frame: pd.DataFrame) -> dataset.Prepared:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def train_cached(config: dict, _frame: pd.DataFrame):
-    """Train once per configuration; the result is shared read-only."""
+def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled"):
+    """Train once per configuration; the result is shared read-only. ``engine``: "compiled",
+    or "python" (the same engine as plain Python, bit-equal, while the kernels compile)."""
     prep = prepared(tuple(config[k] for k in _DATA_KEYS), _frame)
     params = engine_params(config, prep)
     evals = eval_sets(prep)
@@ -107,10 +110,12 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     if stopping and not evals:
         raise TrainingError("early stopping watches the validation set, and data with fewer "
                             "than 10 rows has none; set early_stopping_rounds to 0.")
+    module = boost if engine == "compiled" else python_engine()
     try:
-        booster = boost.train(params, prep.X_train, prep.y_train, config["num_boost_round"],
-                              evals=evals, early_stopping_rounds=stopping,
-                              sample_weight=prep.w_train)
+        with np.errstate(all="ignore"):  # plain Python: the kernels' wrapping arithmetic
+            booster = module.train(params, prep.X_train, prep.y_train,
+                                   config["num_boost_round"], evals=evals,
+                                   early_stopping_rounds=stopping, sample_weight=prep.w_train)
     except ValueError as exc:
         raise TrainingError(str(exc)) from None
     except MemoryError:
@@ -124,14 +129,38 @@ def train_cached(config: dict, _frame: pd.DataFrame):
     return booster, prep
 
 
+def engine_for(config: dict, frame: pd.DataFrame) -> str:
+    """"compiled" once the engine's kernels are compiled (or loaded); until then "python"
+    for data the plain-Python engine trains in a moment. Other data trains compiled at once:
+    this process compiles the kernels it needs, alongside the workers."""
+    if warm_up_engine().ready.is_set():
+        return "compiled"
+    prep = prepared(tuple(config[k] for k in _DATA_KEYS), frame)
+    if fits_python(prep.objective, len(prep.y_train) + len(prep.y_valid), prep.X_train.shape[1],
+                   config["num_boost_round"]):
+        return "python"
+    return "compiled"
+
+
+def training_text(engine: str) -> str:
+    """What the spinner says while a model trains."""
+    status = warm_up_engine()
+    if status.ready.is_set():
+        return "Training…"
+    if engine == "python":
+        return f"Training as plain Python while the engine compiles ({status.steps()})…"
+    return "Compiling the engine for this data (first start only, about a minute), then training…"
+
+
 def trained(state: AppState) -> Model | None:
     """The model of the configuration last asked for; the previous good model (and the
     reason) when that one cannot train."""
     if state.config is None:
         return None
     try:
-        with st.spinner("Training…", show_time=True):
-            booster, prep = train_cached(state.config, state.data.frame)
+        engine = engine_for(state.config, state.data.frame)
+        with st.spinner(training_text(engine), show_time=True):
+            booster, prep = train_cached(state.config, state.data.frame, engine)
     except TrainingError as exc:
         previous = state.last_good
         st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
@@ -144,7 +173,7 @@ def train_other(state: AppState, config: dict):
     """A model the view compares with (same data): None if the data changed meanwhile."""
     if state.data is None or config.get("digest") != state.data.digest:
         return None
-    return train_cached(config, state.data.frame)[0]
+    return train_cached(config, state.data.frame, engine_for(config, state.data.frame))[0]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -167,24 +196,44 @@ def node_candidates(config: dict, _booster: boost.Booster, r: int, node: int,
     return _booster.split_candidates(r, node, klass)
 
 
+class EngineStatus:
+    """The server's compile of the engine (``boost.warmup`` in worker processes, then
+    loaded here): its progress, and ``ready`` once every kernel is compiled."""
+
+    def __init__(self) -> None:
+        self.done, self.total, self.label = 0, 0, ""
+        self.ready = threading.Event()
+
+    def update(self, done: int, total: int, label: str) -> None:
+        self.done, self.total, self.label = done, total, label
+
+    def steps(self) -> str:
+        return f"step {self.done} of {self.total}" if self.total else "starting"
+
+
 @st.cache_resource(show_spinner=False)
-def warm_up_engine() -> threading.Thread:
+def warm_up_engine() -> EngineStatus:
     """Once per server: compile (or load from numba's disk cache) every engine kernel in the
-    background, so switching tree method or objective later does not stall a click.
+    background, so no click waits for a compile; on an empty cache the compile runs in
+    worker processes (``boost.warmup``), and small data trains as plain Python meanwhile.
 
     Streamlit runs a full garbage collection after every script run; over the engine's
     compiled kernels (a few hundred thousand objects) it took 120 ms of every click, holding
     the lock the server needs to send the redrawn charts. What is loaded now and after the
     warm-up lives as long as the server, so it is moved out of the collector's sight
     (``gc.freeze``); a session's own objects are still collected."""
+    status = EngineStatus()
+
     def warm_up() -> None:
-        boost.warmup()
-        gc.freeze()
+        try:
+            boost.warmup(progress=status.update)
+        finally:  # a failure here shows where the kernel is used, as a training error
+            gc.freeze()
+            status.ready.set()
 
     gc.freeze()
-    thread = threading.Thread(target=warm_up, name="boost-warmup", daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=warm_up, name="boost-warmup", daemon=True).start()
+    return status
 
 
 def other_model(state: AppState, config: dict, change: str, purpose: str, where=st):

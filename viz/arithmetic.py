@@ -16,7 +16,6 @@ import pandas as pd
 
 from boost import objectives
 from boost.params import parse_params
-from boost.tree import rows_in_node
 
 # How first-order boosting finds each objective's leaf value (boost/leaves.py).
 LINE_SEARCH = {
@@ -134,7 +133,7 @@ def node_rows(booster, round_idx: int, node_id: int, class_idx: int = 0) -> pd.D
     m (the margin), p (the prediction), and the g, h the tree fitted
     (``Booster.tree_gradients``: h = 1 for first-order boosting); w when weighted."""
     t = booster.tree_index(round_idx, class_idx)
-    inside = (rows_in_node(booster.forest, booster.data.X, t, node_id)
+    inside = (booster.engine.tree.rows_in_node(booster.forest, booster.data.X, t, node_id)
               & booster.rows_used(round_idx, class_idx))
     rows = np.nonzero(inside)[0]
     g, h, _ = booster.tree_gradients(round_idx, class_idx)

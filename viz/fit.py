@@ -7,7 +7,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 from boost import Booster, objectives
-from boost.tree import leaf_of_rows
 
 from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
 
@@ -25,7 +24,7 @@ def predictions_at(booster: Booster, X: np.ndarray, round_idx: int) -> np.ndarra
     else:
         margin = booster.predict(X, output_margin=True, iteration_range=(0, round_idx))
         margin = margin.reshape(len(X), -1)
-    return objectives.response(booster.objective, margin)
+    return booster.engine.objectives.response(booster.objective, margin)
 
 
 def _task(booster: Booster) -> str:
@@ -140,8 +139,8 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
         title = f"Prediction surface after round {r}"
     if r > 0 and booster.num_groups == 1:
         # The round's tree partitions the plane into rectangles, one per leaf.
-        leaves = leaf_of_rows(booster.forest, np.ascontiguousarray(mesh, dtype=np.float32),
-                              booster.tree_index(r))
+        mesh = np.ascontiguousarray(mesh, dtype=np.float32)
+        leaves = booster.engine.tree.leaf_of_rows(booster.forest, mesh, booster.tree_index(r))
         z = leaves.reshape(GRID, GRID).astype(float)
         traces.append(go.Contour(
             x=gx, y=gy, z=z, contours={"coloring": "none", "start": z.min() + 0.5,

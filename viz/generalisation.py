@@ -39,7 +39,8 @@ def scores(booster: Booster, margin: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Each row's score (float64) at ``margin`` (n_samples, n_groups)."""
     kind = task(booster)
     if kind == "regression":
-        return (y - objectives.response(booster.objective, margin)).astype(np.float64)
+        response = booster.engine.objectives.response(booster.objective, margin)
+        return (y - response).astype(np.float64)
     if kind == "binary":
         return np.where(y > 0.5, 1.0, -1.0) * margin[:, 0].astype(np.float64)
     rows, label = np.arange(len(y)), y.astype(np.int64)

@@ -74,7 +74,8 @@ def make_waterfall_figure(booster: Booster, x_row: np.ndarray, round_idx: int,
     title = f"{label.capitalize()}: base_score + each tree, rounds 1–{round_idx}"
     o = objectives.spec(booster.objective)
     if o.task == "binary":
-        p = float(objectives.response(booster.objective, np.array([[total]], np.float32))[0])
+        margin = np.array([[total]], np.float32)
+        p = float(booster.engine.objectives.response(booster.objective, margin)[0])
         title += f"<br><sup>margin {total:.4g} → P(y = 1) = {p:.4g}</sup>"
     elif o.task == "multiclass":
         title += f"<br><sup>class {class_idx} log-odds {total:.4g}</sup>"

@@ -14,9 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from boost.candidates import exact_thresholds
-from boost.sketch import hist_cuts
-
 from .theme import PALETTE, layout, sample_rows, short
 
 VALUES = PALETTE[0]
@@ -58,11 +55,13 @@ def sketch_data(booster, f: int, round_idx: int, klass: int = 0) -> SketchData:
     elif method == "hist":
         cuts = booster.cuts()[name]
     else:
-        cuts = hist_cuts(np.ascontiguousarray(X[:, [f]]), w, max_bin).feature_cuts(0)
+        cuts = booster.engine.sketch.hist_cuts(np.ascontiguousarray(X[:, [f]]), w,
+                                               max_bin).feature_cuts(0)
     if size_by is None and booster.objective.startswith(("binary:", "multi:")):
         size_by = booster.round_view(round_idx).hess[:, klass]
-    return SketchData(values=X[:, f], thresholds=exact_thresholds(X[:, f]), cuts=cuts[:-1],
-                      weight=weight, size_by=size_by, max_bin=max_bin, tree=tree)
+    thresholds = booster.engine.candidates.exact_thresholds(X[:, f])
+    return SketchData(values=X[:, f], thresholds=thresholds, cuts=cuts[:-1], weight=weight,
+                      size_by=size_by, max_bin=max_bin, tree=tree)
 
 
 def _vlines(xs: np.ndarray, y0: float, y1: float) -> tuple[list, list]:

@@ -1,0 +1,68 @@
+"""A server started with an empty numba cache, as on a fresh clone: the first screen comes
+from the plain-Python engine and says so; data it does not take says that its kernels are
+being compiled. (How long each takes: benchmarks/bench_cold.py.)"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+from test_browser import ROOT, SHOTS, _free_port, _settled, _status, browser  # noqa: F401
+
+
+@pytest.fixture(scope="module")
+def cold_server(tmp_path_factory):
+    port = _free_port()
+    cache = tmp_path_factory.mktemp("numba-cache")  # empty: nothing compiled yet
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    try:
+        yield url
+    finally:  # the server and its compile workers
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=20)
+
+
+def test_the_first_screen_does_not_wait_for_the_compile(cold_server, browser):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(cold_server)
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
+    note = page.get_by_text("Trained as plain Python while the engine compiles")
+    expect(note).to_be_visible()
+    assert "the same numbers, bit for bit" in note.inner_text()
+    page.locator(".st-key-step_forward button").click()
+    _settled(page)
+    expect(_status(page)).to_contain_text("Round 1 of 20", timeout=30_000)
+    assert page.get_by_test_id("stException").count() == 0
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(SHOTS / "coldstart-720p.png"))
+    page.close()
+
+
+def test_larger_data_says_it_compiles_for_it(cold_server, browser):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(cold_server + "/?sample=diabetes")
+    spinner = page.get_by_test_id("stSpinner")
+    expect(spinner).to_contain_text("Compiling the engine for this data (first start only",
+                                    timeout=30_000)
+    page.screenshot(path=str(SHOTS / "coldstart-waiting-720p.png"))
+    assert page.get_by_test_id("stException").count() == 0
+    page.close()
