@@ -80,12 +80,12 @@ def open_round(app: state.AppState, model: state.Model) -> None:
 
 
 def main() -> None:
+    housekeeping.start()  # once per server: closed tabs' uploads released
     opening = st.query_params
     presenting = opening.get("present") == "1" or "lesson" in opening
     st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     training.warm_up_engine()
-    housekeeping.start()
     if starting is not None:
         starting.empty()
     app = session()
