@@ -22,7 +22,20 @@ if "ui.stage" not in sys.modules:
     starting = st.empty()
     starting.caption("Starting BoostScope: loading pandas, Plotly and the engine…")
 
-from ui import guide, lesson, opened, panels, pins, present, sidebar, stage, state, training, url
+from ui import (
+    guide,
+    housekeeping,
+    lesson,
+    opened,
+    panels,
+    pins,
+    present,
+    sidebar,
+    stage,
+    state,
+    training,
+    url,
+)
 from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
@@ -67,6 +80,7 @@ def open_round(app: state.AppState, model: state.Model) -> None:
 
 
 def main() -> None:
+    housekeeping.start()  # once per server: closed tabs' uploads released
     opening = st.query_params
     presenting = opening.get("present") == "1" or "lesson" in opening
     st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",

@@ -28,42 +28,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import ROOT, chromium, serve, stop
+from common import FINISHED, PROBE, ROOT, chromium, serve, stop, updated
 
 sys.path.insert(0, str(ROOT))
 GOAL_MS = 300
-# Installed in the page: the moment the browser takes the key press or click (the change), the
-# script's start and end as the page sees them (Streamlit's script state), and the first
-# animation frame at which the loss or fit chart holds new data. A change that leaves the
-# model as it was (e.g. a larger min_child_weight no leaf was near) redraws nothing: its
-# update is done when the rerun ends.
-PROBE = """() => {
-    const charts = () => ['loss', 'fit'].map(k => {
-        const plot = document.querySelector(`.st-key-${k} .js-plotly-plot`);
-        return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
-    }).join('|');
-    const probe = window.probe = {armed: false};
-    probe.arm = () => Object.assign(probe, {armed: true, before: charts(), change: null,
-                                           running: null, done: null, charts: null});
-    const mark = () => { if (probe.armed && probe.change === null)
-                             probe.change = performance.now(); };
-    document.addEventListener('keydown', mark, true);
-    document.addEventListener('pointerdown', mark, true);
-    const state = () => document.querySelector('[data-testid="stApp"]')
-        ?.getAttribute('data-test-script-state');
-    const frame = () => {
-        if (probe.armed && probe.change !== null) {
-            const now = performance.now(), s = state();
-            if (probe.running === null && s === 'running') probe.running = now;
-            if (probe.running !== null && probe.done === null && s === 'notRunning')
-                probe.done = now;
-            if (probe.charts === null && charts() !== probe.before) probe.charts = now;
-        }
-        requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-}"""
-FINISHED = "() => window.probe.charts !== null || window.probe.done !== null"
 
 
 def table(rows: int, features: int) -> pd.DataFrame:
@@ -163,12 +131,6 @@ def engine_ms(frame: pd.DataFrame, repeats: int) -> tuple[float, float]:
                   verbose_eval=False)
         theirs.append(time.perf_counter() - start)
     return min(ours) * 1000, min(theirs) * 1000
-
-
-def updated(probe: dict) -> float:
-    """From the change to the redrawn chart (to the rerun's end if nothing was redrawn)."""
-    end = probe["charts"] if probe["charts"] is not None else probe["done"]
-    return end - probe["change"]
 
 
 def main() -> None:

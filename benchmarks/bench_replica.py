@@ -23,19 +23,19 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from common import chromium
+from common import FIRST_CHART, chromium, is_loopback, rss_mib
 
 MAX_SESSIONS = 20
 SETTLE_S = 5.0  # after the last chart: let the server finish the run and collect garbage
 
 
 def memory_mib(pid: int | None, container: str | None) -> float:
-    """The replica's memory in MiB: VmRSS of ``pid``, or docker stats' usage of ``container``."""
+    """The replica's memory in MiB: VmRSS of ``pid`` (and its children), or docker stats'
+    usage of ``container``."""
     if pid is not None:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        raise RuntimeError(f"no VmRSS for process {pid}")
+        if not Path(f"/proc/{pid}").exists():
+            raise SystemExit(f"no process {pid}")
+        return rss_mib(pid)
     out = subprocess.run(["docker", "stats", "--no-stream", "--format", "{{.MemUsage}}",
                           container], capture_output=True, text=True, check=True).stdout
     used = out.split("/")[0].strip()  # "312.4MiB / 23.4GiB"
@@ -52,7 +52,7 @@ def open_session(browser, url: str) -> tuple[object, float, list[str]]:
     page = context.new_page()
     start = time.perf_counter()
     page.goto(url)
-    page.locator(".js-plotly-plot .main-svg").first.wait_for(state="visible", timeout=120_000)
+    page.locator(FIRST_CHART).first.wait_for(state="visible", timeout=120_000)
     seconds = time.perf_counter() - start
     return context, seconds, sorted(c["name"] for c in context.cookies())
 
@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--sessions", default="1,5", help="counts to measure at, e.g. 1,5")
     args = parser.parse_args()
     host = urllib.parse.urlparse(args.url).hostname or ""
-    if not (host == "localhost" or host.startswith("127.") or host == "::1"):
+    if not is_loopback(host):
         raise SystemExit(f"--url must be a loopback address, not {host!r}")
     counts = sorted({int(c) for c in args.sessions.split(",")})
     if not counts or counts[0] < 1 or counts[-1] > MAX_SESSIONS:

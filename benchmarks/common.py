@@ -1,5 +1,5 @@
 """What the benchmark scripts share: the synthetic data, numba's compile time, the app's
-server and Debian's Chromium."""
+server and its memory, Debian's Chromium and what the page shows (the first chart, a redraw)."""
 
 from __future__ import annotations
 
@@ -21,21 +21,22 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 def chromium(playwright):
-    """Debian's Chromium, headless, launched by a ``sync_playwright()`` handle."""
+    """Debian's Chromium, headless, launched by a ``sync_playwright()`` handle (by an
+    ``async_playwright()`` one: a coroutine to await)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                       args=CHROMIUM_ARGS)
 
 
-def serve(port: int, timeout: float = 60.0, *, cwd: Path = ROOT,
-          env: dict | None = None) -> subprocess.Popen:
+def serve(port: int, timeout: float = 60.0, *, cwd: Path = ROOT, env: dict | None = None,
+          options: tuple = ()) -> subprocess.Popen:
     """``streamlit run app.py`` in ``cwd`` on 127.0.0.1:``port``, once its health check
     answers, in a process group of its own (``stop`` ends it with the engine's compile
     workers). Stops with a message if the server exits (e.g. the port is taken) or does not
-    answer."""
+    answer. ``options``: more of Streamlit's command-line options (``"--server.x", "v"``)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
+         "--browser.gatherUsageStats", "false", *options],
         cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     deadline = time.perf_counter() + timeout
@@ -59,6 +60,92 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
     except (ProcessLookupError, subprocess.TimeoutExpired):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (the benchmarks never load another server)."""
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process under it (that is still running)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended meanwhile
+        found.append(p)
+    return found
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory (VmRSS) of process ``pid`` and every process under it, in MiB."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines()
+                       if line.startswith("VmRSS:")), 0)
+    return total / 1024
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used by process ``pid`` and the processes under it now."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+# A session's first chart: the first Plotly chart the page has drawn.
+FIRST_CHART = ".js-plotly-plot .main-svg"
+# Installed in the page: the moment the browser takes the key press or click (the change), the
+# script's start and end as the page sees them (Streamlit's script state), and the first
+# animation frame at which the loss or fit chart holds new data. A change that leaves the
+# model as it was (e.g. a larger min_child_weight no leaf was near) redraws nothing: its
+# update is done when the rerun ends. Arm it (``window.probe.arm()``) before each change.
+PROBE = """() => {
+    const charts = () => ['loss', 'fit'].map(k => {
+        const plot = document.querySelector(`.st-key-${k} .js-plotly-plot`);
+        return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
+    }).join('|');
+    const probe = window.probe = {armed: false};
+    probe.arm = () => Object.assign(probe, {armed: true, before: charts(), change: null,
+                                           running: null, done: null, charts: null});
+    const mark = () => { if (probe.armed && probe.change === null)
+                             probe.change = performance.now(); };
+    document.addEventListener('keydown', mark, true);
+    document.addEventListener('pointerdown', mark, true);
+    const state = () => document.querySelector('[data-testid="stApp"]')
+        ?.getAttribute('data-test-script-state');
+    const frame = () => {
+        if (probe.armed && probe.change !== null) {
+            const now = performance.now(), s = state();
+            if (probe.running === null && s === 'running') probe.running = now;
+            if (probe.running !== null && probe.done === null && s === 'notRunning')
+                probe.done = now;
+            if (probe.charts === null && charts() !== probe.before) probe.charts = now;
+        }
+        requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+}"""
+FINISHED = "() => window.probe.charts !== null || window.probe.done !== null"
+
+
+def updated(probe: dict) -> float:
+    """From the change to the redrawn chart (to the rerun's end if nothing was redrawn), ms."""
+    end = probe["charts"] if probe["charts"] is not None else probe["done"]
+    return end - probe["change"]
 
 _COMPILE_SNIPPET = """
 import time
