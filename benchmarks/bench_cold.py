@@ -28,8 +28,10 @@ from pathlib import Path
 
 from common import ROOT, chromium, compile_times, serve, stop
 
-# What the page shows while it works: Streamlit's spinner and status, and the app's progress.
-STATUS = ('[data-testid="stSpinner"], [data-testid="stStatusWidget"], '
+# What the page shows while it works: the app's first line, Streamlit's spinner and status,
+# progress bars and notes.
+STATUS = ('[data-testid="stCaptionContainer"]:has-text("Starting BoostScope"), '
+          '[data-testid="stSpinner"], [data-testid="stStatusWidget"], '
           '[data-testid="stProgress"], [data-testid="stAlert"]')
 CHART = ".js-plotly-plot .main-svg"
 
