@@ -1,6 +1,8 @@
 """A real browser (Playwright driving Debian's Chromium) against ``streamlit run app.py``."""
 
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -25,28 +27,38 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+def start_server(env=None):
+    """``streamlit run app.py`` on a free loopback port, in a process group of its own (with
+    the engine's compile workers, if it starts them): (process, url) once it answers."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
         try:
             urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            break
+            return proc, url
         except OSError:
             time.sleep(0.5)
-    else:
-        proc.terminate()
-        raise RuntimeError("streamlit did not start")
-    yield url
-    proc.terminate()
+    stop_server(proc)
+    raise RuntimeError("streamlit did not start")
+
+
+def stop_server(proc):
+    os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, url = start_server()
+    yield url
+    stop_server(proc)
 
 
 @pytest.fixture(scope="module")

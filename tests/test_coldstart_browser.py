@@ -3,40 +3,18 @@ from the plain-Python engine and says so; data it does not take says that its ke
 being compiled. (How long each takes: benchmarks/bench_cold.py.)"""
 
 import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect
-from test_browser import ROOT, SHOTS, _free_port, _settled, _status, browser  # noqa: F401
+from test_browser import SHOTS, _settled, _status, browser, start_server, stop_server  # noqa: F401
 
 
 @pytest.fixture(scope="module")
 def cold_server(tmp_path_factory):
-    port = _free_port()
     cache = tmp_path_factory.mktemp("numba-cache")  # empty: nothing compiled yet
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    try:
-        yield url
-    finally:  # the server and its compile workers
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=20)
+    proc, url = start_server(env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    yield url
+    stop_server(proc)  # and its compile workers
 
 
 def test_the_first_screen_does_not_wait_for_the_compile(cold_server, browser):  # noqa: F811
