@@ -3,7 +3,10 @@
 Prints wall time of 100 rounds (depth 6, eta 0.1, 2 threads, binary:logistic) for each
 data size — the best of ``--repeats`` runs of each library, interleaved (the machine is
 shared) —, the ratio XGBoost / BoostScope, the largest margin difference (the two must
-agree), and numba's compile time with a cold and a warm on-disk cache.
+agree), and numba's compile time with a cold and a warm on-disk cache. Then the time of
+``split_candidates`` for the root of a model on ``--candidates`` data (100k x 30: every
+candidate split of 30 features, about 3 million rows of table; the first call also sorts the
+training rows once).
 
     python benchmarks/bench_exact.py                 # 10k x 10 and 100k x 20
     python benchmarks/bench_exact.py --sizes 10000x10 --rounds 20
@@ -56,6 +59,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3,
                         help="interleaved runs per library; the best time is reported")
     parser.add_argument("--skip-compile", action="store_true")
+    parser.add_argument("--candidates", default="100000x30",
+                        help="data for split_candidates' timing (empty: skip)")
     args = parser.parse_args()
     if not args.skip_compile:
         cold, warm = compile_times()
@@ -69,6 +74,30 @@ def main() -> None:
         print(f"{r['size']:>12} {r['boostscope_s']:>10.2f}s {r['xgboost_s']:>8.2f}s "
               f"{r['ratio']:>6.2f}x {r['max_margin_diff']:>13.2e} {str(r['identical_trees']):>10}"
               f"  [{r['runs']}]")
+    if args.candidates:
+        n, f = (int(v) for v in args.candidates.split("x"))
+        first, times, rows = candidates_times(n, f)
+        print(f"split_candidates of the root, {n:,} x {f}: {rows:,} candidates; first call "
+              f"{first * 1000:.0f} ms (sorts the rows once), then "
+              + ", ".join(f"{t * 1000:.0f}" for t in times) + " ms")
+
+
+def candidates_times(n_samples: int, n_features: int, repeats: int = 5):
+    """(the first call's seconds, the next calls', the table's rows) for the root of each
+    round of a 6-round exact model."""
+    import boost
+
+    X, y = make_data(n_samples, n_features)
+    bst = boost.train(PARAMS, X, y, repeats + 1)
+    start = time.perf_counter()
+    bst.split_candidates(1, 0)
+    first = time.perf_counter() - start
+    times = []
+    for r in range(2, repeats + 2):
+        start = time.perf_counter()
+        table = bst.split_candidates(r, 0)
+        times.append(time.perf_counter() - start)
+    return first, times, len(table)
 
 
 if __name__ == "__main__":

@@ -101,6 +101,7 @@ class Booster:
         self.forest = forest
         self.data = data
         self._bins_cache = None
+        self._sorted = None  # exact: the training rows sorted, made by the first candidates
         self._history = history
         self._eval_names = list(eval_names)
         # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
@@ -407,9 +408,11 @@ class Booster:
         split_made = bool(f.feature[sl.start + node_id] != -1)
         allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
         if self._p.tree_method == "exact":
-            rows = np.nonzero(rows_in_node(f, X, t, node_id) & (h >= 0))[0]
-            table = candidates.split_candidates(X, rows, g, h, self.data.need_forward,
-                                                self._p, self.feature_names,
+            in_node = rows_in_node(f, X, t, node_id) & (h >= 0)
+            if self._sorted is None:  # once per model: every node's candidates walk it
+                self._sorted = candidates.sorted_rows(X)
+            table = candidates.split_candidates(self._sorted, in_node, g, h, self._p,
+                                                self.feature_names,
                                                 split_made and f.left[sl.start + node_id] != -1,
                                                 allowed)
             return self._labelled(table)

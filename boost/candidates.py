@@ -11,15 +11,16 @@ extra column ``Bin`` is the last bin that goes left.
 
 from __future__ import annotations
 
-import math
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from numba import njit
+from numba import njit, prange
 
 from . import node_rules as rules
 from . import records as rec
 from ._dtypes import RT_EPS
+from .exact import sort_columns
 from .split_math import similarities, similarity, split_loss_change
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
@@ -49,68 +50,109 @@ def _candidate(c, n, f, thr, forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lam
     return n + 1
 
 
-@njit(cache=True, nogil=True)
-def _enumerate(X, rows, g, h, need_forward, reg_lambda, alpha, mcw, mds):
-    n_rows = rows.shape[0]
-    cap = X.shape[1] * 2 * (n_rows + 1)
-    c = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.float32),
-         np.empty(cap, dtype=np.bool_), np.empty(cap, dtype=np.int64),
-         np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.float64),
-         np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.float64),
-         np.empty(cap, dtype=np.float32), np.empty(cap, dtype=np.bool_))
+@njit(cache=True, nogil=True, parallel=True)
+def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, reg_lambda,
+               alpha, mcw, mds):
+    """Every candidate of the node whose rows ``in_node`` marks, feature by feature in scan
+    order. Each feature's present rows come in ascending order of value, ties by row index,
+    from the training rows sorted once (``exact.SortedColumns``): the order the grower
+    scanned. The features run in parallel, each into a block of its own (``2 * (n_rows +
+    1)`` entries: at most one per row and scan direction, plus the missing-value one), and
+    the blocks are then packed in feature order."""
+    n_features = col_ptr.shape[0] - 1
     pg = np.float64(0.0)
     ph = np.float64(0.0)
-    for r in rows:
-        pg += g[r]
-        ph += h[r]
+    n_rows = 0
+    for r in range(in_node.shape[0]):  # row order, like the grower's sums
+        if in_node[r]:
+            pg += g[r]
+            ph += h[r]
+            n_rows += 1
     psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
-    n = 0
-    for f in range(X.shape[1]):
-        present = np.empty(n_rows, dtype=np.int64)
-        k = 0
-        for r in rows:
-            if not math.isnan(X[r, f]):
-                present[k] = r
-                k += 1
-        present = present[:k]
-        order = np.argsort(X[present, f], kind="mergesort")
-        for forward in (True, False):
-            if forward and not need_forward[f]:
-                continue
-            sg = np.float64(0.0)
-            sh = np.float64(0.0)
-            last = np.float32(0.0)
-            for j in range(k):  # a candidate at each change of value (docs/xgboost-rules.md §3)
-                r = present[order[j]] if forward else present[order[k - 1 - j]]
-                v = X[r, f]
-                if sh != 0.0 and v != last:
-                    n = _candidate(c, n, f, rules.split_threshold(v, last), forward, n_rows, j,
-                                   sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
-                sg += g[r]
-                sh += h[r]
-                last = v
-            if k < n_rows and k > 0:  # every present value one way, the missing the other
-                gap = abs(last) + RT_EPS
-                n = _candidate(c, n, f, last + gap if forward else last - gap, forward, n_rows,
-                               k, sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
-    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
-    return (c_feat[:n], c_thr[:n], c_left[:n], c_nl[:n], c_gl[:n], c_hl[:n], c_gr[:n],
-            c_hr[:n], c_loss[:n], c_valid[:n], psim)
+    block = 2 * (n_rows + 1)
+    c = _new_candidates(n_features * block)
+    counts = np.zeros(n_features, dtype=np.int64)
+    for f in prange(n_features):
+        counts[f] = _feature_candidates(
+            in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
+            sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
+            f * block, pg, ph, psim, reg_lambda, alpha, mcw, mds) - f * block
+    starts = np.zeros(n_features + 1, dtype=np.int64)
+    starts[1:] = np.cumsum(counts)
+    out = _new_candidates(starts[-1])
+    for f in prange(n_features):
+        _copy_block(c, f * block, out, starts[f], counts[f])
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = out
+    return c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid, psim
+
+
+@njit(cache=True, nogil=True)
+def _new_candidates(n):
+    return (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32),
+            np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.float32), np.empty(n, dtype=np.bool_))
+
+
+@njit(cache=True, nogil=True)
+def _copy_block(src, a, dst, b, n):
+    """Entries a..a+n of every array of ``src`` to b..b+n of ``dst``'s."""
+    dst[0][b:b + n] = src[0][a:a + n]
+    dst[1][b:b + n] = src[1][a:a + n]
+    dst[2][b:b + n] = src[2][a:a + n]
+    dst[3][b:b + n] = src[3][a:a + n]
+    dst[4][b:b + n] = src[4][a:a + n]
+    dst[5][b:b + n] = src[5][a:a + n]
+    dst[6][b:b + n] = src[6][a:a + n]
+    dst[7][b:b + n] = src[7][a:a + n]
+    dst[8][b:b + n] = src[8][a:a + n]
+    dst[9][b:b + n] = src[9][a:a + n]
+
+
+@njit(cache=True, nogil=True)
+def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c, n, pg, ph,
+                        psim, reg_lambda, alpha, mcw, mds):
+    """Feature f's candidates, written from entry ``n`` of ``c``; ``rows``, ``values``: the
+    feature's present training rows in ascending order. Returns the entry after the last."""
+    present = np.empty(rows.shape[0], dtype=np.int64)  # the node's, in that order
+    k = 0
+    for j in range(rows.shape[0]):
+        if in_node[rows[j]]:
+            present[k] = j
+            k += 1
+    for forward in (True, False):
+        if forward and not need_forward:
+            continue
+        sg = np.float64(0.0)
+        sh = np.float64(0.0)
+        last = np.float32(0.0)
+        for j in range(k):  # a candidate at each change of value (docs/xgboost-rules.md §3)
+            e = present[j] if forward else present[k - 1 - j]
+            r = rows[e]
+            v = values[e]
+            if sh != 0.0 and v != last:
+                n = _candidate(c, n, f, rules.split_threshold(v, last), forward, n_rows, j,
+                               sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
+            sg += g[r]
+            sh += h[r]
+            last = v
+        if k < n_rows and k > 0:  # every present value one way, the missing the other
+            gap = abs(last) + RT_EPS
+            n = _candidate(c, n, f, last + gap if forward else last - gap, forward, n_rows,
+                           k, sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
+    return n
 
 
 def _mark_best(valid, loss, split_made):
     """The candidate the search picks: the first, in scan order, of the largest valid gains
     (so on equal gains the lower feature and the earlier scan win)."""
     best = np.zeros(len(loss), dtype=bool)
-    if split_made:
-        ok = valid & ~np.isinf(loss)
-        best_loss = np.float32(0.0)
-        best_i = -1
-        for i in np.nonzero(ok)[0]:
-            if loss[i] > best_loss:
-                best_loss, best_i = loss[i], i
-        if best_i >= 0 and best_loss > RT_EPS:
-            best[best_i] = True
+    if split_made and len(loss):
+        gains = np.where(valid & np.isfinite(loss), loss, -np.inf)  # NaN and inf never win
+        i = int(np.argmax(gains))  # the first of the largest
+        if gains[i] > 0 and gains[i] > RT_EPS:
+            best[i] = True
     return best
 
 
@@ -121,7 +163,7 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
     sampled = np.ones(len(feat), dtype=bool) if allowed is None else np.asarray(allowed)[feat]
     sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
     columns = {
-        "Feature": [names[f] for f in feat],
+        "Feature": pd.Categorical.from_codes(feat, categories=list(names)),
         "Threshold": thr.astype(np.float64),
         "DefaultLeft": left,
         "CountLeft": nl,
@@ -142,7 +184,7 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
     if extra:
         columns.update(extra)
         order += list(extra)
-    return pd.DataFrame(columns, columns=order)
+    return pd.DataFrame(columns, columns=order, copy=False)  # fresh arrays: no copy
 
 
 def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names,
@@ -164,18 +206,36 @@ def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names
                   extra={"Bin": split_bin})
 
 
-def split_candidates(X, rows, g, h, need_forward, params, names, split_made: bool,
+class SortedRows(NamedTuple):
+    """Each feature's present rows sorted by value, ties by row index (``exact``'s
+    ``sort_columns``, the order its grower scans): ``rows[col_ptr[f]:col_ptr[f + 1]]`` and
+    their ``values``; ``need_forward[f]``: the forward (missing -> right) scan runs."""
+
+    col_ptr: np.ndarray
+    rows: np.ndarray
+    values: np.ndarray
+    need_forward: np.ndarray
+
+
+def sorted_rows(X: np.ndarray) -> SortedRows:
+    """``X``'s columns sorted once, for every node's candidates."""
+    return SortedRows(*sort_columns(X))
+
+
+def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_made: bool,
                      allowed=None) -> pd.DataFrame:
-    """DataFrame of every candidate split of the node whose rows are ``rows``.
+    """DataFrame of every candidate split of the node whose rows ``in_node`` marks;
+    ``columns``: the training rows sorted (``sorted_rows``).
 
     ``Best`` marks the candidate the exact search picks (only when the node was split):
     the first, in scan order, of the largest valid gains, lower feature index first.
     """
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
-        X, rows.astype(np.int64), g, h, need_forward, reg_lambda, alpha, mcw, mds)
-    return _frame(names, feat, thr, left, nl, len(rows), gl, hl, gr, hr, loss, valid, psim,
-                  params, split_made, allowed)
+        in_node, columns.col_ptr, columns.rows, columns.values, g, h, columns.need_forward,
+        reg_lambda, alpha, mcw, mds)
+    return _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
+                  psim, params, split_made, allowed)
 
 
 def exact_thresholds(values: np.ndarray) -> np.ndarray:

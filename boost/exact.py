@@ -93,7 +93,7 @@ class SortedColumns:
     """
 
     def __init__(self, X: np.ndarray):
-        self.col_ptr, self.rows, self.values, self.need_forward = _sort_columns(X)
+        self.col_ptr, self.rows, self.values, self.need_forward = sort_columns(X)
         # (value, row) words (records.WORD_*): the root segments of every tree.
         self.root_rv = pack_words(self.values, self.rows)
 
@@ -104,7 +104,7 @@ class SortedColumns:
 
 
 @njit(cache=True, nogil=True, parallel=True, error_model="numpy")
-def _sort_columns(X):
+def sort_columns(X):
     n_samples, n_features = X.shape
     counts = np.zeros(n_features, dtype=np.int64)
     for f in prange(n_features):

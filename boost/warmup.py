@@ -131,6 +131,14 @@ def warmup(processes: int | None = None, progress: Progress | None = None) -> fl
     1 compiles here only; none when the cache already holds every kernel).
     ``progress(done, total, label)`` is called as the work goes: with workers, once per
     kernel they compile (``label`` its name), then once per part run here."""
+    with _ONE_AT_A_TIME:  # a second call waits, then finds the cache warm
+        return _warmup(processes, progress)
+
+
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def _warmup(processes: int | None, progress: Progress | None) -> float:
     start = time.perf_counter()
     workers = (os.cpu_count() or 1) if processes is None else processes
     missing = [] if numba.config.DISABLE_JIT else uncached()

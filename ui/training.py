@@ -213,10 +213,13 @@ class EngineStatus:
         return f"step {self.done} of {self.total}" if self.total else "starting"
 
 
-@st.cache_resource(show_spinner=False)
+_ENGINE = EngineStatus()  # one per process (not a cache entry: clearing caches must not
+# start the compile again)
+
+
 def engine_status() -> EngineStatus:
     """The server's one compile of the engine (started by ``warm_up_engine``)."""
-    return EngineStatus()
+    return _ENGINE
 
 
 def warm_up_engine() -> None:
