@@ -13,6 +13,7 @@ from viz.candidates import (
     NOTES_HELP,
     best_per_feature,
     bin_value_ranges,
+    feature_order,
     make_candidates_figure,
     sorted_present,
     top_candidates,
@@ -169,10 +170,10 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
     row = tree[tree.Node == node].iloc[0]
     cand = node_candidates(shown.config, booster, r, node, klass)
     best = cand[cand.Best]
-    drawn = set(cand.Feature[cand.Sampled])
+    drawn = set(feature_order(cand.Feature[cand.Sampled]))
     left, right = st.columns([1, 1.1])
     with left:
-        features = list(dict.fromkeys(cand.Feature)) or booster.feature_names
+        features = feature_order(cand.Feature) or booster.feature_names
         default = best.Feature.iloc[0] if len(best) else features[0]
         feature = st.selectbox("Feature", features, index=features.index(default),
                                key=f"cand_feature_{r}_{klass}_{node}",
