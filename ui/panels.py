@@ -42,7 +42,7 @@ def engine_note(model: Model) -> None:
         return
     status = training.engine_status()
     st.caption(f":material/hourglass_top: Trained as plain Python while the engine compiles "
-               f"(first start only; {status.steps()}) — the same numbers, bit for bit. "
+               f"({status.when()}) — the same numbers, bit for bit. "
                "Larger data, other losses and the Lab wait for the compile.")
 
 

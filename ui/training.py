@@ -148,7 +148,7 @@ def training_text(engine: str) -> str:
     if status.ready.is_set():
         return "Training…"
     if engine == "python":
-        return f"Training as plain Python while the engine compiles ({status.steps()})…"
+        return f"Training as plain Python while the engine compiles ({status.when()})…"
     return "Compiling the engine for this data (first start only, about a minute), then training…"
 
 
@@ -209,8 +209,9 @@ class EngineStatus:
     def update(self, done: int, total: int, label: str) -> None:
         self.done, self.total, self.label = done, total, label
 
-    def steps(self) -> str:
-        return f"step {self.done} of {self.total}" if self.total else "starting"
+    def when(self) -> str:
+        """"first start only", with the compile's step once it has begun."""
+        return "first start only" + (f"; step {self.done} of {self.total}" if self.total else "")
 
 
 _ENGINE = EngineStatus()  # one per process (not a cache entry: clearing caches must not
