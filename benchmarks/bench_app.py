@@ -19,7 +19,7 @@ import sys
 import time
 
 import numpy as np
-from common import ROOT, chromium, serve, stop
+from common import FIRST_CHART, ROOT, chromium, serve, stop
 
 sys.path.insert(0, str(ROOT))
 
@@ -36,7 +36,7 @@ def first_chart_seconds(port: int = 8765) -> float:
         proc = serve(port, timeout=300)
         try:
             page.goto(f"http://127.0.0.1:{port}/?sample=noisy_1d")
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+            page.wait_for_selector(FIRST_CHART, timeout=120_000)
             elapsed = time.perf_counter() - start
         finally:
             stop(proc)

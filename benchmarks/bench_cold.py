@@ -26,14 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, chromium, compile_times, serve, stop
+from common import FIRST_CHART, ROOT, chromium, compile_times, serve, stop
 
 # What the page shows while it works: the app's first line, Streamlit's spinner and status,
 # progress bars and notes.
 STATUS = ('[data-testid="stCaptionContainer"]:has-text("Starting BoostScope"), '
           '[data-testid="stSpinner"], [data-testid="stStatusWidget"], '
           '[data-testid="stProgress"], [data-testid="stAlert"]')
-CHART = ".js-plotly-plot .main-svg"
 
 
 def first_chart(url: str, timeout: float = 300.0) -> tuple[float, float, list[str]]:
@@ -51,7 +50,7 @@ def first_chart(url: str, timeout: float = 300.0) -> tuple[float, float, list[st
         silent = 0.0
         while time.perf_counter() - start < timeout:
             now = time.perf_counter()
-            if page.locator(CHART).count():
+            if page.locator(FIRST_CHART).count():
                 silent = max(silent, now - last_said)
                 browser.close()
                 return now - start, silent, seen

@@ -13,8 +13,10 @@ says which data is small enough, and which objectives compute the same in both f
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import threading
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -68,4 +70,7 @@ def _import_without_jit() -> ModuleType:
         raise
     finally:
         numba.config.DISABLE_JIT = jit_off
+    # numpy warns of what the kernels do on purpose (uint64 hashes that wrap, a 0/0 gain
+    # that is then refused); compiled, nothing warns.
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=re.escape(_NAME) + r"\.")
     return twin

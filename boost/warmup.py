@@ -186,11 +186,6 @@ def uncached() -> list:
         return kernels()
 
 
-def cached() -> bool:
-    """Whether numba's disk cache holds machine code for every kernel."""
-    return not uncached()
-
-
 def _name(kernel) -> str:
     return f"{kernel.py_func.__module__.rpartition('.')[2]}.{kernel.py_func.__qualname__}"
 

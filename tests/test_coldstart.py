@@ -50,10 +50,9 @@ def test_the_twin_trains_the_compiled_engines_model_bit_for_bit(method, objectiv
     params = {"objective": objective, "tree_method": method, "max_depth": 3, "eta": 0.3,
               "gamma": 0.2, "boosting": boosting, "subsample": 0.9, "colsample_bynode": 0.7}
     compiled = boost.train(params, X, y, 4, evals=[(X, y, "valid")])
-    with np.errstate(all="ignore"):
-        plain = python_engine().train(params, X, y, 4, evals=[(X, y, "valid")])
-        plain_candidates = plain.split_candidates(2, 0)
-        plain_margin = plain.predict(X, output_margin=True)
+    plain = python_engine().train(params, X, y, 4, evals=[(X, y, "valid")])
+    plain_candidates = plain.split_candidates(2, 0)
+    plain_margin = plain.predict(X, output_margin=True)
     assert plain.engine is python_engine() and compiled.engine is boost
     assert plain.get_dump(with_stats=True) == compiled.get_dump(with_stats=True)
     assert np.array_equal(_bits(plain_margin), _bits(compiled.predict(X, output_margin=True)))
@@ -88,9 +87,7 @@ def test_every_kernel_is_compiled_by_the_warmup():
     assert len(kernels) > 90
     assert {k.py_func.__qualname__ for k in kernels} >= {"grow_exact", "_build", "_leaves"}
     # Each has machine code in numba's disk cache (a kernel no part reaches would not).
-    missing = [k.py_func.__qualname__ for k in kernels if not k._cache._cache_file._load_index()]
-    assert missing == []
-    assert WARMUP.cached()
+    assert [WARMUP._name(k) for k in WARMUP.uncached()] == []
 
 
 def test_a_warm_cache_loads_here_without_workers():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import threading
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -112,10 +111,9 @@ def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled"):
                             "than 10 rows has none; set early_stopping_rounds to 0.")
     module = boost if engine == "compiled" else python_engine()
     try:
-        with np.errstate(all="ignore"):  # plain Python: the kernels' wrapping arithmetic
-            booster = module.train(params, prep.X_train, prep.y_train,
-                                   config["num_boost_round"], evals=evals,
-                                   early_stopping_rounds=stopping, sample_weight=prep.w_train)
+        booster = module.train(params, prep.X_train, prep.y_train, config["num_boost_round"],
+                               evals=evals, early_stopping_rounds=stopping,
+                               sample_weight=prep.w_train)
     except ValueError as exc:
         raise TrainingError(str(exc)) from None
     except MemoryError:
@@ -201,13 +199,13 @@ class EngineStatus:
     loaded here): its progress, and ``ready`` once every kernel is compiled."""
 
     def __init__(self) -> None:
-        self.done, self.total, self.label = 0, 0, ""
+        self.done, self.total = 0, 0
         self.ready = threading.Event()
         self.lock = threading.Lock()
         self.started = False
 
-    def update(self, done: int, total: int, label: str) -> None:
-        self.done, self.total, self.label = done, total, label
+    def update(self, done: int, total: int, label: str) -> None:  # boost.warmup's progress
+        self.done, self.total = done, total
 
     def when(self) -> str:
         """"first start only", with the compile's step once it has begun."""
