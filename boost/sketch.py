@@ -606,19 +606,23 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     fast = (~np.full(n_features, use_w)) & (counts > 2 * limits)
     _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, fast, out_vals, out_n, out_min)
     todo = np.nonzero(fast)[0]
-    if len(todo):
-        columns = column_major(X, todo)
+    # A few columns at a time: a column-major copy of them all would double X's memory.
+    for batch in np.array_split(todo, -(-len(todo) // _SORT_BATCH)) if len(todo) else ():
+        columns = column_major(X, batch)
 
-        def one(i):
-            f = todo[i]
+        def one(i, batch=batch, columns=columns):
+            f = batch[i]
             out_n[f], out_min[f] = _unweighted_feature(
                 columns[i], int(limits[f]), int(n_levels[f]), int(counts[f]), max_bin,
                 out_vals[f])
 
         # numpy's sort and these kernels release the GIL: one thread per core, per feature.
         with ThreadPoolExecutor(max_workers=numba.get_num_threads()) as pool:
-            list(pool.map(one, range(len(todo))))
+            list(pool.map(one, range(len(batch))))
     return _pack(out_vals, out_n, out_min)
+
+
+_SORT_BATCH = 8  # columns copied out of X at a time by hist_cuts (each copy reads all of X)
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -7,6 +7,7 @@ from conftest import make_data
 from oracle import xgb_margin, xgb_train
 
 import boost
+from boost.data import as_features
 from boost.hist import bin_matrix
 from boost.sketch import hist_cuts
 
@@ -110,10 +111,12 @@ def test_bin_candidates_against_brute_force(method):
     view = bst.round_view(1)
     g = view.grad[:, 0].astype(np.float64)
     h = view.hess[:, 0].astype(np.float64)
-    X32 = bst.data.X
+    X32 = as_features(X)[0]  # hist keeps bin codes, not the values: route by the values here
     tree = bst.trees_to_dataframe().query("Round == 2").set_index("Node")
     for node in (0, 1, 2):
-        rows = np.nonzero(boost.tree.rows_in_node(bst.forest, X32, bst.tree_index(2), node))[0]
+        by_value = boost.tree.rows_in_node(bst.forest, X32, bst.tree_index(2), node)
+        np.testing.assert_array_equal(bst.rows_in_node(2, node), by_value)
+        rows = np.nonzero(by_value)[0]
         cand = bst.split_candidates(2, node)
         G, H = g[rows].sum(), h[rows].sum()
         for row in cand.itertuples():
@@ -149,7 +152,7 @@ def test_approx_resketches_with_hessian_weights():
 def test_hist_cuts_accessor_and_exact_has_none():
     X, y = make_data(seed=25, n=500)
     bst = boost.train({"max_depth": 2}, X, y, 2)
-    indptr, values = _xgb_cuts(bst.data.X)
+    indptr, values = _xgb_cuts(as_features(X)[0])
     for f, (name, cut) in enumerate(bst.cuts().items()):
         np.testing.assert_array_equal(cut, values[indptr[f] + 1:indptr[f + 1]])
         assert name == bst.feature_names[f]
