@@ -299,6 +299,27 @@ class Booster:
             return rows_in_node(self.forest, self.data.X, tree_idx, node_id)
         return binned.rows_in_node(self.forest, rows, self._split_bin(), tree_idx, node_id)
 
+    def feature_values(self, f: int, X=None) -> np.ndarray:
+        """Feature ``f``'s float32 values of the model's rows (NaN = missing). A model trained
+        with hist keeps its rows' bin codes, not their values: give it ``X``, the features it
+        was trained on (array or DataFrame); the column is checked against the kept codes
+        (ValueError if it falls in other bins)."""
+        data = self._trace("feature_values", rows_only=True)
+        if data.X is not None:
+            return data.X[:, f]
+        if X is None:
+            raise ValueError("this hist model keeps its training rows as bin codes, not their "
+                             "values: pass X, the features it was trained on.")
+        column = X.iloc[:, [f]] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, [f]]
+        values = as_features(column, what=f"X column {f}")[0][:, 0]
+        cuts = data.tree_cuts[0].feature_cuts(f)
+        codes = np.minimum(np.searchsorted(cuts, values, side="right"), len(cuts) - 1)
+        codes[np.isnan(values)] = data.binned.missing
+        if len(values) != data.n_samples or not np.array_equal(codes, data.binned.codes[f]):
+            raise ValueError(f"X is not the data this model was trained on: its column {f} "
+                             "does not fall in the bins the model kept.")
+        return values
+
     def rows_in_node(self, round_idx: int, node_id: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the model's rows (training's, or a data sample's) that reach node
         ``node_id`` of the grown tree of round ``round_idx`` (pruned or not)."""

@@ -186,3 +186,39 @@ def test_approx_workspace_stays_small_when_the_bins_change():
     assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
     widths = {int(c.ptrs[-1]) for c in ours.data.tree_cuts}
     assert len(widths) > 1  # the width did change
+
+
+@pytest.mark.parametrize("extra", [
+    {"nan": 0.2}, {"nan": 0.0}, {"nan": 0.1, "max_bin": 300},
+    {"nan": 0.1, "grow_policy": "lossguide", "max_leaves": 9, "max_depth": 0},
+    {"nan": 0.1, "objective": "multi:softprob", "num_class": 3, "subsample": 0.7},
+])
+def test_hist_rows_are_routed_by_their_bins(extra):
+    # hist keeps the bin codes, not the values: every per-row fact recomputed from them
+    # equals the one walked by value (predict on the float rows), bit for bit.
+    extra = dict(extra)
+    nan = extra.pop("nan")
+    objective = extra.setdefault("objective", "binary:logistic")
+    X, y = make_data(seed=31, n=3000, n_features=4, nan=nan, ties=True, objective=objective)
+    X[:, 2] = np.arange(len(X))  # many distinct values: uint16 codes when max_bin > 256
+    bst = boost.train({"tree_method": "hist", "max_depth": 4, **extra}, X, y, 12)
+    assert bst.data.X is None and bst.data.binned.codes.shape == (4, len(y))
+    if "max_bin" in extra:  # codes past 255
+        assert bst.data.binned.codes.dtype == np.uint16 and bst.data.binned.codes.max() > 256
+    X32 = as_features(X)[0]
+    for r in (1, 5, 12):
+        view = bst.round_view(r)
+        margin = bst.predict(X, output_margin=True, iteration_range=(0, r))
+        np.testing.assert_array_equal(view.margin, margin.reshape(view.margin.shape))
+        for k in range(bst.num_groups):
+            t = bst.tree_index(r, k)
+            np.testing.assert_array_equal(view.leaf[:, k], boost.tree.leaf_of_rows(
+                bst.forest, X32, t))
+            for node in range(int(bst.forest.node_slice(t).stop - bst.forest.node_slice(t).start)):
+                np.testing.assert_array_equal(
+                    bst.rows_in_node(r, node, k),
+                    boost.tree.rows_in_node(bst.forest, X32, t, node))
+    np.testing.assert_array_equal(bst.feature_values(2, X), X32[:, 2])
+    if "subsample" not in extra:  # (the draws are BoostScope's own)
+        ref, _ = xgb_train({"tree_method": "hist", "max_depth": 4, **extra}, X, y, 12)
+        assert bst.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
