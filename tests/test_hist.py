@@ -203,6 +203,8 @@ def test_hist_rows_are_routed_by_their_bins(extra):
     X[:, 2] = np.arange(len(X))  # many distinct values: uint16 codes when max_bin > 256
     bst = boost.train({"tree_method": "hist", "max_depth": 4, **extra}, X, y, 12)
     assert bst.data.X is None and bst.data.binned.codes.shape == (4, len(y))
+    with pytest.raises(ValueError):  # the trace's codes are read-only
+        bst.data.binned.codes[0, 0] = 1
     if "max_bin" in extra:  # codes past 255
         assert bst.data.binned.codes.dtype == np.uint16 and bst.data.binned.codes.max() > 256
     X32 = as_features(X)[0]
