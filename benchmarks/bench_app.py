@@ -19,7 +19,7 @@ import sys
 import time
 
 import numpy as np
-from common import FIRST_CHART, ROOT, chromium, serve, stop
+from common import FIRST_CHART, ROOT, chromium, serve, settle_script, stop
 
 sys.path.insert(0, str(ROOT))
 
@@ -131,6 +131,122 @@ def node_click_milliseconds(n_rows: int = 100_000, n_features: int = 30):
         visits.append(times)
     assert not at.exception
     return visits
+
+
+def wide_csv(path, n_rows: int, n_features: int) -> None:
+    """A regression table: ``n_features`` standard normal columns (4 decimals) and y."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n_rows, n_features))
+    y = X[:, 0] * X[:, 1] + np.sin(X[:, 2]) + rng.normal(scale=0.5, size=n_rows)
+    pd.DataFrame(X, columns=[f"x{i}" for i in range(n_features)]).assign(y=y).to_csv(
+        path, index=False, float_format="%.4f")
+
+
+def _timed(page, act) -> float:
+    """ms from the key press or click ``act`` makes to the last change it caused on the
+    page (``common.SETTLE``)."""
+    page.evaluate("() => window.settle.arm()")
+    act()
+    page.wait_for_function("() => window.settle.result !== null", timeout=120_000)
+    result = page.evaluate("() => window.settle.result")
+    return result["last"] - result["change"]
+
+
+def _round_heading(page) -> str:
+    return page.locator("h4").filter(has_text="Round ").first.inner_text()
+
+
+def _tree_points(page):
+    """The tree chart's node markers (split and leaf markers; not the labels)."""
+    return page.locator(".st-key-tree_chart .scatterlayer .trace path.point")
+
+
+def browser_latencies(n_rows: int, n_features: int, method: str, port: int = 8766,
+                      repeats: int = 5) -> dict[str, list[float]]:
+    """In Chromium at 1280x720, on an uploaded ``n_rows`` x ``n_features`` table trained with
+    ``method`` (the app's other defaults: 20 rounds, depth 3): ms from the key press or click
+    to the page's last change for a step (→), a round-slider move (its thumb, →), a view
+    switch (Residuals and gradients, then back to Tree and splits), a node click (a node's first visit,
+    then a second) and Play (the time between rounds at 0.5 s per round)."""
+    import tempfile
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    from ui.views import VIEWS
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        csv = Path(tmp) / f"wide_{n_rows}x{n_features}.csv"
+        wide_csv(csv, n_rows, n_features)
+        proc = serve(port, timeout=300)
+        browser = chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"http://127.0.0.1:{port}/?tree_method={method}")
+            page.wait_for_selector(FIRST_CHART, timeout=180_000)
+            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
+            page.get_by_text(csv.name).first.wait_for(timeout=120_000)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('h4')].some(h => /Round 0 of/"
+                ".test(h.innerText))", timeout=600_000)
+            page.wait_for_timeout(2000)
+            page.evaluate(settle_script())
+            page.evaluate("() => document.activeElement?.blur()")  # keys to the page
+            out["step"] = [_timed(page, lambda: page.keyboard.press("ArrowRight"))
+                           for _ in range(repeats)]
+            thumb = page.locator('.st-key-round input[type="range"]')
+            out["round slider"] = []
+            for _ in range(repeats):
+                thumb.focus()
+                out["round slider"].append(_timed(page, lambda: page.keyboard.press(
+                    "ArrowRight")))
+            view = page.locator(".st-key-view")
+            out["view switch"] = []
+            for _ in range(repeats):
+                for slug in ("residuals", "tree"):
+                    button = view.get_by_role("radio", name=VIEWS[slug].TITLE, exact=True)
+                    out["view switch"].append(_timed(page, button.click))
+            for visit in ("node click, first visit", "node click, second visit"):
+                out[visit] = []
+                for i in range(min(repeats, _tree_points(page).count())):
+                    point = _tree_points(page).nth(i)
+                    point.scroll_into_view_if_needed()
+                    box = point.bounding_box()
+                    out[visit].append(_timed(page, lambda b=box: page.mouse.click(
+                        b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)))
+            out["play, ms a round at 500"] = _play_intervals(page)
+            assert page.get_by_test_id("stException").count() == 0
+        finally:
+            browser.close()
+            stop(proc)
+    return out
+
+
+def _play_intervals(page, rounds: int = 8) -> list[float]:
+    """Play at 0.5 s a round from round 0: ms between the heading's successive rounds."""
+    page.locator(".st-key-first button").click()
+    page.wait_for_function("() => [...document.querySelectorAll('h4')].some(h => "
+                           "/Round 0 of/.test(h.innerText))", timeout=30_000)
+    speed = page.locator('.st-key-speed input[type="range"]')
+    speed.focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")  # 0.25 -> 0.5 s a round
+    page.wait_for_timeout(1500)
+    page.evaluate("""() => { window.ticks = []; let last = '';
+        const watch = () => { const h = [...document.querySelectorAll('h4')]
+            .find(e => /Round \\d+ of/.test(e.innerText));
+          const text = h ? h.innerText.match(/Round \\d+/)[0] : '';
+          if (text !== last) { window.ticks.push(performance.now()); last = text; }
+          requestAnimationFrame(watch); };
+        requestAnimationFrame(watch); }""")
+    page.locator(".st-key-play button").click()
+    page.wait_for_function(f"() => window.ticks.length > {rounds + 1}", timeout=120_000)
+    page.locator(".st-key-play button").click()  # pause
+    ticks = page.evaluate("() => window.ticks")[1:]
+    return [b - a for a, b in zip(ticks[1:], ticks[2:], strict=False)]
 
 
 def learning_rate_seconds(n_rows: int = 10_000, rounds: int = 200) -> float:
