@@ -30,12 +30,14 @@ def _jump(state: AppState, value: int) -> None:
 
 def _toggle_play(state: AppState, n: int) -> None:
     state.playing = not state.playing
+    state.played_at = None
     if state.playing and state.round >= n:
         state.round = 0
     state.rerun_app = True  # the fragment's timer is set on a full run only
 
 
 def _speed_changed(state: AppState) -> None:
+    state.played_at = None
     if state.playing:
         state.rerun_app = True
 
@@ -113,13 +115,20 @@ def _view_stage(state: AppState, shown: Shown) -> None:
 
 
 def advance(state: AppState, n: int) -> None:
-    """While playing, one round further per tick; at the end, stop."""
+    """While playing, the rounds the speed says have passed since the last one (one a tick
+    while the screen keeps up; a redraw slower than the speed skips rounds rather than
+    slowing the lesson down); at the end, stop."""
     if not state.playing:
+        state.played_at = None
         return
     if state.round >= n:
         state.playing = False
         st.rerun(scope="app")
-    state.round = state.round + 1
+    now, speed = time.monotonic(), float(state.speed)
+    due = 1 if state.played_at is None else max(1, int((now - state.played_at) / speed))
+    # the clock keeps the fraction of a round a late tick leaves, never credit from an early one
+    state.played_at = now if state.played_at is None else min(now, state.played_at + due * speed)
+    state.round = min(n, state.round + due)
 
 
 def _round_stage(state: AppState, model: Model) -> None:
