@@ -101,6 +101,16 @@ def wide_csv(path, n_rows: int, n_features: int) -> None:
         path, index=False, float_format="%.4f")
 
 
+def upload(page, csv, n_rows: int, n_columns: int) -> None:
+    """Upload ``csv`` and wait for its model's first screen."""
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
+    page.get_by_text(f"{n_rows:,} rows × {n_columns} columns").first.wait_for(timeout=300_000)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=600_000)
+    page.wait_for_selector(".st-key-fit .js-plotly-plot", timeout=300_000)
+    page.wait_for_timeout(2000)
+
+
 def _timed(page, act) -> float:
     """ms from the key press or click ``act`` makes to the last change it caused on the
     page (``common.SETTLE``)."""
@@ -147,12 +157,7 @@ def browser_latencies(n_rows: int, n_features: int, method: str, port: int = 876
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(f"http://127.0.0.1:{port}/?tree_method={method}")
             page.wait_for_selector(FIRST_CHART, timeout=180_000)
-            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
-            page.get_by_text(csv.name).first.wait_for(timeout=120_000)
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('h4')].some(h => /Round 0 of/"
-                ".test(h.innerText))", timeout=600_000)
-            page.wait_for_timeout(2000)
+            upload(page, csv, n_rows, n_features + 1)
             page.evaluate(settle_script())
             page.evaluate("() => document.activeElement?.blur()")  # keys to the page
             out["step"] = [_timed(page, lambda: page.keyboard.press("ArrowRight"))
@@ -195,8 +200,9 @@ def _play_pace(page, seconds: float = 8.0) -> tuple[float, float]:
                            "/Round 0 of/.test(h.innerText))", timeout=30_000)
     speed = page.locator('.st-key-speed input[type="range"]')
     speed.focus()
-    page.keyboard.press("Home")
-    page.keyboard.press("ArrowRight")  # 0.25 -> 0.5 s a round
+    page.keyboard.press("ArrowLeft")  # the default 1 s a round -> 0.5 s
+    page.wait_for_function("() => document.querySelector('.st-key-speed').innerText"
+                           ".includes('0.5 s')", timeout=30_000)
     page.wait_for_timeout(1500)
     page.evaluate("""() => { window.ticks = []; let last = -1;
         const watch = () => { const h = [...document.querySelectorAll('h4')]
