@@ -104,7 +104,9 @@ def view_stage(state: AppState, shown: Shown) -> None:
     """The chosen view and the shareable URL: a fragment inside the round's, so a click in
     the view (a tree node, a feature) redraws the view alone, not the fit, the loss and the
     controls above it."""
+    start = time.perf_counter()
     _guarded(state, _view_stage, shown)
+    state.view_ms = (time.perf_counter() - start) * 1000
 
 
 def _view_stage(state: AppState, shown: Shown) -> None:
