@@ -176,3 +176,43 @@ def compile_times(repo: Path = ROOT, cache: Path | None = None) -> tuple[float, 
                                  capture_output=True, text=True, check=True)
             runs.append(float(out.stdout.strip().splitlines()[-1]))
     return runs[0], runs[1]
+
+
+# Installed in the page: from the browser taking a key press or click (the change) to the
+# last change of the page it caused (any element added, removed or altered: Streamlit's
+# rerun and Plotly's redraw), once the script has finished and the page has been still for
+# ``quiet`` ms. Arm it (``window.settle.arm()``) before each change; ``window.settle.result``
+# is then {change, last, done} (ms, the page's clock) or null while it is not still.
+SETTLE = """() => {
+    const settle = window.settle = {armed: false, result: null};
+    const state = () => document.querySelector('[data-testid="stApp"]')
+        ?.getAttribute('data-test-script-state');
+    settle.arm = () => Object.assign(settle, {armed: true, change: null, last: null,
+                                              done: null, result: null});
+    const mark = () => { if (settle.armed && settle.change === null)
+                             settle.change = performance.now(); };
+    document.addEventListener('keydown', mark, true);
+    document.addEventListener('pointerdown', mark, true);
+    new MutationObserver(() => { if (settle.armed && settle.change !== null)
+                                     settle.last = performance.now(); })
+        .observe(document.body, {subtree: true, childList: true, attributes: true,
+                                 characterData: true});
+    const tick = () => {
+        if (settle.armed && settle.change !== null) {
+            const now = performance.now();
+            if (settle.done === null && state() === 'notRunning' && settle.last !== null
+                && settle.last > settle.change) settle.done = now;
+            if (settle.done !== null && now - Math.max(settle.last, settle.done) > QUIET) {
+                settle.result = {change: settle.change, last: settle.last, done: settle.done};
+                settle.armed = false;
+            }
+        }
+        requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+}"""
+
+
+def settle_script(quiet_ms: int = 700) -> str:
+    """``SETTLE`` with its stillness window."""
+    return SETTLE.replace("QUIET", str(quiet_ms))

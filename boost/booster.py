@@ -123,6 +123,7 @@ class Booster:
         self._bins_cache = None
         self._split_bins = None  # binned rows: each node's split bin, found when first needed
         self._sorted = None  # exact: the training rows sorted, made by the first candidates
+        self._hist_node = (None, None)  # hist/approx: the last node's candidates (bins)
         self._history = history
         self._eval_names = list(eval_names)
         # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
@@ -458,8 +459,8 @@ class Booster:
                          residual=residual, grad=grad, hess=hess, leaf=leaf,
                          on_sample=self.on_sample)
 
-    def split_candidates(self, round_idx: int, node_id: int, class_idx: int = 0
-                         ) -> pd.DataFrame:
+    def split_candidates(self, round_idx: int, node_id: int, class_idx: int = 0,
+                         features=None) -> pd.DataFrame:
         """Every candidate split of node ``node_id`` of the tree grown in round
         ``round_idx`` (1-based) for class ``class_idx``, as the search saw it.
 
@@ -469,12 +470,49 @@ class Booster:
         blocks it), Best (the split the search chose; for hist/approx also the split gamma
         refused). hist/approx add Bin: the candidates are bins, left = bins 0..Bin.
 
+        ``features``: only these features' candidates (names; exact enumerates only them).
+        ``Best`` is the same as in the whole table: on none of them when the node split on
+        another feature.
+
         With a data sample attached (``with_data``) the candidates are recomputed on the
         sample's rows that reach the node and their G, H (hist/approx: bins sketched on the
         sample); Best is then the sample's best, and the table says so: a column
         RecomputedOnSample (True) and ``attrs["recomputed_on"] == "sample"`` (else
         "training").
         """
+        return self._labelled(self._candidates(round_idx, node_id, class_idx,
+                                               features=self._feature_indices(features)))
+
+    def candidate_summary(self, round_idx: int, node_id: int, class_idx: int = 0,
+                          top: int = 15) -> candidates.CandidateSummary:
+        """What a screen shows of ``split_candidates`` without the whole table (at 100k rows
+        x 30 features a root has millions of candidates): ``.table`` holds, per feature,
+        its best valid candidate, its ``top`` largest valid gains and its first ``top``
+        candidates min_child_weight blocks (the same rows, columns and ``Best`` as the whole
+        table's); ``.counts`` each feature's number of candidates. exact enumerates the
+        candidates without keeping them."""
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+            raise ValueError(f"top = {top!r}: give a whole number of candidates >= 1.")
+        summary = self._candidates(round_idx, node_id, class_idx, top=int(top))
+        return summary._replace(table=self._labelled(summary.table))
+
+    def _feature_indices(self, features) -> np.ndarray | None:
+        """Names to ascending column indices (None: every feature)."""
+        if features is None:
+            return None
+        if isinstance(features, str):
+            features = [features]
+        index = {name: i for i, name in enumerate(self.feature_names)}
+        unknown = [f for f in features if f not in index]
+        if unknown:
+            raise ValueError(f"features {unknown[:5]} are not the model's; its features are "
+                             f"{self.feature_names[:10]}.")
+        return np.array(sorted({index[f] for f in features}), dtype=np.int64)
+
+    def _candidates(self, round_idx: int, node_id: int, class_idx: int, features=None,
+                    top=None):
+        """The node's candidates: a table (``features``: only these indices) or, with
+        ``top``, a ``CandidateSummary``."""
         self._trace("split_candidates", rows_only=True, target=True)
         t = self.tree_index(round_idx, class_idx)
         sl = self.forest.node_slice(t)
@@ -484,19 +522,47 @@ class Booster:
                 f"node_id = {node_id!r} is not a node of tree {t}: it has nodes 0..{n_nodes - 1}."
             )
         node_id = int(node_id)
-        g, h, active = self.tree_gradients(round_idx, class_idx)
+        if self._p.tree_method != "exact":
+            return self._hist_table(round_idx, node_id, class_idx, features, top)
+        g, h, _ = self.tree_gradients(round_idx, class_idx)
         f = self.forest
+        split_feature = int(f.feature[sl.start + node_id])
+        allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
+        in_node = self._in_node(t, node_id) & (h >= 0)
+        if self._sorted is None:  # once per model: every node's candidates walk it
+            self._sorted = candidates.sorted_rows(self.data.X)
+        split_made = split_feature != -1 and f.left[sl.start + node_id] != -1
+        args = (self._sorted, in_node, g, h, self._p, self.feature_names)
+        if top is not None:
+            return candidates.candidate_summary(*args, split_made, allowed, top=top)
+        # Best is the whole table's: on these features only if the node split on one
+        split_made = split_made and (features is None or split_feature in features)
+        return candidates.split_candidates(*args, split_made, allowed, features=features)
+
+    def _hist_table(self, round_idx: int, node_id: int, class_idx: int, features, top):
+        """hist/approx: the node's bin candidates (the last node's kept, so its summary and
+        then its curve replay the histogram once), whole, filtered or summarised."""
+        t = self.tree_index(round_idx, class_idx)
+        if self._hist_node[0] == (t, node_id):
+            table = self._hist_node[1]
+        else:
+            table = self._hist_candidates(round_idx, node_id, class_idx)
+            self._hist_node = ((t, node_id), table)
+        if top is not None:
+            return candidates.summary_of(table, self.feature_names, top)
+        if features is not None:  # a few hundred bins a feature: the whole table, filtered
+            table = table[np.isin(table.Feature.cat.codes, features)].reset_index(drop=True)
+        return table.copy()
+
+    def _hist_candidates(self, round_idx: int, node_id: int, class_idx: int
+                         ) -> pd.DataFrame:
+        """Every bin candidate of a node: its histogram replayed, then scanned."""
+        t = self.tree_index(round_idx, class_idx)
+        f = self.forest
+        sl = f.node_slice(t)
+        g, h, active = self.tree_gradients(round_idx, class_idx)
         split_made = bool(f.feature[sl.start + node_id] != -1)
         allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
-        if self._p.tree_method == "exact":
-            in_node = self._in_node(t, node_id) & (h >= 0)
-            if self._sorted is None:  # once per model: every node's candidates walk it
-                self._sorted = candidates.sorted_rows(self.data.X)
-            table = candidates.split_candidates(self._sorted, in_node, g, h, self._p,
-                                                self.feature_names,
-                                                split_made and f.left[sl.start + node_id] != -1,
-                                                allowed)
-            return self._labelled(table)
         path = [node_id]
         while path[-1] != 0:
             path.append(int(f.parent[sl.start + path[-1]]))
@@ -512,9 +578,9 @@ class Booster:
             bins, missing, cuts, g, h, masks, sides, feats, bool(self.data.root_from_bins),
             self._p)
         feat, table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._p)
-        return self._labelled(candidates.hist_split_candidates(
+        return candidates.hist_split_candidates(
             feat, table, counts, cuts, int(masks[-1].sum()), psim, self._p,
-            self.feature_names, split_made, allowed))
+            self.feature_names, split_made, allowed)
 
     def _labelled(self, table: pd.DataFrame) -> pd.DataFrame:
         """Candidates say which rows they were computed on (a sample's: a column too)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 import pandas as pd
 from numba import njit, prange
@@ -29,61 +30,150 @@ COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "Su
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _candidate(c, n, f, thr, forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lambda, alpha,
-               mcw, mds):
-    """Write candidate n of feature f: the scanned side (``cnt`` rows, sums ``sg, sh``) is
-    the left child of a forward scan and the right child of a backward one."""
-    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
+def _candidate(forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds):
+    """A candidate whose scanned side has ``cnt`` rows and sums ``sg, sh`` (the left child of
+    a forward scan, the right child of a backward one): the left child's row count, both
+    children's G and H, the loss change and whether min_child_weight lets it be chosen.
+    Scalars only: the caller writes them (arrays passed per candidate would cost their
+    reference counts)."""
     rg = pg - sg
     rh = ph - sh
-    c_feat[n] = f
-    c_thr[n] = thr
-    c_left[n] = not forward
-    c_nl[n] = cnt if forward else n_rows - cnt
     if forward:
-        c_gl[n], c_hl[n], c_gr[n], c_hr[n] = sg, sh, rg, rh
+        gl, hl, gr, hr = sg, sh, rg, rh
     else:
-        c_gl[n], c_hl[n], c_gr[n], c_hr[n] = rg, rh, sg, sh
-    c_loss[n] = split_loss_change(c_gl[n], c_hl[n], c_gr[n], c_hr[n], psim, reg_lambda, alpha,
-                                  mcw, mds)
-    c_valid[n] = sh >= mcw and rh >= mcw
-    return n + 1
+        gl, hl, gr, hr = rg, rh, sg, sh
+    loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
+    return (cnt if forward else n_rows - cnt), gl, hl, gr, hr, loss, sh >= mcw and rh >= mcw
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, reg_lambda,
-               alpha, mcw, mds):
-    """Every candidate of the node whose rows ``in_node`` marks, feature by feature in scan
-    order. Each feature's present rows come in ascending order of value, ties by row index,
-    from the training rows sorted once (``exact.SortedColumns``): the order the grower
-    scanned. The features run in parallel, each into a block of its own (``2 * (n_rows +
-    1)`` entries: at most one per row and scan direction, plus the missing-value one), and
-    the blocks are then packed in feature order."""
-    n_features = col_ptr.shape[0] - 1
+@njit(cache=True, nogil=True)
+def _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds):
+    """The node's G, H (in row order, like the grower's sums), row count and similarity."""
     pg = np.float64(0.0)
     ph = np.float64(0.0)
     n_rows = 0
-    for r in range(in_node.shape[0]):  # row order, like the grower's sums
+    for r in range(in_node.shape[0]):
         if in_node[r]:
             pg += g[r]
             ph += h[r]
             n_rows += 1
-    psim = similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+    return pg, ph, n_rows, similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, features,
+               reg_lambda, alpha, mcw, mds):
+    """Every candidate of the node whose rows ``in_node`` marks, for each feature of
+    ``features`` (ascending) in scan order. Each feature's present rows come in ascending
+    order of value, ties by row index, from the training rows sorted once
+    (``exact.SortedColumns``): the order the grower scanned. The features run in parallel,
+    each into a block of its own (``2 * (n_rows + 1)`` entries: at most one per row and scan
+    direction, plus the missing-value one), and the blocks are then packed in order."""
+    n = features.shape[0]
+    pg, ph, n_rows, psim = _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds)
     block = 2 * (n_rows + 1)
-    c = _new_candidates(n_features * block)
-    counts = np.zeros(n_features, dtype=np.int64)
-    for f in prange(n_features):
-        counts[f] = _feature_candidates(
+    c = _new_candidates(n * block)
+    counts = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        f = features[i]
+        counts[i] = _feature_candidates(
             in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
             sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-            f * block, pg, ph, psim, reg_lambda, alpha, mcw, mds) - f * block
-    starts = np.zeros(n_features + 1, dtype=np.int64)
-    starts[1:] = np.cumsum(counts)
-    out = _new_candidates(starts[-1])
-    for f in prange(n_features):
-        _copy_block(c, f * block, out, starts[f], counts[f])
+            i * block, pg, ph, psim, reg_lambda, alpha, mcw, mds) - i * block
+    out = _pack(c, block, counts)
     c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = out
     return c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid, psim
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _summarize(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, top,
+               chunks, reg_lambda, alpha, mcw, mds):
+    """What a screen shows of the node's candidates, without keeping them all: each
+    feature's candidates are enumerated as ``_enumerate`` does, into a block each thread
+    reuses, and only ``_pick``'s few are copied out (in feature, then scan order). Returns
+    them, the node's similarity and each feature's number of candidates. ``chunks``: the
+    threads (each takes every ``chunks``-th feature)."""
+    n_features = col_ptr.shape[0] - 1
+    pg, ph, n_rows, psim = _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds)
+    per = 2 * top + 1
+    kept = _new_candidates(n_features * per)
+    counts = np.zeros(n_features, dtype=np.int64)
+    n_kept = np.zeros(n_features, dtype=np.int64)
+    for t in prange(chunks):
+        c = _new_candidates(2 * (n_rows + 1))
+        picked = np.zeros(2 * (n_rows + 1), dtype=np.bool_)
+        for f in range(t, n_features, chunks):
+            end = _feature_candidates(
+                in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
+                sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
+                np.int64(0), pg, ph, psim, reg_lambda, alpha, mcw, mds)
+            counts[f] = end
+            picked[:end] = False
+            _pick(c[8], c[9], np.int64(0), end, top, picked)
+            k = 0
+            for j in range(end):
+                if picked[j]:
+                    _copy_block(c, j, kept, f * per + k, np.int64(1))
+                    k += 1
+            n_kept[f] = k
+    out = _pack(kept, per, n_kept)
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = out
+    return c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid, psim, counts
+
+
+@njit(cache=True, nogil=True)
+def _pick(loss, valid, a, b, top, picked):
+    """Marks in ``picked`` the candidates a..b-1 (one feature's, in scan order) a summary
+    keeps: the first of the largest finite valid gains (the feature's best, the search's tie
+    rule), the ``top`` largest valid gains (the earlier of equal ones) and the first ``top``
+    that min_child_weight blocks. The largest gains gather in a buffer of ``4 * top`` that is
+    cut back to the ``top`` largest when full, so a rising gain costs no shifting."""
+    kept = np.empty(4 * top, dtype=np.int64)
+    m = 0
+    bar = -np.inf  # the top-th largest gain so far, once the buffer has been cut
+    first = -1
+    blocked = 0
+    for j in range(a, b):
+        gain = loss[j]
+        if not valid[j]:
+            if blocked < top:
+                picked[j] = True
+                blocked += 1
+            continue
+        if np.isfinite(gain) and (first < 0 or gain > loss[first]):
+            first = j
+        if gain > bar or (m < top and gain == gain and bar == -np.inf):
+            kept[m] = j
+            m += 1
+            if m == kept.shape[0]:
+                m, bar = _cut(loss, kept, m, top)
+    m = _cut(loss, kept, m, top)[0]
+    for i in range(m):
+        picked[kept[i]] = True
+    if first >= 0:
+        picked[first] = True
+
+
+@njit(cache=True, nogil=True)
+def _cut(loss, kept, m, top):
+    """The ``top`` largest gains of ``kept[:m]`` (indices in scan order; the earlier of equal
+    gains first) moved to its front: their count and the smallest of them."""
+    order = np.argsort(-loss[kept[:m]], kind="mergesort")  # stable: equal gains keep order
+    best = kept[:m][order[:top]].copy()
+    n = best.shape[0]
+    kept[:n] = best
+    return n, (loss[best[n - 1]] if n == top else -np.inf)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _pack(c, block, counts):
+    """Block i's first ``counts[i]`` entries (block i starts at ``i * block``), packed."""
+    starts = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    starts[1:] = np.cumsum(counts)
+    out = _new_candidates(starts[-1])
+    for i in prange(counts.shape[0]):
+        _copy_block(c, i * block, out, starts[i], counts[i])
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -115,6 +205,7 @@ def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c,
                         psim, reg_lambda, alpha, mcw, mds):
     """Feature f's candidates, written from entry ``n`` of ``c``; ``rows``, ``values``: the
     feature's present training rows in ascending order. Returns the entry after the last."""
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     present = np.empty(rows.shape[0], dtype=np.int64)  # the node's, in that order
     k = 0
     for j in range(rows.shape[0]):
@@ -127,20 +218,29 @@ def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c,
         sg = np.float64(0.0)
         sh = np.float64(0.0)
         last = np.float32(0.0)
-        for j in range(k):  # a candidate at each change of value (docs/xgboost-rules.md §3)
-            e = present[j] if forward else present[k - 1 - j]
-            r = rows[e]
-            v = values[e]
-            if sh != 0.0 and v != last:
-                n = _candidate(c, n, f, rules.split_threshold(v, last), forward, n_rows, j,
-                               sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
-            sg += g[r]
-            sh += h[r]
-            last = v
-        if k < n_rows and k > 0:  # every present value one way, the missing the other
-            gap = abs(last) + RT_EPS
-            n = _candidate(c, n, f, last + gap if forward else last - gap, forward, n_rows,
-                           k, sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds)
+        for j in range(k + 1):
+            if j < k:  # a candidate at each change of value (docs/xgboost-rules.md §3)
+                e = present[j] if forward else present[k - 1 - j]
+                v = values[e]
+                made = sh != 0.0 and v != last
+                thr = rules.split_threshold(v, last)
+            else:  # every present value one way, the missing the other
+                e = 0
+                made = k < n_rows and k > 0
+                gap = abs(last) + RT_EPS
+                thr = last + gap if forward else last - gap
+            if made:
+                (c_nl[n], c_gl[n], c_hl[n], c_gr[n], c_hr[n], c_loss[n],
+                 c_valid[n]) = _candidate(forward, n_rows, j, sg, sh, pg, ph, psim,
+                                          reg_lambda, alpha, mcw, mds)
+                c_feat[n] = f
+                c_thr[n] = thr
+                c_left[n] = not forward
+                n += 1
+            if j < k:
+                sg += g[rows[e]]
+                sh += h[rows[e]]
+                last = v
     return n
 
 
@@ -193,17 +293,41 @@ def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names
     feature and ``records.CAND_*`` row) and the node's row count per bin."""
     split_bin = table[:, rec.CAND_BIN].astype(np.int64)
     left = table[:, rec.CAND_DEFAULT_LEFT] != 0.0
-    nl = np.empty(len(feat), dtype=np.int64)
-    for i, (f, b, dl) in enumerate(zip(feat, split_bin, left, strict=True)):
-        a = int(cuts.ptrs[f])
-        present = int(counts[a:int(cuts.ptrs[f + 1])].sum())
-        nl[i] = int(counts[a:a + b + 1].sum()) + (n_rows - present if dl else 0)
+    below = np.r_[0, np.cumsum(counts, dtype=np.int64)]  # rows in the bins before each bin
+    first, end = cuts.ptrs[feat].astype(np.int64), cuts.ptrs[feat + 1].astype(np.int64)
+    present = below[end] - below[first]
+    nl = below[first + split_bin + 1] - below[first] + np.where(left, n_rows - present, 0)
     col = {name: table[:, getattr(rec, f"CAND_{name.upper()}")]
            for name in ("threshold", "gl", "hl", "gr", "hr", "loss", "valid")}
     return _frame(names, feat, col["threshold"].astype(np.float32), left, nl, n_rows, col["gl"],
                   col["hl"], col["gr"], col["hr"], col["loss"].astype(np.float32),
                   col["valid"] != 0.0, psim, params, split_made, allowed,
                   extra={"Bin": split_bin})
+
+
+class CandidateSummary(NamedTuple):
+    """What a screen shows of a node's candidates (``Booster.candidate_summary``): ``table``
+    holds, per feature, its best valid candidate, its ``top`` largest valid gains and its
+    first ``top`` blocked candidates (``split_candidates``' columns, feature then scan
+    order; ``Best`` as in the whole table); ``counts``: each feature's number of candidates
+    (indexed by name, every feature the search scanned)."""
+
+    table: pd.DataFrame
+    counts: pd.Series
+
+
+def summary_of(table: pd.DataFrame, names, top: int) -> CandidateSummary:
+    """``CandidateSummary`` of a whole candidates table (hist/approx: a few hundred bins a
+    feature), by the same choice ``_summarize`` makes in the exact enumeration."""
+    codes = table.Feature.cat.codes.to_numpy()
+    ends = np.searchsorted(codes, np.arange(len(names) + 1))  # the table is in feature order
+    loss = table.Gain.to_numpy(dtype=np.float32)
+    valid = table.Valid.to_numpy()
+    picked = np.zeros(len(table), dtype=bool)
+    for a, b in zip(ends[:-1], ends[1:], strict=True):
+        _pick(loss, valid, a, b, np.int64(top), picked)
+    return CandidateSummary(table[picked].reset_index(drop=True),
+                            pd.Series(np.diff(ends), index=list(names), name="Candidates"))
 
 
 class SortedRows(NamedTuple):
@@ -223,19 +347,38 @@ def sorted_rows(X: np.ndarray) -> SortedRows:
 
 
 def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_made: bool,
-                     allowed=None) -> pd.DataFrame:
+                     allowed=None, features=None) -> pd.DataFrame:
     """DataFrame of every candidate split of the node whose rows ``in_node`` marks;
-    ``columns``: the training rows sorted (``sorted_rows``).
+    ``columns``: the training rows sorted (``sorted_rows``); ``features``: only these
+    (indices, ascending; default all).
 
     ``Best`` marks the candidate the exact search picks (only when the node was split):
     the first, in scan order, of the largest valid gains, lower feature index first.
     """
     _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    features = (np.arange(len(names), dtype=np.int64) if features is None
+                else np.asarray(features, dtype=np.int64))
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
         in_node, columns.col_ptr, columns.rows, columns.values, g, h, columns.need_forward,
-        reg_lambda, alpha, mcw, mds)
+        features, reg_lambda, alpha, mcw, mds)
     return _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
                   psim, params, split_made, allowed)
+
+
+def candidate_summary(columns: SortedRows, in_node, g, h, params, names, split_made: bool,
+                      allowed=None, top: int = 15) -> CandidateSummary:
+    """``CandidateSummary`` of the node whose rows ``in_node`` marks (as ``split_candidates``
+    but keeping only ``_pick``'s candidates of each feature: at 100k rows x 30 features a
+    root has millions)."""
+    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    chunks = np.int64(max(1, min(numba.get_num_threads(), len(names))))
+    *kept, psim, counts = _summarize(in_node, columns.col_ptr, columns.rows, columns.values, g,
+                                     h, columns.need_forward, np.int64(top), chunks,
+                                     reg_lambda, alpha, mcw, mds)
+    feat, thr, left, nl, gl, hl, gr, hr, loss, valid = kept
+    table = _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
+                   psim, params, split_made, allowed)
+    return CandidateSummary(table, pd.Series(counts, index=list(names), name="Candidates"))
 
 
 def exact_thresholds(values: np.ndarray) -> np.ndarray:

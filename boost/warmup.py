@@ -59,7 +59,8 @@ def _trees(objective: str, method: str) -> None:
     bst.get_dump("text")
     bst.get_score(importance_type="total_gain")
     bst.split_candidates(1, 0)
-    bst.split_candidates(2, 0)
+    bst.split_candidates(2, 0, features=bst.feature_names[:1])  # the node view's one feature
+    bst.candidate_summary(1, 0)
     bst.round_views(1)
     bst.predict(data, output_margin=True)
     bst.tree_outputs(data)

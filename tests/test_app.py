@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from apptest import APP, clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
+from ui.state import AppState
 from ui.training import LIVE_ROWS
 from ui.views import LEGACY, VIEWS
 
@@ -95,6 +96,29 @@ def test_play_advances_and_stops_at_the_end():
     assert not at.session_state["app"].playing and not at.error
     at.button(key="play").click().run()  # play at the end starts again from round 0 -> 1
     assert at.slider(key="round").value == 1
+
+
+def test_play_keeps_its_speed_when_redraws_are_late(monkeypatch):
+    """At 0.5 s a round, a tick 1.6 s after the last shows the 3 rounds due and keeps the
+    0.1 s left over for the next (by hand below)."""
+    import ui.stage
+
+    clock = [100.0]
+    monkeypatch.setattr(ui.stage.time, "monotonic", lambda: clock[0])
+    at = _app(sample="four_points", rounds="40")
+    at.session_state[AppState.speed.key] = 0.5
+    at.button(key="play").click().run()  # the first tick: one round, the clock starts
+    rounds = [at.slider(key="round").value]
+    for _ in range(4):
+        clock[0] += 1.6
+        at.run()
+        rounds.append(at.slider(key="round").value)
+    # since the round was due: 1.6 s -> 3 rounds (0.1 s left), 1.7 -> 3 (0.2), 1.8 -> 3
+    # (0.3), 1.9 -> 3 (0.4)
+    assert rounds == [1, 4, 7, 10, 13]
+    clock[0] += 0.1  # 0.5 s since the last round was due: one round
+    at.run()
+    assert at.slider(key="round").value == 14 and not at.error
 
 
 def test_upload_semicolon_csv():

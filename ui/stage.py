@@ -11,7 +11,7 @@ import boost
 from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
 
-from . import downloads, opened, url, verify
+from . import downloads, url, verify
 from .charts import export_button, show
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
@@ -30,12 +30,14 @@ def _jump(state: AppState, value: int) -> None:
 
 def _toggle_play(state: AppState, n: int) -> None:
     state.playing = not state.playing
+    state.played_at = None
     if state.playing and state.round >= n:
         state.round = 0
     state.rerun_app = True  # the fragment's timer is set on a full run only
 
 
 def _speed_changed(state: AppState) -> None:
+    state.played_at = None
     if state.playing:
         state.rerun_app = True
 
@@ -71,6 +73,12 @@ def transport_ui(state: AppState, n: int, cols=None, labels: bool = True) -> Non
     cols[5].select_slider("Speed", options=SPEEDS, key=AppState.speed.key,
                           on_change=_speed_changed, args=(state,),
                           format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
+    rerun_if_asked(state)
+
+
+def rerun_if_asked(state: AppState) -> None:
+    """One full run when a callback asked for it (Play, the speed, a pin, the Lab loading
+    a model): a fragment's rerun does not retrain or reset the timer."""
     if state.rerun_app:
         state.rerun_app = False
         st.rerun(scope="app")
@@ -79,23 +87,50 @@ def transport_ui(state: AppState, n: int, cols=None, labels: bool = True) -> Non
 def round_stage(state: AppState, model: Model) -> None:
     """Everything that follows the current round; never a traceback on a lecturer's screen."""
     start = time.perf_counter()
+    _guarded(state, _round_stage, model)
+    state.stage_ms = (time.perf_counter() - start) * 1000
+
+
+def _guarded(state: AppState, draw, *args) -> None:
     try:
-        _round_stage(state, model)
+        draw(state, *args)
     except Exception as exc:
         state.playing = False
         st.error(f"This round could not be drawn ({type(exc).__name__}: {exc}). Step to "
                  "another round or choose other columns; the trained model is kept.")
-    state.stage_ms = (time.perf_counter() - start) * 1000
+
+
+def view_stage(state: AppState, shown: Shown) -> None:
+    """The chosen view and the shareable URL: a fragment inside the round's, so a click in
+    the view (a tree node, a feature) redraws the view alone, not the fit, the loss and the
+    controls above it."""
+    start = time.perf_counter()
+    _guarded(state, _view_stage, shown)
+    state.view_ms = (time.perf_counter() - start) * 1000
+
+
+def _view_stage(state: AppState, shown: Shown) -> None:
+    rerun_if_asked(state)  # a callback in the view (the Lab, a pin) changed the model
+    render_view(state, shown, VIEWS[state.view or DEFAULT])  # only the chosen view runs
+    if not shown.config.get("opened"):  # an uploaded model file cannot be reopened
+        share_url(state, shown.config)
 
 
 def advance(state: AppState, n: int) -> None:
-    """While playing, one round further per tick; at the end, stop."""
+    """While playing, the rounds the speed says have passed since the last one (one a tick
+    while the screen keeps up; a redraw slower than the speed skips rounds rather than
+    slowing the lesson down); at the end, stop."""
     if not state.playing:
+        state.played_at = None
         return
     if state.round >= n:
         state.playing = False
         st.rerun(scope="app")
-    state.round = state.round + 1
+    now, speed = time.monotonic(), float(state.speed)
+    due = 1 if state.played_at is None else max(1, int((now - state.played_at) / speed))
+    # the clock keeps the fraction of a round a late tick leaves, never credit from an early one
+    state.played_at = now if state.played_at is None else min(now, state.played_at + due * speed)
+    state.round = min(n, state.round + due)
 
 
 def _round_stage(state: AppState, model: Model) -> None:
@@ -122,14 +157,12 @@ def _round_stage(state: AppState, model: Model) -> None:
     st.segmented_control("View", list(VIEWS), key=AppState.view.key,
                          format_func=lambda slug: VIEWS[slug].TITLE,
                          label_visibility="collapsed")
-    render_view(state, shown, VIEWS[state.view or DEFAULT])  # only the chosen view is computed
+    st.fragment(view_stage)(state, shown)
     cols = st.columns([1.35, 1, 1, 1.35])
     with cols[0]:
         export_button(state, f"BoostScope: {model.config['name']}, round {shown.round}",
                       "export_screen", label="Export this screen (HTML)")
     downloads.buttons(model, cols[1:])
-    if not opened.is_opened(model):  # an uploaded model file cannot be reopened from a link
-        share_url(state, model.config)
 
 
 def render_view(state: AppState, shown: Shown, view) -> None:

@@ -113,9 +113,11 @@ class AppState:
     collapsed: frozenset = frozenset()  # nodes of the shown tree whose subtrees are hidden
     collapsed_tree: tuple | None = None  # the tree ``collapsed`` belongs to (model, round, class)
     playing: bool = False
+    played_at: float | None = None  # Play's clock: when the round on screen was due
     rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
     # in the compare view (a fragment) redraws the sidebar's list
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
+    view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
     presets: dict = field(default_factory=dict)  # the sample's parameters now applied
     lesson: str | None = None  # the lesson being walked (its slug), None outside lessons
     step: int = 0  # the lesson's step on screen (0-based)

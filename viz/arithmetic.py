@@ -103,22 +103,27 @@ def _width(latex: str) -> int:
     return len(re.sub(r"\\[A-Za-z]+|[{}_^ ]", "", latex))
 
 
-def _chain(lhs: str, *rhs: str) -> str:
+def _chain(lhs: str, *rhs: str, wide: int = WIDE) -> str:
     """``lhs = rhs[0] = ... = rhs[-1]`` on one line, or with the result on a second line
-    when one line would run past the column."""
+    when one line would run past the column (``wide``: its ``_width``)."""
     line = " = ".join((lhs, *rhs))
-    if _width(line) <= WIDE or len(rhs) < 2:
+    if _width(line) <= wide or len(rhs) < 2:
         return line
     return (rf"\begin{{aligned}}{lhs} &= {' = '.join(rhs[:-1])} \\ &= {rhs[-1]}"
             r"\end{aligned}")
 
 
-def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str) -> str:
+def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str,
+                 value: float) -> str:
+    """``S = G²/(H + λ) = (numbers) = value``; the value on a line of its own when it would
+    run past the column (two fractions' lines count double in ``_width``: 40, not 30)."""
     if alpha:
-        return (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}} = "
-                rf"\frac{{(|{_n(G)}| - {_n(alpha)})_+^2}}{{{_n(H)} + {_n(reg_lambda)}}}")
-    return (rf"S_{{{label}}} = \frac{{G^2}}{{H + \lambda}} = "
-            rf"\frac{{({_n(G)})^2}}{{{_n(H)} + {_n(reg_lambda)}}}")
+        return _chain(rf"S_{{{label}}}", r"\frac{T_\alpha(G)^2}{H + \lambda}",
+                      rf"\frac{{(|{_n(G)}| - {_n(alpha)})_+^2}}{{{_n(H)} + {_n(reg_lambda)}}}",
+                      _n(value), wide=WIDE + 10)
+    return _chain(rf"S_{{{label}}}", r"\frac{G^2}{H + \lambda}",
+                  rf"\frac{{({_n(G)})^2}}{{{_n(H)} + {_n(reg_lambda)}}}", _n(value),
+                  wide=WIDE + 10)
 
 
 ALL_ROWS = 8  # a node with this many rows or fewer lists every row's g and h
@@ -221,16 +226,17 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
         steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H))
     else:
         steps += _row_steps(rows, spec, first_order, G, H)
-    steps.append(Step("similarity", _sim_formula(G, H, lam, alpha, "node")
-                      + rf" = {_n(float(node.Similarity))}", float(node.Similarity)))
+    steps.append(Step("similarity", _sim_formula(G, H, lam, alpha, "node",
+                                                 float(node.Similarity)),
+                      float(node.Similarity)))
     if best is not None:
         sl, sr = float(best.SimilarityLeft), float(best.SimilarityRight)
         steps.append(Step("similarity left", _sim_formula(float(best.SumGradLeft),
                                                           float(best.SumHessLeft), lam, alpha,
-                                                          "L") + rf" = {_n(sl)}", sl))
+                                                          "L", sl), sl))
         steps.append(Step("similarity right", _sim_formula(float(best.SumGradRight),
                                                            float(best.SumHessRight), lam, alpha,
-                                                           "R") + rf" = {_n(sr)}", sr))
+                                                           "R", sr), sr))
         gain = float(best.Gain)
         sums = rf"{_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
         result = (rf" = {_n(gain)}" if _width(f"{sums} = {_n(gain)}") <= WIDE

@@ -19,17 +19,32 @@ def feature_order(features: pd.Series) -> list[str]:
 
 
 def _thin(frame: pd.DataFrame) -> pd.DataFrame:
-    """At most MAX_POINTS rows, evenly spread, always keeping the chosen split and the
-    largest gains (the table lists every candidate)."""
+    """At most about ``MAX_POINTS`` rows of a series sorted by threshold: cut into
+    ``MAX_POINTS // 2`` runs of neighbours, each keeping its smallest and largest gain (the
+    curve's shape at the screen's resolution), plus the chosen split and the candidates
+    where min_child_weight's blocking starts or ends (the table lists every candidate)."""
     if len(frame) <= MAX_POINTS:
         return frame
-    step = int(np.ceil(len(frame) / MAX_POINTS))
-    keep = np.zeros(len(frame), dtype=bool)
-    keep[::step] = True
-    gains = frame.Gain.to_numpy()
-    keep[np.argsort(-gains)[:20]] = True
-    keep |= frame.Best.to_numpy()
+    gains = frame.Gain.to_numpy(dtype=float)
+    high, low = np.nan_to_num(gains, nan=-np.inf), np.nan_to_num(gains, nan=np.inf)
+    keep = frame.Best.to_numpy().copy()
+    valid = frame.Valid.to_numpy()
+    changes = np.flatnonzero(valid[1:] != valid[:-1])
+    keep[changes] = keep[changes + 1] = True
+    edges = np.linspace(0, len(frame), MAX_POINTS // 2 + 1).astype(np.int64)
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        keep[a + np.argmax(high[a:b])] = keep[a + np.argmin(low[a:b])] = True
     return frame[keep]
+
+
+def gain_curve(cand: pd.DataFrame, feature: str) -> pd.DataFrame:
+    """The candidates ``make_candidates_figure`` draws for ``feature``: those that split the
+    node's rows, by threshold, each default direction thinned to the screen's resolution
+    (``_thin``). Small: what a cache keeps of a node's millions of candidates."""
+    part = cand[(cand.Feature == feature) & (cand.CountLeft > 0) & (cand.CountRight > 0)]
+    part = part.sort_values("Threshold", kind="stable")
+    sides = [_thin(part[part.DefaultLeft == left]) for left in (True, False)]
+    return pd.concat(sides).sort_values("Threshold", kind="stable")
 
 
 def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
@@ -40,14 +55,13 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
     valid thresholds. Candidates that put
     every row on one side (hist's last bin edge, for one) split nothing and are left out of
     the chart (the table keeps them). ``refused``: the best split was refused by γ before
-    growing it (hist, approx), and is labelled so."""
-    part = cand[(cand.Feature == feature) & (cand.CountLeft > 0) & (cand.CountRight > 0)]
-    part = part.sort_values("Threshold")
+    growing it (hist, approx), and is labelled so. ``cand`` may be ``gain_curve``'s rows."""
+    part = gain_curve(cand, feature)
     traces = []
     shapes = []
     directions = sorted(part.DefaultLeft.unique(), reverse=True)
     for i, default_left in enumerate(directions):
-        side = _thin(part[part.DefaultLeft == default_left])
+        side = part[part.DefaultLeft == default_left]
         name = "missing → left (yes)" if default_left else "missing → right (no)"
         if len(directions) == 1:
             name = "candidates"
@@ -206,12 +220,13 @@ def top_candidates(cand: pd.DataFrame, n: int = 15, ranges: dict | None = None,
 
 
 def best_per_feature(cand: pd.DataFrame, ranges: dict | None = None,
-                     refused: bool = False) -> pd.DataFrame:
+                     refused: bool = False, counts: pd.Series | None = None) -> pd.DataFrame:
     """One row per feature: its best valid split (the first of its largest gains in scan
     order, the search's tie rule), the gain, how many candidates it had, and ``Chosen``
     (★ on the node's split; ``refused``: γ refused it before growing, hist/approx). With
     column sampling a column ``Drawn`` says which features the node could split on.
-    Sorted by gain, features without a valid split last."""
+    Sorted by gain, features without a valid split last. ``cand``: the whole table, or a
+    ``CandidateSummary``'s with its ``counts`` (candidates per feature)."""
     sampled = "Sampled" in cand.columns and not cand.Sampled.all()
     if not isinstance(cand.index, pd.RangeIndex):
         cand = cand.reset_index(drop=True)
@@ -226,7 +241,8 @@ def best_per_feature(cand: pd.DataFrame, ranges: dict | None = None,
     summary = pd.DataFrame({
         "Feature": features, "Best split": [labels.get(f, "no valid split") for f in features],
         "Gain": best.Gain.to_numpy(dtype=float),
-        "Candidates": cand.Feature.value_counts(sort=False).reindex(features).to_numpy(),
+        "Candidates": (cand.Feature.value_counts(sort=False) if counts is None
+                       else counts).reindex(features).to_numpy(),
         "Chosen": [mark if f in chosen else "" for f in features]})
     if sampled:
         drawn = set(feature_order(cand.Feature[cand.Sampled]))

@@ -24,7 +24,7 @@ from viz.tree_layout import default_collapsed
 
 from ..charts import class_name, class_picker, show
 from ..state import AppState, Shown
-from ..training import missing_features, node_candidates, tree_frame
+from ..training import gain_curve, missing_features, node_summary, tree_frame
 
 SLUG = "tree"
 TITLE = "Tree and splits"
@@ -32,6 +32,7 @@ ON_SAMPLE = True  # works on a model file opened with a data sample (candidates 
 # Tables of numbers: 6 significant digits (float32 sums print as 616064.875 otherwise).
 NUMBERS = {c: st.column_config.NumberColumn(format="%.6g")
            for c in ("Gain", "G left", "H left", "G right", "H right", "S left", "S right")}
+ALL_CANDIDATES_CSV = 200_000  # rows: a larger CSV is not something to read or download here
 TABLE_COLUMNS = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Missing", "Gain",
                  "Cover", "SumGrad", "SumHess", "Similarity", "Weight", "Value", "Leaf",
                  "Pruned", "Reason"]
@@ -168,12 +169,13 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                 klass: int) -> None:
     booster, r = shown.booster, shown.round
     row = tree[tree.Node == node].iloc[0]
-    cand = node_candidates(shown.config, booster, r, node, klass)
+    summary = node_summary(shown.config, booster, r, node, klass)
+    cand = summary.table  # each feature's best, top and first blocked candidates
     best = cand[cand.Best]
     drawn = set(feature_order(cand.Feature[cand.Sampled]))
     left, right = st.columns([1, 1.1])
     with left:
-        features = feature_order(cand.Feature) or booster.feature_names
+        features = summary.counts.index[summary.counts > 0].tolist() or booster.feature_names
         default = best.Feature.iloc[0] if len(best) else features[0]
         feature = st.selectbox("Feature", features, index=features.index(default),
                                key=f"cand_feature_{r}_{klass}_{node}",
@@ -183,7 +185,8 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                        f"{len(features)} features; the others' candidates are shown but could "
                        "not be chosen.")
         refused = bool(is_refused(row))
-        show(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
+        show(make_candidates_figure(gain_curve(shown.config, booster, r, node, klass, feature),
+                                    feature, float(booster.params["gamma"]),
                                     large=shown.large, refused=refused), "cand_chart", state,
              shown)
     with right:
@@ -191,7 +194,7 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
             sample_node(booster, row, cand)
         else:
             worked_ui(shown, row, cand, r, node)
-    _candidate_tables(shown, cand, node, klass, refused, drawn, features)
+    _candidate_tables(shown, summary, node, klass, refused, drawn, features)
 
 
 def sample_node(booster, row: pd.Series, cand: pd.DataFrame) -> None:
@@ -232,27 +235,45 @@ def worked_ui(shown: Shown, row: pd.Series, cand: pd.DataFrame, r: int, node: in
                       f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
 
 
-def _candidate_tables(shown: Shown, cand: pd.DataFrame, node: int, klass: int, refused: bool,
+def _candidate_tables(shown: Shown, summary, node: int, klass: int, refused: bool,
                       drawn: set, features: list) -> None:
     booster, r = shown.booster, shown.round
+    cand = summary.table
     ranges = _bin_ranges(shown.config, booster, shown.prep.X_train, r, klass)
-    summary = best_per_feature(cand, ranges, refused)
+    table = best_per_feature(cand, ranges, refused, counts=summary.counts)
     drawn_note = "; Drawn: could this node split on it (colsample)" if len(drawn) < len(
         features) else ""
     st.markdown(f"**Best split of each feature at node {node}** (sorted by gain{drawn_note})")
-    st.dataframe(summary, hide_index=True, width="content",
+    st.dataframe(table, hide_index=True, width="content",
                  column_config={**NUMBERS, "Chosen": st.column_config.TextColumn(width=110)},
-                 height=min(35 * (len(summary) + 1) + 3, 388))
+                 height=min(35 * (len(table) + 1) + 3, 388))
     listed = (f"; listed: the {len(drawn)} features this node drew"
               if len(drawn) < len(features) else "")
     on = " recomputed on the sample" if booster.on_sample else ""
-    st.markdown(f"**Best candidate splits of node {node}{on}** ({len(cand)} in all{listed}; "
+    total = int(summary.counts.sum())
+    st.markdown(f"**Best candidate splits of node {node}{on}** ({total:,} in all{listed}; "
                 "G, H and similarity S of both children)")
     st.caption(f"Note: {NOTES_HELP}." + (" hist/approx: a threshold is a cut between bins; "
                                          "[a, b] is the range of the training values in the "
                                          "bin just left of it." if ranges is not None else ""))
     st.dataframe(top_candidates(cand, ranges=ranges, refused=refused), hide_index=True,
                  column_config=NUMBERS)
+    all_candidates(booster, r, node, klass, total)
+
+
+def all_candidates(booster, r: int, node: int, klass: int, total: int) -> None:
+    """Every candidate of the node as a CSV, computed when the button is pressed (the screen
+    keeps only the few it shows)."""
+    if total > ALL_CANDIDATES_CSV:
+        st.caption(f"All {total:,} candidates: too many for a CSV here; in Python, "
+                   f"`bst.split_candidates({r}, {node}{f', {klass}' if klass else ''})` "
+                   "gives them all.")
+        return
+    st.download_button(f"All {total:,} candidates (CSV)",
+                       lambda: booster.split_candidates(r, node, klass).to_csv(index=False),
+                       f"round{r}_node{node}_candidates.csv", mime="text/csv",
+                       icon=":material/download:", on_click="ignore",
+                       key=f"dl_all_{r}_{klass}_{node}")
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -329,8 +350,8 @@ def node_panel(state: AppState, shown: Shown) -> None:
     tree, row = _node_row(state, shown)
     if row is None:
         return
-    cand = node_candidates(shown.config, shown.booster, shown.round, int(row.Node),
-                           int(row.Class))
+    cand = node_summary(shown.config, shown.booster, shown.round, int(row.Node),
+                        int(row.Class)).table
     if shown.booster.on_sample:  # a model file: no training arithmetic, the sample's numbers
         sample_node(shown.booster, row, cand)
         return
@@ -346,11 +367,12 @@ def candidates_panel(state: AppState, shown: Shown) -> None:
     tree, row = _node_row(state, shown)
     if row is None:
         return
-    booster = shown.booster
-    cand = node_candidates(shown.config, booster, shown.round, int(row.Node), int(row.Class))
+    booster, r, node, klass = shown.booster, shown.round, int(row.Node), int(row.Class)
+    cand = node_summary(shown.config, booster, r, node, klass).table
     best = cand[cand.Best]
     feature = best.Feature.iloc[0] if len(best) else cand.Feature.iloc[0]
     refused = bool(is_refused(row))
-    show(make_candidates_figure(cand, feature, float(booster.params["gamma"]),
+    show(make_candidates_figure(gain_curve(shown.config, booster, r, node, klass, feature),
+                                feature, float(booster.params["gamma"]),
                                 large=shown.large, refused=refused),
          "cand_panel", state, shown)
