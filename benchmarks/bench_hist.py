@@ -8,10 +8,10 @@ Synthetic binary classification; 100 rounds, depth 6, eta 0.1, 2 threads, 256 bi
 and scikit-learn: 255, their maximum). For each library: wall time of training (including
 building its own binned dataset from the float matrix), peak extra memory (the process's
 resident-set high-water mark above what it held before, reset before each library through
-``/proc/self/clear_refs``) and the ratio to XGBoost hist; each library runs ``--repeats``
-times, interleaved with the others, and its best time counts (this machine is shared; one
-run can be 40% slower than the next). Also: BoostScope vs XGBoost trees
-(identical?) and margins, BoostScope's result with 1 vs 2 threads, the latency of one round on
+``/proc/self/clear_refs``), the ratios to XGBoost hist and (memory) to LightGBM; each
+library runs ``--repeats`` times, interleaved with the others, and its best time counts (this
+machine is shared; one run can be 40% slower than the next). Also: BoostScope vs XGBoost
+trees (identical?) and margins, BoostScope's result with 1 vs 2 threads, the latency of one round on
 10k rows, the interactivity budget (retrain 100 rounds on 10k x 10; the per-row view of a
 round on 100k rows) and numba's compile time (``boost.warmup()``) with a cold and warm cache.
 """
@@ -137,15 +137,21 @@ def bench_size(n_samples, n_features, rounds, peers, repeats):
     threads_same = one_thread.get_dump() == two_threads.get_dump()
     print(f"\n{n_samples:,} x {n_features}, {rounds} rounds, depth 6, eta 0.1, "
           f"{THREADS} threads; best of {repeats} interleaved runs (all runs in brackets)")
+    m_lgb = peaks.get("LightGBM")
     print(f"  {'library':<18} {'time':>8} {'time / XGBoost':>15} {'peak memory':>12} "
-          f"{'memory / XGBoost':>17}  runs")
+          f"{'memory / XGBoost':>17}" + (f" {'memory / LightGBM':>18}" if m_lgb is not None else "")
+          + "  runs")
+
+    def ratio(m, ref, width):
+        # A later, smaller size may fit in memory the process already holds: no new peak.
+        return f"{m / ref:>{width - 1}.2f}x" if ref and ref > 0 else f"{'n/a':>{width}}"
+
     for name, ts, m in rows:
         t = min(ts)
         runs = " ".join(f"{v:.2f}" for v in ts)
-        # A later, smaller size may fit in memory the process already holds: no new peak.
-        mem_ratio = f"{m / m_xgb:>16.2f}x" if m_xgb > 0 else f"{'n/a':>17}"
-        print(f"  {name:<18} {t:>7.2f}s {t / t_xgb:>14.2f}x {m:>9.0f} MiB {mem_ratio}"
-              f"  [{runs}]")
+        to_lgb = f" {ratio(m, m_lgb, 18)}" if m_lgb is not None else ""
+        print(f"  {name:<18} {t:>7.2f}s {t / t_xgb:>14.2f}x {m:>9.0f} MiB "
+              f"{ratio(m, m_xgb, 17)}{to_lgb}  [{runs}]")
     print(f"  BoostScope vs XGBoost: identical trees {same}, max |margin difference| "
           f"{diff:.1e}; 1 vs 2 threads bit-identical: {threads_same}")
 

@@ -9,8 +9,20 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from . import candidates, dump, hist, importance, model_file, objectives, sample, xgboost_code
-from .data import as_features
+from . import (
+    binned,
+    candidates,
+    dump,
+    hist,
+    importance,
+    model_file,
+    objectives,
+    sample,
+    xgboost_code,
+)
+from .binned import BinnedRows
+from .data import any_rows, as_features
+from .layout import column_major
 from .model_file import ModelFile, ModelParts
 from .params import Params
 from .sampling import ColumnSampler
@@ -27,9 +39,12 @@ from .tree import (
 
 @dataclass(frozen=True)
 class TrainingData:
-    """The training rows, kept (read-only) so any round can be recomputed on demand."""
+    """The training rows, kept (read-only) so any round can be recomputed on demand: their
+    float32 values (exact, approx, a data sample), or for a model trained with hist their
+    bin codes (``binned``), which route every row through every tree as the values do
+    (docs/design.md: the trace)."""
 
-    X: np.ndarray  # (n_samples, n_features) float32, NaN = missing
+    X: np.ndarray | None  # (n_samples, n_features) float32, NaN = missing; None: ``binned``
     y: np.ndarray | None  # (n_samples,) float32; None: a data sample without a target
     weight: np.ndarray | None  # (n_samples,) float32
     need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
@@ -38,6 +53,11 @@ class TrainingData:
     # The training margins after a few rounds ({round: (n_samples, n_groups) float32}), so a
     # round's per-row view adds a few trees instead of all of them (docs/design.md: the trace).
     checkpoints: dict | None = None
+    binned: BinnedRows | None = None  # hist (training rows): the codes under tree_cuts[0]
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.y) if self.X is None else self.X.shape[0]
 
 
 @dataclass(frozen=True)
@@ -101,6 +121,7 @@ class Booster:
         self.forest = forest
         self.data = data
         self._bins_cache = None
+        self._split_bins = None  # binned rows: each node's split bin, found when first needed
         self._sorted = None  # exact: the training rows sorted, made by the first candidates
         self._hist_node = (None, None)  # hist/approx: the last node's candidates (bins)
         self._history = history
@@ -175,7 +196,7 @@ class Booster:
         data = TrainingData(X=X32, y=y32, weight=w32,
                             need_forward=sample.need_forward(X32, search),
                             root_from_bins=(search.tree_method == "hist"
-                                            and not bool(np.isnan(X32).any())),
+                                            and not any_rows(X32, np.isnan)),
                             checkpoints=checkpoints)
         history = None
         if losses is not None:
@@ -235,16 +256,76 @@ class Booster:
     # ----------------------------------------------------------------- prediction
     def _margin(self, X32: np.ndarray, begin: int, end: int) -> np.ndarray:
         g = self.num_groups
-        if self.data is not None and X32 is self.data.X and begin == 0 and self.data.checkpoints:
-            # The latest checkpoint at or before ``end``: same float32 sums in the same order.
-            start = max((c for c in self.data.checkpoints if c <= end), default=0)
-            if start > 0:
-                margin = self.data.checkpoints[start].copy()
-                add_tree_outputs(self.forest, X32, margin, start * g, end * g)
-                return margin
         margin = initial_margin(X32.shape[0], self.base_margin)
         add_tree_outputs(self.forest, X32, margin, begin * g, end * g)
         return margin
+
+    def _rows_margin(self, end: int) -> np.ndarray:
+        """The margins of the model's rows (training's, or a data sample's) after ``end``
+        rounds, from the latest checkpoint at or before it: the same float32 sums in the
+        same order as walking every tree."""
+        g = self.num_groups
+        checkpoints = self.data.checkpoints or {}
+        start = max((c for c in checkpoints if c <= end), default=0)
+        if start > 0:
+            margin = checkpoints[start].copy()
+        else:
+            margin = initial_margin(self.data.n_samples, self.base_margin)
+        self._add_outputs(margin, start * g, end * g)
+        return margin
+
+    # The model's rows walked through its trees: by value, or (hist) by bin code.
+    def _split_bin(self) -> np.ndarray:
+        if self._split_bins is None:
+            self._split_bins = binned.split_bins(self.forest, self.data.tree_cuts)
+        return self._split_bins
+
+    def _add_outputs(self, margin: np.ndarray, t_begin: int, t_end: int) -> None:
+        rows = self.data.binned
+        if rows is None:
+            add_tree_outputs(self.forest, self.data.X, margin, t_begin, t_end)
+        else:
+            binned.add_tree_outputs(self.forest, rows, self._split_bin(), margin, t_begin,
+                                    t_end)
+
+    def _leaves_of_rows(self, tree_idx: int) -> np.ndarray:
+        rows = self.data.binned
+        if rows is None:
+            return leaf_of_rows(self.forest, self.data.X, tree_idx)
+        return binned.leaf_of_rows(self.forest, rows, self._split_bin(), tree_idx)
+
+    def _in_node(self, tree_idx: int, node_id: int) -> np.ndarray:
+        rows = self.data.binned
+        if rows is None:
+            return rows_in_node(self.forest, self.data.X, tree_idx, node_id)
+        return binned.rows_in_node(self.forest, rows, self._split_bin(), tree_idx, node_id)
+
+    def feature_values(self, f: int, X=None) -> np.ndarray:
+        """Feature ``f``'s float32 values of the model's rows (NaN = missing). A model trained
+        with hist keeps its rows' bin codes, not their values: give it ``X``, the features it
+        was trained on (array or DataFrame); the column is checked against the kept codes
+        (ValueError if it falls in other bins)."""
+        data = self._trace("feature_values", rows_only=True)
+        if data.X is not None:
+            return data.X[:, f]
+        if X is None:
+            raise ValueError("this hist model keeps its training rows as bin codes, not their "
+                             "values: pass X, the features it was trained on.")
+        column = X.iloc[:, [f]] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, [f]]
+        values = as_features(column, what=f"X column {f}")[0][:, 0]
+        cuts = data.tree_cuts[0].feature_cuts(f)
+        codes = np.minimum(np.searchsorted(cuts, values, side="right"), len(cuts) - 1)
+        codes[np.isnan(values)] = data.binned.missing
+        if len(values) != data.n_samples or not np.array_equal(codes, data.binned.codes[f]):
+            raise ValueError(f"X is not the data this model was trained on: its column {f} "
+                             "does not fall in the bins the model kept.")
+        return values
+
+    def rows_in_node(self, round_idx: int, node_id: int, class_idx: int = 0) -> np.ndarray:
+        """Bool mask of the model's rows (training's, or a data sample's) that reach node
+        ``node_id`` of the grown tree of round ``round_idx`` (pruned or not)."""
+        self._trace("rows_in_node", rows_only=True)
+        return self._in_node(self.tree_index(round_idx, class_idx), int(node_id))
 
     def predict(self, X, output_margin: bool = False, iteration_range=(0, 0)) -> np.ndarray:
         """Predictions for ``X`` (as XGBoost's ``Booster.predict``).
@@ -343,20 +424,21 @@ class Booster:
 
         Recomputed from the trees each time; nothing rounds x rows is stored."""
         r = self._check_round(round_idx)
-        return self._view(self._margin(self._trace("round_view", rows_only=True).X, 0, r), r)
+        self._trace("round_view", rows_only=True)
+        return self._view(self._rows_margin(r), r)
 
     def round_views(self, round_idx: int) -> tuple[RoundView, RoundView]:
         """(round_view(round_idx - 1), round_view(round_idx)), walking the trees once: the
         later margin is the earlier one plus the round's trees."""
         r = self._check_round(round_idx, allow_zero=False)
-        before = self._margin(self._trace("round_views", rows_only=True).X, 0, r - 1)
+        self._trace("round_views", rows_only=True)
+        before = self._rows_margin(r - 1)
         after = before.copy()
-        add_tree_outputs(self.forest, self.data.X, after, (r - 1) * self.num_groups,
-                         r * self.num_groups)
+        self._add_outputs(after, (r - 1) * self.num_groups, r * self.num_groups)
         return self._view(before, r - 1), self._view(after, r)
 
     def _view(self, margin: np.ndarray, r: int) -> RoundView:
-        X, y, w = self.data.X, self.data.y, self.data.weight
+        y, w = self.data.y, self.data.weight
         prediction = objectives.response(self.objective, margin)
         if y is None:  # a data sample without a target: margins and predictions only
             grad = hess = np.full(margin.shape, np.nan, dtype=np.float32)
@@ -369,10 +451,10 @@ class Booster:
         else:
             grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
             residual = y - prediction
-        leaf = np.full((X.shape[0], self.num_groups), -1, dtype=np.int32)
+        leaf = np.full((self.data.n_samples, self.num_groups), -1, dtype=np.int32)
         if r > 0:
             for k in range(self.num_groups):
-                leaf[:, k] = leaf_of_rows(self.forest, X, self.tree_index(r, k))
+                leaf[:, k] = self._leaves_of_rows(self.tree_index(r, k))
         return RoundView(round_idx=r, margin=margin, prediction=prediction,
                          residual=residual, grad=grad, hess=hess, leaf=leaf,
                          on_sample=self.on_sample)
@@ -442,14 +524,13 @@ class Booster:
         node_id = int(node_id)
         if self._p.tree_method != "exact":
             return self._hist_table(round_idx, node_id, class_idx, features, top)
-        X = self.data.X
         g, h, _ = self.tree_gradients(round_idx, class_idx)
         f = self.forest
         split_feature = int(f.feature[sl.start + node_id])
         allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
-        in_node = rows_in_node(f, X, t, node_id) & (h >= 0)
+        in_node = self._in_node(t, node_id) & (h >= 0)
         if self._sorted is None:  # once per model: every node's candidates walk it
-            self._sorted = candidates.sorted_rows(X)
+            self._sorted = candidates.sorted_rows(self.data.X)
         split_made = split_feature != -1 and f.left[sl.start + node_id] != -1
         args = (self._sorted, in_node, g, h, self._p, self.feature_names)
         if top is not None:
@@ -477,7 +558,7 @@ class Booster:
                          ) -> pd.DataFrame:
         """Every bin candidate of a node: its histogram replayed, then scanned."""
         t = self.tree_index(round_idx, class_idx)
-        f, X = self.forest, self.data.X
+        f = self.forest
         sl = f.node_slice(t)
         g, h, active = self.tree_gradients(round_idx, class_idx)
         split_made = bool(f.feature[sl.start + node_id] != -1)
@@ -486,7 +567,7 @@ class Booster:
         while path[-1] != 0:
             path.append(int(f.parent[sl.start + path[-1]]))
         path.reverse()
-        masks = [rows_in_node(f, X, t, n) for n in path]
+        masks = [self._in_node(t, n) for n in path]
         if active is not None:  # rows left out by subsample add (0, 0): count only the rest
             masks = [m & active for m in masks]
         sides = [f.left[sl.start + a] == b for a, b in pairwise(path)]
@@ -534,7 +615,7 @@ class Booster:
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
         t = self.tree_index(round_idx, class_idx)
         data = self._trace("tree_gradients", rows_only=True, target=True)
-        margin = self._margin(data.X, 0, round_idx - 1)
+        margin = self._rows_margin(round_idx - 1)
         grad, hess = objectives.gradients(self.objective, margin, data.y, data.weight,
                                           self._params.loss)
         return tree_gradients(self._p, grad[:, class_idx], hess[:, class_idx], data.weight, t)
@@ -542,7 +623,7 @@ class Booster:
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on
         (all True unless ``subsample`` < 1). Recomputed from the seed, not stored."""
-        n = self._trace("rows_used").X.shape[0]
+        n = self._trace("rows_used").n_samples
         rows = tree_rows(self._params, self.tree_index(round_idx, class_idx), n)
         return np.ones(n, dtype=bool) if rows is None else rows
 
@@ -563,10 +644,15 @@ class Booster:
         return sampler.allowed(t, depth, [node_id])[0]
 
     def _bins(self, tree_idx: int):
-        """Bin codes of the training rows under the cuts tree ``tree_idx`` was grown on."""
+        """Bin codes of the model's rows under the cuts tree ``tree_idx`` was grown on,
+        feature by feature, and the missing code: hist's kept codes, else binned once per
+        set of cuts."""
+        if self.data.binned is not None:
+            return self.data.binned.codes, self.data.binned.missing
         cuts = self._tree_cuts(tree_idx)
         if self._bins_cache is None or self._bins_cache[0] is not cuts:
-            self._bins_cache = (cuts, *hist.bin_matrix(self.data.X, cuts))
+            bins, missing = hist.bin_matrix(self.data.X, cuts)
+            self._bins_cache = (cuts, column_major(bins, np.arange(cuts.n_features)), missing)
         return self._bins_cache[1], self._bins_cache[2]
 
     def cuts(self, round_idx: int | None = None, class_idx: int = 0) -> dict[str, np.ndarray]:

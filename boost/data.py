@@ -92,8 +92,8 @@ def as_features(X, expected_names: list[str] | None = None, what: str = "X"):
         names = list(expected_names)
     with np.errstate(over="ignore", invalid="ignore"):
         X32 = np.ascontiguousarray(values, dtype=FEATURE)
-    bad = np.isinf(X32)
-    if bad.any():
+    if any_rows(X32, np.isinf):
+        bad = np.isinf(X32)
         col = int(np.nonzero(bad.any(axis=0))[0][0])
         raw_inf = np.isinf(np.asarray(values[:, col], dtype=np.float64)).any()
         cause = "infinite values" if raw_inf else "values too large for float32 (|x| > 3.4e38)"
@@ -102,6 +102,15 @@ def as_features(X, expected_names: list[str] | None = None, what: str = "X"):
             "them with NaN (treated as missing) or with finite values."
         )
     return X32, names
+
+
+_BLOCK_ROWS = 1 << 16
+
+
+def any_rows(X: np.ndarray, test) -> bool:
+    """Whether ``test`` (np.isinf, np.isnan) holds for any value of ``X``, a block of rows
+    at a time: no bool mask of the whole matrix (27 MiB at 1M x 28) is made."""
+    return any(bool(test(X[a:a + _BLOCK_ROWS]).any()) for a in range(0, X.shape[0], _BLOCK_ROWS))
 
 
 def _as_vector(v, n_samples: int, what: str) -> np.ndarray:

@@ -36,6 +36,7 @@ from numba import njit, prange
 
 from . import node_rules as rules
 from ._dtypes import REASON_GAMMA, REASON_MAX_LEAVES, REASON_NO_GAIN, REASON_NONE
+from .data import any_rows
 from .layout import column_major
 from .records import (
     CAND_BIN,
@@ -129,7 +130,7 @@ def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False,
     missing value. ``gh_slot`` adds 8 bytes at the end of each row for the row's (g, h) (see
     ``HistWorkspace``). ``dense``: whether X has no NaN, when the caller already knows."""
     if dense is None:
-        dense = not bool(np.isnan(X).any())
+        dense = not any_rows(X, np.isnan)
     dtype = bin_dtype(cuts, dense)
     # Rows padded to a multiple of 8 bytes, so the (g, h) slot is aligned.
     per_word = 8 // np.dtype(dtype).itemsize
@@ -650,7 +651,6 @@ class HistWorkspace:
         n_samples = bins.shape[0]
         self.bins = bins
         self.missing = missing
-        self.rows = np.arange(n_samples, dtype=np.int32)  # the root's rows, never written
         self.gh = gh_view(bins)
         self.n_features = n_features
         self.columns = column_major(bins, np.arange(n_features))
@@ -680,6 +680,18 @@ class HistWorkspace:
         """Row-id work buffer ``i``."""
         return self._rows[i]
 
+    def root_rows(self, i: int) -> np.ndarray:
+        """Work buffer ``i`` holding the root's rows 0..n-1 (written per tree: a third
+        buffer kept for them would cost 4 MB per million rows)."""
+        _iota(self._rows[i])
+        return self._rows[i]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _iota(out):
+    for k in prange(out.shape[0]):
+        out[k] = k
+
 
 class _Root:
     """What every tree starts from: the gradients stored in the records, the root's
@@ -700,8 +712,8 @@ class _Root:
         _store_gradients(g, h, ws.gh)
         self.hist = ws.histograms(0, 1, self.width)
         one = np.zeros(1, dtype=np.int64)
-        _build(ws.bins, ws.missing, self.n_features, self.stride, ws.gh, ws.rows, False, one,
-               np.array([n_samples]), one, self.hist, self.n_blocks)
+        _build(ws.bins, ws.missing, self.n_features, self.stride, ws.gh, ws.buffer(0), False,
+               one, np.array([n_samples]), one, self.hist, self.n_blocks)  # rows 0..n-1
         root_g, root_h = root_sums(self.hist[0], ptrs, g, h, root_from_bins)
         rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
         self.node_end[0] = n_samples
@@ -727,7 +739,7 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
     node_start, node_end, hist, best = root.node_start, root.node_end, root.hist, root.best
     left, right, sum_grad, sum_hess, weight = (nodes.left, nodes.right, nodes.sum_grad,
                                                nodes.sum_hess, nodes.weight)
-    rows = ws.rows
+    rows = ws.root_rows(1)
     spare = 0  # the work buffer the next partition writes into
     pool = 1
     level = np.zeros(1, dtype=np.int64)  # nodes of the current depth, in id order
@@ -805,8 +817,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
     ptrs, missing = cuts.ptrs, ws.missing
     root = _Root(cuts, root_from_bins, g, h, p, ws, nodes)
     node_start, node_end = root.node_start, root.node_end
-    rows = ws.buffer(0)
-    rows[:] = ws.rows
+    rows = ws.root_rows(0)
     spare = ws.buffer(1)
     hists = {0: root.hist[0:1]}  # the histogram of every node that may still split
     queue, found = [], {}  # heap of (-gain, node id); node id -> its best split
@@ -858,25 +869,25 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
 
 
 # ------------------------------------------------------------------ one node, on demand
-@njit(cache=True, nogil=True)
-def _node_hist(bins, missing, ptrs, g, h, mask, out, counts):
-    """Histogram (and row count per bin) of the rows with ``mask`` set, in row order."""
-    n_features = ptrs.shape[0] - 1
-    for r in range(bins.shape[0]):
-        if not mask[r]:
-            continue
-        ghr = complex(np.float64(g[r]), np.float64(h[r]))
-        for f in range(n_features):
-            b = bins[r, f]
-            if b != missing:
-                i = ptrs[f] + b
-                out[i] += ghr
-                counts[i] += 1
+@njit(cache=True, nogil=True, parallel=True)
+def _node_hist(codes, missing, ptrs, g, h, mask, out, counts):
+    """Histogram (and row count per bin) of the rows with ``mask`` set; ``codes`` feature by
+    feature. Each bin belongs to one feature and adds its rows in row order, so the features
+    run in parallel and every sum is the row-order sum."""
+    for f in prange(ptrs.shape[0] - 1):
+        col = codes[f]
+        a = ptrs[f]
+        for r in range(col.shape[0]):
+            b = col[r]
+            if mask[r] and b != missing:
+                out[a + b] += complex(np.float64(g[r]), np.float64(h[r]))
+                counts[a + b] += 1
 
 
-def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path_features,
+def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, path_features,
                    root_from_bins: bool, params) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Replay the histogram and sums the grower had for the last node of a root-to-node path.
+    ``codes``: the rows' bin codes feature by feature, shape (n_features, n_samples).
 
     ``path_masks[i]`` are the rows of the i-th node on the path (root first),
     ``path_sides[i]`` whether node i+1 is the left child of node i and ``path_features[i]``
@@ -893,7 +904,7 @@ def node_histogram(bins, missing, cuts: Cuts, g, h, path_masks, path_sides, path
     def build(mask):
         out = np.zeros(total_bins, dtype=np.complex128)
         cnt = np.zeros(total_bins, dtype=np.int64)
-        _node_hist(bins, missing, ptrs, g, h, mask, out, cnt)
+        _node_hist(codes, missing, ptrs, g, h, mask, out, cnt)
         return out, cnt
 
     hist, counts = build(path_masks[0])

@@ -197,7 +197,7 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
         except ValueError as exc:
             raise ValueError(f"grid point {point}: {exc}") from None
     check_rounds(num_boost_round)
-    data = inputs(base, X, y, sample_weight, evals)
+    data = inputs(base, X, y, sample_weight, evals, own_X=False)  # read during the call only
     stopping_rounds = _check_early_stopping(early_stopping_rounds, data.eval_sets)
     workers, per_point = _workers(len(points), base.nthread)
     configs = [replace(p, nthread=per_point) for p in configs]

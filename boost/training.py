@@ -33,8 +33,9 @@ import numpy as np
 
 from . import objectives
 from ._dtypes import GRAD, INDEX, PARAM, WEIGHT
+from .binned import BinnedRows
 from .booster import Booster, TrainingData
-from .data import as_features, as_labels, as_weights, check_training_rows
+from .data import any_rows, as_features, as_labels, as_weights, check_training_rows
 from .exact import NodeSampling, SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, bin_matrix, grow_hist
 from .leaves import line_search_leaves, quantile_leaves
@@ -113,7 +114,7 @@ class _HistGrower:
 
     def __init__(self, X, w, p, cuts=None):
         self.X, self.w, self.p = X, w, p
-        self.dense = not bool(np.isnan(X).any())  # once: approx re-bins every tree
+        self.dense = not any_rows(X, np.isnan)  # once: approx re-bins every tree
         # XGBoost's hist sums the root from the bins when nothing is missing (not approx).
         self.root_from_bins = p.tree_method == "hist" and self.dense
         self.ws = None
@@ -285,21 +286,18 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         warnings.warn("grow_policy and max_leaves apply to tree_method 'hist' and 'approx'; "
                       "exact ignores them and grows depth-wise to max_depth, as XGBoost does.",
                       UserWarning, stacklevel=2)
-    data = inputs(p, X, y, sample_weight, evals)
-    X32, y32, w32, eval_sets = data.X32, data.y32, data.w32, data.eval_sets
+    # hist's trace keeps the bin codes, not the values: no copy of a float32 X is made.
+    data = inputs(p, X, y, sample_weight, evals, own_X=p.tree_method != "hist")
+    y32, w32, eval_sets = data.y32, data.w32, data.eval_sets
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
     base_score, base_margin = intercept(p, y32, w32)
     run = Rounds(p, data, base_margin, num_boost_round,
                  None if stopping_rounds is None else EarlyStopping(stopping_rounds))
     run.boost()
-    exact = isinstance(run.grower, _ExactGrower)
-    trace = TrainingData(X=X32, y=y32, weight=w32,
-                         need_forward=run.grower.columns.need_forward if exact else None,
-                         tree_cuts=None if exact else run.grower.tree_cuts,
-                         root_from_bins=None if exact else run.grower.root_from_bins,
-                         checkpoints=run.checkpoints)
-    for arr in (X32, y32) + (() if w32 is None else (w32,)):
-        arr.flags.writeable = False  # the trace's data; never the caller's arrays (see above)
+    trace = _trace(p, run, data)
+    for arr in (trace.X, y32, w32, None if trace.binned is None else trace.binned.codes):
+        if arr is not None:
+            arr.flags.writeable = False  # the trace's data; never the caller's arrays
     stopper = run.stopper
     return Booster(params=p, feature_names=data.names, base_score=base_score,
                    base_margin=base_margin, forest=run.builder.build(), data=trace,
@@ -309,6 +307,21 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                    best_score=None if stopper is None else stopper.best_score,
                    train_args={"num_boost_round": num_boost_round,
                                "early_stopping_rounds": stopping_rounds})
+
+
+def _trace(p, run, data: Inputs) -> TrainingData:
+    """What the model keeps of its training rows: the values (exact, approx), or hist's
+    bin codes, feature by feature, which the grower made for its partition anyway."""
+    exact = isinstance(run.grower, _ExactGrower)
+    binned = None
+    if p.tree_method == "hist":
+        binned = BinnedRows(run.grower.ws.columns, run.grower.ws.missing)
+    return TrainingData(X=None if binned is not None else data.X32, y=data.y32,
+                        weight=data.w32,
+                        need_forward=run.grower.columns.need_forward if exact else None,
+                        tree_cuts=None if exact else run.grower.tree_cuts,
+                        root_from_bins=None if exact else run.grower.root_from_bins,
+                        checkpoints=run.checkpoints, binned=binned)
 
 
 def check_rounds(num_boost_round) -> None:
@@ -330,14 +343,18 @@ class Inputs:
     eval_sets: list
 
 
-def inputs(p, X, y, sample_weight, evals) -> Inputs:
+def inputs(p, X, y, sample_weight, evals, own_X: bool = True) -> Inputs:
+    """``own_X``: the features will be kept (exact, approx), so they must be the engine's
+    own; hist keeps bin codes instead and only reads X while it trains."""
     X32, names = as_features(X)
     check_training_rows(X32.shape[0])
     y32 = as_labels(y, X32.shape[0], p.objective, p.num_class)
     w32 = as_weights(sample_weight, X32.shape[0])
     # The Booster keeps the training data (read-only) for its round views, so it owns a copy
     # wherever the conversion handed back the caller's own memory (float32 input).
-    X32, y32, w32 = (_own(arr, given) for arr, given in ((X32, X), (y32, y), (w32, sample_weight)))
+    y32, w32 = (_own(arr, given) for arr, given in ((y32, y), (w32, sample_weight)))
+    if own_X:
+        X32 = _own(X32, X)
     return Inputs(X32, names, y32, w32, _check_evals(evals, names, p))
 
 

@@ -193,9 +193,11 @@ def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int) -> 
     return out
 
 
-# Margins kept for round views: at most this many, and at most this many bytes.
+# Margins kept for round views: at most this many, and at most this many bytes. They only
+# save time (a view adds the trees after the nearest one), so they stay small beside the rows
+# the model keeps: a million rows keep 3 or 4, 100k rows all 16 (docs/design.md: the trace).
 _MAX_CHECKPOINTS = 16
-_CHECKPOINT_BYTES = 256 << 20
+_CHECKPOINT_BYTES = 16 << 20
 
 
 def checkpoint_every(rounds: int, n_samples: int, n_groups: int) -> int:

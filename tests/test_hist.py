@@ -7,6 +7,7 @@ from conftest import make_data
 from oracle import xgb_margin, xgb_train
 
 import boost
+from boost.data import as_features
 from boost.hist import bin_matrix
 from boost.sketch import hist_cuts
 
@@ -110,10 +111,12 @@ def test_bin_candidates_against_brute_force(method):
     view = bst.round_view(1)
     g = view.grad[:, 0].astype(np.float64)
     h = view.hess[:, 0].astype(np.float64)
-    X32 = bst.data.X
+    X32 = as_features(X)[0]  # hist keeps bin codes, not the values: route by the values here
     tree = bst.trees_to_dataframe().query("Round == 2").set_index("Node")
     for node in (0, 1, 2):
-        rows = np.nonzero(boost.tree.rows_in_node(bst.forest, X32, bst.tree_index(2), node))[0]
+        by_value = boost.tree.rows_in_node(bst.forest, X32, bst.tree_index(2), node)
+        np.testing.assert_array_equal(bst.rows_in_node(2, node), by_value)
+        rows = np.nonzero(by_value)[0]
         cand = bst.split_candidates(2, node)
         G, H = g[rows].sum(), h[rows].sum()
         for row in cand.itertuples():
@@ -149,7 +152,7 @@ def test_approx_resketches_with_hessian_weights():
 def test_hist_cuts_accessor_and_exact_has_none():
     X, y = make_data(seed=25, n=500)
     bst = boost.train({"max_depth": 2}, X, y, 2)
-    indptr, values = _xgb_cuts(bst.data.X)
+    indptr, values = _xgb_cuts(as_features(X)[0])
     for f, (name, cut) in enumerate(bst.cuts().items()):
         np.testing.assert_array_equal(cut, values[indptr[f] + 1:indptr[f + 1]])
         assert name == bst.feature_names[f]
@@ -183,3 +186,41 @@ def test_approx_workspace_stays_small_when_the_bins_change():
     assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
     widths = {int(c.ptrs[-1]) for c in ours.data.tree_cuts}
     assert len(widths) > 1  # the width did change
+
+
+@pytest.mark.parametrize("extra", [
+    {"nan": 0.2}, {"nan": 0.0}, {"nan": 0.1, "max_bin": 300},
+    {"nan": 0.1, "grow_policy": "lossguide", "max_leaves": 9, "max_depth": 0},
+    {"nan": 0.1, "objective": "multi:softprob", "num_class": 3, "subsample": 0.7},
+])
+def test_hist_rows_are_routed_by_their_bins(extra):
+    # hist keeps the bin codes, not the values: every per-row fact recomputed from them
+    # equals the one walked by value (predict on the float rows), bit for bit.
+    extra = dict(extra)
+    nan = extra.pop("nan")
+    objective = extra.setdefault("objective", "binary:logistic")
+    X, y = make_data(seed=31, n=3000, n_features=4, nan=nan, ties=True, objective=objective)
+    X[:, 2] = np.arange(len(X))  # many distinct values: uint16 codes when max_bin > 256
+    bst = boost.train({"tree_method": "hist", "max_depth": 4, **extra}, X, y, 12)
+    assert bst.data.X is None and bst.data.binned.codes.shape == (4, len(y))
+    with pytest.raises(ValueError):  # the trace's codes are read-only
+        bst.data.binned.codes[0, 0] = 1
+    if "max_bin" in extra:  # codes past 255
+        assert bst.data.binned.codes.dtype == np.uint16 and bst.data.binned.codes.max() > 256
+    X32 = as_features(X)[0]
+    for r in (1, 5, 12):
+        view = bst.round_view(r)
+        margin = bst.predict(X, output_margin=True, iteration_range=(0, r))
+        np.testing.assert_array_equal(view.margin, margin.reshape(view.margin.shape))
+        for k in range(bst.num_groups):
+            t = bst.tree_index(r, k)
+            np.testing.assert_array_equal(view.leaf[:, k], boost.tree.leaf_of_rows(
+                bst.forest, X32, t))
+            for node in range(int(bst.forest.node_slice(t).stop - bst.forest.node_slice(t).start)):
+                np.testing.assert_array_equal(
+                    bst.rows_in_node(r, node, k),
+                    boost.tree.rows_in_node(bst.forest, X32, t, node))
+    np.testing.assert_array_equal(bst.feature_values(2, X), X32[:, 2])
+    if "subsample" not in extra:  # (the draws are BoostScope's own)
+        ref, _ = xgb_train({"tree_method": "hist", "max_depth": 4, **extra}, X, y, 12)
+        assert bst.get_dump() == ref.get_dump(dump_format="json", with_stats=True)

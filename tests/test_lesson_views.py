@@ -153,9 +153,10 @@ def test_sketch_cuts_are_xgboost_cuts(method):
                      constant_column=False)
     bst = boost.train({"tree_method": method, "max_bin": 16, "objective": "binary:logistic",
                        "max_depth": 2}, X, y, 3)
-    indptr, values = _xgb_cuts(bst.data.X, 16)
+    indptr, values = _xgb_cuts(np.asarray(X, dtype=np.float32), 16)
     for f in range(2):
-        d = sketch_data(bst, f, 2)
+        d = sketch_data(bst, f, 2, X=X)  # hist keeps bin codes: the values come from X
+        np.testing.assert_array_equal(d.values, np.asarray(X[:, f], dtype=np.float32))
         np.testing.assert_array_equal(d.cuts, values[indptr[f] + 1:indptr[f + 1] - 1])
         assert len(d.cuts) == 15 and d.max_bin == 16
         fig = make_sketch_figure(d.values, d.thresholds, d.cuts, f"f{f}", size_by=d.size_by)
@@ -240,7 +241,8 @@ def test_lesson_figures_use_projector_type_when_large():
     fs = function_space(bst, THREE_X[:2], [1.0, 0.0], None, (0, 1), 1)
     X, y = make_data(seed=6, n=200, n_features=2, objective="binary:logistic",
                      constant_column=False)
-    d = sketch_data(boost.train({"max_bin": 16, "objective": "binary:logistic"}, X, y, 2), 0, 1)
+    d = sketch_data(boost.train({"max_bin": 16, "objective": "binary:logistic"}, X, y, 2), 0, 1,
+                    X=X)
     figures = [make_function_space_figure(fs, NAMES, large=True),
                make_function_space_figure(fs, NAMES, large=True, newton=True),
                make_sketch_figure(d.values, d.thresholds, d.cuts, "f0", large=True,

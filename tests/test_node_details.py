@@ -197,11 +197,11 @@ def test_hist_candidates_show_their_bins_values():
     bst = boost.train({"tree_method": "hist", "max_bin": 8, "max_depth": 2}, Xh,
                       Xh[:, 0] + rng.normal(size=200), 1)
     cuts = bst.cuts()
-    ranges = {f: bin_value_ranges(sorted_present(bst.data.X[:, i]), cuts[f])
+    ranges = {f: bin_value_ranges(sorted_present(bst.feature_values(i, Xh)), cuts[f])
               for i, f in enumerate(bst.feature_names)}
     cand = bst.split_candidates(1, 0)
     labels = split_labels(cand, ranges)
-    x32 = bst.data.X
+    x32 = Xh.astype(np.float32)
     for (_, c), label in zip(cand.iterrows(), labels, strict=True):
         f = bst.feature_names.index(c.Feature)
         cut = cuts[c.Feature]

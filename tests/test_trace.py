@@ -148,8 +148,9 @@ def test_trace_is_read_only(booster):
 
 @pytest.mark.parametrize("tree_method", ["exact", "hist"])
 def test_training_leaves_the_callers_arrays_alone(tree_method):
-    # float32 inputs need no conversion; the Booster must still own (and freeze) a copy, not
-    # make the caller's arrays read-only or keep reading memory the caller may change.
+    # float32 inputs need no conversion; the Booster must still own (and freeze) a copy (hist:
+    # of the rows' bin codes), not make the caller's arrays read-only or keep reading memory
+    # the caller may change.
     rng = np.random.default_rng(5)
     X = rng.normal(size=(200, 3)).astype(np.float32)
     y = (X[:, 0] > 0).astype(np.float32)
@@ -163,6 +164,9 @@ def test_training_leaves_the_callers_arrays_alone(tree_method):
     w[:] = 1.0
     np.testing.assert_array_equal(bst.round_view(3).margin, before)
     assert bst.data.y.sum() < 200
+    if tree_method == "hist":  # the values are not kept; the changed X is told apart
+        with pytest.raises(ValueError, match="not the data this model was trained on"):
+            bst.feature_values(0, X)
 
 
 def test_engine_does_not_import_streamlit_or_plotly():

@@ -221,7 +221,7 @@ def _read_sample(state: AppState, upload) -> None:
 def panel(model: Model) -> None:
     """Above the stage: what is on screen, and the note that candidates are recomputed."""
     booster = model.booster
-    n = len(booster.data.X)
+    n = booster.data.n_samples
     target = model.config["target"]
     st.info(f"**Opened XGBoost model** {model.config['name']}: {booster.num_boosted_rounds()} "
             f"rounds, objective {booster.objective}, {n:,} sample rows"

@@ -137,8 +137,7 @@ def node_rows(booster, round_idx: int, node_id: int, class_idx: int = 0) -> pd.D
     round: Row (index in the training set), y (for multi-class the indicator [y = class]),
     m (the margin), p (the prediction), and the g, h the tree fitted
     (``Booster.tree_gradients``: h = 1 for first-order boosting); w when weighted."""
-    t = booster.tree_index(round_idx, class_idx)
-    inside = (booster.engine.tree.rows_in_node(booster.forest, booster.data.X, t, node_id)
+    inside = (booster.rows_in_node(round_idx, node_id, class_idx)
               & booster.rows_used(round_idx, class_idx))
     rows = np.nonzero(inside)[0]
     g, h, _ = booster.tree_gradients(round_idx, class_idx)

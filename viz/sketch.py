@@ -38,12 +38,13 @@ class SketchData:
     tree: int | None  # approx: the tree (round) whose cuts these are
 
 
-def sketch_data(booster, f: int, round_idx: int, klass: int = 0) -> SketchData:
+def sketch_data(booster, f: int, round_idx: int, klass: int = 0, X=None) -> SketchData:
     """Feature ``f`` of the training rows, exact's thresholds and the cuts: the model's own
     (hist; approx: the next tree's, sketched with the hessians of ``round_idx``), or for
     exact the cuts hist would make with the model's max_bin. ``size_by``: the hessian the
-    approx sketch weighted by, or for classification h at ``round_idx``."""
-    X, w = booster.data.X, booster.data.weight
+    approx sketch weighted by, or for classification h at ``round_idx``. ``X``: the training
+    features, which a hist model does not keep (``Booster.feature_values``)."""
+    values, w = booster.feature_values(f, X), booster.data.weight
     method, max_bin = booster.params["tree_method"], int(booster.params["max_bin"])
     name, n = booster.feature_names[f], booster.num_boosted_rounds()
     weight, size_by, tree = w, None, None
@@ -55,12 +56,12 @@ def sketch_data(booster, f: int, round_idx: int, klass: int = 0) -> SketchData:
     elif method == "hist":
         cuts = booster.cuts()[name]
     else:
-        cuts = booster.engine.sketch.hist_cuts(np.ascontiguousarray(X[:, [f]]), w,
+        cuts = booster.engine.sketch.hist_cuts(np.ascontiguousarray(values[:, None]), w,
                                                max_bin).feature_cuts(0)
     if size_by is None and booster.objective.startswith(("binary:", "multi:")):
         size_by = booster.round_view(round_idx).hess[:, klass]
-    thresholds = booster.engine.candidates.exact_thresholds(X[:, f])
-    return SketchData(values=X[:, f], thresholds=thresholds, cuts=cuts[:-1], weight=weight,
+    thresholds = booster.engine.candidates.exact_thresholds(values)
+    return SketchData(values=values, thresholds=thresholds, cuts=cuts[:-1], weight=weight,
                       size_by=size_by, max_bin=max_bin, tree=tree)
 
 

@@ -7,9 +7,12 @@ import numpy as np
 from . import Lesson, Step
 
 
+def _income(f):
+    return f.booster.feature_values(0, f.shown.prep.X_train)
+
+
 def _counts(f):
-    X = f.booster.data.X
-    return {"missing": int(np.isnan(X[:, 0]).sum()), "n": len(X)}
+    return {"missing": int(np.isnan(_income(f)).sum()), "n": f.booster.data.n_samples}
 
 
 def _direction(f):
@@ -28,8 +31,8 @@ def _table(f):
 
 
 def _spend(f):
-    X, y = f.booster.data.X, f.booster.data.y
-    hidden = np.isnan(X[:, 0])
+    y = f.booster.data.y
+    hidden = np.isnan(_income(f))
     return {"hidden": float(y[hidden].mean()), "known": float(y[~hidden].mean())}
 
 

@@ -11,7 +11,7 @@ from . import Lesson, Step
 
 
 def _sketch(f):
-    return sketch_data(f.booster, 0, f.shown.round)
+    return sketch_data(f.booster, 0, f.shown.round, X=f.shown.prep.X_train)
 
 
 def _exact(f):
@@ -27,7 +27,8 @@ def _approx(f):
     """approx's cuts for the next tree (sketched with the hessians after this round) against
     hist's."""
     d = _sketch(f)
-    hist = sketch_data(f.other(tree_method="hist").booster, 0, f.shown.round)
+    hist = sketch_data(f.other(tree_method="hist").booster, 0, f.shown.round,
+                       X=f.shown.prep.X_train)
     return {"t": d.tree, "n": len(d.cuts), "hmin": float(d.size_by.min()),
             "hmax": float(d.size_by.max()), "top": float(d.cuts.max()),
             "hist_top": float(hist.cuts.max())}

@@ -30,9 +30,10 @@ NOTE_H = (" Marker size: h = p(1−p) at round {r}; XGBoost's hist sketch does n
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _sketch(config: dict, _booster: boost.Booster, f: int, r: int, klass: int) -> SketchData:
-    """sketch_data, once per (model, feature, round, class)."""
-    return sketch_data(_booster, f, r, klass)
+def _sketch(config: dict, _booster: boost.Booster, _X, f: int, r: int, klass: int
+            ) -> SketchData:
+    """sketch_data, once per (model, feature, round, class); ``_X`` the training features."""
+    return sketch_data(_booster, f, r, klass, _X)
 
 
 def render(state: AppState, shown: Shown) -> None:
@@ -50,7 +51,7 @@ def render(state: AppState, shown: Shown) -> None:
         klass = right.selectbox("Class (its hessian)", list(range(booster.num_groups)),
                                 key="sketch_klass",
                                 format_func=lambda k: f"{k}: {class_name(shown, k)}")
-    d = _sketch(shown.config, booster, int(f), r, klass)
+    d = _sketch(shown.config, booster, shown.prep.X_train, int(f), r, klass)
     if not np.isfinite(d.values).any():
         st.info(f"{names[f]} has no values in the training rows.")
         return

@@ -239,7 +239,7 @@ def _candidate_tables(shown: Shown, summary, node: int, klass: int, refused: boo
                       drawn: set, features: list) -> None:
     booster, r = shown.booster, shown.round
     cand = summary.table
-    ranges = _bin_ranges(shown.config, booster, r, klass)
+    ranges = _bin_ranges(shown.config, booster, shown.prep.X_train, r, klass)
     table = best_per_feature(cand, ranges, refused, counts=summary.counts)
     drawn_note = "; Drawn: could this node split on it (colsample)" if len(drawn) < len(
         features) else ""
@@ -283,18 +283,19 @@ def _node_rows(config: dict, _booster, r: int, node: int, klass: int) -> pd.Data
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _sorted_features(config: dict, _booster) -> dict:
-    """Each feature's training values, sorted once per model (the bins' value ranges)."""
-    return {name: sorted_present(_booster.data.X[:, i])
+def _sorted_features(config: dict, _booster, _X) -> dict:
+    """Each feature's training values, sorted once per model (the bins' value ranges); ``_X``
+    the training features (a hist model keeps only their bins)."""
+    return {name: sorted_present(_booster.feature_values(i, _X))
             for i, name in enumerate(_booster.feature_names)}
 
 
-def _bin_ranges(config: dict, booster, r: int, klass: int) -> dict | None:
+def _bin_ranges(config: dict, booster, X, r: int, klass: int) -> dict | None:
     """{feature: (min, max) training value of each bin} of the round's tree; None for exact,
     which has no bins. A search over the cuts per click; the sort is done once per model."""
     if booster.params["tree_method"] == "exact":
         return None
-    values = _sorted_features(config, booster)
+    values = _sorted_features(config, booster, X)
     return {f: bin_value_ranges(values[f], cuts) for f, cuts in booster.cuts(r, klass).items()}
 
 
