@@ -3,9 +3,11 @@
     python -m pip install -r benchmarks/requirements.txt    # the peers (LightGBM, sklearn)
     python benchmarks/bench_hist.py                          # 100k x 20 and 1M x 28
     python benchmarks/bench_hist.py --sizes 100000x20 --rounds 30 --repeats 1
+    python benchmarks/bench_hist.py --task regression --sizes 200000x28
 
-Synthetic binary classification; 100 rounds, depth 6, eta 0.1, 2 threads, 256 bins (LightGBM
-and scikit-learn: 255, their maximum). For each library: wall time of training (including
+Synthetic binary classification (``--task regression``: the score it thresholds); 100
+rounds, depth 6, eta 0.1, 2 threads, 256 bins (LightGBM and scikit-learn: 255, their
+maximum). For each library: wall time of training (including
 building its own binned dataset from the float matrix), peak extra memory (the process's
 resident-set high-water mark above what it held before, reset before each library through
 ``/proc/self/clear_refs``), the ratios to XGBoost hist and (memory) to LightGBM; each
@@ -34,6 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 THREADS = 2
 ROUNDS = 100
+TASK = "binary"
+# --task: (XGBoost's and BoostScope's objective, LightGBM's, scikit-learn's estimator)
+TASKS = {"binary": ("binary:logistic", "binary", "HistGradientBoostingClassifier"),
+         "regression": ("reg:squarederror", "regression", "HistGradientBoostingRegressor")}
 PARAMS = {"tree_method": "hist", "objective": "binary:logistic", "max_depth": 6, "eta": 0.1,
           "max_bin": 256, "nthread": THREADS}
 
@@ -77,7 +83,7 @@ def run_xgboost(X, y, rounds):
 def run_lightgbm(X, y, rounds):
     import lightgbm as lgb
 
-    params = {"objective": "binary", "learning_rate": 0.1, "max_depth": 6, "num_leaves": 64,
+    params = {"objective": TASKS[TASK][1], "learning_rate": 0.1, "max_depth": 6, "num_leaves": 64,
               "max_bin": 255, "num_threads": THREADS, "min_data_in_leaf": 1,
               "min_sum_hessian_in_leaf": 1.0, "lambda_l2": 1.0, "verbose": -1,
               "deterministic": True, "force_row_wise": True}
@@ -85,9 +91,10 @@ def run_lightgbm(X, y, rounds):
 
 
 def run_sklearn(X, y, rounds):
-    from sklearn.ensemble import HistGradientBoostingClassifier
+    import sklearn.ensemble
 
-    model = HistGradientBoostingClassifier(max_iter=rounds, learning_rate=0.1, max_depth=6,
+    estimator = getattr(sklearn.ensemble, TASKS[TASK][2])
+    model = estimator(max_iter=rounds, learning_rate=0.1, max_depth=6,
                                            max_leaf_nodes=None, max_bins=255,
                                            early_stopping=False, l2_regularization=1.0,
                                            min_samples_leaf=1)
@@ -110,7 +117,7 @@ def bench_size(n_samples, n_features, rounds, peers, repeats):
     all of them alike); the best time and the largest peak memory of each."""
     import boost
 
-    X, y = make_data(n_samples, n_features)
+    X, y = make_data(n_samples, n_features, regression=TASK == "regression")
     boost.warmup()
     libraries = [("BoostScope hist", lambda: run_boostscope(X, y, rounds)),
                  ("XGBoost hist", lambda: run_xgboost(X, y, rounds))]
@@ -135,8 +142,8 @@ def bench_size(n_samples, n_features, rounds, peers, repeats):
     one_thread = run_boostscope(X, y, min(rounds, 20), nthread=1)
     two_threads = run_boostscope(X, y, min(rounds, 20), nthread=2)
     threads_same = one_thread.get_dump() == two_threads.get_dump()
-    print(f"\n{n_samples:,} x {n_features}, {rounds} rounds, depth 6, eta 0.1, "
-          f"{THREADS} threads; best of {repeats} interleaved runs (all runs in brackets)")
+    print(f"\n{n_samples:,} x {n_features}, {PARAMS['objective']}, {rounds} rounds, depth 6, "
+          f"eta 0.1, {THREADS} threads; best of {repeats} interleaved runs (all runs in brackets)")
     m_lgb = peaks.get("LightGBM")
     print(f"  {'library':<18} {'time':>8} {'time / XGBoost':>15} {'peak memory':>12} "
           f"{'memory / XGBoost':>17}" + (f" {'memory / LightGBM':>18}" if m_lgb is not None else "")
@@ -211,7 +218,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3,
                         help="interleaved runs per library; the best time is reported")
     parser.add_argument("--skip-compile", action="store_true")
+    parser.add_argument("--task", choices=list(TASKS), default="binary",
+                        help="binary (binary:logistic) or regression (reg:squarederror)")
     args = parser.parse_args()
+    global TASK
+    TASK = args.task
+    PARAMS["objective"] = TASKS[TASK][0]
     if not args.skip_compile:
         cold, warm = compile_times()
         print(f"boost.warmup() (every kernel of every method): cold cache {cold:.1f} s, "

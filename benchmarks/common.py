@@ -156,11 +156,14 @@ print(time.perf_counter() - t)
 """
 
 
-def make_data(n_samples: int, n_features: int, seed: int = 0):
-    """Synthetic binary classification: float32 X (standard normal) and 0/1 labels."""
+def make_data(n_samples: int, n_features: int, seed: int = 0, regression: bool = False):
+    """Synthetic binary classification: float32 X (standard normal) and 0/1 labels (with
+    ``regression``: the noisy score the labels threshold, as the target)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n_samples, n_features)).astype(np.float32)
     logit = X[:, 0] + X[:, 1] ** 2 - X[:, 2] * X[:, 3] + 0.5 * rng.normal(size=n_samples)
+    if regression:
+        return X, logit.astype(np.float32)
     return X, (logit > 1.0).astype(np.float32)
 
 

@@ -119,6 +119,12 @@ def test_play_keeps_its_speed_when_redraws_are_late(monkeypatch):
     clock[0] += 0.1  # 0.5 s since the last round was due: one round
     at.run()
     assert at.slider(key="round").value == 14 and not at.error
+    # a busy browser's next tick still carries the slider at round 12: Play goes on from 14
+    clock[0] += 0.5
+    at.slider(key="round").set_value(12).run()
+    assert at.slider(key="round").value == 15
+    at.button(key="step_back").click().run()  # a step while playing: Play goes on from it
+    assert at.slider(key="round").value == 15  # 15 - 1 = 14, then the tick's round
 
 
 def test_upload_semicolon_csv():

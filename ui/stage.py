@@ -22,15 +22,17 @@ SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
 
 def _step(state: AppState, delta: int, n: int) -> None:
     state.round = int(min(n, max(0, state.round + delta)))
+    state.played_round = None  # Play goes on from here
 
 
 def _jump(state: AppState, value: int) -> None:
     state.round = value
+    state.played_round = None
 
 
 def _toggle_play(state: AppState, n: int) -> None:
     state.playing = not state.playing
-    state.played_at = None
+    state.played_at = state.played_round = None
     if state.playing and state.round >= n:
         state.round = 0
     state.rerun_app = True  # the fragment's timer is set on a full run only
@@ -121,16 +123,19 @@ def advance(state: AppState, n: int) -> None:
     while the screen keeps up; a redraw slower than the speed skips rounds rather than
     slowing the lesson down); at the end, stop."""
     if not state.playing:
-        state.played_at = None
+        state.played_at = state.played_round = None
         return
-    if state.round >= n:
+    # Play owns the round: a busy browser asks for the next tick with the slider still at an
+    # earlier round (its echo would set the lesson back)
+    current = state.round if state.played_round is None else state.played_round
+    if current >= n:
         state.playing = False
         st.rerun(scope="app")
     now, speed = time.monotonic(), float(state.speed)
     due = 1 if state.played_at is None else max(1, int((now - state.played_at) / speed))
     # the clock keeps the fraction of a round a late tick leaves, never credit from an early one
     state.played_at = now if state.played_at is None else min(now, state.played_at + due * speed)
-    state.round = min(n, state.round + due)
+    state.round = state.played_round = min(n, current + due)
 
 
 def _round_stage(state: AppState, model: Model) -> None:

@@ -114,6 +114,7 @@ class AppState:
     collapsed_tree: tuple | None = None  # the tree ``collapsed`` belongs to (model, round, class)
     playing: bool = False
     played_at: float | None = None  # Play's clock: when the round on screen was due
+    played_round: int | None = None  # the round Play showed last (the slider may lag it)
     rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
     # in the compare view (a fragment) redraws the sidebar's list
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
