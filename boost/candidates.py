@@ -66,22 +66,30 @@ def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
     """Every candidate of the node whose rows ``in_node`` marks, for each feature of
     ``features`` (ascending) in scan order. Each feature's present rows come in ascending
     order of value, ties by row index, from the training rows sorted once
-    (``exact.SortedColumns``): the order the grower scanned. The features run in parallel,
-    each into a block of its own (``2 * (n_rows + 1)`` entries: at most one per row and scan
-    direction, plus the missing-value one), and the blocks are then packed in order."""
+    (``exact.SortedColumns``): the order the grower scanned. The features run in parallel
+    twice: first each counts its candidates (the same scan, nothing written), then each
+    writes them at its place in arrays of exactly that size (no block per feature sized for
+    the worst case: at a 100k-row root those came to 350 MB of fresh pages)."""
     n = features.shape[0]
     pg, ph, n_rows, psim = _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds)
-    block = 2 * (n_rows + 1)
-    c = _new_candidates(n * block)
-    counts = np.zeros(n, dtype=np.int64)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    nothing = _new_candidates(0)
     for i in prange(n):
         f = features[i]
-        counts[i] = _feature_candidates(
+        starts[i + 1] = _feature_candidates(
+            in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
+            sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f],
+            nothing, np.int64(0), pg, ph, psim, reg_lambda, alpha, mcw, mds, False)
+    for i in range(n):
+        starts[i + 1] += starts[i]
+    c = _new_candidates(starts[n])
+    for i in prange(n):
+        f = features[i]
+        _feature_candidates(
             in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
             sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-            i * block, pg, ph, psim, reg_lambda, alpha, mcw, mds) - i * block
-    out = _pack(c, block, counts)
-    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = out
+            starts[i], pg, ph, psim, reg_lambda, alpha, mcw, mds, True)
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     return c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid, psim
 
 
@@ -106,7 +114,7 @@ def _summarize(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
             end = _feature_candidates(
                 in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
                 sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-                np.int64(0), pg, ph, psim, reg_lambda, alpha, mcw, mds)
+                np.int64(0), pg, ph, psim, reg_lambda, alpha, mcw, mds, True)
             counts[f] = end
             picked[:end] = False
             _pick(c[8], c[9], np.int64(0), end, top, picked)
@@ -178,11 +186,13 @@ def _pack(c, block, counts):
 
 @njit(cache=True, nogil=True)
 def _new_candidates(n):
-    return (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32),
+    # Threshold and loss change are float32 values kept as float64, the table's dtype: a
+    # conversion of millions of rows afterwards would copy them again.
+    return (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
             np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
-            np.empty(n, dtype=np.float32), np.empty(n, dtype=np.bool_))
+            np.empty(n, dtype=np.float64), np.empty(n, dtype=np.bool_))
 
 
 @njit(cache=True, nogil=True)
@@ -202,9 +212,10 @@ def _copy_block(src, a, dst, b, n):
 
 @njit(cache=True, nogil=True)
 def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c, n, pg, ph,
-                        psim, reg_lambda, alpha, mcw, mds):
-    """Feature f's candidates, written from entry ``n`` of ``c``; ``rows``, ``values``: the
-    feature's present training rows in ascending order. Returns the entry after the last."""
+                        psim, reg_lambda, alpha, mcw, mds, write):
+    """Feature f's candidates, written from entry ``n`` of ``c`` (only counted unless
+    ``write``); ``rows``, ``values``: the feature's present training rows in ascending
+    order. Returns the entry after the last."""
     c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     present = np.empty(rows.shape[0], dtype=np.int64)  # the node's, in that order
     k = 0
@@ -229,14 +240,14 @@ def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c,
                 made = k < n_rows and k > 0
                 gap = abs(last) + RT_EPS
                 thr = last + gap if forward else last - gap
-            if made:
+            if made and write:
                 (c_nl[n], c_gl[n], c_hl[n], c_gr[n], c_hr[n], c_loss[n],
                  c_valid[n]) = _candidate(forward, n_rows, j, sg, sh, pg, ph, psim,
                                           reg_lambda, alpha, mcw, mds)
                 c_feat[n] = f
                 c_thr[n] = thr
                 c_left[n] = not forward
-                n += 1
+            n += made
             if j < k:
                 sg += g[rows[e]]
                 sh += h[rows[e]]
@@ -264,7 +275,7 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
     sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
     columns = {
         "Feature": pd.Categorical.from_codes(feat, categories=list(names)),
-        "Threshold": thr.astype(np.float64),
+        "Threshold": np.asarray(thr, dtype=np.float64),
         "DefaultLeft": left,
         "CountLeft": nl,
         "CountRight": n_rows - nl,
@@ -275,7 +286,7 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
         "SimilarityLeft": sims[0].astype(np.float64),
         "SimilarityRight": sims[1].astype(np.float64),
         "SimilarityParent": np.full(len(feat), float(psim)),
-        "Gain": loss.astype(np.float64),
+        "Gain": np.asarray(loss, dtype=np.float64),
         "Valid": valid,
         "Sampled": sampled,
         "Best": _mark_best(valid & sampled, loss, split_made),

@@ -15,7 +15,7 @@ All functions are numba kernels usable from other kernels and from Python.
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 _F32_ZERO = np.float32(0.0)
 _F32_TWO = np.float32(2.0)
@@ -65,11 +65,11 @@ def split_loss_change(gl, hl, gr, hr, parent_similarity, reg_lambda, alpha, mcw,
     return total - parent_similarity
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def similarities(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
-    """``similarity`` of every node, float32 array."""
+    """``similarity`` of every node (or candidate: millions at a big root), float32 array."""
     out = np.empty(sum_grad.shape[0], dtype=np.float32)
-    for i in range(sum_grad.shape[0]):
+    for i in prange(sum_grad.shape[0]):
         out[i] = similarity(sum_grad[i], sum_hess[i], reg_lambda, alpha, min_child_weight,
                             max_delta_step)
     return out
