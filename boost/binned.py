@@ -13,6 +13,7 @@ whose threshold is the feature's ``min_val`` below every value: no present value
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,25 @@ class BinnedRows:
     @property
     def n_samples(self) -> int:
         return self.codes.shape[1]
+
+
+@njit(cache=True, nogil=True)
+def codes_match(values, cuts, codes, missing) -> bool:
+    """Whether each of a feature's float32 ``values`` falls in the bin its code says: the
+    bin of x is the number of ``cuts`` <= x, at most the last; NaN has ``missing``. Each
+    value is compared with its own bin's two cuts (no search over the cuts)."""
+    last = cuts.shape[0] - 1
+    for r in range(values.shape[0]):
+        v = values[r]
+        c = np.int64(codes[r])
+        if math.isnan(v):
+            if c != missing:
+                return False
+        elif c == missing or c > last:
+            return False
+        elif (c > 0 and v < cuts[c - 1]) or (c < last and v >= cuts[c]):
+            return False
+    return True
 
 
 def split_bins(forest, tree_cuts: list) -> np.ndarray:

@@ -313,10 +313,9 @@ class Booster:
                              "values: pass X, the features it was trained on.")
         column = X.iloc[:, [f]] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, [f]]
         values = as_features(column, what=f"X column {f}")[0][:, 0]
-        cuts = data.tree_cuts[0].feature_cuts(f)
-        codes = np.minimum(np.searchsorted(cuts, values, side="right"), len(cuts) - 1)
-        codes[np.isnan(values)] = data.binned.missing
-        if len(values) != data.n_samples or not np.array_equal(codes, data.binned.codes[f]):
+        if len(values) != data.n_samples or not binned.codes_match(
+                values, data.tree_cuts[0].feature_cuts(f), data.binned.codes[f],
+                data.binned.missing):
             raise ValueError(f"X is not the data this model was trained on: its column {f} "
                              "does not fall in the bins the model kept.")
         return values

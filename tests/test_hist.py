@@ -7,6 +7,7 @@ from conftest import make_data
 from oracle import xgb_margin, xgb_train
 
 import boost
+from boost.binned import codes_match
 from boost.data import as_features
 from boost.hist import bin_matrix
 from boost.sketch import hist_cuts
@@ -224,3 +225,26 @@ def test_hist_rows_are_routed_by_their_bins(extra):
     if "subsample" not in extra:  # (the draws are BoostScope's own)
         ref, _ = xgb_train({"tree_method": "hist", "max_depth": 4, **extra}, X, y, 12)
         assert bst.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_codes_match_is_the_binning_rule(dense):
+    """``binned.codes_match`` (a value against its own bin's two cuts) says the same as
+    binning the values again by search: values on a cut, beyond the last, NaN, and every
+    single code changed by one."""
+    rng = np.random.default_rng(5)
+    cuts = np.sort(rng.choice(np.arange(-50, 50, dtype=np.float32) / 4, 12, replace=False))
+    values = np.r_[cuts, cuts - np.float32(0.1), np.float32(99.0), np.float32(-99.0),
+                   rng.normal(size=200).astype(np.float32) * 10].astype(np.float32)
+    if not dense:
+        values[::9] = np.nan
+    missing = -1 if dense else 255
+    codes = np.minimum(np.searchsorted(cuts, values, side="right"), len(cuts) - 1)
+    codes[np.isnan(values)] = missing
+    codes = codes.astype(np.uint8 if not dense else np.int64)
+    assert codes_match(values, cuts, codes, missing)
+    for r in range(len(values)):
+        for delta in (-1, 1):
+            changed = codes.copy()
+            changed[r] = (int(codes[r]) + delta) % 256 if not dense else codes[r] + delta
+            assert not codes_match(values, cuts, changed, missing), (r, delta)
