@@ -22,6 +22,8 @@ from boost.params import BY_NAME
 from . import dataset
 from .state import AppState, Data, Model, Opened
 
+OPENED = "opened"  # the config key that marks an opened model file
+
 METHODS = BY_NAME["tree_method"].choices  # what the candidates are recomputed with
 MODEL_TYPES = ["json", "ubj"]
 NOTE = ("candidate splits recomputed on the sample: the trees show the model's own gain and "
@@ -110,7 +112,7 @@ def config(opened: Opened, booster) -> dict:
     """The opened model's configuration: the cache key of its views, and what they read."""
     return {"name": f"{opened.name} on {opened.sample.name}", "model": opened.digest,
             "digest": opened.sample.digest, "target": opened.target or None,
-            "tree_method": opened.tree_method, "boosting": "newton", "opened": True,
+            "tree_method": opened.tree_method, "boosting": "newton", OPENED: True,
             "objective": booster.objective}
 
 
@@ -154,8 +156,10 @@ def has_target(model: Model) -> bool:
     return model.booster.data.y is not None
 
 
-def is_opened(model: Model) -> bool:
-    return bool(model.config.get("opened"))
+def is_opened(config: dict) -> bool:
+    """Whether the model of ``config`` (``Model.config``, ``Shown.config``) is an opened
+    XGBoost model file, not a model BoostScope trained."""
+    return bool(config.get(OPENED))
 
 
 def sidebar_ui(state: AppState) -> None:

@@ -13,6 +13,7 @@ from viz.loss import make_loss_figure
 
 from . import downloads, url, verify
 from .charts import export_button, show
+from .opened import is_opened
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
 from .views import DEFAULT, VIEWS, generalisation
@@ -114,7 +115,7 @@ def view_stage(state: AppState, shown: Shown) -> None:
 def _view_stage(state: AppState, shown: Shown) -> None:
     rerun_if_asked(state)  # a callback in the view (the Lab, a pin) changed the model
     render_view(state, shown, VIEWS[state.view or DEFAULT])  # only the chosen view runs
-    if not shown.config.get("opened"):  # an uploaded model file cannot be reopened
+    if not is_opened(shown.config):  # an uploaded model file cannot be reopened
         share_url(state, shown.config)
 
 
@@ -172,7 +173,7 @@ def _round_stage(state: AppState, model: Model) -> None:
 
 def render_view(state: AppState, shown: Shown, view) -> None:
     """The chosen view; on an opened model file, what it needs the training run for."""
-    if shown.config.get("opened") and not getattr(view, "ON_SAMPLE", False):
+    if is_opened(shown.config) and not getattr(view, "ON_SAMPLE", False):
         st.info(f"**{view.TITLE}** needs the training run (its parameters, rows or other "
                 "models), which an XGBoost model file does not hold. On an opened model, "
                 "choose " + ", ".join(f"*{v.TITLE}*" for v in VIEWS.values()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from .opened import is_opened
 from .state import AppState, Model
 from .training import eval_sets
 
@@ -96,7 +97,7 @@ def verify(config: dict, _booster, _prep) -> Verdict | str:
 
 def badge(state: AppState, model: Model) -> None:
     """The toggle and, when on, the badge (for a model BoostScope trained)."""
-    if not available() or model.config.get("opened"):
+    if not available() or is_opened(model.config):
         return
     st.toggle("Verify with XGBoost", key=AppState.verify.key,
               help="Train XGBoost with the same parameters on the same rows and compare: "
