@@ -20,7 +20,7 @@ from . import objectives
 from .data import as_features, as_labels, as_weights
 from .exact import SortedColumns
 from .params import DRAWS, SEARCH, Params, canonical, parse_params
-from .sketch import Cuts, hist_cuts, sorted_cuts, std_sorted_columns
+from .sketch import Cuts, approx_columns, approx_cuts, hist_cuts
 from .tree import add_tree_outputs, checkpoint_every, initial_margin
 
 
@@ -93,7 +93,4 @@ def sketch(X32, w32, p: Params, hess) -> Cuts:
     times the weights) — as training sketches the training rows."""
     if p.tree_method == "hist":
         return hist_cuts(X32, w32, p.max_bin)
-    weights = hess if w32 is None else (hess * w32).astype(np.float32)
-    if objectives.spec(p.objective).const_hess:
-        return hist_cuts(X32, weights, p.max_bin)
-    return sorted_cuts(*std_sorted_columns(X32), weights, p.max_bin)
+    return approx_cuts(X32, w32, hess, p.max_bin, approx_columns(X32, p.objective))

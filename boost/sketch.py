@@ -35,6 +35,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from . import objectives
 from .layout import column_major
 from .stdsort import std_sort
 
@@ -699,3 +700,21 @@ def sorted_cuts(col_ptr, rows, values, weights: np.ndarray, max_bin: int) -> Cut
     _sorted_cuts_kernel(col_ptr, rows, values, weights.astype(np.float32), max_bin, limits,
                         n_levels, out_vals, out_n, out_min)
     return _pack(out_vals, out_n, out_min)
+
+
+def approx_columns(X: np.ndarray, objective: str):
+    """What approx sketches each tree from: with an objective whose hessian changes every
+    round, the columns sorted once (``std_sorted_columns``), re-sketched per tree as XGBoost
+    does from its sorted page; with a constant hessian (the weights never change), None: the
+    row-order sketch, made once."""
+    return None if objectives.spec(objective).const_hess else std_sorted_columns(X)
+
+
+def approx_cuts(X: np.ndarray, weight: np.ndarray | None, hess: np.ndarray, max_bin: int,
+                columns) -> Cuts:
+    """approx's cuts for one tree: the sketch weighted by hessian x sample weight, from the
+    sorted ``columns`` (``approx_columns``) or, when None, in row order."""
+    weights = hess if weight is None else (hess * weight).astype(np.float32)
+    if columns is None:
+        return hist_cuts(X, weights, max_bin)
+    return sorted_cuts(*columns, weights, max_bin)

@@ -43,7 +43,7 @@ from .node_rules import NodeParams, prune
 from .params import parse_params
 from .records import TreeNodes, new_tree_nodes
 from .sampling import ColumnSampler, tree_key
-from .sketch import hist_cuts, sorted_cuts, std_sorted_columns
+from .sketch import approx_columns, approx_cuts, hist_cuts
 from .targets import tree_gradients
 from .tree import ForestBuilder, add_tree_outputs, checkpoint_every, initial_margin, leaf_of_nodes
 
@@ -122,8 +122,8 @@ class _HistGrower:
         self.tree_cuts = []  # the cuts each tree was grown on
         if p.tree_method == "hist":  # ``cuts``: hist_cuts(X, w, max_bin), when already made
             self._set_cuts(hist_cuts(X, w, p.max_bin) if cuts is None else cuts)
-        self.regen = p.tree_method == "approx" and not objectives.spec(p.objective).const_hess
-        self.columns = std_sorted_columns(X) if self.regen else None
+        self.columns = approx_columns(X, p.objective) if p.tree_method == "approx" else None
+        self.regen = self.columns is not None  # a new sketch every tree
         self.sampler = ColumnSampler.of(p, X.shape[1])
 
     def _set_cuts(self, cuts):
@@ -137,11 +137,7 @@ class _HistGrower:
     def grow(self, g, h, buf, margin, group, tree_idx):
         """Grow one tree and add its leaf values to ``margin[:, group]``."""
         if self.p.tree_method == "approx" and (self.regen or self.cuts is None):
-            weights = h if self.w is None else (h * self.w).astype(np.float32)
-            if self.regen:
-                self._set_cuts(sorted_cuts(*self.columns, weights, self.p.max_bin))
-            else:
-                self._set_cuts(hist_cuts(self.X, weights, self.p.max_bin))
+            self._set_cuts(approx_cuts(self.X, self.w, h, self.p.max_bin, self.columns))
         n_nodes = grow_hist(self.cuts, self.root_from_bins, g, h, self.p, self.ws, buf, margin,
                             group, self.sampler, tree_idx)
         nodes = _finish(buf, n_nodes, PARAM(self.p.eta))
