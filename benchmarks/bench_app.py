@@ -14,6 +14,9 @@
      (``common.SETTLE``), Play as the time between the rounds on screen.
    The goal is 150 ms; lines say how many moves met it.
 3. The learning-rate comparison's training (4 etas x 200 rounds, 10,000 rows).
+4. ``--floor``: the same browser measure on a bare Streamlit page (``bare_page.py``: a Step
+   button in a fragment, a heading and 0, 1 or 3 small Plotly charts that change at every step):
+   what Streamlit and Plotly cost per click on this machine whatever the app does.
 """
 
 from __future__ import annotations
@@ -192,6 +195,37 @@ def browser_latencies(n_rows: int, n_features: int, method: str, port: int = 876
     return out
 
 
+def floor_latencies(port: int = 8767, repeats: int = 8) -> dict[str, list[float]]:
+    """ms from the click on the bare page's Step button to the page's last change, with no
+    chart, one and three (``bare_page.py``), in Chromium at 1280x720."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        shutil.copy(Path(__file__).with_name("bare_page.py"), Path(tmp) / "app.py")
+        proc = serve(port, timeout=120, cwd=Path(tmp))
+        browser = chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            for charts in (0, 1, 3):
+                page.goto(f"http://127.0.0.1:{port}/?charts={charts}")
+                page.get_by_text("Step 0").wait_for(timeout=60_000)
+                page.wait_for_timeout(1000)
+                page.evaluate(settle_script())
+                button = page.get_by_role("button", name="Step")
+                name = (f"bare page, {charts} chart{'s' if charts > 1 else ''}" if charts
+                        else "bare page, text only")
+                out[name] = [_timed(page, button.click) for _ in range(repeats)]
+        finally:
+            browser.close()
+            stop(proc)
+    return out
+
+
 def _play_pace(page, seconds: float = 8.0) -> tuple[float, float]:
     """Play at 0.5 s a round from round 0 for about ``seconds``: (ms of wall time per round
     shown, ms between successive redraws on screen). A redraw slower than the speed skips
@@ -250,7 +284,14 @@ def main() -> None:
     parser.add_argument("--methods", default="exact,hist")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-first-chart", action="store_true")
+    parser.add_argument("--floor", action="store_true",
+                        help="only the bare Streamlit page's clicks (bare_page.py)")
     args = parser.parse_args()
+    if args.floor:
+        print("a bare Streamlit page in Chromium at 1280x720, click to last change:")
+        for name, ms in floor_latencies().items():
+            print(_line(name, ms))
+        return
     if not args.skip_first_chart:
         print(f"first chart after `streamlit run` (warm cache): {first_chart_seconds():.1f} s")
     for size in args.sizes.split(","):
