@@ -65,6 +65,7 @@ def _trees(objective: str, method: str) -> None:
     bst.predict(data, output_margin=True)
     bst.tree_outputs(data)
     bst.decision_path(data[0], 1)
+    bst.feature_values(0, data)  # hist: the caller's column checked against the codes
     exact_thresholds(data[:, 0])  # the quantile sketch view's
 
 
