@@ -226,7 +226,7 @@ def floor_latencies(port: int = 8767, repeats: int = 8) -> dict[str, list[float]
     return out
 
 
-def _play_pace(page, seconds: float = 8.0) -> tuple[float, float]:
+def _play_pace(page, seconds: float = 6.0) -> tuple[float, float]:
     """Play at 0.5 s a round from round 0 for about ``seconds``: (ms of wall time per round
     shown, ms between successive redraws on screen). A redraw slower than the speed skips
     rounds (``stage.advance``), so the first holds the speed while the second may not."""

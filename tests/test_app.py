@@ -125,6 +125,48 @@ def test_play_keeps_its_speed_when_redraws_are_late(monkeypatch):
     assert at.slider(key="round").value == 15
     at.button(key="step_back").click().run()  # a step while playing: Play goes on from it
     assert at.slider(key="round").value == 15  # 15 - 1 = 14, then the tick's round
+    # Pause: the click carries the slider two rounds behind; the screen stays on Play's round
+    at.slider(key="round").set_value(13)
+    at.button(key="play").click().run()
+    assert at.slider(key="round").value == 15 and not at.session_state["app"].playing
+
+
+def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypatch):
+    """The tick that reaches the last round carries the slider a round behind: Play stops on
+    the last round. A second Play/Pause within 0.4 s (Streamlit delivered one press twice
+    while Play's timer ran) is ignored; a later one pauses."""
+    import ui.stage
+
+    clock = [100.0]
+    monkeypatch.setattr(ui.stage.time, "monotonic", lambda: clock[0])
+    at = _app(sample="four_points", rounds="40")
+    at.session_state[AppState.speed.key] = 0.5
+    at.slider(key="round").set_value(37).run()
+    at.button(key="play").click().run()  # round 38
+    at.button(key="play").click().run()  # the same press again, at once: a tick, no pause
+    assert at.session_state["app"].playing and at.slider(key="round").value == 39
+    clock[0] += 0.5
+    at.slider(key="round").set_value(38).run()  # the browser's slider a round behind
+    assert at.slider(key="round").value == 40 and at.session_state["app"].playing
+    clock[0] += 0.5  # the tick that ends Play, the slider still behind
+    at.slider(key="round").set_value(39).run()
+    assert at.slider(key="round").value == 40 and not at.session_state["app"].playing
+    assert status(at).startswith("#### Round 40 of 40")
+    clock[0] += 1.0
+    at.button(key="play").click().run()  # from the end, Play starts over
+    assert at.session_state["app"].playing and at.slider(key="round").value == 1
+    clock[0] += 0.5
+    at.button(key="play").click().run()  # a press 0.5 s later pauses
+    assert not at.session_state["app"].playing and at.slider(key="round").value == 1
+    at.slider(key="round").set_value(0)  # its repeat, with the slider of the moment before
+    at.button(key="play").click().run()
+    assert not at.session_state["app"].playing and at.slider(key="round").value == 1
+    clock[0] += 1.0  # a tick sent before the browser saw the pause: the round stays
+    at.slider(key="round").set_value(0).run()
+    assert not at.session_state["app"].playing and at.slider(key="round").value == 1
+    clock[0] += 1.0  # later, the slider is the lecturer's again
+    at.slider(key="round").set_value(5).run()
+    assert at.slider(key="round").value == 5
 
 
 def test_upload_semicolon_csv():

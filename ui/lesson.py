@@ -31,7 +31,8 @@ def leave(app: AppState) -> None:
         return
     app.data, app.config, app.presets = saved["data"], saved["config"], saved["presets"]
     state.restore_widgets(saved["widgets"])
-    app.node, app.playing = saved["node"], False
+    app.node = saved["node"]
+    app.stop_playing()
 
 
 def apply(app: AppState) -> None:
@@ -61,7 +62,8 @@ def apply(app: AppState) -> None:
                      else sidebar.objectives_for(sidebar.resolved_task(app))[0])
     for p in url.APP_PARAMS:
         app.set_param(p.name, want["params"].get(p.name, url.widget_default(p)))
-    app.round, app.node, app.playing = want["round"], want["node"], False
+    app.round, app.node = want["round"], want["node"]
+    app.stop_playing()
     panels = want["panels"]
     app.left_panel, app.right_panel = panels[0], panels[1] if len(panels) > 1 else ""
     app.config = training.current_config(app)

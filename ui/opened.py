@@ -143,13 +143,15 @@ def try_open(state: AppState, name: str, raw: bytes, sample: Data, target: str,
         return
     state.open_error = None
     state.opened = opened
-    state.round, state.node, state.playing = 0, None, False
+    state.round, state.node = 0, None
+    state.stop_playing()
 
 
 def close(state: AppState) -> None:
     """Back to training on the data in the sidebar."""
     state.opened = None
-    state.round, state.node, state.playing = 0, None, False
+    state.round, state.node = 0, None
+    state.stop_playing()
 
 
 def has_target(model: Model) -> bool:

@@ -140,6 +140,6 @@ def present_stage(state: AppState, model: Model) -> None:
         panels(state, model, height)
         keys(state)
     except Exception as exc:  # never a traceback on a lecturer's screen
-        state.playing = False
+        state.stop_playing()
         st.error(f"This screen could not be drawn ({type(exc).__name__}: {exc}). Step to "
                  "another round or panel; the trained model is kept.")

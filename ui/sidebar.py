@@ -101,7 +101,7 @@ def set_data(state: AppState, data: Data, target: str | None) -> None:
     state.weight = weight if weight in columns and weight != state.target else NO_WEIGHT
     state.features = default_features(state)
     state.config = None
-    state.playing = False
+    state.stop_playing()
     state.opened = None  # new data to train on closes an opened model file
 
 

@@ -31,12 +31,35 @@ def _jump(state: AppState, value: int) -> None:
     state.played_round = None
 
 
+REPEAT_S = 0.4  # a second Play/Pause this soon after the first is the same press
+HOLD_S = 1.5  # after Play stops, requests the browser sent before it knew keep that round
+
+
 def _toggle_play(state: AppState, n: int) -> None:
-    state.playing = not state.playing
-    state.played_at = state.played_round = None
-    if state.playing and state.round >= n:
-        state.round = 0
+    # Streamlit can deliver one press twice while Play's timer reruns the fragment (seen in
+    # Chromium, by click and by the Space key: a pause, then ~0.2 s later the same press
+    # again, which started Play again)
+    now = time.monotonic()
+    if state.pressed_at is not None and now - state.pressed_at < REPEAT_S:
+        return
+    state.pressed_at = now
+    if state.playing:
+        _stop(state, state.round if state.played_round is None else state.played_round, now)
+    else:
+        state.playing = True
+        state.played_at = state.played_round = None
+        if state.round >= n:
+            state.round = 0
     state.rerun_app = True  # the fragment's timer is set on a full run only
+
+
+def _stop(state: AppState, r: int, now: float) -> None:
+    """Stop Play on round r, the one on screen: requests the browser sent before it saw the
+    stop carry its slider, a round or more behind while it was busy redrawing (that had set
+    the lesson back a round at every pause); ``advance`` holds r for ``HOLD_S``."""
+    state.playing = False
+    state.round = state.played_round = r
+    state.played_at, state.stopped_at = None, now
 
 
 def _speed_changed(state: AppState) -> None:
@@ -124,13 +147,18 @@ def advance(state: AppState, n: int) -> None:
     while the screen keeps up; a redraw slower than the speed skips rounds rather than
     slowing the lesson down); at the end, stop."""
     if not state.playing:
-        state.played_at = state.played_round = None
+        held = (state.played_round is not None and state.stopped_at is not None
+                and time.monotonic() - state.stopped_at < HOLD_S)
+        if held:  # just stopped: the browser's slider may not have caught up yet
+            state.round = state.played_round
+        else:
+            state.played_at = state.played_round = None
         return
     # Play owns the round: a busy browser asks for the next tick with the slider still at an
     # earlier round (its echo would set the lesson back)
     current = state.round if state.played_round is None else state.played_round
     if current >= n:
-        state.playing = False
+        _stop(state, current, time.monotonic())
         st.rerun(scope="app")
     now, speed = time.monotonic(), float(state.speed)
     due = 1 if state.played_at is None else max(1, int((now - state.played_at) / speed))

@@ -115,6 +115,8 @@ class AppState:
     playing: bool = False
     played_at: float | None = None  # Play's clock: when the round on screen was due
     played_round: int | None = None  # the round Play showed last (the slider may lag it)
+    pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
+    stopped_at: float | None = None  # when Play stopped (stage.advance holds its round)
     rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
     # in the compare view (a fragment) redraws the sidebar's list
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
@@ -174,6 +176,10 @@ class AppState:
         p = BY_NAME[name]
         value = st.session_state.get(self.param_key(name), p.start)
         return p.start if value is None else value  # a choice clicked off: the default
+
+    def stop_playing(self) -> None:
+        """Play off, holding no round of it (the caller says which round to show)."""
+        self.playing, self.played_round = False, None
 
     def set_param(self, name: str, value) -> None:
         st.session_state[self.param_key(name)] = value
