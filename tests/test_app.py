@@ -143,10 +143,13 @@ def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypat
     at.session_state[AppState.speed.key] = 0.5
     at.slider(key="round").set_value(37).run()
     at.button(key="play").click().run()  # round 38
-    at.button(key="play").click().run()  # the same press again, at once: a tick, no pause
-    assert at.session_state["app"].playing and at.slider(key="round").value == 39
+    at.button(key="play").click().run()  # the same press again at once: no pause, no tick
+    assert at.session_state["app"].playing and at.slider(key="round").value == 38
     clock[0] += 0.5
-    at.slider(key="round").set_value(38).run()  # the browser's slider a round behind
+    at.slider(key="round").set_value(37).run()  # the browser's slider a round behind
+    assert at.slider(key="round").value == 39 and at.session_state["app"].playing
+    clock[0] += 0.5
+    at.slider(key="round").set_value(38).run()
     assert at.slider(key="round").value == 40 and at.session_state["app"].playing
     clock[0] += 0.5  # the tick that ends Play, the slider still behind
     at.slider(key="round").set_value(39).run()

@@ -127,6 +127,19 @@ def test_presenter_mode_keeps_the_parameters_and_the_sidebar_comes_back():
     assert not [w for w in at.warning if "Stale" in w.value]
 
 
+def test_presenter_play_shows_round_1_first():
+    """Play in presenter mode: the press's run asks for a full run (Play's timer) before any
+    tick, so the first round shown is 1 (the tick had run before it, then again: 2)."""
+    at = _app(sample="noisy_1d")
+    at.toggle(key="present").set_value(True).run()
+    at.button(key="play").click().run()
+    heading = [m.value for m in at.markdown if m.value.startswith("Round ")]
+    assert at.session_state["app"].playing and heading[0].startswith("Round 1 / ")
+    at.run()  # the next tick
+    assert [m.value for m in at.markdown if m.value.startswith("Round ")][0].startswith(
+        "Round 2 / ")
+
+
 def test_a_changed_target_retrains_at_once_on_small_data():
     at = _app(sample="penguins")
     before = at.session_state["app"].last_good

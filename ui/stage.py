@@ -41,6 +41,7 @@ def _toggle_play(state: AppState, n: int) -> None:
     # again, which started Play again)
     now = time.monotonic()
     if state.pressed_at is not None and now - state.pressed_at < REPEAT_S:
+        state.repeated = True
         return
     state.pressed_at = now
     if state.playing:
@@ -147,6 +148,7 @@ def advance(state: AppState, n: int) -> None:
     while the screen keeps up; a redraw slower than the speed skips rounds rather than
     slowing the lesson down); at the end, stop."""
     if not state.playing:
+        state.repeated = False
         held = (state.played_round is not None and state.stopped_at is not None
                 and time.monotonic() - state.stopped_at < HOLD_S)
         if held:  # just stopped: the browser's slider may not have caught up yet
@@ -160,6 +162,10 @@ def advance(state: AppState, n: int) -> None:
     if current >= n:
         _stop(state, current, time.monotonic())
         st.rerun(scope="app")
+    if state.repeated:  # the run of a repeated press (``_toggle_play``) is no tick
+        state.repeated = False
+        state.round = current
+        return
     now, speed = time.monotonic(), float(state.speed)
     due = 1 if state.played_at is None else max(1, int((now - state.played_at) / speed))
     # the clock keeps the fraction of a round a late tick leaves, never credit from an early one

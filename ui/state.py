@@ -116,6 +116,7 @@ class AppState:
     played_at: float | None = None  # Play's clock: when the round on screen was due
     played_round: int | None = None  # the round Play showed last (the slider may lag it)
     pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
+    repeated: bool = False  # this run carries a repeat of that press: not a tick
     stopped_at: float | None = None  # when Play stopped (stage.advance holds its round)
     rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
     # in the compare view (a fragment) redraws the sidebar's list
