@@ -72,6 +72,9 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
     LESSON_SHOTS.mkdir(parents=True, exist_ok=True)
     page = projector
     page.goto(f"{server}/?lesson={lesson.slug}")
+    # A fresh server's first run imports the engine: the page can look idle before that run
+    # has started, so wait for its first chart, then for the run to end
+    page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=180_000)
     _wait(page)
     said = []
     for i in range(2 * len(lesson.steps) + 1):
