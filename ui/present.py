@@ -134,9 +134,6 @@ def present_stage(state: AppState, model: Model) -> None:
         if state.lesson:  # the lesson's bar is drawn by the app: a step reruns everything
             height = lesson_height(state.said_lines)
         else:
-            # Play and the speed ask for a full run (the timer): before any tick, or a press
-            # of Play would show two rounds at once (round 1 skipped)
-            stage.rerun_if_asked(state)
             stage.advance(state, n)
             presenter_bar(state, n)
             height = HEIGHT

@@ -146,7 +146,10 @@ def _view_stage(state: AppState, shown: Shown) -> None:
 def advance(state: AppState, n: int) -> None:
     """While playing, the rounds the speed says have passed since the last one (one a tick
     while the screen keeps up; a redraw slower than the speed skips rounds rather than
-    slowing the lesson down); at the end, stop."""
+    slowing the lesson down); at the end, stop. A press of Play or of the speed asks for a
+    full run (Play's timer is set there) before any tick: ticking first, then again in that
+    run, showed two rounds at once."""
+    rerun_if_asked(state)
     if not state.playing:
         state.repeated = False
         held = (state.played_round is not None and state.stopped_at is not None
