@@ -58,10 +58,13 @@ def short(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
 
 
-# Points drawn per scatter; more rows are sampled (the model uses every row). 1000 stay SVG:
-# Chromium re-creates a WebGL chart's context at every redraw, and a step at 100k x 30
-# redrew in 677 ms with 1000 SVG points against 821 ms with 3000 WebGL ones (500: 649).
-MAX_POINTS = 1000
+# Points drawn per scatter; more rows are sampled (the model uses every row). SVG redraw time
+# grows with the points (about 0.07 ms a point in headless Chromium): the fit's two clouds of
+# 1000 took 104-158 ms to redraw, of 500 67-87 ms, and a step at 100k x 30 went from a median
+# of 627 to 569 ms. Every sample dataset has fewer rows, so it is drawn whole. They stay SVG:
+# Chromium re-creates a WebGL chart's context at every redraw, and a step at 100k x 30 redrew
+# in 677 ms with 1000 SVG points against 821 ms with 3000 WebGL ones.
+MAX_POINTS = 500
 WEBGL_ABOVE = 1500  # SVG scatter gets slow in the browser above a few thousand points
 
 
