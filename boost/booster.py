@@ -124,6 +124,10 @@ class Booster:
         self._split_bins = None  # binned rows: each node's split bin, found when first needed
         self._sorted = None  # exact: the training rows sorted, made by the first candidates
         self._hist_node = (None, None)  # hist/approx: the last node's candidates (bins)
+        # The last node's rows and the last tree's gradients: a node's view asks for both
+        # twice (its candidates and its worked arithmetic). Nothing writes into them.
+        self._last_in_node = (None, None)
+        self._last_gradients = (None, None)
         self._history = history
         self._eval_names = list(eval_names)
         # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
@@ -295,10 +299,16 @@ class Booster:
         return binned.leaf_of_rows(self.forest, rows, self._split_bin(), tree_idx)
 
     def _in_node(self, tree_idx: int, node_id: int) -> np.ndarray:
+        key, mask = self._last_in_node
+        if key == (tree_idx, node_id):
+            return mask
         rows = self.data.binned
         if rows is None:
-            return rows_in_node(self.forest, self.data.X, tree_idx, node_id)
-        return binned.rows_in_node(self.forest, rows, self._split_bin(), tree_idx, node_id)
+            mask = rows_in_node(self.forest, self.data.X, tree_idx, node_id)
+        else:
+            mask = binned.rows_in_node(self.forest, rows, self._split_bin(), tree_idx, node_id)
+        self._last_in_node = ((tree_idx, node_id), mask)
+        return mask
 
     def feature_values(self, f: int, X=None) -> np.ndarray:
         """Feature ``f``'s float32 values of the model's rows (NaN = missing). A model trained
@@ -614,10 +624,15 @@ class Booster:
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
         t = self.tree_index(round_idx, class_idx)
         data = self._trace("tree_gradients", rows_only=True, target=True)
+        key, result = self._last_gradients
+        if key == t:
+            return result
         margin = self._rows_margin(round_idx - 1)
         grad, hess = objectives.gradients(self.objective, margin, data.y, data.weight,
                                           self._params.loss)
-        return tree_gradients(self._p, grad[:, class_idx], hess[:, class_idx], data.weight, t)
+        result = tree_gradients(self._p, grad[:, class_idx], hess[:, class_idx], data.weight, t)
+        self._last_gradients = (t, result)
+        return result
 
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on

@@ -129,6 +129,20 @@ def test_round_views_rebuild_the_margins(booster):
     np.testing.assert_allclose(last.hess[:, 0], p * (1 - p), rtol=1e-5)
 
 
+def test_tree_gradients_follow_the_round_and_class_asked():
+    # The booster keeps the last tree's gradients (a node's view asks twice): asked in any
+    # order, each (round, class) still gets the softmax's g = p - [y = k], h = 2p(1 - p) at
+    # the previous round's predictions.
+    X, y = make_data(seed=5, n=300, n_features=3, objective="multi:softprob")
+    bst = boost.train({"objective": "multi:softprob", "num_class": 3, "max_depth": 2}, X, y, 4)
+    for r, k in [(2, 0), (2, 1), (3, 1), (2, 1), (2, 0), (4, 2), (1, 0)]:
+        p = bst.round_view(r - 1).prediction[:, k].astype(np.float64)
+        g, h, rows = bst.tree_gradients(r, k)
+        assert rows is None
+        np.testing.assert_allclose(g, p - (bst.data.y == k), atol=1e-6)
+        np.testing.assert_allclose(h, 2 * p * (1 - p), rtol=1e-5, atol=1e-7)
+
+
 def test_loss_history_starts_at_the_baseline(booster):
     history = booster.loss_history()
     assert history.index.tolist() == list(range(7))
