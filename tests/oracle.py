@@ -17,3 +17,11 @@ def xgb_train(params, X, y, num_boost_round, sample_weight=None, evals=()):
 
 def xgb_margin(model, X):
     return model.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True)
+
+
+def xgb_cuts(X, weight=None, max_bin=256):
+    """XGBoost hist's quantile cuts of ``X``: (indptr, values) as ``DMatrix.get_quantile_cut``
+    gives them after one round."""
+    d = xgb.DMatrix(X, label=np.zeros(len(X)), weight=weight, missing=np.nan)
+    xgb.train({"tree_method": "hist", "max_bin": max_bin, "nthread": 1}, d, 1)
+    return d.get_quantile_cut()

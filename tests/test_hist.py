@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-import xgboost as xgb
 from conftest import make_data
-from oracle import xgb_margin, xgb_train
+from oracle import xgb_cuts, xgb_margin, xgb_train
 
 import boost
 from boost.binned import codes_match
@@ -15,13 +14,6 @@ from boost.sketch import hist_cuts
 FOUR_X = np.array([[10.0], [20.0], [25.0], [35.0]])
 FOUR_Y = np.array([-10.0, 7.0, 8.0, -7.0])
 HIST = {"tree_method": "hist", "base_score": 0.5, "lambda": 0, "eta": 0.3, "max_depth": 2}
-
-
-def _xgb_cuts(X, weight=None, max_bin=256):
-    d = xgb.DMatrix(X, label=np.zeros(len(X)), weight=weight, missing=np.nan)
-    xgb.train({"tree_method": "hist", "max_bin": max_bin, "nthread": 1}, d, 1)
-    indptr, values = d.get_quantile_cut()
-    return indptr, values
 
 
 def _data(kind, rng):
@@ -50,7 +42,7 @@ def test_cut_points_equal_xgboost(kind, weighted, max_bin):
     weight = rng.uniform(0, 3, len(X)).astype(np.float32) if weighted else None
     if weighted:
         weight[::7] = 0.0  # zero weights are skipped by the sketch
-    indptr, values = _xgb_cuts(X, weight, max_bin)
+    indptr, values = xgb_cuts(X, weight, max_bin)
     cuts = hist_cuts(X.astype(np.float32), weight, max_bin)
     for f in range(X.shape[1]):
         expected = values[indptr[f]:indptr[f + 1]]
@@ -153,7 +145,7 @@ def test_approx_resketches_with_hessian_weights():
 def test_hist_cuts_accessor_and_exact_has_none():
     X, y = make_data(seed=25, n=500)
     bst = boost.train({"max_depth": 2}, X, y, 2)
-    indptr, values = _xgb_cuts(as_features(X)[0])
+    indptr, values = xgb_cuts(as_features(X)[0])
     for f, (name, cut) in enumerate(bst.cuts().items()):
         np.testing.assert_array_equal(cut, values[indptr[f] + 1:indptr[f + 1]])
         assert name == bst.feature_names[f]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import xgboost as xgb
 from conftest import make_data
-from oracle import xgb_train
+from oracle import xgb_cuts, xgb_train
 
 import boost
 from viz.function_space import function_space, function_space_table, make_function_space_figure
@@ -141,19 +141,13 @@ def test_pruning_gamma_0_keeps_every_split():
         assert gamma_summary(_tree(method, 0), 0, method) == f"grew 2 splits; γ = 0 {verb} none"
 
 
-def _xgb_cuts(X, max_bin):
-    d = xgb.DMatrix(X, label=np.zeros(len(X)))
-    xgb.train({"tree_method": "hist", "max_bin": max_bin, "nthread": 1}, d, 1)
-    return d.get_quantile_cut()
-
-
 @pytest.mark.parametrize("method", ["hist", "exact"])
 def test_sketch_cuts_are_xgboost_cuts(method):
     X, y = make_data(seed=3, n=400, n_features=2, objective="binary:logistic",
                      constant_column=False)
     bst = boost.train({"tree_method": method, "max_bin": 16, "objective": "binary:logistic",
                        "max_depth": 2}, X, y, 3)
-    indptr, values = _xgb_cuts(np.asarray(X, dtype=np.float32), 16)
+    indptr, values = xgb_cuts(np.asarray(X, dtype=np.float32), max_bin=16)
     for f in range(2):
         d = sketch_data(bst, f, 2, X=X)  # hist keeps bin codes: the values come from X
         np.testing.assert_array_equal(d.values, np.asarray(X[:, f], dtype=np.float32))
