@@ -13,6 +13,10 @@
    - in Chromium at 1280x720: from the key press or click to the page's last change
      (``common.SETTLE``), Play as the time between the rounds on screen.
    The goal is 150 ms; lines say how many moves met it.
+   Then what a step costs whatever Streamlit does: how many of the page's charts a step
+   re-creates (a new chart element, not an update of the old one), and the time Plotly alone
+   takes to redraw that step's figures (the ones the page drew, taken from it) from one round
+   to the next on a page with nothing else (Plotly.js from the plotly package).
 3. The learning-rate comparison's training (4 etas x 200 rounds, 10,000 rows).
 4. ``--floor``: the same browser measure on a bare Streamlit page (``bare_page.py``: a Step
    button in a fragment, a heading and 0, 1 or 3 small Plotly charts that change at every step):
@@ -137,6 +141,60 @@ def _tree_points(page):
     return page.locator(".st-key-tree_chart .scatterlayer .trace path.point")
 
 
+# The page's charts as Plotly holds them, with each one's size; each chart element is tagged
+# the first time it is seen, so a later call can count the ones that are new.
+_CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+    const box = gd.getBoundingClientRect();
+    const seen = gd.__seen === true;
+    gd.__seen = true;
+    return {seen, width: box.width, height: box.height,
+            data: JSON.parse(JSON.stringify(gd.data)),
+            layout: JSON.parse(JSON.stringify(gd.layout))};
+})"""
+# Plotly.react of every figure from one state to the other and back, until the frame after it
+# is painted: ms per redraw.
+_REACT = """async ([before, after, repeats]) => {
+    const painted = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const config = {displayModeBar: false};
+    for (let i = 0; i < before.length; i++)
+        await Plotly.newPlot('chart' + i, before[i].data, before[i].layout, config);
+    const out = [];
+    for (let k = 0; k < repeats; k++) {
+        const figures = k % 2 ? before : after;
+        const t0 = performance.now();
+        for (let i = 0; i < figures.length; i++)
+            await Plotly.react('chart' + i, figures[i].data, figures[i].layout, config);
+        await painted();
+        out.push(performance.now() - t0);
+    }
+    return out;
+}"""
+
+
+def step_cost(browser, page, repeats: int) -> tuple[int, int, list[float]]:
+    """A step (→) on ``page``: (charts on the page, how many of them it re-created, ms
+    Plotly alone takes to redraw its figures on a bare page in ``browser``)."""
+    import os
+
+    import plotly
+
+    before = page.evaluate(_CHARTS)
+    _timed(page, lambda: page.keyboard.press("ArrowRight"))
+    after = page.evaluate(_CHARTS)
+    if len(before) != len(after):
+        raise SystemExit("a step changed the number of charts; cannot compare them")
+    bare = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        bare.set_content("".join(f'<div id="chart{i}" style="width:{f["width"]}px;'
+                                 f'height:{f["height"]}px"></div>' for i, f in enumerate(after)))
+        bare.add_script_tag(path=os.path.join(os.path.dirname(plotly.__file__), "package_data",
+                                              "plotly.min.js"))
+        ms = bare.evaluate(_REACT, [before, after, repeats])
+    finally:
+        bare.close()
+    return len(after), sum(not f["seen"] for f in after), ms
+
+
 def browser_latencies(n_rows: int, n_features: int, method: str, port: int = 8766,
                       repeats: int = 5) -> dict[str, list[float]]:
     """In Chromium at 1280x720, on an uploaded ``n_rows`` x ``n_features`` table trained with
@@ -166,6 +224,9 @@ def browser_latencies(n_rows: int, n_features: int, method: str, port: int = 876
             page.evaluate("() => document.activeElement?.blur()")  # keys to the page
             out["step"] = [_timed(page, lambda: page.keyboard.press("ArrowRight"))
                            for _ in range(repeats)]
+            charts, remade, plotly_ms = step_cost(browser, page, repeats)
+            out["charts a step re-creates"] = [remade, charts]
+            out["Plotly alone, per step"] = plotly_ms
             thumb = page.locator('.st-key-round input[type="range"]')
             out["round slider"] = []
             for _ in range(repeats):
@@ -305,6 +366,8 @@ def main() -> None:
             for name, ms in browser_latencies(n, f, method, repeats=args.repeats).items():
                 if name.startswith("play"):
                     print(f"  {name:<26} {ms[0]:6.0f} ms")
+                elif name.startswith("charts"):
+                    print(f"  {name:<26} {ms[0]} of {ms[1]}")
                 else:
                     print(_line(name, ms))
     print(f"\nlearning-rate comparison, 4 etas x 200 rounds on 10,000 rows: "
