@@ -7,6 +7,7 @@ from conftest import make_data
 import boost
 from viz.fit import make_fit_figure, predictions_at
 from viz.loss import make_loss_figure
+from viz.theme import MAX_POINTS, sample_rows
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +32,25 @@ def test_one_feature_fit_shows_data_previous_and_current(four):
     step = fig.data[3]  # the round's tree alone: its leaf values eta * w
     assert set(np.round(np.asarray(step.y, dtype=float), 5)) == {-3.15, 2.1, -2.25}
     assert fig.layout.title.text == "Fit after round 1"
+
+
+def test_predicted_against_actual_draws_a_sample_and_its_diagonal():
+    # 3000 rows, one far outlier: 500 sampled rows are drawn (the model uses all), their
+    # predictions are the model's, and the diagonal spans what is drawn, not the outlier.
+    X, y = make_data(seed=2, n=3000, n_features=4, constant_column=False)
+    y[np.argmax(y)] = 1000.0
+    bst = boost.train({"max_depth": 2}, X, y, 3)
+    fig = make_fit_figure(bst, X, y, 2)
+    previous, now, diagonal = fig.data
+    assert len(now.x) == len(previous.x) == MAX_POINTS
+    rows = sample_rows(len(X))
+    np.testing.assert_array_equal(now.x, y[rows])
+    np.testing.assert_allclose(now.y, bst.predict(X[rows], iteration_range=(0, 2)), rtol=1e-6)
+    np.testing.assert_allclose(previous.y, bst.predict(X[rows], iteration_range=(0, 1)),
+                               rtol=1e-6)
+    drawn = np.concatenate([np.asarray(t, dtype=float) for t in (now.x, now.y, previous.y)])
+    assert list(diagonal.x) == list(diagonal.y) == [drawn.min(), drawn.max()]
+    assert 1000.0 not in set(now.x)  # (the outlier is not in this sample)
 
 
 def test_baseline_has_no_previous_curve(four):

@@ -158,16 +158,19 @@ def _fit_many(booster, X, y, r, class_names, large):
     now = predictions_at(booster, X[rows], r)
     traces = []
     if _task(booster) == "regression":
+        drawn = [y[rows], now]
         if r > 0:
+            drawn.append(predictions_at(booster, X[rows], r - 1))
             traces.append(scatter_type(len(rows))(
-                x=y[rows], y=predictions_at(booster, X[rows], r - 1), mode="markers",
-                name=f"after round {r - 1}",
+                x=y[rows], y=drawn[-1], mode="markers", name=f"after round {r - 1}",
                 marker={"color": PREVIOUS, "size": 6, "opacity": 0.4}))
         traces.append(scatter_type(len(rows))(
             x=y[rows], y=now, mode="markers", name=f"after round {r}",
             marker={"color": CURRENT, "size": 7, "opacity": 0.75},
             hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra></extra>"))
-        lo, hi = float(np.min(y)), float(np.max(y))
+        # the diagonal across what is drawn: a row left out of the sample does not widen it
+        lo = float(min(np.min(v) for v in drawn))
+        hi = float(max(np.max(v) for v in drawn))
         traces.append(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
                                  line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
         return go.Figure(data=traces, layout=layout(
