@@ -1,5 +1,7 @@
-"""What the AppTest files share: the app's path, opening it from a link, clean caches."""
+"""What the AppTest files share: the app's path, opening it from a link, clean caches, the
+charts on the page."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,22 @@ def open_app(**query) -> AppTest:
 def status(at) -> str:
     """The status line over the charts ("#### Round r of n — train rmse ...")."""
     return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
+
+
+def _chart_elements(at) -> list:
+    """The chart components on the page, in page order (``ui.charts.show`` draws each)."""
+    return [c for c in at.get("bidi_component") if c.proto.component_name == "boostscope_chart"]
+
+
+def charts(at) -> list[dict]:
+    """The figures of the charts on the page, in page order (each component's data holds its
+    figure's JSON)."""
+    return [json.loads(json.loads(c.proto.json)["figure"]) for c in _chart_elements(at)]
+
+
+def chart(at, key: str) -> dict:
+    """The figure of the chart drawn under ``key``."""
+    for element in _chart_elements(at):
+        if element.proto.id.endswith(key):
+            return json.loads(json.loads(element.proto.json)["figure"])
+    raise AssertionError(f"no chart {key}")

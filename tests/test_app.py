@@ -1,10 +1,9 @@
 """The app's flows with Streamlit's AppTest (no browser)."""
 
-import json
 
 import numpy as np
 import pytest
-from apptest import APP, clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
+from apptest import APP, charts, clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
 from ui.state import AppState
 from ui.training import LIVE_ROWS
@@ -19,7 +18,7 @@ def test_sample_opens_at_the_baseline():
     at = _app()
     assert status(at).startswith("#### Round 0 of 20")
     assert at.selectbox(key="target").value == "y"
-    assert len(at.get("plotly_chart")) >= 2  # fit and loss (and the tabs' charts)
+    assert len(charts(at)) >= 2  # fit and loss (and the tabs' charts)
     assert not at.error
 
 
@@ -253,7 +252,7 @@ def test_every_view_renders_for_every_sample(view):
         assert not at.error, (sample, [e.value for e in at.error])
         assert at.query_params["view"] == view
         least = 2 if (view, sample) == ("lab", "four_points") else 3
-        assert len(at.get("plotly_chart")) >= least  # fit, loss and the view's chart
+        assert len(charts(at)) >= least  # fit, loss and the view's chart
 
 
 @pytest.mark.parametrize("number,slug", list(enumerate(LEGACY)))
@@ -333,7 +332,7 @@ def test_every_view_renders_with_bins(method):
 
 
 def _figures(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return charts(at)
 
 
 def test_objective_from_the_url_trains_and_shows_its_formulas():

@@ -1,10 +1,9 @@
 """The A/B flow with Streamlit's AppTest: pin, change a parameter, train, compare; the numbers
 on screen are each configuration's own ``boost.train`` losses; pins in the URL."""
 
-import json
 
 import pytest
-from apptest import clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
+from apptest import charts, clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
 
 import boost
 from ui import pins, training, url
@@ -50,7 +49,7 @@ def test_pin_change_eta_train_and_compare_the_losses():
         assert row["best valid rmse"] == pytest.approx(min(valid), rel=1e-12)
         assert row["best round"] == valid.index(min(valid)) + 1
     assert table.loc["current", "valid rmse"] != table.loc["pin 1", "valid rmse"]
-    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    titles = [f["layout"]["title"]["text"] for f in charts(at)]
     assert "Each model's fit after round 5" in titles
     assert any(t.endswith("current, round 5") for t in titles)
     assert any(t.endswith("pin 1, round 5") for t in titles)
@@ -71,7 +70,7 @@ def test_the_trees_of_round_one_differ_only_in_their_leaf_values():
     for text in (r"η·w \-3\.15 in current, \-6\.3 in pin 1",
                  r"η·w 2\.1 in current, 4\.2 in pin 1"):
         assert text in lines
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    specs = charts(at)
     trees = [f for f in specs if "■" in f["layout"]["title"]["text"]]
     rings = [[t for t in f["data"] if t.get("name") == "leaf value moved"] for f in trees]
     assert [len(r[0]["x"]) for r in rings] == [3, 3]

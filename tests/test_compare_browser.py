@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from test_browser import SHOTS, _settled, browser, server  # noqa: F401
 
 LAB_SHOTS = SHOTS / "lab"
-CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
   .map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
   .map(r => [r.left, r.right])"""
 

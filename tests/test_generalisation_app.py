@@ -3,10 +3,9 @@ and a multi-class sample, the numbers it says equal those of the two models trai
 ``boost.train`` (the view's plumbing: the right models, round and second η), the second η read
 from and written to the link, and the view in a presenter panel."""
 
-import json
 
 import numpy as np
-from apptest import open_app
+from apptest import chart, charts, open_app
 
 import boost
 from ui import dataset
@@ -36,10 +35,7 @@ def _reading(at) -> str:
 
 def _chart(at, key: str) -> dict:
     """The layout of the chart drawn under ``key``."""
-    for chart in at.get("plotly_chart"):
-        if key in chart.proto.id:
-            return json.loads(chart.proto.spec)["layout"]
-    raise AssertionError(f"no chart {key}")
+    return chart(at, key)["layout"]
 
 
 def _gap(booster, r) -> float:
@@ -128,5 +124,5 @@ def test_the_view_in_a_presenter_panel_draws_its_chart_only():
     assert not at.exception and not at.error
     assert not [m for m in at.markdown if "train–validation gap" in m.value]
     assert not at.number_input  # no widgets of its own in a panel
-    charts = at.get("plotly_chart")
-    assert len(charts) == 2  # the fit and the margins
+    drawn = charts(at)
+    assert len(drawn) == 2  # the fit and the margins

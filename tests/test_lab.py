@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from apptest import clear_caches, open_app  # noqa: F401
+from apptest import charts, clear_caches, open_app  # noqa: F401
 
 import boost
 from boost.params import BY_NAME, SWEEPABLE, check_value, sweep_values
@@ -296,10 +296,10 @@ def test_infinite_whole_numbers_in_a_link_are_clamped_not_raised(key, text):
 
 def test_in_a_presenter_panel_the_lab_draws_only_its_chart():
     at = open_app(sample="moons", view="lab", guide="2", present="1")
-    before = len(at.get("plotly_chart"))
+    before = len(charts(at))
     at.session_state["right_panel"] = "lab"
     at.run()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == before + 1  # the step's heatmap, nothing else
+    assert len(charts(at)) == before + 1  # the step's heatmap, nothing else
     assert not [m for m in at.markdown if "Tuning-order guide" in m.value]
     assert "guide_next" not in [b.key for b in at.button]  # no navigation in a panel

@@ -34,3 +34,14 @@ def test_the_checker_sees_imports(tmp_path):
     sample = tmp_path / "m.py"
     sample.write_text("import streamlit as st\nfrom plotly import graph_objects\nfrom . import x\n")
     assert _imports(sample) == {"streamlit", "plotly"}
+
+
+def test_every_chart_is_drawn_by_charts_show():
+    # st.plotly_chart re-creates a chart whose figure changed (docs/design.md, "What a redraw
+    # costs the browser"): every chart goes through ui.charts.show, which redraws in place.
+    calls = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "plotly_chart":
+                calls.append(str(path.relative_to(ROOT)))
+    assert calls == []

@@ -33,7 +33,7 @@ SMALLEST_FONT = """() => {
   }
   return min;
 }"""
-CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
   .map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
   .map(r => [r.left, r.top, r.right, r.bottom])"""
 
@@ -74,7 +74,7 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
     page.goto(f"{server}/?lesson={lesson.slug}")
     # A fresh server's first run imports the engine: the page can look idle before that run
     # has started, so wait for its first chart, then for the run to end
-    page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=180_000)
+    page.wait_for_selector('.js-plotly-plot', timeout=180_000)
     _wait(page)
     said = []
     for i in range(2 * len(lesson.steps) + 1):

@@ -208,7 +208,7 @@ def test_growth_replays_the_split_order():
 
 
 def test_growth_view_in_the_app():
-    from apptest import open_app
+    from apptest import charts, open_app
 
     at = open_app(sample="diabetes", view="growth-order", round="2", tree_method="hist",
                   max_leaves="8", max_depth="0")
@@ -216,7 +216,7 @@ def test_growth_view_in_the_app():
     assert at.slider(key="growth_step").value == 7
     at.button(key="growth_back").click().run()
     assert at.slider(key="growth_step").value == 6
-    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    specs = charts(at)
     notes = [a["text"] for spec in specs for a in spec["layout"].get("annotations", [])]
     assert sum("6 of 7 splits" in n for n in notes) == 2, notes
     at.button(key="step_forward").click().run()  # another round's trees: replayed in full

@@ -1,15 +1,38 @@
 """What every chart on the screen shares: Plotly's toolbar settings, the presenter's chart
-height and class names."""
+height, class names, and the chart element that is updated in place."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import plotly
+import plotly.io
 import streamlit as st
+import streamlit.components.v1 as components_v1
+import streamlit.components.v2 as components_v2
 
 from viz.export import screen_html
 
 from .state import AppState, Shown
 
 SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
+DEFAULT_HEIGHT = 450  # px, Plotly's (and st.plotly_chart's) when a figure sets none
+
+# Plotly.js as the plotly package ships it (the version its figures are written for), served
+# by Streamlit's component route from the package's own directory; nothing is copied.
+_PLOTLY_JS = components_v1.declare_component(
+    "plotly_js", path=str(Path(plotly.__file__).parent / "package_data"))
+# A chart kept on the page and updated in place (ui/chart.js): Streamlit 1.67 draws a changed
+# st.plotly_chart from nothing, so a step redrew every chart (docs/design.md).
+_CHART = components_v2.component("boostscope_chart",
+                                 js=Path(__file__).with_name("chart.js").read_text(),
+                                 isolate_styles=False)
+
+
+def _plotly_url() -> str:
+    """Where the page loads Plotly.js from (under the server's base path, if any)."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"{'/' + base if base else ''}/component/{_PLOTLY_JS.name}/plotly.min.js"
 
 
 def chart_config(state: AppState) -> dict:
@@ -65,10 +88,12 @@ def at_least(fig, size: int) -> None:
 
 
 def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
-         **kwargs) -> None:
+         on_select=None, config: dict | None = None) -> None:
     """Draw a figure; in a presenter panel at the height the panel leaves, no text under
     16 px. ``exact``: the figure's size and margins are part of its layout (the tree's y axis
-    is in pixels) and stay as they are."""
+    is in pixels) and stay as they are. ``on_select``: called when a point is clicked (read
+    the event with ``clicked(st.session_state[key])``); ``config``: more of Plotly's config.
+    The chart stays on the page across reruns and is redrawn in place (ui/chart.js)."""
     if shown.large:
         at_least(fig, 16)
     if shown.compact and not exact and fig.layout.showlegend is not False:
@@ -81,10 +106,22 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
     if shown.height and not exact:
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)
-    config = {**chart_config(state), **kwargs.pop("config", {})}
+    config = {**chart_config(state), **(config or {})}
     state.figures[key] = fig
-    # theme=None: the figure's own theme (viz/theme.py), not Streamlit's grey 15 px ticks
-    st.plotly_chart(fig, key=key, config=config, theme=None, **kwargs)
+    _CHART(key=key, data={"figure": plotly.io.to_json(fig, validate=False),
+                          "config": {**config, "responsive": True},
+                          "height": fig.layout.height or DEFAULT_HEIGHT, "plotly": _plotly_url(),
+                          "select": on_select is not None},
+           **({"on_select_change": on_select} if on_select else {}))
+
+
+def clicked(event) -> dict | None:
+    """The selection event (``{"selection": {"points": [...]}}``) of a chart drawn with
+    ``on_select``, read from its session state in the callback; None if there is none."""
+    try:
+        return event["select"]
+    except (KeyError, TypeError):
+        return None
 
 
 def class_name(shown: Shown, k: int) -> str:

@@ -2,7 +2,7 @@
 
 Input is ``Booster.trees_to_dataframe(include_pruned=True)`` restricted to one tree. Nodes are
 markers (squares for splits, circles for leaves) carrying their node id in ``customdata``, so
-a click selects a node (``st.plotly_chart(on_select=...)``); edges and labels ignore the mouse.
+a click selects a node; edges and labels ignore the mouse.
 Nodes that pruning removed stay in place as dashed grey ghosts, with the gain that γ cut.
 Every node has a label; ``viz.tree_layout`` shortens and staggers them to fit the width, and
 the hover text keeps the full numbers. Subtrees can be collapsed (``collapsed``).
@@ -225,8 +225,8 @@ def _node_traces(plan: Plan, gamma: float, missing_features) -> list:
 
 
 def selected_node(event) -> int | None:
-    """The node id of a click event from ``st.plotly_chart(on_select=...)`` (None if the
-    event holds no node, e.g. the selection was cleared by a redraw)."""
+    """The node id of a click event, ``{"selection": {"points": [{"customdata": ...}]}}``
+    (None if the event holds no node)."""
     try:
         points = event["selection"]["points"]
     except (KeyError, TypeError):

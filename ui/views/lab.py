@@ -19,7 +19,7 @@ from viz.lab import (
 from viz.tree import selected_node as selected_point  # the first clicked point's customdata
 
 from .. import guide, sweeps, training, url
-from ..charts import show
+from ..charts import clicked, show
 from ..state import AppState, Shown
 
 SLUG = "lab"
@@ -110,8 +110,7 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
     else:
         fig = make_heatmap_figure(best, names[0], names[1], metric, tuple(current),
                                   shown.large)
-    show(fig, AppState.lab_chart.key, state, shown, on_select=lambda: _clicked(state, best),
-         selection_mode="points")
+    show(fig, AppState.lab_chart.key, state, shown, on_select=lambda: _clicked(state, best))
     if shown.compact:
         return
     if state.lab_loaded and all(shown.config.get(n) == v for n, v in state.lab_loaded.items()):
@@ -129,7 +128,7 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
 
 
 def _clicked(state: AppState, best) -> None:
-    point = selected_point(state.lab_chart)
+    point = selected_point(clicked(state.lab_chart))
     rows = best[best["point"] == point]
     if point is None or rows.empty:  # an empty event: the selection cleared by a redraw
         return

@@ -22,7 +22,7 @@ from viz.pruning import refused as is_refused
 from viz.tree import WIDTH, make_tree_figure, selected_node, tree_figure_within
 from viz.tree_layout import default_collapsed
 
-from ..charts import class_name, class_picker, show
+from ..charts import class_name, class_picker, clicked, show
 from ..state import AppState, Shown
 from ..training import gain_curve, missing_features, node_summary, tree_frame
 
@@ -66,7 +66,7 @@ def render(state: AppState, shown: Shown) -> None:
                           large=shown.large, path=path, collapsed=collapsed,
                           missing_features=missing_features(shown.config, prep.X_train)),
          AppState.tree_chart.key, state, shown, exact=True,
-         on_select=lambda: _node_clicked(state), selection_mode="points",
+         on_select=lambda: _node_clicked(state),
          config={"scrollZoom": True})
     n_leaves = int(tree.Leaf.sum())
     if collapsed and collapsed == _default(tree):
@@ -160,7 +160,7 @@ def _set_collapsed(state: AppState, collapsed: frozenset) -> None:
 
 
 def _node_clicked(state: AppState) -> None:
-    node = selected_node(state.tree_chart)
+    node = selected_node(clicked(state.tree_chart))
     if node is not None:  # an empty event (the selection was cleared by a redraw) keeps it
         state.node = node
 
@@ -330,7 +330,7 @@ def tree_panel(state: AppState, shown: Shown) -> None:
                              selected=node, title=title, large=shown.large,
                              width=shown.width or WIDTH, missing_features=missing)
     show(fig, AppState.tree_chart.key, state, replace(shown, height=None), exact=True,
-         on_select=lambda: _node_clicked(state), selection_mode="points",
+         on_select=lambda: _node_clicked(state),
          config={"scrollZoom": True})
 
 

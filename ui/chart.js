@@ -1,0 +1,67 @@
+// A Plotly chart that stays on the page from one rerun to the next and is updated in place
+// (Plotly.react), where st.plotly_chart draws a changed figure from nothing (docs/design.md,
+// "What a redraw costs the browser"). Streamlit calls this with each run's data:
+//   figure  the figure's JSON (plotly.io.to_json), as text
+//   config  Plotly's config (the toolbar, the camera button's format)
+//   height  the chart's height in px
+//   plotly  where Plotly.js is served (loaded once per page)
+//   select  whether a click on a point is reported: the trigger "select" gets
+//           {selection: {points: [{customdata, curve_number, point_number}]}}
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let chart = parentElement.querySelector(".boostscope-chart");
+  if (!chart) {
+    chart = document.createElement("div");
+    chart.className = "boostscope-chart";
+    chart.style.width = "100%";
+    parentElement.appendChild(chart);
+    // The column's width changes without a window resize (the sidebar opens or closes).
+    new ResizeObserver(() => {
+      if (chart.data && window.BoostScopePlotly) window.BoostScopePlotly.Plots.resize(chart);
+    }).observe(chart);
+  }
+  chart.style.height = `${data.height}px`;
+  const figure = JSON.parse(data.figure);
+  chart.report = data.select ? setTriggerValue : null;
+  if (data.select) {
+    // As st.plotly_chart does: a click selects the point under the pointer, found at the
+    // click itself (a plain click event needs the hover computed first, which a quick click
+    // can beat).
+    figure.layout.clickmode ??= "event+select";
+    figure.layout.hovermode ??= "closest";
+  }
+  const draw = async (Plotly) => {
+    await Plotly.react(chart, figure.data, figure.layout, data.config);
+    if (!chart.listening) {  // Plotly's event methods exist once it has drawn
+      chart.listening = true;
+      chart.on("plotly_selected", (event) => {
+        if (!event?.points?.length) return;  // a cleared selection is no click
+        chart.report?.("select", {
+          selection: {
+            points: event.points.map((p) => ({
+              customdata: p.customdata, curve_number: p.curveNumber,
+              point_number: p.pointNumber,
+            })),
+          },
+        });
+      });
+    }
+  };
+  if (!window.BoostScopePlotlyLoaded) {
+    window.BoostScopePlotlyLoaded = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = data.plotly;
+      script.onload = () => {
+        window.BoostScopePlotly = window.Plotly;
+        resolve(window.Plotly);
+      };
+      script.onerror = () => reject(new Error(`could not load Plotly.js from ${data.plotly}`));
+      document.head.appendChild(script);
+    });
+  }
+  // One redraw at a time, in the order the runs sent them.
+  chart.queue = (chart.queue || Promise.resolve())
+    .then(() => window.BoostScopePlotlyLoaded)
+    .then(draw)
+    .catch((error) => console.error(error));
+}
