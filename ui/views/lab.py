@@ -130,7 +130,7 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
 def _clicked(state: AppState, best) -> None:
     point = selected_point(clicked(state.lab_chart))
     rows = best[best["point"] == point]
-    if point is None or rows.empty:  # an empty event: the selection cleared by a redraw
+    if point is None or rows.empty:  # an event without a point: nothing to load
         return
     names = [c for c in best.columns if c not in ("point", "round", "train", "valid", "gap")]
     load(state, {n: rows.iloc[0][n] for n in names})

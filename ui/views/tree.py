@@ -161,7 +161,7 @@ def _set_collapsed(state: AppState, collapsed: frozenset) -> None:
 
 def _node_clicked(state: AppState) -> None:
     node = selected_node(clicked(state.tree_chart))
-    if node is not None:  # an empty event (the selection was cleared by a redraw) keeps it
+    if node is not None:  # an event without a node keeps the one selected
         state.node = node
 
 
