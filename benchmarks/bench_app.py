@@ -174,9 +174,7 @@ _REACT = """async ([before, after, repeats]) => {
 def step_cost(browser, page, repeats: int) -> tuple[int, int, list[float]]:
     """A step (→) on ``page``: (charts on the page, how many of them it re-created, ms
     Plotly alone takes to redraw its figures on a bare page in ``browser``)."""
-    import os
-
-    import plotly
+    from ui.charts import PLOTLY_JS
 
     before = page.evaluate(_CHARTS)
     _timed(page, lambda: page.keyboard.press("ArrowRight"))
@@ -187,8 +185,7 @@ def step_cost(browser, page, repeats: int) -> tuple[int, int, list[float]]:
     try:
         bare.set_content("".join(f'<div id="chart{i}" style="width:{f["width"]}px;'
                                  f'height:{f["height"]}px"></div>' for i, f in enumerate(after)))
-        bare.add_script_tag(path=os.path.join(os.path.dirname(plotly.__file__), "package_data",
-                                              "plotly.min.js"))
+        bare.add_script_tag(path=str(PLOTLY_JS))  # the app's own Plotly.js
         ms = bare.evaluate(_REACT, [before, after, repeats])
     finally:
         bare.close()

@@ -17,7 +17,7 @@ export default function (component) {
     parentElement.appendChild(chart);
     // The column's width changes without a window resize (the sidebar opens or closes).
     new ResizeObserver(() => {
-      if (chart.data && window.BoostScopePlotly) window.BoostScopePlotly.Plots.resize(chart);
+      if (chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
     }).observe(chart);
   }
   chart.style.height = `${data.height}px`;
@@ -51,10 +51,7 @@ export default function (component) {
     window.BoostScopePlotlyLoaded = new Promise((resolve, reject) => {
       const script = document.createElement("script");
       script.src = data.plotly;
-      script.onload = () => {
-        window.BoostScopePlotly = window.Plotly;
-        resolve(window.Plotly);
-      };
+      script.onload = () => resolve(window.Plotly);
       script.onerror = () => reject(new Error(`could not load Plotly.js from ${data.plotly}`));
       document.head.appendChild(script);
     });

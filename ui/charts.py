@@ -20,8 +20,8 @@ DEFAULT_HEIGHT = 450  # px, Plotly's (and st.plotly_chart's) when a figure sets 
 
 # Plotly.js as the plotly package ships it (the version its figures are written for), served
 # by Streamlit's component route from the package's own directory; nothing is copied.
-_PLOTLY_JS = components_v1.declare_component(
-    "plotly_js", path=str(Path(plotly.__file__).parent / "package_data"))
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+_PLOTLY_JS = components_v1.declare_component("plotly_js", path=str(PLOTLY_JS.parent))
 # A chart kept on the page and updated in place (ui/chart.js): Streamlit 1.67 draws a changed
 # st.plotly_chart from nothing, so a step redrew every chart (docs/design.md).
 _CHART = components_v2.component("boostscope_chart",
@@ -32,7 +32,7 @@ _CHART = components_v2.component("boostscope_chart",
 def _plotly_url() -> str:
     """Where the page loads Plotly.js from (under the server's base path, if any)."""
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return f"{'/' + base if base else ''}/component/{_PLOTLY_JS.name}/plotly.min.js"
+    return f"{'/' + base if base else ''}/component/{_PLOTLY_JS.name}/{PLOTLY_JS.name}"
 
 
 def chart_config(state: AppState) -> dict:
