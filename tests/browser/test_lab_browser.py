@@ -7,8 +7,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from test_browser import SHOTS, _settled, browser, server  # noqa: F401
-from test_lessons_browser import SMALLEST_FONT
+from harness import SHOTS, SMALLEST_FONT, _settled  # noqa: F401
 
 from ui import guide
 

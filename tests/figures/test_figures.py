@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import make_data
+from datasets import make_data
 
 import boost
 from viz.fit import make_fit_figure, predictions_at

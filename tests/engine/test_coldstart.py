@@ -14,7 +14,7 @@ from numba.core.registry import CPUDispatcher
 import boost
 from boost.coldstart import PYTHON_CELLS, PYTHON_OBJECTIVES, fits_python, python_engine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WARMUP = sys.modules["boost.warmup"]  # ``boost.warmup`` is the function
 
 

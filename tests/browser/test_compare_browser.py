@@ -4,8 +4,8 @@ screens saved under tests/screenshots/lab/ (compare-*.png). Uses test_browser.py
 
 import re
 
+from harness import SHOTS, _settled  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, browser, server  # noqa: F401
 
 LAB_SHOTS = SHOTS / "lab"
 CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]

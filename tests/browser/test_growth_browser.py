@@ -4,9 +4,8 @@ panel; screenshots under tests/screenshots/growth/. Uses test_browser.py's serve
 
 import re
 
+from harness import SHOTS, SMALLEST_FONT, _settled, open_page  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, browser, open_page, server  # noqa: F401
-from test_lessons_browser import SMALLEST_FONT
 
 GROWTH = SHOTS / "growth"
 LINK = "/?sample=diabetes&view=growth-order&round=3&tree_method=hist&max_leaves=8&max_depth=0"

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_data
+from datasets import make_data
 from oracle import xgb_margin, xgb_train
 
 import boost

@@ -4,7 +4,7 @@ against XGBoost (the oracle) or against arithmetic done here by hand."""
 import numpy as np
 import pytest
 import xgboost as xgb
-from conftest import make_data
+from datasets import make_data
 from oracle import xgb_cuts, xgb_train
 
 import boost
@@ -191,7 +191,7 @@ LESSON_VIEWS = ("function-space", "pruning", "quantile-sketch")
 
 @pytest.mark.parametrize("method", ["hist", "approx", "exact"])
 def test_lesson_views_render_with_every_tree_method(method):
-    from test_app import _app  # the app under Streamlit's AppTest
+    from apptest import open_app as _app  # the app under Streamlit's AppTest
 
     # multi-class with missing values (penguins), binary (moons), regression at the last
     # round (four_points: no next tree) and round 0
@@ -203,7 +203,7 @@ def test_lesson_views_render_with_every_tree_method(method):
 
 
 def test_pruning_view_reads_gamma_on_screen():
-    from test_app import _app
+    from apptest import open_app as _app
 
     at = _app(sample="four_points", round="1", view="pruning", base_score="0.5",
               max_depth="2", gamma="130", **{"lambda": "0"})

@@ -5,9 +5,8 @@ test_browser.py's server."""
 
 import re
 
+from harness import SHOTS, SMALLEST_FONT, _settled, open_page  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, browser, open_page, server  # noqa: F401
-from test_lessons_browser import SMALLEST_FONT
 
 LAB = SHOTS / "lab"
 

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
+from datasets import make_data
 
 import boost
-from tests.conftest import make_data
 
 OBJECTIVES = {"reg:squarederror": "rmse", "binary:logistic": "logloss"}
 

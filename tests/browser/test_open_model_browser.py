@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pandas as pd
 import xgboost as xgb
+from harness import SHOTS, _settled, _status  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, _status, browser, server  # noqa: F401
 
 MODELS = SHOTS / "models"
 

@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import make_data
+from datasets import make_data
 
 import boost
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import xgboost as xgb
-from conftest import make_data
+from datasets import make_data
 from oracle import xgb_margin, xgb_train
 
 import boost
@@ -247,7 +247,7 @@ def test_leaf_wise_growth_runs_as_python_with_identical_results():
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", PORTABLE + "json.dump(out, sys.stdout)"],
                          cwd=root, capture_output=True, text=True, timeout=1200,
                          env={**os.environ, "PYTHONPATH": str(root), "NUMBA_DISABLE_JIT": "1"})

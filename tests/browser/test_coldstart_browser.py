@@ -5,8 +5,8 @@ being compiled. (How long each takes: benchmarks/bench_cold.py.)"""
 import os
 
 import pytest
+from harness import SHOTS, _settled, _status, start_server, stop_server  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, _status, browser, start_server, stop_server  # noqa: F401
 
 
 @pytest.fixture(scope="module")

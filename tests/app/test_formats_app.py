@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from apptest import clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
-from test_formats import parquet_bytes, xlsx_bytes
+from uploads import parquet_bytes, xlsx_bytes
 
 from ui import dataset
 

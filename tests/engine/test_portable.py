@@ -15,9 +15,9 @@ import pytest
 
 import boost
 
-ROOT = Path(__file__).resolve().parents[1]
-FIDELITY = ["tests/test_vs_xgboost.py", "tests/test_hist.py", "tests/test_four_point.py",
-            "tests/test_partition.py", "tests/test_pair_sums.py", "tests/test_trace.py"]
+ROOT = Path(__file__).resolve().parents[2]
+FIDELITY = [f"tests/engine/test_{name}.py" for name in
+            ("vs_xgboost", "hist", "four_point", "partition", "pair_sums", "trace")]
 # The models of the NUMBA_DISABLE_JIT test: the four-point example and 200 seeded rows.
 MODELS = """
 import json, sys

@@ -5,9 +5,9 @@ Uses test_browser.py's server."""
 
 import re
 
+from harness import SHOTS, _settled, _status  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, _status, browser, server  # noqa: F401
-from test_formats import with_saved_values, xlsx_bytes
+from uploads import with_saved_values, xlsx_bytes
 
 UPLOAD_SHOTS = SHOTS / "uploads"
 

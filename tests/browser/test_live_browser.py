@@ -4,8 +4,8 @@ screens are saved under tests/screenshots/lab/ (live-*.png). Uses test_browser.p
 
 import re
 
+from harness import SHOTS, _settled, _status  # noqa: F401
 from playwright.sync_api import expect
-from test_browser import SHOTS, _settled, _status, browser, server  # noqa: F401
 
 from ui.training import LIVE_ROWS
 

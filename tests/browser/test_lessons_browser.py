@@ -5,34 +5,14 @@ tests/screenshots/lessons/. Uses test_browser.py's server."""
 import re
 
 import pytest
+from harness import CHROMIUM, CHROMIUM_ARGS, SHOTS, SMALLEST_FONT, _settled  # noqa: F401
 from playwright.sync_api import sync_playwright
-from test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _settled, server  # noqa: F401
 
 from ui.lessons import REGISTRY
 
 LESSON_SHOTS = SHOTS / "lessons"
 W, H = 1280, 720
 
-# The smallest visible text in the viewport (KaTeX's zero-width struts and its hidden
-# MathML copy are not text a reader sees).
-SMALLEST_FONT = """() => {
-  let min = [1e9, ''];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const t = walker.currentNode;
-    if (!t.textContent.replace(/[\\u200b\\s]/g, '')) continue;
-    const el = t.parentElement;
-    if (el.closest('.katex-mathml')) continue;
-    const r = el.getBoundingClientRect();
-    if (r.width == 0 || r.height == 0) continue;
-    if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
-    const st = getComputedStyle(el);
-    if (st.visibility == 'hidden' || st.display == 'none') continue;
-    const fs = parseFloat(st.fontSize);
-    if (fs < min[0]) min = [fs, t.textContent.trim().slice(0, 40)];
-  }
-  return min;
-}"""
 CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
   .map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
   .map(r => [r.left, r.top, r.right, r.bottom])"""

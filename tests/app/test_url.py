@@ -12,7 +12,7 @@ from boost.params import PARAMETERS
 from ui import url
 from ui.views import LEGACY, VIEWS
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 HOSTILE = ("0", "-1", "1e308", "-1e308", "nan", "inf", "-inf", "", "text", "0x10", "1_0",
            "<img src=x onerror=alert(1)>", "__import__('os').system('true')", "[1]", " 3 ")
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import make_data
+from datasets import make_data
 from oracle import xgb_cuts, xgb_margin, xgb_train
 
 import boost

@@ -27,7 +27,7 @@ from boost.model_file import _float32s
 from boost.objectives import OBJECTIVES
 from boost.params import PARAMETERS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 XGB_OBJECTIVES = [name for name, o in OBJECTIVES.items() if o.xgboost]
 METHODS = ["exact", "hist", "approx"]
 

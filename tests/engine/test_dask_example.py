@@ -15,7 +15,7 @@ from xgboost import dask as dxgb
 
 import boost
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def _same_rounds(model: boost.Booster, booster, X: pd.DataFrame) -> None:

@@ -1,0 +1,29 @@
+"""The browser walks' fixtures (one server and one Chromium per module), and the ``browser``
+marker on every test in this folder: ``pytest -m "not browser"`` runs the rest."""
+
+import pytest
+from harness import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
+from playwright.sync_api import sync_playwright
+
+
+def pytest_collection_modifyitems(items):
+    here = __file__.rsplit("/", 1)[0]
+    for item in items:
+        if str(item.path).startswith(here):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, url = start_server()
+    yield url
+    stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, once per test module (the other browser tests import it)."""
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
