@@ -27,6 +27,7 @@ from .model_file import ModelFile, ModelParts
 from .params import Params
 from .sampling import ColumnSampler
 from .targets import tree_gradients, tree_rows
+from .trace import Trace
 from .tree import (
     Forest,
     add_tree_outputs,
@@ -137,6 +138,8 @@ class Booster:
         self.train_args = dict(train_args or {})
         # The XGBoost model file the model was read from (None: trained by boost.train).
         self.source = source
+        # What screens ask of the model (boost/trace/): records, answered once.
+        self.trace = Trace(self)
 
     @property
     def engine(self):
