@@ -9,8 +9,9 @@
 """
 
 from . import simd  # first: it decides which kernels the engine compiles, and their cache
-from .booster import Booster, NoTrainingTrace, RoundView, load_model
+from .booster import Booster, load_model
 from .sweep import SweepCancelled, sweep
+from .trace import NoTrainingTrace, RoundView
 from .training import train
 from .warmup import warmup
 

@@ -3,90 +3,24 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 import pandas as pd
 
 from . import (
-    binned,
-    candidates,
     dump,
-    hist,
     importance,
     model_file,
     objectives,
     sample,
     xgboost_code,
 )
-from .binned import BinnedRows
 from .data import any_rows, as_features
-from .layout import column_major
 from .model_file import ModelFile, ModelParts
 from .params import Params
-from .sampling import ColumnSampler
-from .targets import tree_gradients, tree_rows
-from .trace import Trace
-from .tree import (
-    Forest,
-    add_tree_outputs,
-    initial_margin,
-    leaf_of_rows,
-    path_of_row,
-    rows_in_node,
-)
-
-
-@dataclass(frozen=True)
-class TrainingData:
-    """The training rows, kept (read-only) so any round can be recomputed on demand: their
-    float32 values (exact, approx, a data sample), or for a model trained with hist their
-    bin codes (``binned``), which route every row through every tree as the values do
-    (docs/design.md: the trace)."""
-
-    X: np.ndarray | None  # (n_samples, n_features) float32, NaN = missing; None: ``binned``
-    y: np.ndarray | None  # (n_samples,) float32; None: a data sample without a target
-    weight: np.ndarray | None  # (n_samples,) float32
-    need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
-    tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
-    root_from_bins: bool | None = None  # hist/approx: ``hist.root_sums``'s rule
-    # The training margins after a few rounds ({round: (n_samples, n_groups) float32}), so a
-    # round's per-row view adds a few trees instead of all of them (docs/design.md: the trace).
-    checkpoints: dict | None = None
-    binned: BinnedRows | None = None  # hist (training rows): the codes under tree_cuts[0]
-
-    @property
-    def n_samples(self) -> int:
-        return len(self.y) if self.X is None else self.X.shape[0]
-
-
-@dataclass(frozen=True)
-class RoundView:
-    """The training rows after ``round_idx`` rounds (0 = the baseline, before any tree).
-
-    ``margin``, ``grad``, ``hess`` have shape (n_samples, n_groups); ``grad``/``hess`` are
-    the objective's, taken at this margin: what the trees of round ``round_idx + 1`` fit
-    (``Booster.tree_gradients`` adds what a tree changes: h = 1 for first-order boosting, the
-    rows ``subsample`` left out).
-    ``leaf`` (n_samples, n_groups) is the node id of the leaf each row reaches in the tree(s)
-    of round ``round_idx`` (-1 at round 0). ``prediction`` and ``residual`` (y - prediction;
-    one-hot(y) - probabilities for multi-class) are 1-D except for multi-class.
-    """
-
-    round_idx: int
-    margin: np.ndarray
-    prediction: np.ndarray
-    residual: np.ndarray
-    grad: np.ndarray
-    hess: np.ndarray
-    leaf: np.ndarray
-    on_sample: bool = False  # the rows are a data sample attached to the model (with_data)
-
-
-class NoTrainingTrace(ValueError):
-    """A Booster method needs what only training leaves behind (the rows, the losses, the
-    training parameters), and the model was read from an XGBoost model file."""
+from .trace import NoTrainingTrace, RoundView, Trace, TrainingData
+from .trace.candidates import CandidateSummary
+from .tree import Forest, add_tree_outputs, initial_margin, leaf_of_rows, path_of_row
 
 
 class Booster:
@@ -115,20 +49,11 @@ class Booster:
         # A data sample's split search (with_data): its parameters (no random draws); None
         # when ``data`` are the training rows.
         self._search = search
-        self._sample_cuts = {}
         self.feature_names = list(feature_names)
         self.base_score = base_score
         self.base_margin = base_margin
         self.forest = forest
         self.data = data
-        self._bins_cache = None
-        self._split_bins = None  # binned rows: each node's split bin, found when first needed
-        self._sorted = None  # exact: the training rows sorted, made by the first candidates
-        self._hist_node = (None, None)  # hist/approx: the last node's candidates (bins)
-        # The last node's rows and the last tree's gradients: a node's view asks for both
-        # twice (its candidates and its worked arithmetic). Nothing writes into them.
-        self._last_in_node = (None, None)
-        self._last_gradients = (None, None)
         self._history = history
         self._eval_names = list(eval_names)
         # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
@@ -138,7 +63,8 @@ class Booster:
         self.train_args = dict(train_args or {})
         # The XGBoost model file the model was read from (None: trained by boost.train).
         self.source = source
-        # What screens ask of the model (boost/trace/): records, answered once.
+        # What screens ask of the model (boost/trace/): records, answered once each and
+        # kept in one cache bounded in bytes.
         self.trace = Trace(self)
 
     @property
@@ -148,29 +74,6 @@ class Booster:
         model's arrays (a view's extra predictions, say) goes through it."""
         return sys.modules[__package__]
 
-    def _trace(self, what: str, rows_only: bool = False, target: bool = False
-               ) -> TrainingData:
-        """The training data, or NoTrainingTrace for a model read from a file. ``rows_only``:
-        ``what`` reads only the rows (X, y, weights), which a data sample can stand in for;
-        otherwise it needs the training run itself (its parameters, draws, losses).
-        ``target``: ``what`` needs y, which a data sample may not have."""
-        if (self.data is None) if rows_only else (self.source is not None or self.on_sample):
-            if self.on_sample:
-                raise NoTrainingTrace(
-                    f"{what} needs the training run itself (its random draws or its rows), "
-                    "which a data sample cannot stand in for.")
-            raise NoTrainingTrace(
-                f"{what} needs the training run, and this model was read from "
-                f"{self.source.name}, which holds only its trees. A loaded model predicts "
-                "(predict, staged_margins, tree_output, decision_path) and shows its trees "
-                "with their own gain and cover (get_dump, trees_to_dataframe, get_score); "
-                "to step through its rounds on a data sample, attach one with "
-                "with_data(X, y).")
-        if target and self.data.y is None:
-            raise NoTrainingTrace(f"{what} needs the sample's target, and the data sample "
-                                  "was attached without one: give with_data its y.")
-        return self.data
-
     @property
     def on_sample(self) -> bool:
         """Whether ``data`` is a data sample attached by ``with_data`` (the round views and
@@ -178,8 +81,9 @@ class Booster:
         return self._search is not None
 
     @property
-    def _p(self) -> Params:
-        """The parameters the round views and candidates run with."""
+    def search_params(self) -> Params:
+        """The parameters the round views and candidates run with: training's, or with a
+        data sample attached those of its split search."""
         return self._params if self._search is None else self._search
 
     def with_data(self, X, y=None, sample_weight=None, params: dict | None = None
@@ -267,77 +171,18 @@ class Booster:
         add_tree_outputs(self.forest, X32, margin, begin * g, end * g)
         return margin
 
-    def _rows_margin(self, end: int) -> np.ndarray:
-        """The margins of the model's rows (training's, or a data sample's) after ``end``
-        rounds, from the latest checkpoint at or before it: the same float32 sums in the
-        same order as walking every tree."""
-        g = self.num_groups
-        checkpoints = self.data.checkpoints or {}
-        start = max((c for c in checkpoints if c <= end), default=0)
-        if start > 0:
-            margin = checkpoints[start].copy()
-        else:
-            margin = initial_margin(self.data.n_samples, self.base_margin)
-        self._add_outputs(margin, start * g, end * g)
-        return margin
-
-    # The model's rows walked through its trees: by value, or (hist) by bin code.
-    def _split_bin(self) -> np.ndarray:
-        if self._split_bins is None:
-            self._split_bins = binned.split_bins(self.forest, self.data.tree_cuts)
-        return self._split_bins
-
-    def _add_outputs(self, margin: np.ndarray, t_begin: int, t_end: int) -> None:
-        rows = self.data.binned
-        if rows is None:
-            add_tree_outputs(self.forest, self.data.X, margin, t_begin, t_end)
-        else:
-            binned.add_tree_outputs(self.forest, rows, self._split_bin(), margin, t_begin,
-                                    t_end)
-
-    def _leaves_of_rows(self, tree_idx: int) -> np.ndarray:
-        rows = self.data.binned
-        if rows is None:
-            return leaf_of_rows(self.forest, self.data.X, tree_idx)
-        return binned.leaf_of_rows(self.forest, rows, self._split_bin(), tree_idx)
-
-    def _in_node(self, tree_idx: int, node_id: int) -> np.ndarray:
-        key, mask = self._last_in_node
-        if key == (tree_idx, node_id):
-            return mask
-        rows = self.data.binned
-        if rows is None:
-            mask = rows_in_node(self.forest, self.data.X, tree_idx, node_id)
-        else:
-            mask = binned.rows_in_node(self.forest, rows, self._split_bin(), tree_idx, node_id)
-        self._last_in_node = ((tree_idx, node_id), mask)
-        return mask
-
     def feature_values(self, f: int, X=None) -> np.ndarray:
         """Feature ``f``'s float32 values of the model's rows (NaN = missing). A model trained
         with hist keeps its rows' bin codes, not their values: give it ``X``, the features it
         was trained on (array or DataFrame); the column is checked against the kept codes
         (ValueError if it falls in other bins)."""
-        data = self._trace("feature_values", rows_only=True)
-        if data.X is not None:
-            return data.X[:, f]
-        if X is None:
-            raise ValueError("this hist model keeps its training rows as bin codes, not their "
-                             "values: pass X, the features it was trained on.")
-        column = X.iloc[:, [f]] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, [f]]
-        values = as_features(column, what=f"X column {f}")[0][:, 0]
-        if len(values) != data.n_samples or not binned.codes_match(
-                values, data.tree_cuts[0].feature_cuts(f), data.binned.codes[f],
-                data.binned.missing):
-            raise ValueError(f"X is not the data this model was trained on: its column {f} "
-                             "does not fall in the bins the model kept.")
-        return values
+        return self.trace.feature_values(f, X)
 
     def rows_in_node(self, round_idx: int, node_id: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the model's rows (training's, or a data sample's) that reach node
         ``node_id`` of the grown tree of round ``round_idx`` (pruned or not)."""
-        self._trace("rows_in_node", rows_only=True)
-        return self._in_node(self.tree_index(round_idx, class_idx), int(node_id))
+        self.trace.require("rows_in_node", rows_only=True)
+        return self.trace.in_node(self.tree_index(round_idx, class_idx), int(node_id))
 
     def predict(self, X, output_margin: bool = False, iteration_range=(0, 0)) -> np.ndarray:
         """Predictions for ``X`` (as XGBoost's ``Booster.predict``).
@@ -435,41 +280,12 @@ class Booster:
         """Per-row state of the training data after ``round_idx`` rounds (see RoundView).
 
         Recomputed from the trees each time; nothing rounds x rows is stored."""
-        r = self._check_round(round_idx)
-        self._trace("round_view", rows_only=True)
-        return self._view(self._rows_margin(r), r)
+        return self.trace.round_view(self._check_round(round_idx))
 
     def round_views(self, round_idx: int) -> tuple[RoundView, RoundView]:
         """(round_view(round_idx - 1), round_view(round_idx)), walking the trees once: the
         later margin is the earlier one plus the round's trees."""
-        r = self._check_round(round_idx, allow_zero=False)
-        self._trace("round_views", rows_only=True)
-        before = self._rows_margin(r - 1)
-        after = before.copy()
-        self._add_outputs(after, (r - 1) * self.num_groups, r * self.num_groups)
-        return self._view(before, r - 1), self._view(after, r)
-
-    def _view(self, margin: np.ndarray, r: int) -> RoundView:
-        y, w = self.data.y, self.data.weight
-        prediction = objectives.response(self.objective, margin)
-        if y is None:  # a data sample without a target: margins and predictions only
-            grad = hess = np.full(margin.shape, np.nan, dtype=np.float32)
-            residual = np.full(prediction.shape, np.nan, dtype=prediction.dtype)
-        elif self.num_groups > 1:
-            grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
-            onehot = np.zeros_like(prediction)
-            onehot[np.arange(len(y)), y.astype(np.int64)] = 1.0
-            residual = onehot - prediction
-        else:
-            grad, hess = objectives.gradients(self.objective, margin, y, w, self._params.loss)
-            residual = y - prediction
-        leaf = np.full((self.data.n_samples, self.num_groups), -1, dtype=np.int32)
-        if r > 0:
-            for k in range(self.num_groups):
-                leaf[:, k] = self._leaves_of_rows(self.tree_index(r, k))
-        return RoundView(round_idx=r, margin=margin, prediction=prediction,
-                         residual=residual, grad=grad, hess=hess, leaf=leaf,
-                         on_sample=self.on_sample)
+        return self.trace.round_views(self._check_round(round_idx, allow_zero=False))
 
     def split_candidates(self, round_idx: int, node_id: int, class_idx: int = 0,
                          features=None) -> pd.DataFrame:
@@ -492,11 +308,11 @@ class Booster:
         RecomputedOnSample (True) and ``attrs["recomputed_on"] == "sample"`` (else
         "training").
         """
-        return self._labelled(self._candidates(round_idx, node_id, class_idx,
-                                               features=self._feature_indices(features)))
+        return self.trace.candidates(round_idx, node_id, class_idx,
+                                     features=self._feature_indices(features))
 
     def candidate_summary(self, round_idx: int, node_id: int, class_idx: int = 0,
-                          top: int = 15) -> candidates.CandidateSummary:
+                          top: int = 15) -> CandidateSummary:
         """What a screen shows of ``split_candidates`` without the whole table (at 100k rows
         x 30 features a root has millions of candidates): ``.table`` holds, per feature,
         its best valid candidate, its ``top`` largest valid gains and its first ``top``
@@ -505,8 +321,7 @@ class Booster:
         candidates without keeping them."""
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"top = {top!r}: give a whole number of candidates >= 1.")
-        summary = self._candidates(round_idx, node_id, class_idx, top=int(top))
-        return summary._replace(table=self._labelled(summary.table))
+        return self.trace.candidate_summary(round_idx, node_id, class_idx, int(top))
 
     def _feature_indices(self, features) -> np.ndarray | None:
         """Names to ascending column indices (None: every feature)."""
@@ -521,175 +336,30 @@ class Booster:
                              f"{self.feature_names[:10]}.")
         return np.array(sorted({index[f] for f in features}), dtype=np.int64)
 
-    def _candidates(self, round_idx: int, node_id: int, class_idx: int, features=None,
-                    top=None):
-        """The node's candidates: a table (``features``: only these indices) or, with
-        ``top``, a ``CandidateSummary``."""
-        self._trace("split_candidates", rows_only=True, target=True)
-        t = self.tree_index(round_idx, class_idx)
-        sl = self.forest.node_slice(t)
-        n_nodes = sl.stop - sl.start
-        if isinstance(node_id, bool) or not 0 <= int(node_id) < n_nodes:
-            raise ValueError(
-                f"node_id = {node_id!r} is not a node of tree {t}: it has nodes 0..{n_nodes - 1}."
-            )
-        node_id = int(node_id)
-        if self._p.tree_method != "exact":
-            return self._hist_table(round_idx, node_id, class_idx, features, top)
-        g, h, _ = self.tree_gradients(round_idx, class_idx)
-        f = self.forest
-        split_feature = int(f.feature[sl.start + node_id])
-        allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
-        in_node = self._in_node(t, node_id) & (h >= 0)
-        if self._sorted is None:  # once per model: every node's candidates walk it
-            self._sorted = candidates.sorted_rows(self.data.X)
-        split_made = split_feature != -1 and f.left[sl.start + node_id] != -1
-        args = (self._sorted, in_node, g, h, self._p, self.feature_names)
-        if top is not None:
-            return candidates.candidate_summary(*args, split_made, allowed, top=top)
-        # Best is the whole table's: on these features only if the node split on one
-        split_made = split_made and (features is None or split_feature in features)
-        return candidates.split_candidates(*args, split_made, allowed, features=features)
-
-    def _hist_table(self, round_idx: int, node_id: int, class_idx: int, features, top):
-        """hist/approx: the node's bin candidates (the last node's kept, so its summary and
-        then its curve replay the histogram once), whole, filtered or summarised."""
-        t = self.tree_index(round_idx, class_idx)
-        if self._hist_node[0] == (t, node_id):
-            table = self._hist_node[1]
-        else:
-            table = self._hist_candidates(round_idx, node_id, class_idx)
-            self._hist_node = ((t, node_id), table)
-        if top is not None:
-            return candidates.summary_of(table, self.feature_names, top)
-        if features is not None:  # a few hundred bins a feature: the whole table, filtered
-            table = table[np.isin(table.Feature.cat.codes, features)].reset_index(drop=True)
-        return table.copy()
-
-    def _hist_candidates(self, round_idx: int, node_id: int, class_idx: int
-                         ) -> pd.DataFrame:
-        """Every bin candidate of a node: its histogram replayed, then scanned."""
-        t = self.tree_index(round_idx, class_idx)
-        f = self.forest
-        sl = f.node_slice(t)
-        g, h, active = self.tree_gradients(round_idx, class_idx)
-        split_made = bool(f.feature[sl.start + node_id] != -1)
-        allowed = None if self.on_sample else self.features_used(round_idx, node_id, class_idx)
-        path = [node_id]
-        while path[-1] != 0:
-            path.append(int(f.parent[sl.start + path[-1]]))
-        path.reverse()
-        masks = [self._in_node(t, n) for n in path]
-        if active is not None:  # rows left out by subsample add (0, 0): count only the rest
-            masks = [m & active for m in masks]
-        sides = [f.left[sl.start + a] == b for a, b in pairwise(path)]
-        feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
-        cuts = self._tree_cuts(t, h)
-        bins, missing = self._bins(t)
-        node_hist, counts, pg, ph = hist.node_histogram(
-            bins, missing, cuts, g, h, masks, sides, feats, bool(self.data.root_from_bins),
-            self._p)
-        feat, table, psim = hist.node_candidates(node_hist, cuts, pg, ph, self._p)
-        return candidates.hist_split_candidates(
-            feat, table, counts, cuts, int(masks[-1].sum()), psim, self._p,
-            self.feature_names, split_made, allowed)
-
-    def _labelled(self, table: pd.DataFrame) -> pd.DataFrame:
-        """Candidates say which rows they were computed on (a sample's: a column too)."""
-        if self.on_sample:
-            table["RecomputedOnSample"] = True
-        table.attrs["recomputed_on"] = "sample" if self.on_sample else "training"
-        return table
-
-    def _tree_cuts(self, tree_idx: int, hess=None):
-        """The cuts tree ``tree_idx``'s candidates are computed on: training's, or sketched
-        on the data sample (hist once; approx per tree, from the tree's hessians, unless the
-        objective's hessian is constant), when first asked. ``hess``: the tree's hessians
-        when the caller has them already (they are not computed a second time)."""
-        if not self.on_sample:
-            return self.data.tree_cuts[tree_idx]
-        p = self._p
-        once = p.tree_method == "hist" or objectives.spec(p.objective).const_hess
-        key = 0 if once else tree_idx
-        if key not in self._sample_cuts:
-            if p.tree_method != "approx":
-                hess = None
-            elif once or hess is None:  # key 0 stands for every tree: its own hessians
-                r, k = divmod(key, self.num_groups)
-                hess = self.tree_gradients(r + 1, k)[1]
-            self._sample_cuts[key] = sample.sketch(self.data.X, self.data.weight, p, hess)
-        return self._sample_cuts[key]
-
     def tree_gradients(self, round_idx: int, class_idx: int = 0):
         """(g, h, rows) the tree of round ``round_idx`` (1-based) was grown on: the
         objective's gradients at the previous round's margins, with h = weight for
         first-order boosting and the rows left out by ``subsample`` zeroed (hist/approx) or
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
-        t = self.tree_index(round_idx, class_idx)
-        data = self._trace("tree_gradients", rows_only=True, target=True)
-        key, result = self._last_gradients
-        if key == t:
-            return result
-        margin = self._rows_margin(round_idx - 1)
-        grad, hess = objectives.gradients(self.objective, margin, data.y, data.weight,
-                                          self._params.loss)
-        result = tree_gradients(self._p, grad[:, class_idx], hess[:, class_idx], data.weight, t)
-        self._last_gradients = (t, result)
-        return result
+        return self.trace.tree_gradients(round_idx, class_idx)
 
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on
         (all True unless ``subsample`` < 1). Recomputed from the seed, not stored."""
-        n = self._trace("rows_used").n_samples
-        rows = tree_rows(self._params, self.tree_index(round_idx, class_idx), n)
-        return np.ones(n, dtype=bool) if rows is None else rows
+        return self.trace.rows_used(round_idx, class_idx)
 
     def features_used(self, round_idx: int, node_id: int = 0, class_idx: int = 0
                       ) -> np.ndarray:
         """Bool mask over the features node ``node_id`` of that tree could split on (all
         True unless a ``colsample_*`` < 1)."""
-        self._trace("features_used")
-        t = self.tree_index(round_idx, class_idx)
-        p = self._params
-        sampler = ColumnSampler.of(p, self.num_features)
-        if not sampler.active:
-            return np.ones(self.num_features, dtype=bool)
-        sl = self.forest.node_slice(t)
-        if not 0 <= node_id < sl.stop - sl.start:
-            raise ValueError(f"node_id = {node_id} is not a node of tree {t}.")
-        depth = int(self.forest.depth[sl.start + node_id])
-        return sampler.allowed(t, depth, [node_id])[0]
-
-    def _bins(self, tree_idx: int):
-        """Bin codes of the model's rows under the cuts tree ``tree_idx`` was grown on,
-        feature by feature, and the missing code: hist's kept codes, else binned once per
-        set of cuts."""
-        if self.data.binned is not None:
-            return self.data.binned.codes, self.data.binned.missing
-        cuts = self._tree_cuts(tree_idx)
-        if self._bins_cache is None or self._bins_cache[0] is not cuts:
-            bins, missing = hist.bin_matrix(self.data.X, cuts)
-            self._bins_cache = (cuts, column_major(bins, np.arange(cuts.n_features)), missing)
-        return self._bins_cache[1], self._bins_cache[2]
+        return self.trace.features_used(round_idx, node_id, class_idx)
 
     def cuts(self, round_idx: int | None = None, class_idx: int = 0) -> dict[str, np.ndarray]:
         """The histogram bins of every feature: {feature name: cut values}. A value x is in
         bin i when cut[i-1] <= x < cut[i]; the last cut is a sentinel above every value.
         hist has one set for the whole model; approx re-sketches, so give the round.
         Raises ValueError for exact, which has no bins."""
-        if not self.on_sample:
-            self._trace("cuts")
-        elif self._p.tree_method == "approx":
-            self._trace("cuts", rows_only=True, target=True)  # approx sketches by hessians
-        if self._p.tree_method == "exact":
-            raise ValueError("tree_method='exact' has no bins: every distinct value is a "
-                             "candidate. Train with tree_method='hist' or 'approx'.")
-        t = 0 if round_idx is None else self.tree_index(round_idx, class_idx)
-        if round_idx is None and self._p.tree_method == "approx":
-            raise ValueError("tree_method='approx' re-sketches its bins for every tree; pass "
-                             "round_idx (and class_idx) to say which tree's bins.")
-        c = self._tree_cuts(t)
-        return {name: c.feature_cuts(i).copy() for i, name in enumerate(self.feature_names)}
+        return self.trace.cuts(round_idx, class_idx)
 
     # ----------------------------------------------------------------- losses
     @property
@@ -701,7 +371,7 @@ class Booster:
         for the training set ('train') and one per evaluation set; with a data sample
         attached (with a target) a column 'sample' (a loaded model's only column)."""
         if not (self.on_sample and self._history):
-            self._trace("loss_history", rows_only=self.on_sample, target=True)
+            self.trace.require("loss_history", rows_only=self.on_sample, target=True)
         frame = pd.DataFrame(self._history)
         frame.index.name = "round"
         return frame
@@ -709,7 +379,7 @@ class Booster:
     def evals_result(self) -> dict:
         """XGBoost's ``evals_result`` for the evaluation sets: one value per round."""
         if self.source is not None:
-            self._trace("evals_result")
+            self.trace.require("evals_result")
         return {name: {self.metric_name: self._history[name][1:].tolist()}
                 for name in self._eval_names}
 

@@ -34,7 +34,7 @@ import numpy as np
 from . import objectives
 from ._dtypes import GRAD, INDEX, PARAM, WEIGHT
 from .binned import BinnedRows
-from .booster import Booster, TrainingData
+from .booster import Booster
 from .data import any_rows, as_features, as_labels, as_weights, check_training_rows
 from .exact import NodeSampling, SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, bin_matrix, grow_hist
@@ -45,6 +45,7 @@ from .records import TreeNodes, new_tree_nodes
 from .sampling import ColumnSampler, tree_key
 from .sketch import approx_columns, approx_cuts, hist_cuts
 from .targets import tree_gradients
+from .trace import TrainingData
 from .tree import ForestBuilder, add_tree_outputs, checkpoint_every, initial_margin, leaf_of_nodes
 
 

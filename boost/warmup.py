@@ -28,7 +28,7 @@ from numba.core import event
 from numba.core.registry import CPUDispatcher as Dispatcher
 
 from .booster import load_model
-from .candidates import exact_thresholds
+from .trace.candidates import exact_thresholds
 from .training import train
 
 _OBJECTIVES = {"squared error": ("reg:squarederror", {}),

@@ -11,7 +11,6 @@ import streamlit as st
 
 import boost
 from boost.coldstart import fits_python, python_engine
-from viz import candidates
 
 from . import dataset, url
 from .state import AppState, Model
@@ -176,40 +175,10 @@ def train_other(state: AppState, config: dict):
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def tree_frame(config: dict, _booster: boost.Booster) -> pd.DataFrame:
-    """The trees as grown (``trees_to_dataframe(include_pruned=True)``), once per model."""
-    return _booster.trees_to_dataframe(include_pruned=True)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
 def missing_features(config: dict, _X: pd.DataFrame) -> frozenset[str]:
     """The training features with any missing value, once per model (the tree names the
     missing values' way only for those)."""
     return frozenset(str(c) for c in _X.columns[_X.isna().any().to_numpy()])
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def node_candidates(config: dict, _booster: boost.Booster, r: int, node: int,
-                    klass: int) -> pd.DataFrame:
-    """split_candidates of one node, once per (model, round, node, class): the lessons'
-    facts, on their small samples (the node view keeps only ``node_summary``)."""
-    return _booster.split_candidates(r, node, klass)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def node_summary(config: dict, _booster: boost.Booster, r: int, node: int, klass: int):
-    """``candidate_summary`` of one node (a few rows a feature, however many candidates),
-    once per (model, round, node, class)."""
-    return _booster.candidate_summary(r, node, klass)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def gain_curve(config: dict, _booster: boost.Booster, r: int, node: int, klass: int,
-               feature: str) -> pd.DataFrame:
-    """The gain curve of one feature at one node, at the screen's resolution: that feature's
-    candidates only are enumerated, and only what the chart draws is kept."""
-    return candidates.gain_curve(_booster.split_candidates(r, node, klass, features=[feature]),
-                                 feature)
 
 
 class EngineStatus:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from boost import objectives
-from boost.params import parse_params
+from boost.params import Params
 
 # How first-order boosting finds each objective's leaf value (boost/leaves.py).
 LINE_SEARCH = {
@@ -131,29 +131,6 @@ FIRST_ROWS = 4  # a larger node lists this many, then "… (n rows)"
 PER_LINE = 4  # terms per line of a sum (the arithmetic sits in half the page)
 
 
-def node_rows(booster, round_idx: int, node_id: int, class_idx: int = 0) -> pd.DataFrame:
-    """The training rows in node ``node_id`` of round ``round_idx``'s tree (of the rows the
-    tree was grown on: ``subsample`` leaves some out), as they stood at the start of the
-    round: Row (index in the training set), y (for multi-class the indicator [y = class]),
-    m (the margin), p (the prediction), and the g, h the tree fitted
-    (``Booster.tree_gradients``: h = 1 for first-order boosting); w when weighted."""
-    inside = (booster.rows_in_node(round_idx, node_id, class_idx)
-              & booster.rows_used(round_idx, class_idx))
-    rows = np.nonzero(inside)[0]
-    g, h, _ = booster.tree_gradients(round_idx, class_idx)
-    view = booster.round_view(round_idx - 1)
-    y = booster.data.y[rows].astype(np.float64)
-    p = view.prediction
-    if p.ndim == 2:
-        p = p[:, class_idx]
-        y = (y == class_idx).astype(np.float64)
-    frame = pd.DataFrame({"Row": rows, "y": y, "m": view.margin[rows, class_idx],
-                          "p": p[rows], "g": g[rows], "h": h[rows]})
-    if booster.data.weight is not None:
-        frame["w"] = booster.data.weight[rows]
-    return frame
-
-
 def _listed(values: np.ndarray, sep: str) -> list[str]:
     """The terms of a row list: all of them for a small node, else the first few and
     ``… (n rows)``; 5 significant digits."""
@@ -206,17 +183,18 @@ def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) 
     return steps
 
 
-def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, objective: str,
+def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
                       base_margin: float | None = None,
                       rows: pd.DataFrame | None = None) -> list[Step]:
-    """Steps for one node (a row of trees_to_dataframe) and, if it was split, its chosen
-    candidate (a row of split_candidates with Best = True). ``rows`` (``node_rows``): the
+    """Steps for one node (a row of trees_to_dataframe, ``NodeDetail.numbers``) and, if it
+    was split, its chosen candidate (a row of split_candidates with Best = True). ``params``:
+    the model's parameters (``Booster.search_params``). ``rows`` (``NodeDetail.rows``): the
     node's rows, listed in the sums G and H."""
-    params = parse_params(params).to_dict()  # every parameter, defaults filled in
-    lam, alpha, eta, gamma, mds = (float(params[name]) for name in
-                                   ("lambda", "alpha", "eta", "gamma", "max_delta_step"))
+    lam, alpha, eta, gamma, mds = (float(v) for v in (
+        params.reg_lambda, params.alpha, params.eta, params.gamma, params.max_delta_step))
+    objective = params.objective
     G, H = float(node.SumGrad), float(node.SumHess)
-    first_order = params["boosting"] == "first_order"
+    first_order = params.boosting == "first_order"
     spec = objectives.spec(objective)
     steps = []
     hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
@@ -243,7 +221,7 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
                   else rf" \\ &= {_n(gain)}")
         steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
                           rf" \\ &= {sums}{result}\end{{aligned}}", gain))
-        if params.get("tree_method", "exact") == "exact":
+        if params.tree_method == "exact":
             verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
                        r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
         else:  # hist/approx decide before growing: no split below can rescue it
@@ -254,7 +232,7 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: dict, obj
                           rf"\end{{aligned}}", gain - gamma))
     weight = float(node.Weight)
     refit = node.Feature == "Leaf" and (first_order or (
-        spec.adaptive_leaf and params.get("tree_method", "exact") != "exact"))
+        spec.adaptive_leaf and params.tree_method != "exact"))
     if refit and first_order:
         how = LINE_SEARCH.get(objective, "line search")
         steps.append(Step("leaf weight", rf"w {_argmin_sign(objective)} \arg\min_v "

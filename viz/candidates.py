@@ -9,7 +9,6 @@ import plotly.graph_objects as go
 from .theme import CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
-MAX_POINTS = 1500  # per series; big nodes have one candidate per distinct value
 
 
 def feature_order(features: pd.Series) -> list[str]:
@@ -18,45 +17,16 @@ def feature_order(features: pd.Series) -> list[str]:
     return features.drop_duplicates().tolist()
 
 
-def _thin(frame: pd.DataFrame) -> pd.DataFrame:
-    """At most about ``MAX_POINTS`` rows of a series sorted by threshold: cut into
-    ``MAX_POINTS // 2`` runs of neighbours, each keeping its smallest and largest gain (the
-    curve's shape at the screen's resolution), plus the chosen split and the candidates
-    where min_child_weight's blocking starts or ends (the table lists every candidate)."""
-    if len(frame) <= MAX_POINTS:
-        return frame
-    gains = frame.Gain.to_numpy(dtype=float)
-    high, low = np.nan_to_num(gains, nan=-np.inf), np.nan_to_num(gains, nan=np.inf)
-    keep = frame.Best.to_numpy().copy()
-    valid = frame.Valid.to_numpy()
-    changes = np.flatnonzero(valid[1:] != valid[:-1])
-    keep[changes] = keep[changes + 1] = True
-    edges = np.linspace(0, len(frame), MAX_POINTS // 2 + 1).astype(np.int64)
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
-        keep[a + np.argmax(high[a:b])] = keep[a + np.argmin(low[a:b])] = True
-    return frame[keep]
-
-
-def gain_curve(cand: pd.DataFrame, feature: str) -> pd.DataFrame:
-    """The candidates ``make_candidates_figure`` draws for ``feature``: those that split the
-    node's rows, by threshold, each default direction thinned to the screen's resolution
-    (``_thin``). Small: what a cache keeps of a node's millions of candidates."""
-    part = cand[(cand.Feature == feature) & (cand.CountLeft > 0) & (cand.CountRight > 0)]
-    part = part.sort_values("Threshold", kind="stable")
-    sides = [_thin(part[part.DefaultLeft == left]) for left in (True, False)]
-    return pd.concat(sides).sort_values("Threshold", kind="stable")
-
-
-def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
+def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
                            large: bool = False, refused: bool = False) -> go.Figure:
-    """``cand``: Booster.split_candidates(...). Gain of every threshold of ``feature``, one
-    series per default direction (missing → left / right), min_child_weight-blocked ones grey
-    with their range shaded, the chosen split starred, and the γ line; the x range frames the
-    valid thresholds. Candidates that put
-    every row on one side (hist's last bin edge, for one) split nothing and are left out of
-    the chart (the table keeps them). ``refused``: the best split was refused by γ before
-    growing it (hist, approx), and is labelled so. ``cand`` may be ``gain_curve``'s rows."""
-    part = gain_curve(cand, feature)
+    """``curve``: the node's gain curve of ``feature`` (``NodeDetail.curves[feature]``): the
+    gain of every threshold, one series per default direction (missing → left / right),
+    min_child_weight-blocked ones grey with their range shaded, the chosen split starred,
+    and the γ line; the x range frames the valid thresholds. Candidates that put every row
+    on one side (hist's last bin edge, for one) split nothing and are not in the curve (the
+    table keeps them). ``refused``: the best split was refused by γ before growing it
+    (hist, approx), and is labelled so."""
+    part = curve
     traces = []
     shapes = []
     directions = sorted(part.DefaultLeft.unique(), reverse=True)
@@ -98,8 +68,8 @@ def make_candidates_figure(cand: pd.DataFrame, feature: str, gamma: float = 0.0,
             + f": {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
     shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,
                    "y1": gamma, "line": {"color": CURRENT, "dash": "dash", "width": 2}})
-    parent = float(cand.SimilarityParent.iloc[0]) if len(cand) else float("nan")
-    scale = float((cand.SimilarityLeft + cand.SimilarityRight).abs().max()) if len(cand) else 0
+    parent = float(curve.SimilarityParent.iloc[0]) if len(curve) else float("nan")
+    scale = float((curve.SimilarityLeft + curve.SimilarityRight).abs().max()) if len(curve) else 0
     if abs(parent) < 1e-6 * scale:  # float noise of a parent whose G is about 0: say 0
         parent = 0.0
     note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,
@@ -137,33 +107,9 @@ def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
     return runs
 
 
-def sorted_present(values: np.ndarray) -> np.ndarray:
-    """A feature's training values without the missing ones, sorted: sorted once per model,
-    then every node's bins are read from it by ``bin_value_ranges``."""
-    values = np.asarray(values)
-    return np.sort(values[~np.isnan(values)])
-
-
-def bin_value_ranges(sorted_values: np.ndarray, cuts: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """(smallest, largest) training value of each bin of a feature, NaN for an empty bin.
-    Bin i holds the values in [cuts[i-1], cuts[i]) (bin 0: below cuts[0]), as
-    ``Booster.cuts`` says; ``sorted_values`` is ``sorted_present`` of the feature (in the
-    engine's float32, so a value on a cut falls in the bin the engine put it in)."""
-    cuts = np.asarray(cuts, dtype=sorted_values.dtype)
-    ends = np.searchsorted(sorted_values, cuts, side="left")  # values below each cut
-    starts = np.r_[0, ends[:-1]]
-    lo = np.full(len(cuts), np.nan)
-    hi = np.full(len(cuts), np.nan)
-    full = ends > starts
-    lo[full] = sorted_values[starts[full]]
-    hi[full] = sorted_values[ends[full] - 1]
-    return lo, hi
-
-
 def split_labels(cand: pd.DataFrame, ranges: dict | None = None) -> list[str]:
     """``feature < threshold`` for each candidate; for hist/approx (a ``Bin`` column and
-    ``ranges`` = {feature: bin_value_ranges(...)}) with the training values of the bin just
+    ``ranges`` = ``NodeDetail.bin_ranges``) with the training values of the bin just
     left of the cut: ``x < 22.5 (bin [20, 22])``. Bin -1 sends every present value right."""
     labels = []
     bins = cand.Bin.to_numpy() if ranges is not None and "Bin" in cand.columns else None

@@ -60,7 +60,7 @@ def sketch_data(booster, f: int, round_idx: int, klass: int = 0, X=None) -> Sket
                                                max_bin).feature_cuts(0)
     if size_by is None and booster.objective.startswith(("binary:", "multi:")):
         size_by = booster.round_view(round_idx).hess[:, klass]
-    thresholds = booster.engine.candidates.exact_thresholds(values)
+    thresholds = booster.engine.trace.candidates.exact_thresholds(values)
     return SketchData(values=values, thresholds=thresholds, cuts=cuts[:-1], weight=weight,
                       size_by=size_by, max_bin=max_bin, tree=tree)
 

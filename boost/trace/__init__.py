@@ -1,17 +1,30 @@
 """The trace: what a trained model can answer about its rounds and nodes, as named records.
 
-``Trace`` is one per ``Booster`` (``booster.trace``): every question a screen asks of a model
-(a round's rows, a node's numbers, rows and candidates, a fit to draw) is a method here,
-answered once and kept in one cache per model that is bounded in bytes.
+``Trace`` is one per ``Booster`` (``booster.trace``). Every question a screen asks of a model
+is a method here — a round's rows (``rows``), one node as one record (``nodes``:
+``node_detail``), what a figure draws (``figures``) — answered on demand from the model's
+trees and rows and kept in one cache per model, bounded in bytes (``cache``). ``Booster``
+keeps XGBoost's API shape (``round_view``, ``split_candidates``, ...) by asking its trace.
+
+Modules: ``rows`` (margins, gradients, leaves, rows and features used, bins and cuts),
+``nodes`` (``node_detail``: numbers, rows, candidate summary, gain curves, bin ranges),
+``candidates`` (the numba enumeration of a node's candidate splits), ``figures`` (records
+the figures draw), ``cache`` (the byte-bounded cache).
 """
 
 from __future__ import annotations
 
+from .cache import ByteCache
 from .figures import FigureQuestions
+from .nodes import NodeDetail, NodeQuestions
+from .rows import NoTrainingTrace, RoundView, RowQuestions, TrainingData
+
+__all__ = ["ByteCache", "NoTrainingTrace", "NodeDetail", "RoundView", "Trace", "TrainingData"]
 
 
-class Trace(FigureQuestions):
-    """The questions a screen asks of one model (``booster``)."""
+class Trace(RowQuestions, NodeQuestions, FigureQuestions):
+    """The questions a screen asks of one model (``booster``), answered once each."""
 
-    def __init__(self, booster) -> None:
+    def __init__(self, booster, budget: int | None = None) -> None:
         self.booster = booster
+        self.cache = ByteCache() if budget is None else ByteCache(budget)

@@ -9,11 +9,10 @@ import pandas as pd
 import pytest
 
 import boost
-from viz.arithmetic import node_rows, worked_arithmetic
+from boost.trace.nodes import bin_value_ranges, sorted_present
+from viz.arithmetic import worked_arithmetic
 from viz.candidates import (
     best_per_feature,
-    bin_value_ranges,
-    sorted_present,
     split_labels,
     top_candidates,
 )
@@ -29,10 +28,12 @@ def _node(bst, r, node, klass=0):
 
 
 def _steps(bst, r, node, klass=0):
-    rows = node_rows(bst, r, node, klass)
-    steps = worked_arithmetic(_node(bst, r, node, klass), None, bst.params, bst.objective,
-                              float(bst.base_margin[klass]), rows=rows)
-    return rows, {s.name: s for s in steps}
+    detail = bst.trace.node_detail(r, node, klass)
+    pd.testing.assert_series_equal(detail.numbers, _node(bst, r, node, klass),
+                                   check_names=False)
+    steps = worked_arithmetic(detail.numbers, None, bst.search_params,
+                              float(bst.base_margin[klass]), rows=detail.rows)
+    return detail.rows, {s.name: s for s in steps}
 
 
 def test_root_of_round_one_lists_the_residuals_and_their_g():
@@ -112,11 +113,11 @@ def test_node_rows_sum_to_the_nodes_g_and_h(params):
     klass = 2 if "num_class" in params else 0
     tree = bst.trees_to_dataframe(include_pruned=True)
     for _, node in tree[(tree.Round == 3) & (tree.Class == klass)].iterrows():
-        rows = node_rows(bst, 3, int(node.Node), klass)
+        rows = bst.trace.node_rows(3, int(node.Node), klass)
         assert rows.g.sum() == pytest.approx(node.SumGrad, rel=1e-4, abs=1e-4)
         assert rows.h.sum() == pytest.approx(node.SumHess, rel=1e-4, abs=1e-4)
     if "subsample" in params:
-        assert len(node_rows(bst, 3, 0)) == int(bst.rows_used(3).sum()) < 120
+        assert len(bst.trace.node_rows(3, 0)) == int(bst.rows_used(3).sum()) < 120
 
 
 def test_best_split_per_feature_on_the_four_points():
@@ -199,6 +200,11 @@ def test_hist_candidates_show_their_bins_values():
     cuts = bst.cuts()
     ranges = {f: bin_value_ranges(sorted_present(bst.feature_values(i, Xh)), cuts[f])
               for i, f in enumerate(bst.feature_names)}
+    detail = bst.trace.node_detail(1, 0, X=Xh)  # what the node view reads
+    assert detail.bin_ranges.keys() == ranges.keys()
+    for f in ranges:
+        np.testing.assert_array_equal(np.stack(detail.bin_ranges[f]), np.stack(ranges[f]))
+    assert bst.trace.node_detail(1, 0).bin_ranges is None  # hist keeps codes, not values
     cand = bst.split_candidates(1, 0)
     labels = split_labels(cand, ranges)
     x32 = Xh.astype(np.float32)
@@ -223,6 +229,6 @@ def test_long_numbers_put_the_result_on_its_own_line():
     bst = boost.train(BASE, X, Y * 1000, 1)
     cand = bst.split_candidates(1, 0)
     steps = {s.name: s.latex for s in worked_arithmetic(
-        _node(bst, 1, 0), cand[cand.Best].iloc[0], bst.params, bst.objective)}
+        _node(bst, 1, 0), cand[cand.Best].iloc[0], bst.search_params)}
     assert steps["gain"].endswith(r" \\ &= 1.20333 \times 10^{8}\end{aligned}")
     assert steps["leaf weight"] == r"w = -\frac{G}{H + \lambda} = -\frac{2002}{4 + 0} = -500.5"

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import boost
+from boost.trace.nodes import gain_curve
 from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
 from viz.candidates import make_candidates_figure, top_candidates
 from viz.tree import make_tree_figure, selected_node, tree_positions
@@ -63,7 +64,7 @@ def test_click_events_are_parsed():
 def test_candidates_figure_marks_winner_gamma_and_blocked():
     bst = boost.train({**BASE, "min_child_weight": 2}, X, Y, 1)
     cand = bst.split_candidates(1, 0)
-    fig = make_candidates_figure(cand, "f0", gamma=4.0)
+    fig = make_candidates_figure(gain_curve(cand, "f0"), "f0", gamma=4.0)
     names = [t.name for t in fig.data]
     assert "blocked by min_child_weight" in names and "chosen split" in names
     chosen = fig.data[names.index("chosen split")]
@@ -79,7 +80,7 @@ def test_candidates_figure_marks_winner_gamma_and_blocked():
 def test_worked_arithmetic_numbers():
     bst, tree = _tree({**BASE, "gamma": 130})
     cand = bst.split_candidates(1, 0)
-    steps = worked_arithmetic(tree.iloc[0], cand[cand.Best].iloc[0], bst.params, bst.objective)
+    steps = worked_arithmetic(tree.iloc[0], cand[cand.Best].iloc[0], bst.search_params)
     values = {s.name: s.value for s in steps}
     assert values["similarity"] == pytest.approx(4.0)
     assert values["similarity left"] == pytest.approx(110.25)
@@ -98,7 +99,7 @@ def test_worked_arithmetic_classification_probability():
                        "min_child_weight": 0}, Xc, yc, 1)
     tree = bst.trees_to_dataframe(include_pruned=True)
     leaf = tree[tree.Leaf].iloc[0]
-    steps = worked_arithmetic(leaf, None, bst.params, bst.objective, float(bst.base_margin[0]))
+    steps = worked_arithmetic(leaf, None, bst.search_params, float(bst.base_margin[0]))
     probability = steps[-1]
     assert probability.name == "log-odds to probability"
     assert probability.value == pytest.approx(1 / (1 + np.exp(-leaf.Value)), rel=1e-6)
@@ -188,7 +189,7 @@ def test_hist_refused_split_is_drawn_as_stubs():
     leaf = next(t for t in fig.data if t.name == "leaf")
     assert "split refused" in leaf.hovertext[0]
     steps = worked_arithmetic(root, bst.split_candidates(1, 0).query("Best").iloc[0],
-                              bst.params, bst.objective)
+                              bst.search_params)
     assert r"\text{refused: the node stays a leaf}" in steps[-3].latex
 
 

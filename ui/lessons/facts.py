@@ -9,7 +9,7 @@ import pandas as pd
 from viz.pruning import GammaReading, read_gamma
 
 from ..state import AppState, Shown
-from ..training import node_candidates, train_other, tree_frame
+from ..training import train_other
 
 
 def listed(values, spec: str = ".4g") -> str:
@@ -38,7 +38,7 @@ class Facts:
         return self.shown.round if r is None else r
 
     def tree(self, r: int | None = None, klass: int = 0) -> pd.DataFrame:
-        frame = tree_frame(self.config, self.booster)
+        frame = self.booster.trace.trees()
         return frame[(frame.Round == self._round(r)) & (frame.Class == klass)]
 
     def node(self, node: int, r: int | None = None, klass: int = 0) -> pd.Series:
@@ -46,7 +46,7 @@ class Facts:
         return tree[tree.Node == node].iloc[0]
 
     def candidates(self, node: int, r: int | None = None, klass: int = 0) -> pd.DataFrame:
-        return node_candidates(self.config, self.booster, self._round(r), node, klass)
+        return self.booster.trace.candidates(self._round(r), node, klass)
 
     def gain(self, node: int, threshold: float, r: int | None = None,
              feature: str | None = None) -> float:

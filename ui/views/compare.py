@@ -25,7 +25,7 @@ from viz.tree_diff import KINDS, diff_trees
 from .. import pins, url
 from ..charts import class_picker, show
 from ..state import AppState, Shown
-from ..training import TrainingError, missing_features, tree_frame
+from ..training import TrainingError, missing_features
 
 SLUG = pins.VIEW
 TITLE = "Compare pins"
@@ -67,7 +67,7 @@ def render(state: AppState, shown: Shown) -> None:
         return
     if len(entries) == 1:
         st.info(HOW, icon=":material/push_pin:")
-    summaries = {e.legend: leaf_summary(tree_frame(e.config, e.booster)) for e in entries}
+    summaries = {e.legend: leaf_summary(e.booster.trace.trees()) for e in entries}
     st.dataframe(numbers(entries, summaries, r, shown.config), hide_index=True,
                  key="cmp_pin_numbers")
     if len(entries) > 1:
@@ -169,7 +169,7 @@ def _trees(state: AppState, shown: Shown, entries: list[Entry]) -> None:
             st.info(f"{e.name} has {e.booster.num_boosted_rounds()} rounds: step back to "
                     "compare its trees.")
             return
-        frame = tree_frame(e.config, e.booster)
+        frame = e.booster.trace.trees()
         trees.append(frame[(frame.Round == r) & (frame.Class == klass)])
     diff = diff_trees(trees[0], trees[1], (left, right))
     _say_diff(diff, left, right)

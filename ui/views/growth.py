@@ -10,7 +10,7 @@ from viz.growth import growth, growth_figure
 
 from ..charts import class_picker, show
 from ..state import AppState, Shown
-from ..training import other_model, tree_frame
+from ..training import other_model
 
 SLUG = "growth-order"
 TITLE = "Growth order"
@@ -53,8 +53,8 @@ def render(state: AppState, shown: Shown) -> None:
         return
     klass = class_picker(shown, "growth_klass")
     trees = {}
-    for policy, (cfg, model) in models.items():
-        frame = tree_frame(cfg, model)
+    for policy, (_, model) in models.items():
+        frame = model.trace.trees()
         trees[_POLICY.choice_label(policy)] = frame[(frame.Round == r) & (frame.Class == klass)]
     total = max(growth(tree).splits for tree in trees.values())
     if total == 0:

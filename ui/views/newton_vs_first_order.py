@@ -12,7 +12,7 @@ from viz.tree_layout import default_collapsed
 
 from ..charts import class_picker, show
 from ..state import AppState, Shown
-from ..training import missing_features, train_other, tree_frame
+from ..training import missing_features, train_other
 
 SLUG = "newton-vs-first-order"
 HALF_WIDTH = 400  # px: each of the two trees in a 1280 px window with the sidebar open
@@ -58,7 +58,7 @@ def _side(state: AppState, shown: Shown, mode: str, model, klass: int) -> None:
     if r > n:
         st.info(f"{_BOOSTING.choice_label(mode)} stopped early after round {n}.")
         return
-    trees = tree_frame({**shown.config, "boosting": mode}, model)
+    trees = model.trace.trees()
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
     collapsed = default_collapsed(tree, max_leaves=HALF_LEAVES)
     show(make_tree_figure(tree, float(model.params["gamma"]), None,

@@ -10,7 +10,7 @@ from viz.tree import WIDTH, tree_figure_within
 
 from ..charts import class_picker, show
 from ..state import AppState, Shown
-from ..training import missing_features, other_model, tree_frame
+from ..training import missing_features, other_model
 
 SLUG = "pruning"
 TITLE = "Pruning: exact vs hist"
@@ -55,7 +55,7 @@ def _side(state: AppState, shown: Shown, method: str, config: dict, model, klass
     if r > model.num_boosted_rounds():
         st.info(f"{method} stopped early after round {model.num_boosted_rounds()}.")
         return
-    trees = tree_frame(config, model)
+    trees = model.trace.trees()
     tree = trees[(trees.Round == r) & (trees.Class == klass)]
     if not shown.compact:  # a lesson's text says it
         st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")

@@ -8,14 +8,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from viz.arithmetic import node_rows, steps_latex, steps_table, worked_arithmetic
+from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
 from viz.candidates import (
     NOTES_HELP,
     best_per_feature,
-    bin_value_ranges,
     feature_order,
     make_candidates_figure,
-    sorted_present,
     top_candidates,
 )
 from viz.pruning import refused as is_refused
@@ -24,7 +22,7 @@ from viz.tree_layout import default_collapsed
 
 from ..charts import class_name, class_picker, clicked, show
 from ..state import AppState, Shown
-from ..training import gain_curve, missing_features, node_summary, tree_frame
+from ..training import missing_features
 
 SLUG = "tree"
 TITLE = "Tree and splits"
@@ -43,7 +41,7 @@ def render(state: AppState, shown: Shown) -> None:
     if r == 0:
         _baseline_note(booster)
         return
-    frame = tree_frame(shown.config, booster)
+    frame = booster.trace.trees()
     df = frame[frame.Round == r]
     klass = class_picker(shown, AppState.klass.key, "Class (one tree per class per round)")
     tree = df[df.Class == klass]
@@ -114,13 +112,17 @@ def _baseline_note(booster) -> None:
             "round 1 for the first tree.")
 
 
-def _worked(shown: Shown, row: pd.Series, cand: pd.DataFrame) -> list:
+def _detail(shown: Shown, node: int, klass: int):
+    """The node's record (``boost.trace.NodeDetail``): its numbers, rows, candidates, gain
+    curves and bins, answered once per model by the model's trace."""
+    return shown.booster.trace.node_detail(shown.round, node, klass, X=shown.prep.X_train)
+
+
+def _worked(shown: Shown, detail) -> list:
     """The node's worked arithmetic (its rows' residuals, G, H, similarities, gain, w)."""
-    booster, klass, node = shown.booster, int(row.Class), int(row.Node)
-    best = cand[cand.Best]
-    return worked_arithmetic(row, best.iloc[0] if len(best) else None, booster.params,
-                             booster.objective, float(booster.base_margin[klass]),
-                             rows=_node_rows(shown.config, booster, shown.round, node, klass))
+    booster = shown.booster
+    return worked_arithmetic(detail.numbers, detail.best, booster.search_params,
+                             float(booster.base_margin[detail.class_idx]), rows=detail.rows)
 
 
 def _default(tree: pd.DataFrame) -> frozenset:
@@ -168,15 +170,13 @@ def _node_clicked(state: AppState) -> None:
 def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                 klass: int) -> None:
     booster, r = shown.booster, shown.round
-    row = tree[tree.Node == node].iloc[0]
-    summary = node_summary(shown.config, booster, r, node, klass)
-    cand = summary.table  # each feature's best, top and first blocked candidates
-    best = cand[cand.Best]
+    detail = _detail(shown, node, klass)
+    row, cand = detail.numbers, detail.summary.table  # each feature's best, top, blocked
     drawn = set(feature_order(cand.Feature[cand.Sampled]))
     left, right = st.columns([1, 1.1])
     with left:
-        features = summary.counts.index[summary.counts > 0].tolist() or booster.feature_names
-        default = best.Feature.iloc[0] if len(best) else features[0]
+        features = detail.features
+        default = detail.best.Feature if detail.best is not None else features[0]
         feature = st.selectbox("Feature", features, index=features.index(default),
                                key=f"cand_feature_{r}_{klass}_{node}",
                                format_func=lambda f: f if f in drawn else f"{f} (not drawn)")
@@ -185,16 +185,16 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                        f"{len(features)} features; the others' candidates are shown but could "
                        "not be chosen.")
         refused = bool(is_refused(row))
-        show(make_candidates_figure(gain_curve(shown.config, booster, r, node, klass, feature),
-                                    feature, float(booster.params["gamma"]),
+        show(make_candidates_figure(detail.curves[feature], feature,
+                                    float(booster.params["gamma"]),
                                     large=shown.large, refused=refused), "cand_chart", state,
              shown)
     with right:
         if booster.on_sample:
             sample_node(booster, row, cand)
         else:
-            worked_ui(shown, row, cand, r, node)
-    _candidate_tables(shown, summary, node, klass, refused, drawn, features)
+            worked_ui(shown, detail)
+    _candidate_tables(shown, detail, refused, drawn, features)
 
 
 def sample_node(booster, row: pd.Series, cand: pd.DataFrame) -> None:
@@ -221,10 +221,11 @@ def sample_node(booster, row: pd.Series, cand: pd.DataFrame) -> None:
     }), hide_index=True)
 
 
-def worked_ui(shown: Shown, row: pd.Series, cand: pd.DataFrame, r: int, node: int) -> None:
+def worked_ui(shown: Shown, detail) -> None:
     """The node's worked arithmetic with the LaTeX and CSV downloads."""
+    r, node = shown.round, detail.node_id
     st.markdown(f"**Node {node}, worked out**")
-    steps = _worked(shown, row, cand)
+    steps = _worked(shown, detail)
     for step in steps:
         st.latex(step.latex)
     title = f"BoostScope round {r}, node {node}"
@@ -235,11 +236,12 @@ def worked_ui(shown: Shown, row: pd.Series, cand: pd.DataFrame, r: int, node: in
                       f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
 
 
-def _candidate_tables(shown: Shown, summary, node: int, klass: int, refused: bool,
-                      drawn: set, features: list) -> None:
+def _candidate_tables(shown: Shown, detail, refused: bool, drawn: set, features: list
+                      ) -> None:
     booster, r = shown.booster, shown.round
+    summary, node, klass = detail.summary, detail.node_id, detail.class_idx
     cand = summary.table
-    ranges = _bin_ranges(shown.config, booster, shown.prep.X_train, r, klass)
+    ranges = detail.bin_ranges
     table = best_per_feature(cand, ranges, refused, counts=summary.counts)
     drawn_note = "; Drawn: could this node split on it (colsample)" if len(drawn) < len(
         features) else ""
@@ -276,29 +278,6 @@ def all_candidates(booster, r: int, node: int, klass: int, total: int) -> None:
                        key=f"dl_all_{r}_{klass}_{node}")
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _node_rows(config: dict, _booster, r: int, node: int, klass: int) -> pd.DataFrame:
-    """The node's training rows with their g and h, once per (model, round, node, class)."""
-    return node_rows(_booster, r, node, klass)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _sorted_features(config: dict, _booster, _X) -> dict:
-    """Each feature's training values, sorted once per model (the bins' value ranges); ``_X``
-    the training features (a hist model keeps only their bins)."""
-    return {name: sorted_present(_booster.feature_values(i, _X))
-            for i, name in enumerate(_booster.feature_names)}
-
-
-def _bin_ranges(config: dict, booster, X, r: int, klass: int) -> dict | None:
-    """{feature: (min, max) training value of each bin} of the round's tree; None for exact,
-    which has no bins. A search over the cuts per click; the sort is done once per model."""
-    if booster.params["tree_method"] == "exact":
-        return None
-    values = _sorted_features(config, booster, X)
-    return {f: bin_value_ranges(values[f], cuts) for f, cuts in booster.cuts(r, klass).items()}
-
-
 # --------------------------------------------------------------------------- presenter panels
 def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
     """The tree of the round on screen (the chosen class); None at round 0 (said why)."""
@@ -306,7 +285,7 @@ def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
     if r == 0:
         _baseline_note(booster)
         return None
-    frame = tree_frame(shown.config, booster)
+    frame = booster.trace.trees()
     klass = (state.klass or 0) if booster.num_groups > 1 else 0  # a class clicked off: 0
     return frame[(frame.Round == r) & (frame.Class == klass)]
 
@@ -350,12 +329,11 @@ def node_panel(state: AppState, shown: Shown) -> None:
     tree, row = _node_row(state, shown)
     if row is None:
         return
-    cand = node_summary(shown.config, shown.booster, shown.round, int(row.Node),
-                        int(row.Class)).table
+    detail = _detail(shown, int(row.Node), int(row.Class))
     if shown.booster.on_sample:  # a model file: no training arithmetic, the sample's numbers
-        sample_node(shown.booster, row, cand)
+        sample_node(shown.booster, row, detail.summary.table)
         return
-    steps = _worked(shown, row, cand)
+    steps = _worked(shown, detail)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
         st.markdown("\n\n".join(f"$\\displaystyle {step.latex}$" for step in steps))
@@ -367,12 +345,10 @@ def candidates_panel(state: AppState, shown: Shown) -> None:
     tree, row = _node_row(state, shown)
     if row is None:
         return
-    booster, r, node, klass = shown.booster, shown.round, int(row.Node), int(row.Class)
-    cand = node_summary(shown.config, booster, r, node, klass).table
-    best = cand[cand.Best]
-    feature = best.Feature.iloc[0] if len(best) else cand.Feature.iloc[0]
+    detail = _detail(shown, int(row.Node), int(row.Class))
+    feature = detail.best.Feature if detail.best is not None else detail.features[0]
     refused = bool(is_refused(row))
-    show(make_candidates_figure(gain_curve(shown.config, booster, r, node, klass, feature),
-                                feature, float(booster.params["gamma"]),
+    show(make_candidates_figure(detail.curves[feature], feature,
+                                float(shown.booster.params["gamma"]),
                                 large=shown.large, refused=refused),
          "cand_panel", state, shown)

@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from . import node_rules as rules
-from . import records as rec
-from ._dtypes import RT_EPS
-from .exact import sort_columns
-from .split_math import similarities, similarity, split_loss_change
+from .. import node_rules as rules
+from .. import records as rec
+from .._dtypes import RT_EPS
+from ..exact import sort_columns
+from ..split_math import similarities, similarity, split_loss_change
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
            "SumHessLeft", "SumGradRight", "SumHessRight", "SimilarityLeft", "SimilarityRight",

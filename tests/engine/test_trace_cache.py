@@ -1,0 +1,80 @@
+"""boost.trace: one question per node answered once per model, and the model's cache bounded
+in bytes (least recently used answers dropped first)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from datasets import make_data
+
+import boost
+from boost.trace import ByteCache
+from boost.trace.cache import size_of
+
+
+def test_cache_keeps_answers_within_its_bytes_dropping_the_least_recent():
+    cache = ByteCache(budget=10_000)
+    calls = []
+
+    def block(name, n):
+        def compute():
+            calls.append(name)
+            return np.zeros(n, dtype=np.uint8)
+        return compute
+
+    a = cache.get("a", block("a", 4_000))
+    assert cache.get("a", block("a", 4_000)) is a and calls == ["a"]  # kept: computed once
+    cache.get("b", block("b", 4_000))
+    cache.get("a", block("a", 4_000))  # a is now the most recent
+    cache.get("c", block("c", 4_000))  # 12,000 bytes > 10,000: b, the least recent, goes
+    assert cache.nbytes == 8_000 and len(cache) == 2
+    cache.get("a", block("a", 4_000))
+    cache.get("b", block("b", 4_000))
+    assert calls == ["a", "b", "c", "b"]
+    big = cache.get("big", block("big", 20_000))  # larger than the budget: answered, not kept
+    assert big.nbytes == 20_000 and cache.nbytes <= 10_000 and "big" not in cache._items
+
+
+def test_size_of_counts_buffers_of_records_and_frames():
+    frame = pd.DataFrame({"a": np.zeros(1000), "b": np.zeros(1000, dtype=np.float32)})
+    assert size_of(np.zeros((10, 10))) == 800
+    assert size_of(frame) >= 12_000
+    assert size_of((np.zeros(100), {"x": np.zeros(50)})) >= 1200
+
+
+@pytest.mark.parametrize("tree_method", ["exact", "hist", "approx"])
+def test_node_detail_matches_the_booster_api_and_is_answered_once(tree_method):
+    X, y = make_data(seed=3, n=300, nan=0.1)
+    bst = boost.train({"tree_method": tree_method, "max_depth": 3, "gamma": 0.5}, X, y, 3)
+    detail = bst.trace.node_detail(2, 1, X=X)
+    tree = bst.trees_to_dataframe(include_pruned=True)
+    row = tree[(tree.Round == 2) & (tree.Node == 1)].iloc[0]
+    pd.testing.assert_series_equal(detail.numbers, row, check_names=False)
+    # the node's rows: the trace's G and H are their sums
+    assert detail.rows.g.sum() == pytest.approx(row.SumGrad, rel=1e-5, abs=1e-5)
+    assert detail.rows.h.sum() == pytest.approx(row.SumHess, rel=1e-5)
+    np.testing.assert_array_equal(detail.rows.Row, np.flatnonzero(bst.rows_in_node(2, 1)))
+    # the summary is the Booster's, and its best the whole table's
+    whole = bst.split_candidates(2, 1)
+    pd.testing.assert_frame_equal(detail.summary.table, bst.candidate_summary(2, 1).table)
+    if whole.Best.any():
+        best = whole[whole.Best].iloc[0]
+        assert (detail.best.Feature, detail.best.Threshold, detail.best.Gain) == (
+            best.Feature, best.Threshold, best.Gain)
+    # each curve holds that feature's splitting candidates of the whole table
+    for feature in detail.features:
+        curve = detail.curves[feature]
+        part = whole[(whole.Feature == feature) & (whole.CountLeft > 0) & (whole.CountRight > 0)]
+        assert len(curve) == len(part)  # 300 rows: fewer than a screen's points, none thinned
+        assert sorted(curve.Gain.dropna()) == pytest.approx(sorted(part.Gain.dropna()))
+    assert (detail.bin_ranges is None) == (tree_method == "exact")
+    # asked again, by any view: the same answers, not recomputed
+    again = bst.trace.node_detail(2, 1, X=X)
+    assert again.summary is detail.summary and again.rows is detail.rows
+    assert again.curves[detail.features[0]] is detail.curves[detail.features[0]]
+
+
+def test_node_detail_refuses_a_node_the_tree_does_not_have():
+    X, y = make_data(seed=3, n=100)
+    bst = boost.train({"max_depth": 1}, X, y, 1)
+    with pytest.raises(ValueError, match="is not a node of tree 0"):
+        bst.trace.node_detail(1, 7)
