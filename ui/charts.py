@@ -92,7 +92,7 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
     """Draw a figure; in a presenter panel at the height the panel leaves, no text under
     16 px. ``exact``: the figure's size and margins are part of its layout (the tree's y axis
     is in pixels) and stay as they are. ``on_select``: called when a point is clicked (read
-    the event with ``clicked(st.session_state[key])``); ``config``: more of Plotly's config.
+    the clicked id with ``clicked_id(st.session_state[key])``); ``config``: more of Plotly's config.
     The chart stays on the page across reruns and is redrawn in place (ui/chart.js)."""
     if shown.large:
         at_least(fig, 16)
@@ -115,13 +115,20 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
            **({"on_select_change": on_select} if on_select else {}))
 
 
-def clicked(event) -> dict | None:
-    """The selection event (``{"selection": {"points": [...]}}``) of a chart drawn with
-    ``on_select``, read from its session state in the callback; None if there is none."""
+def clicked_id(event) -> int | None:
+    """The id a clicked point carries (its first ``customdata``: a tree's node, a Lab cell's
+    index) in a selection event; None if the event holds none."""
     try:
-        return event["select"]
+        points = event["select"]["selection"]["points"]
     except (KeyError, TypeError):
         return None
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, list | tuple):
+            data = data[0] if data else None
+        if data is not None:
+            return int(data)
+    return None
 
 
 def class_name(shown: Shown, k: int) -> str:

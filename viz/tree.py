@@ -224,23 +224,6 @@ def _node_traces(plan: Plan, gamma: float, missing_features) -> list:
     return traces
 
 
-def selected_node(event) -> int | None:
-    """The node id of a click event, ``{"selection": {"points": [{"customdata": ...}]}}``
-    (None if the event holds no node)."""
-    try:
-        points = event["selection"]["points"]
-    except (KeyError, TypeError):
-        return None
-    for point in points:
-        data = point.get("customdata")
-        if isinstance(data, list | tuple):
-            data = data[0] if data else None
-        if data is not None:
-            return int(data)
-    return None
-
-
-
 def tree_figure_within(tree: pd.DataFrame, height: float, collapsed=frozenset(),
                        **kwargs) -> go.Figure:
     """``make_tree_figure`` no taller than ``height`` px: the deepest levels are folded

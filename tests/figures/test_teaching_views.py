@@ -7,7 +7,7 @@ import boost
 from boost.trace.nodes import gain_curve
 from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
 from viz.candidates import make_candidates_figure, top_candidates
-from viz.tree import make_tree_figure, selected_node, tree_positions
+from viz.tree import make_tree_figure, tree_positions
 
 X = np.array([[10.0], [20.0], [25.0], [35.0]])
 Y = np.array([-10.0, 7.0, 8.0, -7.0])
@@ -52,13 +52,6 @@ def test_pruned_branches_stay_as_ghosts():
     assert "removed by pruning" in by_name["pruned (ghost)"].hovertext[0]
     ghost_edges = fig.data[1]
     assert ghost_edges.line.dash == "dot" and len(ghost_edges.x) == 12  # 4 edges x 3
-
-
-def test_click_events_are_parsed():
-    assert selected_node({"selection": {"points": [{"customdata": 3}]}}) == 3
-    assert selected_node({"selection": {"points": [{"customdata": [2]}]}}) == 2
-    assert selected_node({"selection": {"points": []}}) is None
-    assert selected_node(None) is None
 
 
 def test_candidates_figure_marks_winner_gamma_and_blocked():

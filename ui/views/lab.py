@@ -16,10 +16,9 @@ from viz.lab import (
     make_rounds_figure,
     make_sweep_figure,
 )
-from viz.tree import selected_node as selected_point  # the first clicked point's customdata
 
 from .. import guide, sweeps, training, url
-from ..charts import clicked, show
+from ..charts import clicked_id, show
 from ..state import AppState, Shown
 
 SLUG = "lab"
@@ -128,7 +127,7 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
 
 
 def _clicked(state: AppState, best) -> None:
-    point = selected_point(clicked(state.lab_chart))
+    point = clicked_id(state.lab_chart)
     rows = best[best["point"] == point]
     if point is None or rows.empty:  # an event without a point: nothing to load
         return

@@ -17,10 +17,10 @@ from viz.candidates import (
     top_candidates,
 )
 from viz.pruning import refused as is_refused
-from viz.tree import WIDTH, make_tree_figure, selected_node, tree_figure_within
+from viz.tree import WIDTH, make_tree_figure, tree_figure_within
 from viz.tree_layout import default_collapsed
 
-from ..charts import class_name, class_picker, clicked, show
+from ..charts import class_name, class_picker, clicked_id, show
 from ..state import AppState, Shown
 from ..training import missing_features
 
@@ -162,7 +162,7 @@ def _set_collapsed(state: AppState, collapsed: frozenset) -> None:
 
 
 def _node_clicked(state: AppState) -> None:
-    node = selected_node(clicked(state.tree_chart))
+    node = clicked_id(state.tree_chart)
     if node is not None:  # an event without a node keeps the one selected
         state.node = node
 
