@@ -9,7 +9,7 @@ import streamlit as st
 
 from boost.objectives import OBJECTIVES
 
-from . import dataset, sidebar, state, training, url
+from . import sidebar, state, training, url
 from .charts import export_button
 from .lessons import LESSONS, REGISTRY, setting
 from .lessons.facts import Facts
@@ -56,8 +56,7 @@ def apply(app: AppState) -> None:
     app.features = list(want["features"] or sidebar.default_features(app))
     objective = want["objective"]
     if objective != "auto":  # the task the objective is for (two rows look binary)
-        task = OBJECTIVES[objective].task
-        app.task = dataset.APP_TASK[task]
+        app.task = OBJECTIVES[objective].task
     app.objective = (objective if objective != "auto"
                      else sidebar.objectives_for(sidebar.resolved_task(app))[0])
     for p in url.APP_PARAMS:

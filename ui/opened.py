@@ -19,7 +19,7 @@ import boost
 from boost.objectives import OBJECTIVES
 from boost.params import BY_NAME
 
-from . import dataset
+from . import tables
 from .state import AppState, Data, Model, Opened
 
 OPENED = "opened"  # the config key that marks an opened model file
@@ -94,9 +94,9 @@ def open_cached(key: tuple, _raw: bytes, _frame: pd.DataFrame):
         raise OpenError(f"The sample does not fit the model: {exc}") from None
     spec = OBJECTIVES[booster.objective]
     n_class = booster.num_groups
-    prep = dataset.Prepared(
+    prep = tables.Prepared(
         X_train=X, y_train=np.full(len(X), np.nan) if y is None else y.astype(float),
-        X_valid=X.iloc[:0], y_valid=np.empty(0), task=dataset.APP_TASK[spec.task],
+        X_valid=X.iloc[:0], y_valid=np.empty(0), task=spec.task,
         objective=booster.objective, num_class=n_class,
         class_names=[str(k) for k in range(n_class)] if n_class > 1 else [],
         feature_names=list(X.columns), raw_features=features, notes=notes)
@@ -134,7 +134,7 @@ def try_open(state: AppState, name: str, raw: bytes, sample: Data, target: str,
              method: str) -> None:
     """Open a model file on a sample: on success it is the model on screen (round 0), else
     ``state.open_error`` says why and the previous model stays."""
-    opened = Opened(name, dataset.digest(raw), raw, sample, target, method)
+    opened = Opened(name, tables.digest(raw), raw, sample, target, method)
     try:
         with st.spinner("Opening the model…"):
             open_cached(key(opened), raw, sample.frame)
@@ -181,7 +181,7 @@ def sidebar_ui(state: AppState) -> None:
                    "target: step through its rounds on the sample.")
         upload = st.file_uploader("XGBoost model file", type=MODEL_TYPES, key="open_model_file")
         sample = st.file_uploader("Data sample (CSV, Parquet or Excel)",
-                                  type=list(dataset.UPLOAD_TYPES), key="open_sample_file")
+                                  type=list(tables.UPLOAD_TYPES), key="open_sample_file")
         _read_sample(state, sample)
         columns = list(state.open_sample.frame.columns) if state.open_sample and sample else []
         if state.open_target not in ["", *columns]:
@@ -216,12 +216,12 @@ def _read_sample(state: AppState, upload) -> None:
     state.open_sample_id = upload.file_id
     raw = upload.getvalue()
     try:
-        table = dataset.read_table(raw, upload.name)
-    except dataset.DataError as exc:
+        table = tables.read_table(raw, upload.name)
+    except tables.DataError as exc:
         state.open_error = str(exc)
         return
     state.open_error = None
-    state.open_sample = Data(upload.name, dataset.digest(raw), table.frame, table.notes, {})
+    state.open_sample = Data(upload.name, tables.digest(raw), table.frame, table.notes, {})
 
 
 def panel(model: Model) -> None:

@@ -10,7 +10,7 @@ import streamlit as st
 from boost.objectives import OBJECTIVES as OBJECTIVE_SPECS
 from boost.params import BY_NAME, Param
 
-from . import dataset, training, url
+from . import tables, training, url
 from .samples import BY_KEY, SAMPLES
 from .state import AppState, Data
 
@@ -26,8 +26,7 @@ TASK_HELP = ("What the target is: inferred from the column, or chosen here. It d
 
 def objectives_for(task: str | None) -> tuple[str, ...]:
     """The objectives that fit a task, the task's default first (the order of the spec)."""
-    engine_task = dataset.ENGINE_TASK.get(task, task)
-    fitting = tuple(n for n, o in OBJECTIVE_SPECS.items() if o.task == engine_task)
+    fitting = tuple(n for n, o in OBJECTIVE_SPECS.items() if o.task == task)
     return fitting or tuple(OBJECTIVE_SPECS)
 
 
@@ -35,8 +34,8 @@ def objectives_for(task: str | None) -> tuple[str, ...]:
 @st.cache_data(max_entries=8, show_spinner=False)
 def read_sample(key: str) -> tuple[str, pd.DataFrame, list[str]]:
     raw = BY_KEY[key].path.read_bytes()
-    table = dataset.read_table(raw, BY_KEY[key].file)
-    return dataset.digest(raw), table.frame, table.notes
+    table = tables.read_table(raw, BY_KEY[key].file)
+    return tables.digest(raw), table.frame, table.notes
 
 
 def data_ui(state: AppState) -> None:
@@ -45,20 +44,20 @@ def data_ui(state: AppState) -> None:
     st.selectbox("Sample data", [s.key for s in SAMPLES], key=AppState.sample.key,
                  format_func=lambda k: BY_KEY[k].title, on_change=use_sample, args=(state,),
                  help="Bundled data sets; sample_data/README.md gives their sources.")
-    upload = st.file_uploader("…or upload a table", type=list(dataset.UPLOAD_TYPES),
+    upload = st.file_uploader("…or upload a table", type=list(tables.UPLOAD_TYPES),
                               key="upload", help=UPLOAD_HELP)
     if upload is not None and state.upload_id != upload.file_id:
         state.upload_id = upload.file_id  # read each upload once, not per rerun
         raw = upload.getvalue()
         try:
-            table = dataset.read_table(raw, upload.name)
-        except dataset.DataError as exc:
+            table = tables.read_table(raw, upload.name)
+        except tables.DataError as exc:
             state.upload_error = str(exc)
         else:
             state.upload_error = None
             apply_presets(state, {})  # the sample's presets nobody changed end with it
-            set_data(state, Data(upload.name, dataset.digest(raw), table.frame, table.notes,
-                                 dataset.column_flags(table.frame)), target=None)
+            set_data(state, Data(upload.name, tables.digest(raw), table.frame, table.notes,
+                                 tables.column_flags(table.frame)), target=None)
     if upload is not None and state.upload_error:
         st.error(state.upload_error + " The previous data stay loaded.")
 
@@ -76,7 +75,7 @@ def use_sample(state: AppState, initial: bool = False) -> None:
     if initial and state.link.target in frame.columns:
         target = state.link.target
     apply_presets(state, sample.params, keep=state.link.given if initial else ())
-    set_data(state, Data(sample.title, digest, frame, notes, dataset.column_flags(frame)),
+    set_data(state, Data(sample.title, digest, frame, notes, tables.column_flags(frame)),
              target=target)
 
 
@@ -96,7 +95,7 @@ def set_data(state: AppState, data: Data, target: str | None) -> None:
     """New data: reset the column choices *before* their widgets are drawn."""
     state.data = data
     columns = list(data.frame.columns)
-    state.target = target if target in columns else dataset.default_target(data.frame)
+    state.target = target if target in columns else tables.default_target(data.frame)
     weight, state.link.weight = state.link.weight, None  # a shared link's weight, once
     state.weight = weight if weight in columns and weight != state.target else NO_WEIGHT
     state.features = default_features(state)
@@ -138,7 +137,8 @@ def columns_ui(state: AppState) -> None:
             left_out = column not in state.features
             st.caption(f":material/warning: `{column}`: {why}"
                        + (" — left out by default." if left_out else "."))
-    st.selectbox("Task", url.TASK_CHOICES, key=AppState.task.key, help=TASK_HELP)
+    st.selectbox("Task", url.TASK_CHOICES, key=AppState.task.key, help=TASK_HELP,
+                 format_func=lambda t: url.TASK_LABELS.get(t, t))
     options = objectives_for(resolved_task(state))
     if state.objective not in options:
         state.objective = options[0]
@@ -159,7 +159,7 @@ def inferred_task(digest: str, target: str, _frame: pd.DataFrame) -> str | None:
     column = _frame[target]
     if column.isna().all() or column.nunique() < 2:
         return None  # training will say what is wrong with the target
-    return dataset.infer_task(column.dropna())
+    return tables.infer_task(column.dropna())
 
 
 def _weight_changed(state: AppState) -> None:

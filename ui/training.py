@@ -13,7 +13,7 @@ import boost
 from boost.coldstart import fits_python, python_engine
 from viz import candidates
 
-from . import dataset, url
+from . import tables, url
 from .state import AppState, Model
 
 # Live knobs: on data up to this size every parameter change retrains at once (a model of
@@ -49,7 +49,7 @@ def current_config(state: AppState) -> dict:
     }
 
 
-def engine_params(config: dict, prep: dataset.Prepared) -> dict:
+def engine_params(config: dict, prep: tables.Prepared) -> dict:
     """``boost.train``'s params from a configuration: every engine parameter the app shows
     that applies to the objective, plus what the data decides (objective, num_class)."""
     params = {"objective": prep.objective}
@@ -59,7 +59,7 @@ def engine_params(config: dict, prep: dataset.Prepared) -> dict:
         params[p.name] = config[p.name]
     if prep.objective == "count:poisson" and not config["max_delta_step"]:
         del params["max_delta_step"]  # XGBoost's 0.7 for Poisson, as when it is not given
-    if prep.task == "multi-class":
+    if prep.task == "multiclass":
         params["num_class"] = prep.num_class
     text = str(config["base_score"]).strip()
     del params["base_score"]
@@ -72,7 +72,7 @@ def engine_params(config: dict, prep: dataset.Prepared) -> dict:
     return params
 
 
-def eval_sets(prep: dataset.Prepared) -> list:
+def eval_sets(prep: tables.Prepared) -> list:
     """``boost.train``'s evals: the validation rows (with their weights) as "valid"; none
     when the data has no validation rows."""
     if not len(prep.y_valid):
@@ -86,16 +86,16 @@ _DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight")
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def prepared(columns: tuple, _frame: pd.DataFrame) -> dataset.Prepared:
+def prepared(columns: tuple, _frame: pd.DataFrame) -> tables.Prepared:
     """The encoded data, once per (data digest, column choices, task, objective): a live
     knob's change retrains without encoding the table again."""
     digest, target, features, task, objective, weight = columns
     try:
-        return dataset.prepare(_frame, target, list(features),
+        return tables.prepare(_frame, target, list(features),
                                task=None if task == "auto" else task,
                                objective=None if objective == "auto" else objective,
                                weight=weight)
-    except dataset.DataError as exc:
+    except tables.DataError as exc:
         raise TrainingError(str(exc)) from None
 
 

@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 
 from boost.params import BY_NAME, PARAMETERS, SWEEPABLE, Param
 
+from .tables import TASKS
+
 # The parameters the app shows (a widget each) and therefore keeps in the URL.
 APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
-TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
+# The tasks, by boost.objectives' names ("auto": read from the target column); a user reads
+# "multi-class", and links from before the names were one said it too.
+TASK_CHOICES = ("auto", *TASKS)
+TASK_LABELS = {"multiclass": "multi-class"}
+_OLD_TASKS = {"multi-class": "multiclass"}
 _OBJECTIVE = BY_NAME["objective"]
 _MAX_ROUND = 100_000
 _MAX_NODE = 2**31 - 1
@@ -183,7 +189,8 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
             link.notes.append(f"objective={shown(objective)} is not an objective BoostScope "
                               "knows: using the task's default")
     link.sample = _choice(query, "sample", samples, link.notes, "is not a bundled sample")
-    link.task = _choice(query, "task", TASK_CHOICES, link.notes,
+    task = _OLD_TASKS.get(query.get("task"), query.get("task"))
+    link.task = _choice({"task": task}, "task", TASK_CHOICES, link.notes,
                         "is not one of " + ", ".join(TASK_CHOICES)) or link.task
     link.target = query.get("target")
     link.weight = query.get("weight")  # column names: checked against the data
