@@ -1,10 +1,13 @@
 """Training, cached once per (data digest, column choices, parameters), and the on-demand
-results the views share (the trees as a table, one node's candidate splits)."""
+results the views share (the trees as a table, one node's candidate splits). Owns
+``Trained``, the session's part holding the configuration asked for and the last good
+model."""
 
 from __future__ import annotations
 
 import gc
 import threading
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -26,11 +29,30 @@ class TrainingError(ValueError):
     pass
 
 
-def is_live(state: AppState) -> bool:
+@dataclass
+class Trained:
+    """The configuration last asked to train (the cache key; None: nothing asked yet) and
+    the last model that trained, shown when the current configuration cannot train."""
+
+    config: dict | None = None
+    last_good: Model | None = None
+
+    def ask(self, config: dict | None) -> None:
+        """Train ``config`` (in this run); None: wait for new data."""
+        self.config = config
+
+    def forget(self) -> None:
+        self.config = None
+
+    def restore(self, config: dict | None) -> None:
+        self.config = config
+
+
+def is_live(app: AppState) -> bool:
     """Whether the data is small enough for live knobs (no Train button)."""
-    data = state.data
+    data = app.inputs.data
     return (data is not None and len(data.frame) <= LIVE_ROWS
-            and len(state.features) <= LIVE_FEATURES)
+            and len(app.inputs.features) <= LIVE_FEATURES)
 
 
 def live_text() -> str:
@@ -38,14 +60,15 @@ def live_text() -> str:
     return f"{LIVE_ROWS:,} rows × {LIVE_FEATURES} features"
 
 
-def current_config(state: AppState) -> dict:
+def current_config(app: AppState) -> dict:
     """Everything training depends on, as plain values (the cache key): the data's digest,
     the column choices and every app parameter of ``boost.params.PARAMETERS``."""
-    data = state.data
+    inputs = app.inputs
+    data = inputs.data
     return {
-        "digest": data.digest, "name": data.name, "target": state.target,
-        "features": tuple(state.features), "task": state.task, "weight": state.weight or None,
-        "objective": state.objective, **state.params(),
+        "digest": data.digest, "name": data.name, "target": inputs.target,
+        "features": tuple(inputs.features), "task": inputs.task,
+        "weight": inputs.weight or None, "objective": inputs.objective, **inputs.params(),
     }
 
 
@@ -151,28 +174,30 @@ def training_text(engine: str) -> str:
     return "Compiling the engine for this data (first start only, about a minute), then training…"
 
 
-def trained(state: AppState) -> Model | None:
+def trained(app: AppState) -> Model | None:
     """The model of the configuration last asked for; the previous good model (and the
     reason) when that one cannot train."""
-    if state.config is None:
+    part, data = app.model, app.inputs.data
+    if part.config is None:
         return None
     try:
-        engine = engine_for(state.config, state.data.frame)
+        engine = engine_for(part.config, data.frame)
         with st.spinner(training_text(engine), show_time=True):
-            booster, prep = train_cached(state.config, state.data.frame, engine)
+            booster, prep = train_cached(part.config, data.frame, engine)
     except TrainingError as exc:
-        previous = state.last_good
+        previous = part.last_good
         st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
         return previous
-    state.last_good = Model(booster, prep, state.config)
-    return state.last_good
+    part.last_good = Model(booster, prep, part.config)
+    return part.last_good
 
 
-def train_other(state: AppState, config: dict):
+def train_other(app: AppState, config: dict):
     """A model the view compares with (same data): None if the data changed meanwhile."""
-    if state.data is None or config.get("digest") != state.data.digest:
+    data = app.inputs.data
+    if data is None or config.get("digest") != data.digest:
         return None
-    return train_cached(config, state.data.frame, engine_for(config, state.data.frame))[0]
+    return train_cached(config, data.frame, engine_for(config, data.frame))[0]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
