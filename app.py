@@ -23,6 +23,7 @@ if "ui.stage" not in sys.modules:
     starting.caption("Starting BoostScope: loading pandas, Plotly and the engine…")
 
 from ui import (
+    charts,
     guide,
     housekeeping,
     lesson,
@@ -30,6 +31,7 @@ from ui import (
     panels,
     pins,
     present,
+    session,
     sidebar,
     stage,
     state,
@@ -41,12 +43,12 @@ from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
 
 
-def session() -> state.AppState:
+def session_state() -> state.AppState:
     """The session's state, made once from the opening link."""
     samples = [s.key for s in SAMPLES]
     link = url.read(st.query_params, samples, list(VIEWS), LEGACY, list(LESSONS),
                     guide_steps=len(guide.STEPS))
-    return state.start(link, sample=link.sample or samples[0])
+    return session.start(link, sample=link.sample or samples[0])
 
 
 def sidebar_ui(app: state.AppState) -> bool:
@@ -54,29 +56,25 @@ def sidebar_ui(app: state.AppState) -> bool:
     data too large for live knobs)."""
     with st.sidebar:
         st.title(":material/forest: BoostScope")
-        st.toggle("Presenter mode (projector)", key=state.AppState.present.key,
-                  help="No sidebar, large type, the fit, the tree and the node's arithmetic "
-                       "on one 1280×720 screen; keys ← → Space Home End and 1–9.")
+        present.toggle_ui()
         lesson.menu(app)
         sidebar.data_ui(app)
-        opened.sidebar_ui(app)
-        if app.opened is not None:  # an opened model file: nothing to train
+        if opened.sidebar_ui(app) is not None:  # an opened model file: nothing to train
             return False
         sidebar.columns_ui(app)
-        pressed = sidebar.params_ui(app, training.is_live(app))
+        _, pressed = sidebar.params_ui(app, training.is_live(app))
         pins.pins_ui(app, "side")
-        st.segmented_control("Chart download format (camera button)", ["png", "svg"],
-                             key=state.AppState.export_format.key)
+        charts.format_ui()
     return pressed
 
 
 def open_round(app: state.AppState, model: state.Model) -> None:
     """The round a shared link asked for (once), kept within the model's rounds."""
     n = model.booster.num_boosted_rounds()
-    if app.link.round is not None:
-        app.round, app.link.round = min(n, app.link.round), None
-    if app.round > n:
-        app.round = n
+    asked = app.link.take_round()
+    if asked is not None:
+        app.stage.show_round(min(n, asked))
+    app.stage.keep_within(n)
 
 
 def main() -> None:
@@ -95,25 +93,26 @@ def main() -> None:
 
 def show() -> None:
     """The screen: the sidebar, the notes and the round's stage."""
-    app = session()
+    app = session_state()
     sidebar.ensure_data(app)
-    if app.lesson:
+    if app.lesson.slug:
         lesson.apply(app)
-    presenting = app.present or app.lesson is not None
+    presenting = app.presenter.on or app.lesson.slug is not None
     present.style(presenting)
     pressed = False if presenting else sidebar_ui(app)
-    if app.data is not None and (pressed or training.is_live(app) or app.config is None):
+    asked = app.model.config
+    if app.inputs.data is not None and (pressed or training.is_live(app) or asked is None):
         wanted = training.current_config(app)
-        if app.config is not None and wanted != app.config:
-            app.link.notes = []  # the link's corrections are said until the model changes
-        app.config = wanted
+        if asked is not None and wanted != asked:
+            app.link.forget_notes()  # the link's corrections are said until the model changes
+        app.model.ask(wanted)
     panels.link_notes(app)
     model = opened.model(app) or training.trained(app)
     if model is None:
         st.info("Choose data to train on.")
         return
     open_round(app, model)
-    if app.opened is not None:
+    if app.opened.file is not None:
         if not presenting:
             opened.panel(model)
     elif not presenting:
@@ -123,9 +122,9 @@ def show() -> None:
         for note in model.prep.notes:
             st.caption(":material/info: " + note)
         panels.objective_panel(model)
-    if app.lesson:
+    if app.lesson.slug:
         lesson.bar(app, model)
-    interval = float(app.speed) if app.playing else None
+    interval = float(app.stage.speed) if app.stage.playing else None
     draw = present.present_stage if presenting else stage.round_stage
     st.fragment(draw, run_every=interval)(app, model)
 

@@ -59,9 +59,9 @@ def first_chart_seconds(port: int = 8765) -> float:
 def server_latencies(n_rows: int, n_features: int, method: str,
                      repeats: int = 5) -> dict[str, list[float]]:
     """The server's share of each interaction, in Streamlit's AppTest on the same table as
-    ``browser_latencies``: the round fragment's own time (``AppState.stage_ms``: a step, a
+    ``browser_latencies``: the round fragment's own time (``Stage.stage_ms``: a step, a
     round or a view change reruns that fragment), for a node click the view's fragment inside
-    it (``AppState.view_ms``: all a click in the view reruns)."""
+    it (``Stage.view_ms``: all a click in the view reruns)."""
     import io
 
     from streamlit.testing.v1 import AppTest
@@ -74,26 +74,26 @@ def server_latencies(n_rows: int, n_features: int, method: str,
     at.run()
     at.get("file_uploader")[0].set_value(("wide.csv", csv.getvalue().encode(), "text/csv")).run()
     app = at.session_state["app"]
-    assert app.config["tree_method"] == method, app.config["tree_method"]
+    assert app.model.config["tree_method"] == method, app.model.config["tree_method"]
     out = {"step": [], "round slider": [], "view switch": []}
     for _ in range(repeats):
         at.button(key="step_forward").click().run()
-        out["step"].append(at.session_state["app"].stage_ms)
+        out["step"].append(at.session_state["app"].stage.stage_ms)
     for r in range(repeats):
         at.slider(key="round").set_value(2 + (r * 7) % 15).run()
-        out["round slider"].append(at.session_state["app"].stage_ms)
+        out["round slider"].append(at.session_state["app"].stage.stage_ms)
     for _ in range(repeats):
         for slug in ("residuals", "tree"):
-            at.session_state["app"].view = slug
+            at.session_state["app"].stage.view = slug
             at.run()
-            out["view switch"].append(at.session_state["app"].stage_ms)
+            out["view switch"].append(at.session_state["app"].stage.stage_ms)
     at.slider(key="round").set_value(1).run()
     for visit in ("node click, first visit", "node click, second visit"):
         out[visit] = []
         for node in range(repeats):
-            at.session_state["app"].node = node
+            at.session_state["app"].stage.node = node
             at.run()
-            out[visit].append(at.session_state["app"].view_ms)  # a click reruns the view
+            out[visit].append(at.session_state["app"].stage.view_ms)  # a click reruns the view
     assert not at.exception
     return out
 

@@ -113,9 +113,9 @@ def engine_ms(frame: pd.DataFrame, repeats: int) -> tuple[float, float]:
     import xgboost as xgb
 
     import boost
-    from ui import dataset
+    from ui import tables
 
-    prep = dataset.prepare(frame, "y", [c for c in frame.columns if c != "y"])
+    prep = tables.prepare(frame, "y", [c for c in frame.columns if c != "y"])
     params = {"eta": 0.3, "max_depth": 3, "tree_method": "exact", "gamma": 1.0, "alpha": 1.0}
     X, y = prep.X_train.to_numpy(np.float32), prep.y_train
     Xv, yv = prep.X_valid.to_numpy(np.float32), prep.y_valid

@@ -3,6 +3,7 @@ height, class names, and the chart element that is updated in place."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import plotly
@@ -13,7 +14,7 @@ import streamlit.components.v2 as components_v2
 
 from viz.export import screen_html
 
-from .state import AppState, Shown
+from .state import AppState, Shown, Widget
 
 SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
 DEFAULT_HEIGHT = 450  # px, Plotly's (and st.plotly_chart's) when a figure sets none
@@ -29,6 +30,36 @@ _CHART = components_v2.component("boostscope_chart",
                                  isolate_styles=False)
 
 
+@dataclass
+class Screen:
+    """What is on screen, for the HTML export: the charts drawn in this run, the lesson's
+    text and how many lines it takes at 1280 px; and the camera button's format."""
+
+    figures: dict = field(default_factory=dict)
+    said: list = field(default_factory=list)
+    said_lines: int = 2
+
+    export_format = Widget("png")
+
+    def clear(self, said: bool = True) -> None:
+        """A new run of the screen: no charts yet (and no text, unless ``said`` is False)."""
+        self.figures = {}
+        if said:
+            self.said = []
+
+    def keep(self, key: str, fig) -> None:
+        self.figures[key] = fig
+
+    def say(self, texts: list, lines: int) -> None:
+        self.said, self.said_lines = texts, lines
+
+
+def format_ui() -> str:
+    """The camera button's format (the sidebar's choice)."""
+    return st.segmented_control("Chart download format (camera button)", ["png", "svg"],
+                                key=Screen.export_format.key)
+
+
 def _plotly_url() -> str:
     """Where the page loads Plotly.js from (under the server's base path, if any)."""
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
@@ -38,18 +69,18 @@ def _plotly_url() -> str:
 def chart_config(state: AppState) -> dict:
     """Plotly's toolbar; the camera button saves PNG or SVG (the sidebar's choice), in
     presenter mode and lessons as a 1920×1080 PNG."""
-    if state.present or state.lesson:
+    if state.presenter.on or state.lesson.slug:
         return {"displaylogo": False,
                 "toImageButtonOptions": {"format": "png", "filename": "boostscope", **SLIDE}}
     return {"displaylogo": False,
-            "toImageButtonOptions": {"format": state.export_format or "png", "scale": 2,
+            "toImageButtonOptions": {"format": state.screen.export_format or "png", "scale": 2,
                                      "filename": "boostscope"}}
 
 
 def export_button(state: AppState, title: str, key: str, label: str = "") -> None:
     """Download the screen (its text and the charts drawn in this run) as one HTML file."""
     def page() -> str:
-        return screen_html(title, list(state.said), list(state.figures.values()))
+        return screen_html(title, list(state.screen.said), list(state.screen.figures.values()))
 
     st.download_button(label, page, file_name="boostscope.html", mime="text/html", key=key,
                        icon=":material/slideshow:", on_click="ignore",
@@ -107,7 +138,7 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)
     config = {**chart_config(state), **(config or {})}
-    state.figures[key] = fig
+    state.screen.keep(key, fig)
     _CHART(key=key, data={"figure": plotly.io.to_json(fig, validate=False),
                           "config": {**config, "responsive": True},
                           "height": fig.layout.height or DEFAULT_HEIGHT, "plotly": _plotly_url(),

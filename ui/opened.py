@@ -6,10 +6,13 @@ feature and optionally the target) is attached with ``Booster.with_data``: the t
 the model's own gain and cover, and the round views, gradients, the sample's loss and the
 candidate splits are recomputed on the sample. Opened once per (model digest, sample digest,
 target, tree method); a bad file or a sample without the model's features gets a message
-saying what is wrong and the previous model stays on screen.
+saying what is wrong and the previous model stays on screen. Owns ``Opening``, the session's
+part holding the opened model file and the sample it is stepped through on.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -19,8 +22,9 @@ import boost
 from boost.objectives import OBJECTIVES
 from boost.params import BY_NAME
 
-from . import dataset
-from .state import AppState, Data, Model, Opened
+from . import tables
+from .state import AppState, Data, Model, Widget
+from .upload import Reader
 
 OPENED = "opened"  # the config key that marks an opened model file
 
@@ -33,6 +37,36 @@ NOTE = ("candidate splits recomputed on the sample: the trees show the model's o
 
 class OpenError(ValueError):
     pass
+
+
+@dataclass
+class Opened:
+    """An XGBoost model file opened on a data sample: the file's name, digest and bytes, the
+    sample (a table like any upload), its target column ("" for none) and the tree method
+    the candidate splits are recomputed with."""
+
+    name: str
+    digest: str
+    raw: bytes
+    sample: Data
+    target: str
+    tree_method: str
+
+
+@dataclass
+class Opening:
+    file: Opened | None = None  # the model file on screen instead of training
+    error: str | None = None  # why the last Open failed (the previous model stays)
+    sample: Data | None = None  # the sample uploaded for opening a model (read once)
+    reader: Reader = field(default_factory=Reader)  # the sample's uploader
+
+    panel = Widget(False, key="open_panel")  # the sidebar's "Open an XGBoost model" is open
+    target = Widget("", key="open_target")  # the sample's target column ("": none)
+    method = Widget(BY_NAME["tree_method"].start, key="open_method")  # candidates searched by
+
+    def drop(self) -> None:
+        """No model file on screen (new data to train on)."""
+        self.file = None
 
 
 def _features(booster, frame: pd.DataFrame, target: str) -> list[str]:
@@ -94,9 +128,9 @@ def open_cached(key: tuple, _raw: bytes, _frame: pd.DataFrame):
         raise OpenError(f"The sample does not fit the model: {exc}") from None
     spec = OBJECTIVES[booster.objective]
     n_class = booster.num_groups
-    prep = dataset.Prepared(
+    prep = tables.Prepared(
         X_train=X, y_train=np.full(len(X), np.nan) if y is None else y.astype(float),
-        X_valid=X.iloc[:0], y_valid=np.empty(0), task=dataset.APP_TASK[spec.task],
+        X_valid=X.iloc[:0], y_valid=np.empty(0), task=spec.task,
         objective=booster.objective, num_class=n_class,
         class_names=[str(k) for k in range(n_class)] if n_class > 1 else [],
         feature_names=list(X.columns), raw_features=features, notes=notes)
@@ -119,13 +153,13 @@ def config(opened: Opened, booster) -> dict:
 def model(state: AppState) -> Model | None:
     """The opened model on screen (it opened before, so it opens again, from the cache or
     the kept bytes); None, with the reason kept, if it no longer does."""
-    opened = state.opened
+    opened = state.opened.file
     if opened is None:
         return None
     try:
         booster, prep = open_cached(key(opened), opened.raw, opened.sample.frame)
     except OpenError as exc:
-        state.opened, state.open_error = None, str(exc)
+        state.opened.file, state.opened.error = None, str(exc)
         return None
     return Model(booster, prep, config(opened, booster))
 
@@ -133,25 +167,23 @@ def model(state: AppState) -> Model | None:
 def try_open(state: AppState, name: str, raw: bytes, sample: Data, target: str,
              method: str) -> None:
     """Open a model file on a sample: on success it is the model on screen (round 0), else
-    ``state.open_error`` says why and the previous model stays."""
-    opened = Opened(name, dataset.digest(raw), raw, sample, target, method)
+    ``state.opened.error`` says why and the previous model stays."""
+    opened = Opened(name, tables.digest(raw), raw, sample, target, method)
     try:
         with st.spinner("Opening the model…"):
             open_cached(key(opened), raw, sample.frame)
     except OpenError as exc:
-        state.open_error = str(exc)
+        state.opened.error = str(exc)
         return
-    state.open_error = None
-    state.opened = opened
-    state.round, state.node = 0, None
-    state.stop_playing()
+    state.opened.error = None
+    state.opened.file = opened
+    state.stage.go_to(0)
 
 
 def close(state: AppState) -> None:
     """Back to training on the data in the sidebar."""
-    state.opened = None
-    state.round, state.node = 0, None
-    state.stop_playing()
+    state.opened.file = None
+    state.stage.go_to(0)
 
 
 def has_target(model: Model) -> bool:
@@ -164,64 +196,61 @@ def is_opened(config: dict) -> bool:
     return bool(config.get(OPENED))
 
 
-def sidebar_ui(state: AppState) -> None:
+def sidebar_ui(state: AppState) -> Opened | None:
     """'Open an XGBoost model': the model file, the data sample, its target, the tree method
-    the candidates are recomputed with; Open, and Close when one is open."""
+    the candidates are recomputed with; Open, and Close when one is open. Returns the model
+    file on screen (None: train on the sidebar's data)."""
     # A toggle, not an expander: the uploaders exist only while it is on (an expander's
     # content is on the page even when closed, beside the data's own uploader).
-    if state.opened is not None:
-        state.open_panel = True
-    if not st.toggle("Open an XGBoost model", key=AppState.open_panel.key,
+    if state.opened.file is not None:
+        state.opened.panel = True
+    if not st.toggle("Open an XGBoost model", key=Opening.panel.key,
                      help="Step through a model XGBoost trained (its .json or .ubj file) on "
                           "a data sample."):
-        return
+        return state.opened.file
     with st.container(border=True):
         st.caption("A model XGBoost saved (`save_model`: .json or .ubj) and a table of rows with "
                    "a column per model feature (named as in the model) and, optionally, the "
                    "target: step through its rounds on the sample.")
         upload = st.file_uploader("XGBoost model file", type=MODEL_TYPES, key="open_model_file")
         sample = st.file_uploader("Data sample (CSV, Parquet or Excel)",
-                                  type=list(dataset.UPLOAD_TYPES), key="open_sample_file")
-        _read_sample(state, sample)
-        columns = list(state.open_sample.frame.columns) if state.open_sample and sample else []
-        if state.open_target not in ["", *columns]:
-            state.open_target = ""
+                                  type=list(tables.UPLOAD_TYPES), key="open_sample_file")
+        _read_sample(state.opened, sample)
+        columns = list(state.opened.sample.frame.columns) if state.opened.sample and sample else []
+        if state.opened.target not in ["", *columns]:
+            state.opened.target = ""
         st.selectbox("Target in the sample (optional)", ["", *columns],
-                     key=AppState.open_target.key,
+                     key=Opening.target.key,
                      format_func=lambda c: c or "none: predictions only",
                      help="With the target, the fit, the sample's loss, residuals, gradients "
                           "and candidate splits are shown per round.")
-        st.segmented_control("Candidates searched as", METHODS, key=AppState.open_method.key,
+        st.segmented_control("Candidates searched as", METHODS, key=Opening.method.key,
                              help="A model file does not say its tree method; the candidate "
                                   "splits are recomputed on the sample with this one (hist: "
                                   "XGBoost's default).")
         ready = upload is not None and bool(columns)
         if st.button("Open the model", key="open_model", icon=":material/folder_open:",
                      disabled=not ready, type="primary", use_container_width=True):
-            try_open(state, upload.name, upload.getvalue(), state.open_sample,
-                     state.open_target, state.open_method or METHODS[0])
-        if state.open_error:
-            st.error(state.open_error + (" The previous model stays on screen."
-                                         if state.opened else ""))
-        if state.opened is not None:
+            try_open(state, upload.name, upload.getvalue(), state.opened.sample,
+                     state.opened.target, state.opened.method or METHODS[0])
+        if state.opened.error:
+            st.error(state.opened.error + (" The previous model stays on screen."
+                                         if state.opened.file else ""))
+        if state.opened.file is not None:
             st.button("Close the model (train on the data again)", key="close_model",
                       icon=":material/close:", on_click=close, args=(state,),
                       use_container_width=True)
+    return state.opened.file
 
 
-def _read_sample(state: AppState, upload) -> None:
-    """The sample CSV, read once per upload; a bad one says why (kept in open_error)."""
-    if upload is None or state.open_sample_id == upload.file_id:
+def _read_sample(opening: Opening, upload) -> None:
+    """The sample, read once per upload; a bad one says why (kept in ``error``)."""
+    if not opening.reader.is_new(upload):
         return
-    state.open_sample_id = upload.file_id
-    raw = upload.getvalue()
-    try:
-        table = dataset.read_table(raw, upload.name)
-    except dataset.DataError as exc:
-        state.open_error = str(exc)
-        return
-    state.open_error = None
-    state.open_sample = Data(upload.name, dataset.digest(raw), table.frame, table.notes, {})
+    sample = opening.reader.read(upload, flags=False)
+    opening.error = opening.reader.error
+    if sample is not None:
+        opening.sample = sample
 
 
 def panel(model: Model) -> None:

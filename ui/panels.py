@@ -24,7 +24,7 @@ def link_notes(state: AppState) -> None:
 
 def stale_note(state: AppState, model: Model) -> None:
     """Say so when the model on screen is not what the sidebar now describes."""
-    if state.data is None:
+    if state.inputs.data is None:
         return
     now = training.current_config(state)
     if now == model.config:

@@ -1,12 +1,15 @@
 """Pinned models: up to four sets of parameters kept while the user changes the current ones,
 trained on the data on screen and shown beside the current model by the compare view.
 
-A pin holds every app parameter (``AppState.params()``'s keys, from the parameter table);
+A pin holds every app parameter (``Inputs.params()``'s keys, from the parameter table);
 the data, the columns and the objective are the ones on screen. Pins live in the URL
-(``ui.url.read_pins`` / ``write_pin``) and in ``AppState.pins``.
+(``ui.url.read_pins`` / ``write_pin``) and in ``Pins``, the session's part this module
+owns.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -18,6 +21,12 @@ from .training import train_other
 
 VIEW = "compare"  # the compare view's slug (ui/views/compare.py)
 CURRENT = "current"
+
+
+@dataclass
+class Pins:
+    kept: list = field(default_factory=list)  # pinned models' parameters
+    note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
 
 
 def pin_of(config: dict) -> dict:
@@ -65,37 +74,38 @@ def train_pin(state: AppState, pin: dict, config: dict):
 
 def on_screen(state: AppState) -> dict | None:
     """The configuration of the model on screen (None before the first model)."""
-    return state.last_good.config if state.last_good is not None else None
+    return state.model.last_good.config if state.model.last_good is not None else None
 
 
 def add(state: AppState, full_rerun: bool) -> None:
     """Pin the model on screen (a button's callback); ``full_rerun``: the button lives in a
     fragment, and the sidebar's list must be redrawn too."""
     config = on_screen(state)
-    state.pin_note = None
+    state.pins.note = None
     if config is None:
-        state.pin_note = "Train a model first: a pin keeps the model on screen."
+        state.pins.note = "Train a model first: a pin keeps the model on screen."
         return
     pin = pin_of(config)
-    if pin in state.pins:
-        state.pin_note = f"This model is already pinned as {name(state.pins.index(pin) + 1)}."
-    elif len(state.pins) >= url.MAX_PINS:
-        state.pin_note = (f"{url.MAX_PINS} models are pinned, the most the compare view shows "
-                          "beside the current one: remove one (×) to pin this model.")
+    if pin in state.pins.kept:
+        state.pins.note = (f"This model is already pinned as "
+                           f"{name(state.pins.kept.index(pin) + 1)}.")
+    elif len(state.pins.kept) >= url.MAX_PINS:
+        state.pins.note = (f"{url.MAX_PINS} models are pinned, the most the compare view "
+                           "shows beside the current one: remove one (×) to pin this model.")
     else:
-        state.pins = [*state.pins, pin]
-    state.rerun_app = full_rerun
+        state.pins.kept = [*state.pins.kept, pin]
+    state.stage.ask_full_run(full_rerun)
 
 
 def remove(state: AppState, i: int, full_rerun: bool) -> None:
     """Remove pin ``i`` (0-based; a button's callback)."""
-    state.pins = [p for j, p in enumerate(state.pins) if j != i]
-    state.pin_note = None
-    state.rerun_app = full_rerun
+    state.pins.kept = [p for j, p in enumerate(state.pins.kept) if j != i]
+    state.pins.note = None
+    state.stage.ask_full_run(full_rerun)
 
 
 def open_compare(state: AppState) -> None:
-    state.view = VIEW
+    state.stage.show_view(VIEW)
 
 
 def pins_ui(state: AppState, where: str, reference: dict | None = None,
@@ -103,20 +113,20 @@ def pins_ui(state: AppState, where: str, reference: dict | None = None,
     """'Pin model' and each pin with its label (what differs from ``reference``, by default
     the sidebar's parameters) and a remove button (×). ``where`` prefixes the widgets' keys (the
     sidebar and the compare view each draw one)."""
-    reference = reference or state.params()
+    reference = reference or state.inputs.params()
     left, right = st.columns(2)
     left.button("Pin model", key=f"{where}_pin", icon=":material/push_pin:",
-                on_click=add, args=(state, in_fragment), disabled=state.data is None,
+                on_click=add, args=(state, in_fragment), disabled=state.inputs.data is None,
                 use_container_width=True,
                 help=f"Keep this model's parameters (up to {url.MAX_PINS} pins), change "
                      "anything, train, and compare them in the Compare view.")
     if not in_fragment:
         right.button("Compare", key=f"{where}_compare", icon=":material/compare:",
-                     on_click=open_compare, args=(state,), disabled=not state.pins,
+                     on_click=open_compare, args=(state,), disabled=not state.pins.kept,
                      use_container_width=True, help="Open the Compare view.")
-    if state.pin_note:
-        st.warning(state.pin_note, icon=":material/push_pin:")
-    for i, pin in enumerate(state.pins):
+    if state.pins.note:
+        st.warning(state.pins.note, icon=":material/push_pin:")
+    for i, pin in enumerate(state.pins.kept):
         text, cross = st.columns([5, 1], vertical_alignment="center")
         text.markdown(f"**{name(i + 1)}**: {url.shown(label(pin, reference), 200)}")
         cross.button("", key=f"{where}_unpin_{i}", icon=":material/close:",

@@ -1,15 +1,18 @@
 """Presenter mode (``?present=1``): no sidebar, projector type everywhere, a large round
 counter, the transport on the keyboard and two panels side by side that fit a 1280×720
 projector without scrolling. Lessons use the same arrangement. Number keys 1-9 put a
-panel on the right."""
+panel on the right. Owns ``Presenter``, the session's part saying whether presenter mode
+is on and which two panels it shows."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import streamlit as st
 
 from . import stage
 from .charts import export_button
-from .state import AppState, Model, Shown
+from .state import AppState, Model, Shown, Widget
 from .views import REGISTRY
 from .views import tree as tree_view
 
@@ -64,20 +67,37 @@ NORMAL_CSS = """
 """
 
 
+@dataclass
+class Presenter:
+    on = Widget(False, key="present")  # presenter mode: no sidebar, projector type, two panels
+    left = Widget("fit", key="left_panel")  # its two panels
+    right = Widget("tree", key="right_panel")
+
+    def show_panels(self, left: str, right: str) -> None:
+        self.left, self.right = left, right
+
+
+def toggle_ui() -> bool:
+    """The sidebar's switch into presenter mode; returns whether it is on."""
+    return st.toggle("Presenter mode (projector)", key=Presenter.on.key,
+                     help="No sidebar, large type, the fit, the tree and the node's "
+                          "arithmetic on one 1280×720 screen; keys ← → Space Home End and 1–9.")
+
+
 def style(presenting: bool) -> None:
     st.html(CSS if presenting else NORMAL_CSS)
 
 
 def _put_right(state: AppState, slug: str) -> None:
-    state.right_panel = slug
+    state.presenter.right = slug
 
 
 def _leave(state: AppState) -> None:
-    state.present = False
+    state.presenter.on = False
 
 
 def _counter(state: AppState, n: int) -> None:
-    st.container(key="round_counter").markdown(f"Round {state.round} / {n}")
+    st.container(key="round_counter").markdown(f"Round {state.stage.round} / {n}")
 
 
 def presenter_bar(state: AppState, n: int) -> None:
@@ -90,24 +110,24 @@ def presenter_bar(state: AppState, n: int) -> None:
     names = list(PANELS)
     title = {slug: f"{i + 1 if i < 9 else ' '} · {PANELS[slug][0]}"
              for i, slug in enumerate(names)}
-    cols[7].selectbox("Left panel", names, key=AppState.left_panel.key,
+    cols[7].selectbox("Left panel", names, key=Presenter.left.key,
                       format_func=title.get, label_visibility="collapsed")
-    cols[8].selectbox("Right panel", ["", *names], key=AppState.right_panel.key,
+    cols[8].selectbox("Right panel", ["", *names], key=Presenter.right.key,
                       format_func=lambda s: title.get(s, "— (left panel full width)"),
                       label_visibility="collapsed")
     cols[9].button("", key="leave_present", icon=":material/close_fullscreen:",
                    on_click=_leave, args=(state,), help="Leave presenter mode",
                    use_container_width=True)
     with cols[10]:
-        export_button(state, f"BoostScope, round {state.round}", "export_present")
+        export_button(state, f"BoostScope, round {state.stage.round}", "export_present")
 
 
 def panels(state: AppState, model: Model, height: int) -> None:
     """The two panels side by side (or the left one across the screen)."""
-    chosen = [s for s in (state.left_panel, state.right_panel) if s in PANELS]
+    chosen = [s for s in (state.presenter.left, state.presenter.right) if s in PANELS]
     if not chosen:
         chosen = ["fit"]
-    shown = Shown(model.booster, model.prep, model.config, state.round, True,
+    shown = Shown(model.booster, model.prep, model.config, state.stage.round, True,
                   height=height, compact=True, width=(WIDTH - 20 * len(chosen)) // len(chosen))
     cols = st.columns(len(chosen)) if len(chosen) > 1 else [st.container()]
     for col, slug in zip(cols, chosen, strict=True):
@@ -127,19 +147,17 @@ def keys(state: AppState) -> None:
 def present_stage(state: AppState, model: Model) -> None:
     """The presenter's screen (a fragment: stepping reruns only this)."""
     n = model.booster.num_boosted_rounds()
-    state.figures = {}
-    if not state.lesson:
-        state.said = []
+    state.screen.clear(said=not state.lesson.slug)
     try:
-        if state.lesson:  # the lesson's bar is drawn by the app: a step reruns everything
-            height = lesson_height(state.said_lines)
+        if state.lesson.slug:  # the lesson's bar is drawn by the app: a step reruns everything
+            height = lesson_height(state.screen.said_lines)
         else:
-            stage.advance(state, n)
+            stage.advance(state.stage, n)
             presenter_bar(state, n)
             height = HEIGHT
         panels(state, model, height)
         keys(state)
     except Exception as exc:  # never a traceback on a lecturer's screen
-        state.stop_playing()
+        state.stage.stop_playing()
         st.error(f"This screen could not be drawn ({type(exc).__name__}: {exc}). Step to "
                  "another round or panel; the trained model is kept.")

@@ -1,8 +1,13 @@
 """The sidebar: the data (a sample or an upload, target, features, weights, task, objective)
 and the parameters, whose widgets are made from ``boost.params.PARAMETERS`` (live on small
-data, applied by a Train button on larger data)."""
+data, applied by a Train button on larger data). Owns ``Inputs``, the session's part that
+says what to train on and with: other modules read it, or change it through the functions
+here and the part's methods."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -10,9 +15,10 @@ import streamlit as st
 from boost.objectives import OBJECTIVES as OBJECTIVE_SPECS
 from boost.params import BY_NAME, Param
 
-from . import dataset, training, url
+from . import tables, training, url
 from .samples import BY_KEY, SAMPLES
-from .state import AppState, Data
+from .state import AppState, Data, Widget, param_key
+from .upload import Reader
 
 NO_WEIGHT = ""  # the weight choice "none" (a selectbox shows None as no choice at all)
 WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
@@ -24,10 +30,59 @@ TASK_HELP = ("What the target is: inferred from the column, or chosen here. It d
              "objectives (losses) fit.")
 
 
+@dataclass
+class Inputs:
+    """What to train on and with: the data, its column choices, the task, the objective and
+    every app parameter (the widgets' values)."""
+
+    data: Data | None = None
+    presets: dict = field(default_factory=dict)  # the sample's parameters now applied
+    upload: Reader = field(default_factory=Reader)  # the sidebar's uploader, read once
+
+    sample = Widget("four_points")
+    target = Widget()
+    features = Widget([])
+    weight = Widget("")  # "": every row counts once
+    task = Widget("auto")
+    objective = Widget("auto", key=param_key("objective"))  # chosen per task
+
+    def param(self, name: str):
+        p = BY_NAME[name]
+        value = st.session_state.get(param_key(name), p.start)
+        return p.start if value is None else value  # a choice clicked off: the default
+
+    def params(self) -> dict:
+        """Every app parameter's current widget value, by name."""
+        return {p.name: self.param(p.name) for p in url.APP_PARAMS}
+
+    def set_param(self, name: str, value) -> None:
+        st.session_state[param_key(name)] = value
+
+    def set_params(self, values: dict) -> None:
+        for name, value in values.items():
+            self.set_param(name, value)
+
+    def saved(self) -> dict:
+        """What ``restore`` brings back (the widgets are saved by ``state.widget_values``)."""
+        return {"data": self.data, "presets": self.presets}
+
+    def restore(self, saved: dict) -> None:
+        self.data, self.presets = saved["data"], saved["presets"]
+
+
+class Columns(NamedTuple):
+    """The column choices: what ``columns_ui`` returns."""
+
+    target: str
+    features: list
+    weight: str
+    task: str
+    objective: str
+
+
 def objectives_for(task: str | None) -> tuple[str, ...]:
     """The objectives that fit a task, the task's default first (the order of the spec)."""
-    engine_task = dataset.ENGINE_TASK.get(task, task)
-    fitting = tuple(n for n, o in OBJECTIVE_SPECS.items() if o.task == engine_task)
+    fitting = tuple(n for n, o in OBJECTIVE_SPECS.items() if o.task == task)
     return fitting or tuple(OBJECTIVE_SPECS)
 
 
@@ -35,81 +90,94 @@ def objectives_for(task: str | None) -> tuple[str, ...]:
 @st.cache_data(max_entries=8, show_spinner=False)
 def read_sample(key: str) -> tuple[str, pd.DataFrame, list[str]]:
     raw = BY_KEY[key].path.read_bytes()
-    table = dataset.read_table(raw, BY_KEY[key].file)
-    return dataset.digest(raw), table.frame, table.notes
+    table = tables.read_table(raw, BY_KEY[key].file)
+    return tables.digest(raw), table.frame, table.notes
 
 
-def data_ui(state: AppState) -> None:
-    """Sample picker and uploader; keeps the last good table."""
+def data_ui(app: AppState) -> Data | None:
+    """Sample picker and uploader; keeps the last good table, which it returns."""
+    inputs = app.inputs
     st.header("Data")
-    st.selectbox("Sample data", [s.key for s in SAMPLES], key=AppState.sample.key,
-                 format_func=lambda k: BY_KEY[k].title, on_change=use_sample, args=(state,),
+    st.selectbox("Sample data", [s.key for s in SAMPLES], key=Inputs.sample.key,
+                 format_func=lambda k: BY_KEY[k].title, on_change=use_sample, args=(app,),
                  help="Bundled data sets; sample_data/README.md gives their sources.")
-    upload = st.file_uploader("…or upload a table", type=list(dataset.UPLOAD_TYPES),
+    upload = st.file_uploader("…or upload a table", type=list(tables.UPLOAD_TYPES),
                               key="upload", help=UPLOAD_HELP)
-    if upload is not None and state.upload_id != upload.file_id:
-        state.upload_id = upload.file_id  # read each upload once, not per rerun
-        raw = upload.getvalue()
-        try:
-            table = dataset.read_table(raw, upload.name)
-        except dataset.DataError as exc:
-            state.upload_error = str(exc)
-        else:
-            state.upload_error = None
-            apply_presets(state, {})  # the sample's presets nobody changed end with it
-            set_data(state, Data(upload.name, dataset.digest(raw), table.frame, table.notes,
-                                 dataset.column_flags(table.frame)), target=None)
-    if upload is not None and state.upload_error:
-        st.error(state.upload_error + " The previous data stay loaded.")
+    data = inputs.upload.read(upload)
+    if data is not None:
+        apply_presets(app, {})  # the sample's presets nobody changed end with it
+        set_data(app, data, target=None)
+    if upload is not None and inputs.upload.error:
+        st.error(inputs.upload.error + " The previous data stay loaded.")
+    return inputs.data
 
 
-def ensure_data(state: AppState) -> None:
+def ensure_data(app: AppState) -> None:
     """The first run opens the link's sample (or the first one)."""
-    if state.data is None:
-        use_sample(state, initial=True)
+    if app.inputs.data is None:
+        use_sample(app, initial=True)
 
 
-def use_sample(state: AppState, initial: bool = False) -> None:
-    sample = BY_KEY[state.sample]
+def use_sample(app: AppState, initial: bool = False) -> None:
+    sample = BY_KEY[app.inputs.sample]
     digest, frame, notes = read_sample(sample.key)
     target = sample.target
-    if initial and state.link.target in frame.columns:
-        target = state.link.target
-    apply_presets(state, sample.params, keep=state.link.given if initial else ())
-    set_data(state, Data(sample.title, digest, frame, notes, dataset.column_flags(frame)),
+    if initial and app.link.target in frame.columns:
+        target = app.link.target
+    apply_presets(app, sample.params, keep=app.link.given if initial else ())
+    set_data(app, Data(sample.title, digest, frame, notes, tables.column_flags(frame)),
              target=target)
 
 
-def apply_presets(state: AppState, presets: dict, keep=()) -> None:
+def open_sample(app: AppState, key: str) -> None:
+    """Open the bundled sample ``key`` (a lesson's)."""
+    app.inputs.sample = key
+    use_sample(app)
+
+
+def apply_presets(app: AppState, presets: dict, keep=()) -> None:
     """The parameters a sample opens with. The previous sample's presets that nobody changed
     go back to their defaults; ``keep``: parameters a shared link set, left as they are."""
-    for name, value in state.presets.items():
-        if state.param(name) == value and name not in presets:
-            state.set_param(name, url.widget_default(BY_NAME[name]))
+    inputs = app.inputs
+    for name, value in inputs.presets.items():
+        if inputs.param(name) == value and name not in presets:
+            inputs.set_param(name, url.widget_default(BY_NAME[name]))
     for name, value in presets.items():
         if name not in keep:
-            state.set_param(name, value)
-    state.presets = dict(presets)
+            inputs.set_param(name, value)
+    inputs.presets = dict(presets)
 
 
-def set_data(state: AppState, data: Data, target: str | None) -> None:
+def set_data(app: AppState, data: Data, target: str | None) -> None:
     """New data: reset the column choices *before* their widgets are drawn."""
-    state.data = data
+    inputs = app.inputs
+    inputs.data = data
     columns = list(data.frame.columns)
-    state.target = target if target in columns else dataset.default_target(data.frame)
-    weight, state.link.weight = state.link.weight, None  # a shared link's weight, once
-    state.weight = weight if weight in columns and weight != state.target else NO_WEIGHT
-    state.features = default_features(state)
-    state.config = None
-    state.stop_playing()
-    state.opened = None  # new data to train on closes an opened model file
+    inputs.target = target if target in columns else tables.default_target(data.frame)
+    weight = app.link.take_weight()  # a shared link's weight, once
+    inputs.weight = weight if weight in columns and weight != inputs.target else NO_WEIGHT
+    inputs.features = default_features(inputs)
+    app.model.forget()
+    app.stage.stop_playing()
+    app.opened.drop()  # new data to train on closes an opened model file
 
 
-def default_features(state: AppState) -> list[str]:
+def set_columns(app: AppState, target: str, features: list | None, task: str,
+                objective: str) -> None:
+    """Column choices set for the user (a lesson's step): no weights; ``features`` None:
+    the default ones; ``objective`` "auto": the task's default."""
+    inputs = app.inputs
+    inputs.target, inputs.weight, inputs.task = target, NO_WEIGHT, task
+    inputs.features = list(features or default_features(inputs))
+    inputs.objective = (objective if objective != "auto"
+                        else objectives_for(resolved_task(inputs))[0])
+
+
+def default_features(inputs: Inputs) -> list[str]:
     """Every column but the target (and weights) and the flagged ones; if that leaves
     nothing, every column that has values."""
-    frame, flags = state.data.frame, state.data.flags
-    target_like = (state.target, state.weight)
+    frame, flags = inputs.data.frame, inputs.data.flags
+    target_like = (inputs.target, inputs.weight)
     chosen = [c for c in frame.columns if c not in target_like and c not in flags]
     if not chosen:
         chosen = [c for c in frame.columns
@@ -117,41 +185,46 @@ def default_features(state: AppState) -> list[str]:
     return chosen
 
 
-def columns_ui(state: AppState) -> None:
-    data = state.data
+def columns_ui(app: AppState) -> Columns:
+    """Target, features, weights, task and objective; returns the choices."""
+    inputs = app.inputs
+    data = inputs.data
     frame, columns = data.frame, list(data.frame.columns)
     st.caption(f"**{data.name}**: {len(frame):,} rows × {len(columns)} columns. "
                + " ".join(data.notes))
-    st.selectbox("Target (what to predict)", columns, key=AppState.target.key,
-                 on_change=_target_changed, args=(state,))
-    numeric = [c for c in columns if c != state.target
+    st.selectbox("Target (what to predict)", columns, key=Inputs.target.key,
+                 on_change=_target_changed, args=(inputs,))
+    numeric = [c for c in columns if c != inputs.target
                and pd.api.types.is_numeric_dtype(frame[c])]
-    if state.weight not in [NO_WEIGHT, *numeric]:
-        state.weight = NO_WEIGHT
-    st.multiselect("Features", [c for c in columns if c not in (state.target, state.weight)],
-                   key=AppState.features.key)
-    st.selectbox("Sample weights (optional)", [NO_WEIGHT, *numeric], key=AppState.weight.key,
+    if inputs.weight not in [NO_WEIGHT, *numeric]:
+        inputs.weight = NO_WEIGHT
+    st.multiselect("Features", [c for c in columns if c not in (inputs.target, inputs.weight)],
+                   key=Inputs.features.key)
+    st.selectbox("Sample weights (optional)", [NO_WEIGHT, *numeric], key=Inputs.weight.key,
                  format_func=lambda c: c or "none: every row counts once",
-                 on_change=_weight_changed, args=(state,), help=WEIGHT_HELP)
+                 on_change=_weight_changed, args=(inputs,), help=WEIGHT_HELP)
     for column, why in data.flags.items():
-        if column != state.target:
-            left_out = column not in state.features
+        if column != inputs.target:
+            left_out = column not in inputs.features
             st.caption(f":material/warning: `{column}`: {why}"
                        + (" — left out by default." if left_out else "."))
-    st.selectbox("Task", url.TASK_CHOICES, key=AppState.task.key, help=TASK_HELP)
-    options = objectives_for(resolved_task(state))
-    if state.objective not in options:
-        state.objective = options[0]
-    st.selectbox("Objective", options, key=AppState.objective.key,
+    st.selectbox("Task", url.TASK_CHOICES, key=Inputs.task.key, help=TASK_HELP,
+                 format_func=lambda t: url.TASK_LABELS.get(t, t))
+    options = objectives_for(resolved_task(inputs))
+    if inputs.objective not in options:
+        inputs.objective = options[0]
+    st.selectbox("Objective", options, key=Inputs.objective.key,
                  help=BY_NAME["objective"].help,
                  format_func=lambda o: o + (" (default)" if o == options[0] else ""))
+    return Columns(inputs.target, list(inputs.features), inputs.weight, inputs.task,
+                   inputs.objective)
 
 
-def resolved_task(state: AppState) -> str | None:
+def resolved_task(inputs: Inputs) -> str | None:
     """The task the data will be trained as: the choice, or the one read from the target."""
-    if state.task != "auto":
-        return state.task
-    return inferred_task(state.data.digest, state.target, state.data.frame)
+    if inputs.task != "auto":
+        return inputs.task
+    return inferred_task(inputs.data.digest, inputs.target, inputs.data.frame)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -159,21 +232,21 @@ def inferred_task(digest: str, target: str, _frame: pd.DataFrame) -> str | None:
     column = _frame[target]
     if column.isna().all() or column.nunique() < 2:
         return None  # training will say what is wrong with the target
-    return dataset.infer_task(column.dropna())
+    return tables.infer_task(column.dropna())
 
 
-def _weight_changed(state: AppState) -> None:
-    state.features = [f for f in state.features if f != state.weight]
+def _weight_changed(inputs: Inputs) -> None:
+    inputs.features = [f for f in inputs.features if f != inputs.weight]
 
 
-def _target_changed(state: AppState) -> None:
-    state.features = default_features(state)
+def _target_changed(inputs: Inputs) -> None:
+    inputs.features = default_features(inputs)
 
 
 # --------------------------------------------------------------------------- parameters
-def param_widget(state: AppState, p: Param) -> None:
+def param_widget(p: Param) -> None:
     """The widget of one parameter, as its record says."""
-    key, label = state.param_key(p.name), p.title
+    key, label = param_key(p.name), p.title
     if p.widget == "choice":
         st.segmented_control(label, p.choices, key=key, format_func=p.choice_label,
                              help=p.help)
@@ -185,24 +258,25 @@ def param_widget(state: AppState, p: Param) -> None:
         make(label, p.kind(lo), p.kind(hi), key=key, step=p.kind(p.step), help=p.help)
 
 
-def params_ui(state: AppState, live: bool) -> bool:
-    """The parameters (only those the chosen objective uses); returns True when Train was
-    pressed. ``live``: the data is small enough that every change retrains at once, so
-    there is no Train button."""
-    shown = [p for p in url.APP_PARAMS if p.applies(state.objective)]
+def params_ui(app: AppState, live: bool) -> tuple[dict, bool]:
+    """The parameters (only those the chosen objective uses); returns every parameter's
+    value and whether Train was pressed. ``live``: the data is small enough that every
+    change retrains at once, so there is no Train button."""
+    shown = [p for p in url.APP_PARAMS if p.applies(app.inputs.objective)]
     st.header("Parameters")
     if live:
         st.caption(f":material/bolt: **Live**: every change retrains and redraws at once "
                    f"(data up to {training.live_text()}).")
     for p in shown:
         if p.section == "main":
-            param_widget(state, p)
+            param_widget(p)
     with st.expander("Sampling and early stopping"):
         for p in shown:
             if p.section == "sampling":
-                param_widget(state, p)
+                param_widget(p)
     if live:
-        return False
+        return app.inputs.params(), False
     st.caption(f":material/schedule: Data over {training.live_text()}: changes apply when "
                "you press **Train**.")
-    return st.button("Train", key="train", type="primary", use_container_width=True)
+    pressed = st.button("Train", key="train", type="primary", use_container_width=True)
+    return app.inputs.params(), pressed

@@ -1,9 +1,12 @@
 """The round on screen: the transport controls, the round's fit and loss, the chosen view
-and the shareable URL. Re-run alone (a Streamlit fragment) when stepping or playing."""
+and the shareable URL. Re-run alone (a Streamlit fragment) when stepping or playing. Owns
+``Stage``, the session's part holding the round, playback, the selected node and the view:
+other modules read it and change it through its methods."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -14,19 +17,68 @@ from viz.loss import make_loss_figure
 from . import downloads, url, verify
 from .charts import export_button, show
 from .opened import is_opened
-from .samples import BY_KEY
-from .state import AppState, Model, Shown
-from .views import DEFAULT, VIEWS, generalisation
+from .state import AppState, Model, Shown, Widget
+from .views import DEFAULT, VIEWS
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
 
 
-def _step(state: AppState, delta: int, n: int) -> None:
+@dataclass
+class Stage:
+    """The round on screen and how it moves (Play), the selected node, the view."""
+
+    node: int | None = None  # the selected node of the round's tree
+    playing: bool = False
+    played_at: float | None = None  # Play's clock: when the round on screen was due
+    played_round: int | None = None  # the round Play showed last (the slider may lag it)
+    pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
+    repeated: bool = False  # this run carries a repeat of that press: not a tick
+    stopped_at: float | None = None  # when Play stopped (``advance`` holds its round)
+    rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
+    # in the compare view (a fragment) redraws the sidebar's list
+    stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
+    view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
+
+    round = Widget(0)
+    view = Widget()
+    speed = Widget(1.0)
+    verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
+
+    def stop_playing(self) -> None:
+        """Play off, holding no round of it (the caller says which round to show)."""
+        self.playing, self.played_round = False, None
+
+    def go_to(self, r: int, node: int | None = None) -> None:
+        """Show round ``r`` (and ``node`` selected), Play off."""
+        self.round, self.node = r, node
+        self.stop_playing()
+
+    def show_round(self, r: int) -> None:
+        self.round = r
+
+    def keep_within(self, n: int) -> None:
+        """The round on screen within a model's ``n`` rounds."""
+        if self.round > n:
+            self.round = n
+
+    def select(self, node: int | None) -> None:
+        self.node = node
+
+    def show_view(self, slug: str) -> None:
+        self.view = slug
+
+    def ask_full_run(self, full: bool = True) -> None:
+        """One full run of the app at the next chance (``rerun_if_asked``): a callback in a
+        fragment changed what the sidebar or the timer shows."""
+        self.rerun_app = full
+
+
+def _step(state: Stage, delta: int, n: int) -> None:
     state.round = int(min(n, max(0, state.round + delta)))
     state.played_round = None  # Play goes on from here
 
 
-def _jump(state: AppState, value: int) -> None:
+def _jump(state: Stage, value: int) -> None:
     state.round = value
     state.played_round = None
 
@@ -35,7 +87,7 @@ REPEAT_S = 0.4  # a second Play/Pause this soon after the first is the same pres
 HOLD_S = 1.5  # after Play stops, requests the browser sent before it knew keep that round
 
 
-def _toggle_play(state: AppState, n: int) -> None:
+def _toggle_play(state: Stage, n: int) -> None:
     # Streamlit can deliver one press twice while Play's timer reruns the fragment (seen in
     # Chromium, by click and by the Space key: a pause, then ~0.2 s later the same press
     # again, which started Play again)
@@ -54,7 +106,7 @@ def _toggle_play(state: AppState, n: int) -> None:
     state.rerun_app = True  # the fragment's timer is set on a full run only
 
 
-def _stop(state: AppState, r: int, now: float) -> None:
+def _stop(state: Stage, r: int, now: float) -> None:
     """Stop Play on round r, the one on screen: requests the browser sent before it saw the
     stop carry its slider, a round or more behind while it was busy redrawing (that had set
     the lesson back a round at every pause); ``advance`` holds r for ``HOLD_S``."""
@@ -63,16 +115,17 @@ def _stop(state: AppState, r: int, now: float) -> None:
     state.played_at, state.stopped_at = None, now
 
 
-def _speed_changed(state: AppState) -> None:
+def _speed_changed(state: Stage) -> None:
     state.played_at = None
     if state.playing:
         state.rerun_app = True
 
 
-def transport_ui(state: AppState, n: int, cols=None, labels: bool = True) -> None:
+def transport_ui(app: AppState, n: int, cols=None, labels: bool = True) -> None:
     """First, back, play/pause, step, last and the speed (in ``cols``: six columns; without
     labels: icons only). Play and the speed ask for one full run, which is when Streamlit
     reads the fragment's timer."""
+    state = app.stage
     cols = cols or st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
     wide = {"use_container_width": True}
 
@@ -97,13 +150,13 @@ def transport_ui(state: AppState, n: int, cols=None, labels: bool = True) -> Non
     cols[4].button(label("Last"), key="last", on_click=_jump, args=(state, n),
                    shortcut="End", icon=":material/last_page:", icon_position="right",
                    help=tip("Last round (End)"), **wide)
-    cols[5].select_slider("Speed", options=SPEEDS, key=AppState.speed.key,
+    cols[5].select_slider("Speed", options=SPEEDS, key=Stage.speed.key,
                           on_change=_speed_changed, args=(state,),
                           format_func=lambda s: f"{s:g} s / round", label_visibility="collapsed")
     rerun_if_asked(state)
 
 
-def rerun_if_asked(state: AppState) -> None:
+def rerun_if_asked(state: Stage) -> None:
     """One full run when a callback asked for it (Play, the speed, a pin, the Lab loading
     a model): a fragment's rerun does not retrain or reset the timer."""
     if state.rerun_app:
@@ -115,14 +168,14 @@ def round_stage(state: AppState, model: Model) -> None:
     """Everything that follows the current round; never a traceback on a lecturer's screen."""
     start = time.perf_counter()
     _guarded(state, _round_stage, model)
-    state.stage_ms = (time.perf_counter() - start) * 1000
+    state.stage.stage_ms = (time.perf_counter() - start) * 1000
 
 
 def _guarded(state: AppState, draw, *args) -> None:
     try:
         draw(state, *args)
     except Exception as exc:
-        state.playing = False
+        state.stage.playing = False
         st.error(f"This round could not be drawn ({type(exc).__name__}: {exc}). Step to "
                  "another round or choose other columns; the trained model is kept.")
 
@@ -133,17 +186,17 @@ def view_stage(state: AppState, shown: Shown) -> None:
     controls above it."""
     start = time.perf_counter()
     _guarded(state, _view_stage, shown)
-    state.view_ms = (time.perf_counter() - start) * 1000
+    state.stage.view_ms = (time.perf_counter() - start) * 1000
 
 
 def _view_stage(state: AppState, shown: Shown) -> None:
-    rerun_if_asked(state)  # a callback in the view (the Lab, a pin) changed the model
-    render_view(state, shown, VIEWS[state.view or DEFAULT])  # only the chosen view runs
+    rerun_if_asked(state.stage)  # a callback in the view (the Lab, a pin) changed the model
+    render_view(state, shown, VIEWS[state.stage.view or DEFAULT])  # only the chosen view runs
     if not is_opened(shown.config):  # an uploaded model file cannot be reopened
-        share_url(state, shown.config)
+        url.share(state, shown.config, DEFAULT)
 
 
-def advance(state: AppState, n: int) -> None:
+def advance(state: Stage, n: int) -> None:
     """While playing, the rounds the speed says have passed since the last one (one a tick
     while the screen keeps up; a redraw slower than the speed skips rounds rather than
     slowing the lesson down); at the end, stop. A press of Play or of the speed asks for a
@@ -179,25 +232,25 @@ def advance(state: AppState, n: int) -> None:
 def _round_stage(state: AppState, model: Model) -> None:
     booster, prep = model.booster, model.prep
     n = booster.num_boosted_rounds()
-    state.figures, state.said = {}, []
+    state.screen.clear()
     transport_ui(state, n)
-    advance(state, n)
-    st.slider("Round", 0, n, key=AppState.round.key, help="Round 0 is the baseline "
+    advance(state.stage, n)
+    st.slider("Round", 0, n, key=Stage.round.key, help="Round 0 is the baseline "
               "(base_score); round r adds the r-th tree(s). Keys: ← → step, Space plays, "
               "Home/End jump.")
-    shown = Shown(booster, prep, model.config, state.round, False)
+    shown = Shown(booster, prep, model.config, state.stage.round, False)
     head, badge = st.columns([1.5, 1.3], vertical_alignment="center")
     head.markdown(f"#### Round {shown.round} of {n} — {losses(booster, shown.round)}")
     with badge:
-        verify.badge(state, model)
+        verify.badge(model, Stage.verify.key)
     left, right = st.columns([1.15, 1])
     with left:
         fit_chart(state, shown)
     with right:
         loss_chart(state, shown)
-    if state.view not in VIEWS:
-        state.view = DEFAULT
-    st.segmented_control("View", list(VIEWS), key=AppState.view.key,
+    if state.stage.view not in VIEWS:
+        state.stage.view = DEFAULT
+    st.segmented_control("View", list(VIEWS), key=Stage.view.key,
                          format_func=lambda slug: VIEWS[slug].TITLE,
                          label_visibility="collapsed")
     st.fragment(view_stage)(state, shown)
@@ -254,20 +307,3 @@ def loss_chart(state: AppState, shown: Shown) -> None:
     best = None if booster.best_iteration is None else booster.best_iteration + 1
     show(make_loss_figure(booster.loss_history(), shown.round, booster.metric_name,
                           large=shown.large, best_round=best), "loss", state, shown)
-
-
-def share_url(state: AppState, config: dict) -> None:
-    """The URL reproduces the screen: sample, columns, parameters, round, view, node, pins."""
-    sample = state.sample if config["name"] == BY_KEY[state.sample].title else None
-    values = {"sample": sample, "target": config["target"], "task": config["task"],
-              "weight": config["weight"], "objective": config["objective"]}
-    values.update({p.key: config[p.name] for p in url.APP_PARAMS})
-    values.update({"round": state.round, "view": state.view or DEFAULT, "node": state.node,
-                   "present": 1 if state.present else None, "lesson": state.lesson,
-                   "step": None if state.lesson is None else state.step + 1,
-                   "eta2": state.gen_eta if state.view == generalisation.SLUG else None,
-                   "pin": [url.write_pin(pin) for pin in state.pins]})
-    view = VIEWS.get(state.view or DEFAULT)
-    if hasattr(view, "url_values"):  # a view's own values (the Lab's sweep, the guide's step)
-        values.update(view.url_values(state))
-    st.query_params.from_dict(url.write(values))

@@ -1,10 +1,13 @@
 """Training, cached once per (data digest, column choices, parameters), and the on-demand
-results the views share (the trees as a table, one node's candidate splits)."""
+results the views share (the trees as a table, one node's candidate splits). Owns
+``Trained``, the session's part holding the configuration asked for and the last good
+model."""
 
 from __future__ import annotations
 
 import gc
 import threading
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -12,7 +15,7 @@ import streamlit as st
 import boost
 from boost.coldstart import fits_python, python_engine
 
-from . import dataset, url
+from . import tables, url
 from .state import AppState, Model
 
 # Live knobs: on data up to this size every parameter change retrains at once (a model of
@@ -25,11 +28,30 @@ class TrainingError(ValueError):
     pass
 
 
-def is_live(state: AppState) -> bool:
+@dataclass
+class Trained:
+    """The configuration last asked to train (the cache key; None: nothing asked yet) and
+    the last model that trained, shown when the current configuration cannot train."""
+
+    config: dict | None = None
+    last_good: Model | None = None
+
+    def ask(self, config: dict | None) -> None:
+        """Train ``config`` (in this run); None: wait for new data."""
+        self.config = config
+
+    def forget(self) -> None:
+        self.config = None
+
+    def restore(self, config: dict | None) -> None:
+        self.config = config
+
+
+def is_live(app: AppState) -> bool:
     """Whether the data is small enough for live knobs (no Train button)."""
-    data = state.data
+    data = app.inputs.data
     return (data is not None and len(data.frame) <= LIVE_ROWS
-            and len(state.features) <= LIVE_FEATURES)
+            and len(app.inputs.features) <= LIVE_FEATURES)
 
 
 def live_text() -> str:
@@ -37,18 +59,19 @@ def live_text() -> str:
     return f"{LIVE_ROWS:,} rows × {LIVE_FEATURES} features"
 
 
-def current_config(state: AppState) -> dict:
+def current_config(app: AppState) -> dict:
     """Everything training depends on, as plain values (the cache key): the data's digest,
     the column choices and every app parameter of ``boost.params.PARAMETERS``."""
-    data = state.data
+    inputs = app.inputs
+    data = inputs.data
     return {
-        "digest": data.digest, "name": data.name, "target": state.target,
-        "features": tuple(state.features), "task": state.task, "weight": state.weight or None,
-        "objective": state.objective, **state.params(),
+        "digest": data.digest, "name": data.name, "target": inputs.target,
+        "features": tuple(inputs.features), "task": inputs.task,
+        "weight": inputs.weight or None, "objective": inputs.objective, **inputs.params(),
     }
 
 
-def engine_params(config: dict, prep: dataset.Prepared) -> dict:
+def engine_params(config: dict, prep: tables.Prepared) -> dict:
     """``boost.train``'s params from a configuration: every engine parameter the app shows
     that applies to the objective, plus what the data decides (objective, num_class)."""
     params = {"objective": prep.objective}
@@ -58,7 +81,7 @@ def engine_params(config: dict, prep: dataset.Prepared) -> dict:
         params[p.name] = config[p.name]
     if prep.objective == "count:poisson" and not config["max_delta_step"]:
         del params["max_delta_step"]  # XGBoost's 0.7 for Poisson, as when it is not given
-    if prep.task == "multi-class":
+    if prep.task == "multiclass":
         params["num_class"] = prep.num_class
     text = str(config["base_score"]).strip()
     del params["base_score"]
@@ -71,7 +94,7 @@ def engine_params(config: dict, prep: dataset.Prepared) -> dict:
     return params
 
 
-def eval_sets(prep: dataset.Prepared) -> list:
+def eval_sets(prep: tables.Prepared) -> list:
     """``boost.train``'s evals: the validation rows (with their weights) as "valid"; none
     when the data has no validation rows."""
     if not len(prep.y_valid):
@@ -85,16 +108,16 @@ _DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight")
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def prepared(columns: tuple, _frame: pd.DataFrame) -> dataset.Prepared:
+def prepared(columns: tuple, _frame: pd.DataFrame) -> tables.Prepared:
     """The encoded data, once per (data digest, column choices, task, objective): a live
     knob's change retrains without encoding the table again."""
     digest, target, features, task, objective, weight = columns
     try:
-        return dataset.prepare(_frame, target, list(features),
+        return tables.prepare(_frame, target, list(features),
                                task=None if task == "auto" else task,
                                objective=None if objective == "auto" else objective,
                                weight=weight)
-    except dataset.DataError as exc:
+    except tables.DataError as exc:
         raise TrainingError(str(exc)) from None
 
 
@@ -150,28 +173,30 @@ def training_text(engine: str) -> str:
     return "Compiling the engine for this data (first start only, about a minute), then training…"
 
 
-def trained(state: AppState) -> Model | None:
+def trained(app: AppState) -> Model | None:
     """The model of the configuration last asked for; the previous good model (and the
     reason) when that one cannot train."""
-    if state.config is None:
+    part, data = app.model, app.inputs.data
+    if part.config is None:
         return None
     try:
-        engine = engine_for(state.config, state.data.frame)
+        engine = engine_for(part.config, data.frame)
         with st.spinner(training_text(engine), show_time=True):
-            booster, prep = train_cached(state.config, state.data.frame, engine)
+            booster, prep = train_cached(part.config, data.frame, engine)
     except TrainingError as exc:
-        previous = state.last_good
+        previous = part.last_good
         st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
         return previous
-    state.last_good = Model(booster, prep, state.config)
-    return state.last_good
+    part.last_good = Model(booster, prep, part.config)
+    return part.last_good
 
 
-def train_other(state: AppState, config: dict):
+def train_other(app: AppState, config: dict):
     """A model the view compares with (same data): None if the data changed meanwhile."""
-    if state.data is None or config.get("digest") != state.data.digest:
+    data = app.inputs.data
+    if data is None or config.get("digest") != data.digest:
         return None
-    return train_cached(config, state.data.frame, engine_for(config, state.data.frame))[0]
+    return train_cached(config, data.frame, engine_for(config, data.frame))[0]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

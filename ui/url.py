@@ -1,4 +1,5 @@
-"""The view a lecturer can share: plain values in the URL, read defensively, written back.
+"""The view a lecturer can share: plain values in the URL, read defensively (``read``) and
+written back (``share``); the only module that reads or writes the URL.
 
 Nothing from the URL is evaluated or unpickled. Every parameter is read by its record in
 ``boost.params.PARAMETERS``: a number outside the app's range is clamped into it, a choice
@@ -10,12 +11,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import streamlit as st
 
 from boost.params import BY_NAME, PARAMETERS, SWEEPABLE, Param
 
+from .samples import BY_KEY
+from .tables import TASKS
+
+if TYPE_CHECKING:
+    from .state import AppState
+
 # The parameters the app shows (a widget each) and therefore keeps in the URL.
 APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
-TASK_CHOICES = ("auto", "regression", "binary", "multi-class")
+# The tasks, by boost.objectives' names ("auto": read from the target column); a user reads
+# "multi-class", and links from before the names were one said it too.
+TASK_CHOICES = ("auto", *TASKS)
+TASK_LABELS = {"multiclass": "multi-class"}
+_OLD_TASKS = {"multi-class": "multiclass"}
 _OBJECTIVE = BY_NAME["objective"]
 _MAX_ROUND = 100_000
 _MAX_NODE = 2**31 - 1
@@ -25,6 +39,10 @@ _PIN_KEYS = {p.key: p for p in APP_PARAMS}
 # The Lab: the parameters it can sweep (those with a widget) and how many values each.
 LAB_PARAMS: tuple[str, ...] = tuple(p.name for p in SWEEPABLE if p.widget)
 LAB_COUNTS = (2, 12)
+# The views whose own values the URL keeps (their SLUG): the Lab (lab, lab_n, guide) and
+# the generalisation view (its second learning rate, eta2).
+LAB_VIEW = "lab"
+ETA2_VIEW = "generalisation"
 
 
 @dataclass
@@ -50,6 +68,20 @@ class Link:
     guide: int | None = None  # the tuning-order guide's step, 1-based (guide=3)
     given: set = field(default_factory=set)  # the parameters the URL set
     notes: list[str] = field(default_factory=list)
+
+    def take_round(self) -> int | None:
+        """The round the link asked for, once (then the user's)."""
+        r, self.round = self.round, None
+        return r
+
+    def take_weight(self) -> str | None:
+        """The weight column the link asked for, once."""
+        weight, self.weight = self.weight, None
+        return weight
+
+    def forget_notes(self) -> None:
+        """The link's corrections are said until the model changes."""
+        self.notes = []
 
 
 def widget_default(p: Param):
@@ -183,7 +215,8 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
             link.notes.append(f"objective={shown(objective)} is not an objective BoostScope "
                               "knows: using the task's default")
     link.sample = _choice(query, "sample", samples, link.notes, "is not a bundled sample")
-    link.task = _choice(query, "task", TASK_CHOICES, link.notes,
+    task = _OLD_TASKS.get(query.get("task"), query.get("task"))
+    link.task = _choice({"task": task}, "task", TASK_CHOICES, link.notes,
                         "is not one of " + ", ".join(TASK_CHOICES)) or link.task
     link.target = query.get("target")
     link.weight = query.get("weight")  # column names: checked against the data
@@ -212,6 +245,27 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
     return link
 
 
+def share(app: AppState, config: dict, default_view: str) -> None:
+    """Write the URL that reproduces the screen: sample, columns, parameters, round, view,
+    node, presenter mode, lesson step, pins, and the Lab's or the generalisation view's own
+    values. ``default_view``: the view shown when the URL names none."""
+    inputs, stage, view = app.inputs, app.stage, app.stage.view or default_view
+    sample = inputs.sample if config["name"] == BY_KEY[inputs.sample].title else None
+    values = {"sample": sample, "target": config["target"], "task": config["task"],
+              "weight": config["weight"], "objective": config["objective"]}
+    values.update({p.key: config[p.name] for p in APP_PARAMS})
+    lesson = app.lesson.slug
+    values.update({"round": stage.round, "view": view, "node": stage.node,
+                   "present": 1 if app.presenter.on else None, "lesson": lesson,
+                   "step": None if lesson is None else app.lesson.step + 1,
+                   "eta2": app.views.gen_eta if view == ETA2_VIEW else None,
+                   "pin": [write_pin(pin) for pin in app.pins.kept]})
+    if view == LAB_VIEW:
+        values.update({"lab": ",".join(app.lab.params) or None, "lab_n": app.lab.n,
+                       "guide": app.lab.guide})
+    st.query_params.from_dict(write(values))
+
+
 def _plain(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
@@ -228,7 +282,7 @@ def write(values: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- pins
-# A pin is every app parameter's value (a dict by name, as AppState.params()); in the URL it
+# A pin is every app parameter's value (a dict by name, as Inputs.params()); in the URL it
 # is one ``pin`` key per pin holding the values that differ from the app's defaults as
 # ``key-value`` items joined by ``~`` (``pin=eta-0.1~max_depth-5``): keys never hold "-",
 # numbers and choices never hold "~", and both are left as they are in a URL.

@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 from .opened import is_opened
-from .state import AppState, Model
+from .state import Model
 from .training import eval_sets
 
 
@@ -95,14 +95,13 @@ def verify(config: dict, _booster, _prep) -> Verdict | str:
     return Verdict(xgb.__version__, identical, len(ours), delta, note)
 
 
-def badge(state: AppState, model: Model) -> None:
-    """The toggle and, when on, the badge (for a model BoostScope trained)."""
+def badge(model: Model, key: str) -> None:
+    """The toggle (under ``key``) and, when on, the badge (for a model BoostScope trained)."""
     if not available() or is_opened(model.config):
         return
-    st.toggle("Verify with XGBoost", key=AppState.verify.key,
-              help="Train XGBoost with the same parameters on the same rows and compare: "
-                   "string-equal trees, the largest margin difference.")
-    if not state.verify:
+    if not st.toggle("Verify with XGBoost", key=key,
+                     help="Train XGBoost with the same parameters on the same rows and "
+                          "compare: string-equal trees, the largest margin difference."):
         return
     with st.spinner("Training XGBoost…"):
         verdict = verify(model.config, model.booster, model.prep)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from apptest import APP, charts, clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
-from ui.state import AppState
+from ui.stage import Stage
 from ui.training import LIVE_ROWS
 from ui.views import LEGACY, VIEWS
 
@@ -58,7 +58,7 @@ def test_live_knobs_retrain_at_once():
     assert at.query_params["eta"] == "0.05" and not at.warning
     at.slider(key="p_max_depth").set_value(1).run()
     assert _loss(at) > slower  # stumps fit less than depth-6 trees
-    assert at.session_state["app"].last_good.config["max_depth"] == 1
+    assert at.session_state["app"].model.last_good.config["max_depth"] == 1
 
 
 def test_large_data_waits_for_train():
@@ -72,7 +72,7 @@ def test_large_data_waits_for_train():
     assert any("Stale" in w.value and "eta" in w.value for w in at.warning)
     at.button(key="train").click().run()
     assert _loss(at) > before and not at.warning
-    assert at.session_state["app"].last_good.config["eta"] == 0.05
+    assert at.session_state["app"].model.last_good.config["eta"] == 0.05
 
 
 def test_url_restores_the_view():
@@ -86,13 +86,13 @@ def test_url_restores_the_view():
 def test_play_advances_and_stops_at_the_end():
     at = _app(sample="four_points", rounds="3")
     at.button(key="play").click().run()
-    assert at.session_state["app"].playing
+    assert at.session_state["app"].stage.playing
     rounds = [at.slider(key="round").value]
     for _ in range(4):
         at.run()
         rounds.append(at.slider(key="round").value)
     assert rounds[:3] == [1, 2, 3]
-    assert not at.session_state["app"].playing and not at.error
+    assert not at.session_state["app"].stage.playing and not at.error
     at.button(key="play").click().run()  # play at the end starts again from round 0 -> 1
     assert at.slider(key="round").value == 1
 
@@ -105,7 +105,7 @@ def test_play_keeps_its_speed_when_redraws_are_late(monkeypatch):
     clock = [100.0]
     monkeypatch.setattr(ui.stage.time, "monotonic", lambda: clock[0])
     at = _app(sample="four_points", rounds="40")
-    at.session_state[AppState.speed.key] = 0.5
+    at.session_state[Stage.speed.key] = 0.5
     at.button(key="play").click().run()  # the first tick: one round, the clock starts
     rounds = [at.slider(key="round").value]
     for _ in range(4):
@@ -127,7 +127,7 @@ def test_play_keeps_its_speed_when_redraws_are_late(monkeypatch):
     # Pause: the click carries the slider two rounds behind; the screen stays on Play's round
     at.slider(key="round").set_value(13)
     at.button(key="play").click().run()
-    assert at.slider(key="round").value == 15 and not at.session_state["app"].playing
+    assert at.slider(key="round").value == 15 and not at.session_state["app"].stage.playing
 
 
 def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypatch):
@@ -139,33 +139,33 @@ def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypat
     clock = [100.0]
     monkeypatch.setattr(ui.stage.time, "monotonic", lambda: clock[0])
     at = _app(sample="four_points", rounds="40")
-    at.session_state[AppState.speed.key] = 0.5
+    at.session_state[Stage.speed.key] = 0.5
     at.slider(key="round").set_value(37).run()
     at.button(key="play").click().run()  # round 38
     at.button(key="play").click().run()  # the same press again at once: no pause, no tick
-    assert at.session_state["app"].playing and at.slider(key="round").value == 38
+    assert at.session_state["app"].stage.playing and at.slider(key="round").value == 38
     clock[0] += 0.5
     at.slider(key="round").set_value(37).run()  # the browser's slider a round behind
-    assert at.slider(key="round").value == 39 and at.session_state["app"].playing
+    assert at.slider(key="round").value == 39 and at.session_state["app"].stage.playing
     clock[0] += 0.5
     at.slider(key="round").set_value(38).run()
-    assert at.slider(key="round").value == 40 and at.session_state["app"].playing
+    assert at.slider(key="round").value == 40 and at.session_state["app"].stage.playing
     clock[0] += 0.5  # the tick that ends Play, the slider still behind
     at.slider(key="round").set_value(39).run()
-    assert at.slider(key="round").value == 40 and not at.session_state["app"].playing
+    assert at.slider(key="round").value == 40 and not at.session_state["app"].stage.playing
     assert status(at).startswith("#### Round 40 of 40")
     clock[0] += 1.0
     at.button(key="play").click().run()  # from the end, Play starts over
-    assert at.session_state["app"].playing and at.slider(key="round").value == 1
+    assert at.session_state["app"].stage.playing and at.slider(key="round").value == 1
     clock[0] += 0.5
     at.button(key="play").click().run()  # a press 0.5 s later pauses
-    assert not at.session_state["app"].playing and at.slider(key="round").value == 1
+    assert not at.session_state["app"].stage.playing and at.slider(key="round").value == 1
     at.slider(key="round").set_value(0)  # its repeat, with the slider of the moment before
     at.button(key="play").click().run()
-    assert not at.session_state["app"].playing and at.slider(key="round").value == 1
+    assert not at.session_state["app"].stage.playing and at.slider(key="round").value == 1
     clock[0] += 1.0  # a tick sent before the browser saw the pause: the round stays
     at.slider(key="round").set_value(0).run()
-    assert not at.session_state["app"].playing and at.slider(key="round").value == 1
+    assert not at.session_state["app"].stage.playing and at.slider(key="round").value == 1
     clock[0] += 1.0  # later, the slider is the lecturer's again
     at.slider(key="round").set_value(5).run()
     assert at.slider(key="round").value == 5

@@ -27,15 +27,15 @@ def _oracle(config, prep, r):
 
 def test_pin_change_eta_train_and_compare_the_losses():
     at = open_app(sample="noisy_1d", round="5")
-    first = dict(at.session_state["app"].last_good.config)
+    first = dict(at.session_state["app"].model.last_good.config)
     at.button(key="side_pin").click().run()
-    assert at.session_state["app"].pins == [pins.pin_of(first)]
+    assert at.session_state["app"].pins.kept == [pins.pin_of(first)]
     at.slider(key="p_eta").set_value(0.1).run()  # live on small data: no Train
     at.button(key="side_compare").click().run()
     assert at.query_params["view"] == "compare" and not at.error and not at.warning
     assert url.read_pin(at.query_params["pin"], 1, []) == pins.pin_of(first)
     state = at.session_state["app"]
-    config, prep = state.last_good.config, state.last_good.prep
+    config, prep = state.model.last_good.config, state.model.last_good.prep
     assert config["eta"] == pytest.approx(0.1) and first["eta"] == pytest.approx(0.3)
     table = _table(at).set_index("model")
     assert list(table.index) == ["current", "pin 1"]
@@ -55,7 +55,7 @@ def test_pin_change_eta_train_and_compare_the_losses():
     assert any(t.endswith("pin 1, round 5") for t in titles)
 
     again = open_app(**at.query_params)  # the shared link reopens the pin and the view
-    assert again.session_state["app"].pins == [pins.pin_of(first)]
+    assert again.session_state["app"].pins.kept == [pins.pin_of(first)]
     assert _table(again).equals(_table(at))
 
 
@@ -79,7 +79,7 @@ def test_the_trees_of_round_one_differ_only_in_their_leaf_values():
 def test_a_fifth_pin_and_a_repeat_are_refused_with_a_message():
     at = open_app(sample="noisy_1d", pin=["eta-0.1", "eta-0.2", "eta-0.4", "eta-0.5"])
     at.button(key="side_pin").click().run()
-    assert len(at.session_state["app"].pins) == 4
+    assert len(at.session_state["app"].pins.kept) == 4
     assert any("4 models are pinned" in w.value and "remove one" in w.value
                for w in at.warning)
     at.button(key="side_unpin_3").click().run()
@@ -102,6 +102,6 @@ def test_a_pin_that_does_not_apply_to_the_data_says_so():
 def test_remove_a_pin_in_the_view_and_no_pins_explains_how():
     at = open_app(sample="moons", view="compare", round="2", pin="max_depth-2")
     at.button(key="cmp_unpin_0").click().run()
-    assert at.session_state["app"].pins == [] and "pin" not in at.query_params
+    assert at.session_state["app"].pins.kept == [] and "pin" not in at.query_params
     assert any("Pin model" in i.value for i in at.info)
     assert list(_table(at).model) == ["current"]

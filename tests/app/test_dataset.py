@@ -4,19 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui import dataset
+from ui import tables
 
 
 def test_semicolon_latin1_with_header():
     raw = "größe;gewicht;ziel\n1,5;2;0\n2,5;3;1\n3,5;4;1\n".encode("cp1252")
-    table = dataset.read_table(raw, "d.csv")
+    table = tables.read_table(raw, "d.csv")
     assert list(table.frame.columns) == ["größe", "gewicht", "ziel"]
     assert "semicolons" in table.notes[0] and "Windows-1252" in table.notes[0]
 
 
 def test_tab_utf16_without_header():
     raw = "1\t2\t3\n4\t5\t6\n7\t8\t9\n".encode("utf-16")
-    frame = dataset.read_table(raw, "d.tsv").frame
+    frame = tables.read_table(raw, "d.tsv").frame
     assert list(frame.columns) == ["col_1", "col_2", "col_3"]
     assert frame.shape == (3, 3) and frame.iloc[2, 2] == 9
 
@@ -32,28 +32,28 @@ def test_tab_utf16_without_header():
     (b"a,a\n1,2\n3,4\n", "two columns named"),
 ])
 def test_bad_files_are_explained(raw, match):
-    with pytest.raises(dataset.DataError, match=match):
-        dataset.read_table(raw, "d.csv")
+    with pytest.raises(tables.DataError, match=match):
+        tables.read_table(raw, "d.csv")
 
 
 def test_flags_constant_id_and_empty_columns():
     n = 30
     frame = pd.DataFrame({"id": np.arange(n), "const": 1.0, "empty": np.nan,
                           "x": np.random.default_rng(0).normal(size=n), "y": np.arange(n) % 2})
-    flags = dataset.column_flags(frame)
+    flags = tables.column_flags(frame)
     assert set(flags) == {"id", "const", "empty"}
 
 
 @pytest.mark.parametrize("values,task", [
     ([0.5, 1.2, 3.3, 4.1, 2.2, 9.9], "regression"),
     ([0, 1, 0, 1, 1, 0], "binary"),
-    (["a", "b", "c", "a", "b", "c"], "multi-class"),
+    (["a", "b", "c", "a", "b", "c"], "multiclass"),
     ([-10, 7, 8, -7], "regression"),
-    ([0, 1, 2] * 10, "multi-class"),
+    ([0, 1, 2] * 10, "multiclass"),
     (["yes", "no", "yes"], "binary"),
 ])
 def test_infer_task(values, task):
-    assert dataset.infer_task(pd.Series(values)) == task
+    assert tables.infer_task(pd.Series(values)) == task
 
 
 def test_prepare_one_hot_split_and_notes():
@@ -61,13 +61,13 @@ def test_prepare_one_hot_split_and_notes():
     frame = pd.DataFrame({"city": rng.choice(["a", "b", None], 50), "x": rng.normal(size=50),
                           "y": rng.choice(["cat", "dog"], 50)})
     frame.loc[3, "y"] = None
-    prep = dataset.prepare(frame, "y", ["city", "x"])
+    prep = tables.prepare(frame, "y", ["city", "x"])
     assert prep.task == "binary" and prep.class_names == ["cat", "dog"]
     assert prep.feature_names == ["x", "city=a", "city=b"]
     assert len(prep.y_train) + len(prep.y_valid) == 49
     assert len(prep.y_valid) == 10
     assert any("One-hot" in n for n in prep.notes) and any("Dropped 1" in n for n in prep.notes)
-    again = dataset.prepare(frame, "y", ["city", "x"])
+    again = tables.prepare(frame, "y", ["city", "x"])
     np.testing.assert_array_equal(prep.y_valid, again.y_valid)  # the split is seeded
 
 
@@ -78,15 +78,17 @@ def test_prepare_one_hot_split_and_notes():
     (pd.DataFrame({"x": [np.nan] * 3, "y": [1.0, 2.0, 3.0]}), "y", None, "No usable"),
 ])
 def test_prepare_refuses_what_cannot_be_trained(frame, target, task, match):
-    with pytest.raises(dataset.DataError, match=match):
-        dataset.prepare(frame, target, ["x"], task=task)
+    with pytest.raises(tables.DataError, match=match):
+        tables.prepare(frame, target, ["x"], task=task)
 
 
 def test_files_over_the_size_limit_are_refused(monkeypatch):
-    monkeypatch.setattr(dataset, "MAX_BYTES", 1000)
+    from ui.tables import read
+
+    monkeypatch.setattr(read, "MAX_BYTES", 1000)
     raw = ("x,y\n" + "\n".join(f"{i},{i}" for i in range(500))).encode()
-    with pytest.raises(dataset.DataError, match="the limit is"):
-        dataset.read_table(raw, "big.csv")
+    with pytest.raises(tables.DataError, match="the limit is"):
+        tables.read_table(raw, "big.csv")
 
 
 def _titanic(n=40):
@@ -110,9 +112,9 @@ def _titanic(n=40):
 
 def test_default_target_of_titanic_is_survived():
     frame = _titanic()
-    assert dataset.default_target(frame) == "Survived"
+    assert tables.default_target(frame) == "Survived"
     # without a column named like a target: the last one that can be a target
-    assert dataset.default_target(frame.drop(columns="Survived")) == "Embarked"
+    assert tables.default_target(frame.drop(columns="Survived")) == "Embarked"
 
 
 @pytest.mark.parametrize("last, values", [
@@ -130,29 +132,29 @@ def test_default_target_skips_identifiers_and_free_text(last, values):
     frame = pd.DataFrame({"size": rng.normal(size=n), "weight": rng.normal(size=n),
                           "amount": rng.normal(size=n).round(1)})
     frame[last] = values(n)
-    assert dataset.default_target(frame) == "amount"
+    assert tables.default_target(frame) == "amount"
 
 
 def test_default_target_prefers_target_names_and_falls_back_to_the_last_column():
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"label": rng.integers(0, 2, 30), "x": rng.normal(size=30),
                           "z": rng.normal(size=30)})
-    assert dataset.default_target(frame) == "label"
+    assert tables.default_target(frame) == "label"
     # a text target with few levels qualifies; a numeric one with decimals is not an id
     frame = pd.DataFrame({"x": rng.normal(size=30), "Class": rng.choice(["a", "b", "c"], 30)})
-    assert dataset.default_target(frame) == "Class"
+    assert tables.default_target(frame) == "Class"
     ids = pd.DataFrame({"ID": np.arange(30), "Name": [f"n{i}" for i in range(30)]})
-    assert dataset.default_target(ids) == "Name"  # nothing qualifies: the last column
+    assert tables.default_target(ids) == "Name"  # nothing qualifies: the last column
     # whole numbers that differ in every row but do not count up can be a target
     frame = pd.DataFrame({"x": rng.normal(size=30), "amount": np.arange(30) * 7 % 31 * 2})
-    assert dataset.default_target(frame) == "amount"
+    assert tables.default_target(frame) == "amount"
     # a hand example of four rows (every value different) is not judged by uniqueness
-    assert dataset.default_target(pd.DataFrame({"x": [10, 20, 25, 35],
+    assert tables.default_target(pd.DataFrame({"x": [10, 20, 25, 35],
                                                 "y": [-10, 7, 8, -7]})) == "y"
 
 
 def test_default_target_of_every_bundled_sample_is_its_target():
     from ui.samples import SAMPLES
     for sample in SAMPLES:
-        frame = dataset.read_table(sample.path.read_bytes(), sample.file).frame
-        assert dataset.default_target(frame) == sample.target, sample.key
+        frame = tables.read_table(sample.path.read_bytes(), sample.file).frame
+        assert tables.default_target(frame) == sample.target, sample.key

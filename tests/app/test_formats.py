@@ -1,6 +1,6 @@
-"""Parquet and Excel uploads (ui/formats.py through dataset.read_table): the values read are
-the ones written (pyarrow and openpyxl write the files), and every bad file is a DataError
-that says what is wrong and what to do."""
+"""Parquet and Excel uploads (ui/tables/parquet_file.py and excel_file.py, through
+tables.read_table): the values read are the ones written (pyarrow and openpyxl write the
+files), and every bad file is a DataError that says what is wrong and what to do."""
 
 import datetime as dt
 import decimal
@@ -13,11 +13,11 @@ import pyarrow as pa
 import pytest
 from uploads import parquet_bytes, with_saved_values, xlsx_bytes  # noqa: F401
 
-from ui import dataset
+from ui import tables
 
 
-def read(raw: bytes, name: str) -> dataset.Table:
-    return dataset.read_table(raw, name)
+def read(raw: bytes, name: str) -> tables.Table:
+    return tables.read_table(raw, name)
 
 
 # --------------------------------------------------------------------------- Parquet
@@ -103,31 +103,31 @@ def _wide(n: int) -> pa.Table:
     (pa.table({"x": pa.array([], pa.float64()), "y": pa.array([], pa.float64())}),
      "0 data row"),
     (pa.table({"x": [1.0, 2.0, 3.0]}), "single column"),
-    (_wide(dataset.MAX_COLUMNS + 1), f"{dataset.MAX_COLUMNS + 1} columns; the limit is "
-                                     f"{dataset.MAX_COLUMNS}"),
+    (_wide(tables.MAX_COLUMNS + 1), f"{tables.MAX_COLUMNS + 1} columns; the limit is "
+                                     f"{tables.MAX_COLUMNS}"),
     (pa.table({"tags": pa.array([[1], [2]]), "y": [1.0, 2.0]}),
      "1 column\\(s\\) BoostScope can use once the nested"),
 ])
 def test_bad_parquet_tables_are_explained(table, match):
-    with pytest.raises(dataset.DataError, match=match):
+    with pytest.raises(tables.DataError, match=match):
         read(parquet_bytes(table), "d.parquet")
 
 
 def test_duplicate_parquet_names_are_refused():
     table = pa.Table.from_arrays([pa.array([1.0, 2.0]), pa.array([3.0, 4.0])], names=["a", "a"])
-    with pytest.raises(dataset.DataError, match="two columns named 'a'"):
+    with pytest.raises(tables.DataError, match="two columns named 'a'"):
         read(parquet_bytes(table), "d.parquet")
 
 
 def test_corrupt_and_truncated_parquet():
     raw = parquet_bytes(pa.table({"x": np.arange(100.0), "y": np.arange(100.0) % 2}))
-    with pytest.raises(dataset.DataError, match="cut short.*footer"):
+    with pytest.raises(tables.DataError, match="cut short.*footer"):
         read(raw[: len(raw) // 2], "d.parquet")
-    with pytest.raises(dataset.DataError, match="not a Parquet file"):
+    with pytest.raises(tables.DataError, match="not a Parquet file"):
         read(b"x,y\n1,2\n3,4\n", "d.parquet")
     # the footer's length field pointing past the start of the file
     bad = raw[:-8] + (len(raw) * 2).to_bytes(4, "little") + b"PAR1"
-    with pytest.raises(dataset.DataError, match="could not be read as Parquet.*damaged"):
+    with pytest.raises(tables.DataError, match="could not be read as Parquet.*damaged"):
         read(bad, "d.parquet")
 
 
@@ -139,7 +139,7 @@ def _flip_each(raw: bytes, name: str, positions, mask: int) -> set[str]:
         try:
             read(raw[:i] + bytes([raw[i] ^ mask]) + raw[i + 1:], name)
             outcomes.add("read")
-        except dataset.DataError:
+        except tables.DataError:
             outcomes.add("refused")
     return outcomes
 
@@ -154,38 +154,39 @@ def test_damaged_parquet_never_escapes_as_another_error():
 
 
 def test_parquet_over_the_value_limit_is_refused(monkeypatch):
-    from ui import formats
+    from ui.tables import parquet_file
 
-    monkeypatch.setattr(formats, "MAX_CELLS", 9)
-    with pytest.raises(dataset.DataError, match="5 rows × 2 columns; the limit is 9 values"):
+    monkeypatch.setattr(parquet_file, "MAX_CELLS", 9)
+    with pytest.raises(tables.DataError, match="5 rows × 2 columns; the limit is 9 values"):
         read(parquet_bytes(pa.table({"x": np.arange(5.0), "y": np.arange(5.0)})), "d.parquet")
 
 
 def test_decompressed_size_is_checked_before_decompressing(monkeypatch):
-    from ui import formats
+    from ui.tables import excel_file, parquet_file
 
-    monkeypatch.setattr(formats, "MAX_EXPANDED", 1000)
+    monkeypatch.setattr(parquet_file, "MAX_EXPANDED", 1000)
+    monkeypatch.setattr(excel_file, "MAX_EXPANDED", 1000)
     column = np.zeros(1000)  # 8 kB of float64, a few bytes compressed
-    with pytest.raises(dataset.DataError, match="once decompressed; the limit is 0 MB"):
+    with pytest.raises(tables.DataError, match="once decompressed; the limit is 0 MB"):
         read(parquet_bytes(pa.table({"x": column, "y": column}), use_dictionary=False),
              "z.parquet")
     rows = [("x", "y")] + [(0, 0)] * 200
-    with pytest.raises(dataset.DataError, match="sheet1.xml is 0 MB once decompressed"):
+    with pytest.raises(tables.DataError, match="sheet1.xml is 0 MB once decompressed"):
         read(xlsx_bytes(("S", rows)), "z.xlsx")
 
 
 def test_repeated_text_is_measured_as_spelled_out(monkeypatch):
     """One 600-character value stored once (a dictionary) but spelled out in every row:
     3 rows (1,800 bytes) are read, 4 rows (2,400) are over a 2,000-byte limit."""
-    from ui import formats
+    from ui.tables import parquet_file
 
-    monkeypatch.setattr(formats, "MAX_EXPANDED", 2000)
+    monkeypatch.setattr(parquet_file, "MAX_EXPANDED", 2000)
     for n, ok in ((3, True), (4, False)):
         raw = parquet_bytes(pa.table({"s": ["a" * 600] * n, "y": np.arange(n, dtype=float)}))
         if ok:
             assert read(raw, "t.parquet").frame["s"].str.len().tolist() == [600] * n
         else:
-            with pytest.raises(dataset.DataError, match="holds 0 MB once decompressed"):
+            with pytest.raises(tables.DataError, match="holds 0 MB once decompressed"):
                 read(raw, "t.parquet")
 
 
@@ -250,37 +251,37 @@ def test_xlsx_errors_numbers_as_text_and_no_header():
 @pytest.mark.parametrize("rows,match", [
     ([("x", "y")], "0 data row"),
     ([("x",), (1,), (2,)], "single column.*add the columns"),
-    ([tuple(f"c{i}" for i in range(dataset.MAX_COLUMNS + 1)), tuple(range(201))],
-     f"{dataset.MAX_COLUMNS + 1} columns; the limit is {dataset.MAX_COLUMNS}"),
+    ([tuple(f"c{i}" for i in range(tables.MAX_COLUMNS + 1)), tuple(range(201))],
+     f"{tables.MAX_COLUMNS + 1} columns; the limit is {tables.MAX_COLUMNS}"),
     ([("a", "a"), (1, 2), (3, 4)], "two columns named 'a'"),
     ([], "no data in any visible sheet"),
 ])
 def test_bad_workbooks_are_explained(rows, match):
-    with pytest.raises(dataset.DataError, match=match):
+    with pytest.raises(tables.DataError, match=match):
         read(xlsx_bytes(("S", rows)), "b.xlsx")
 
 
 def test_header_cell_merged_over_data_is_explained():
     raw = xlsx_bytes(("S", [("Size", None, "y"), (1, 2, 3), (4, 5, 6)]), merges=("A1:B1",))
-    with pytest.raises(dataset.DataError, match="header cell A1:B1 is merged.*Unmerge it"):
+    with pytest.raises(tables.DataError, match="header cell A1:B1 is merged.*Unmerge it"):
         read(raw, "m.xlsx")
 
 
 def test_damaged_xls_and_protected_files_are_explained():
     raw = xlsx_bytes(("S", [("x", "y"), (1, 2), (3, 4)]))
-    with pytest.raises(dataset.DataError, match="could not be read as an Excel workbook"):
+    with pytest.raises(tables.DataError, match="could not be read as an Excel workbook"):
         read(raw[: len(raw) - 200], "t.xlsx")
-    with pytest.raises(dataset.DataError, match="not an Excel workbook"):
+    with pytest.raises(tables.DataError, match="not an Excel workbook"):
         read(b"x,y\n1,2\n3,4\n", "t.xlsx")
     ole2 = bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504)
-    with pytest.raises(dataset.DataError, match="old Excel 97–2003 format.*save it as .xlsx"):
+    with pytest.raises(tables.DataError, match="old Excel 97–2003 format.*save it as .xlsx"):
         read(ole2 + "Workbook".encode("utf-16-le"), "old.xls")
-    with pytest.raises(dataset.DataError, match="password-protected.*remove the password"):
+    with pytest.raises(tables.DataError, match="password-protected.*remove the password"):
         read(ole2 + "EncryptedPackage".encode("utf-16-le"), "secret.xlsx")
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("data.csv", "x,y\n1,2\n")
-    with pytest.raises(dataset.DataError, match="a ZIP archive, not an Excel.*unzip it"):
+    with pytest.raises(tables.DataError, match="a ZIP archive, not an Excel.*unzip it"):
         read(archive.getvalue(), "data.xlsx")
 
 

@@ -7,7 +7,7 @@ import pytest
 from apptest import clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 from uploads import parquet_bytes, xlsx_bytes
 
-from ui import dataset
+from ui import tables
 
 
 def _upload(at, name: str, raw: bytes):
@@ -19,7 +19,7 @@ def _upload(at, name: str, raw: bytes):
 def test_uploader_accepts_every_format():
     at = open_app()
     assert set(at.get("file_uploader")[0].proto.type) >= {
-        f".{t}" for t in dataset.UPLOAD_TYPES}
+        f".{t}" for t in tables.UPLOAD_TYPES}
 
 
 @pytest.mark.parametrize("name,make", [

@@ -8,15 +8,15 @@ import numpy as np
 from apptest import chart, charts, open_app
 
 import boost
-from ui import dataset
+from ui import tables
 from ui.training import engine_params
 
 
 def _models(at, eta2):
     """The model on screen and the second-η model, trained here from the app's data."""
     app = at.session_state["app"]
-    config = app.config
-    prep = dataset.prepare(app.data.frame, config["target"], list(config["features"]),
+    config = app.model.config
+    prep = tables.prepare(app.inputs.data.frame, config["target"], list(config["features"]),
                            task=None if config["task"] == "auto" else config["task"])
     params = engine_params(config, prep)
     evals = [(prep.X_valid, prep.y_valid, "valid")]

@@ -12,8 +12,8 @@ from apptest import charts, clear_caches, open_app  # noqa: F401
 import boost
 from boost.params import BY_NAME, SWEEPABLE, check_value, sweep_values
 from ui import guide, url
-from ui.dataset import prepare, read_table
 from ui.samples import BY_KEY
+from ui.tables import prepare, read_table
 from ui.views import VIEWS
 from viz.lab import (
     best_rows,

@@ -134,7 +134,7 @@ def test_presenter_play_shows_round_1_first():
     at.toggle(key="present").set_value(True).run()
     at.button(key="play").click().run()
     heading = [m.value for m in at.markdown if m.value.startswith("Round ")]
-    assert at.session_state["app"].playing and heading[0].startswith("Round 1 / ")
+    assert at.session_state["app"].stage.playing and heading[0].startswith("Round 1 / ")
     at.run()  # the next tick
     assert [m.value for m in at.markdown if m.value.startswith("Round ")][0].startswith(
         "Round 2 / ")
@@ -142,9 +142,9 @@ def test_presenter_play_shows_round_1_first():
 
 def test_a_changed_target_retrains_at_once_on_small_data():
     at = _app(sample="penguins")
-    before = at.session_state["app"].last_good
+    before = at.session_state["app"].model.last_good
     at.selectbox(key="target").set_value("island").run()
-    after = at.session_state["app"].last_good
+    after = at.session_state["app"].model.last_good
     assert before.config["target"] == "species" and after.config["target"] == "island"
     assert list(after.prep.class_names) == ["Biscoe", "Dream", "Torgersen"]
     assert not [w for w in at.warning if "Stale" in w.value]  # live: never stale

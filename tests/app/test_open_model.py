@@ -65,7 +65,7 @@ def test_open_a_model_and_step_it_on_the_sample():
     np.testing.assert_allclose(table.Gain.to_numpy(), ref.Gain.to_numpy(), rtol=1e-6)
     np.testing.assert_allclose(table.Cover.to_numpy(), ref.Cover.to_numpy(), rtol=1e-6)
     # a node: the model's numbers beside the sample's, candidates labelled as the sample's
-    at.session_state["app"].node = 0
+    at.session_state["app"].stage.node = 0
     at.run()
     assert any("recomputed on the sample" in m.value for m in at.markdown)
     assert any("Candidate splits recomputed on the sample" in w.value for w in at.warning)
@@ -77,7 +77,7 @@ def test_open_a_model_and_step_it_on_the_sample():
     at.segmented_control(key="view").set_value("learning-rates").run()
     assert any("needs the training run" in i.value for i in at.info)
     # the opened model as XGBoost files (the same document XGBoost would write)
-    booster = at.session_state["app"].opened
+    booster = at.session_state["app"].opened.file
     assert booster is not None and boost.load_model(booster.raw).num_boosted_rounds() == ROUNDS
     # Close: back to training on the sidebar's data
     at.button(key="close_model").click().run()
@@ -125,9 +125,9 @@ def test_downloads_give_xgboost_the_model_on_screen():
     labels = [b.label for b in at.get("download_button")]
     assert {"XGBoost .json", "XGBoost .ubj", "Retrain in XGBoost (.py)"} <= set(
         labels)
-    booster = at.session_state["app"].last_good.booster
+    booster = at.session_state["app"].model.last_good.booster
     ref = xgb.Booster(model_file=bytearray(booster.save_raw("ubj")))
-    X = at.session_state["app"].last_good.prep.X_train.to_numpy()
+    X = at.session_state["app"].model.last_good.prep.X_train.to_numpy()
     np.testing.assert_array_equal(
         ref.predict(xgb.DMatrix(X, feature_names=booster.feature_names), output_margin=True),
         booster.predict(X, output_margin=True))
@@ -164,11 +164,11 @@ def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
     at = _open(at, bytes(model.save_raw("json")), sample, target="target", name="m.json")
     assert not at.error, [e.value for e in at.error]
     at.button(key="last").click().run()
-    at.session_state["app"].node = 0
+    at.session_state["app"].stage.node = 0
     at.run()
     assert not at.exception and not at.error
     assert any("recomputed on the sample" in m.value for m in at.markdown)
-    booster = at.session_state["app"].opened
+    booster = at.session_state["app"].opened.file
     assert booster.tree_method == method
     at.segmented_control(key="view").set_value("residuals").run()
     at.segmented_control(key="view").set_value("importance").run()
@@ -179,7 +179,7 @@ def test_presenter_mode_on_an_opened_model():
     _, raw, sample, _, _ = _model_and_sample()
     at = _open(open_app(sample="noisy_1d"), raw, sample)
     at.button(key="step_forward").click().run()
-    at.session_state["app"].node = 0
+    at.session_state["app"].stage.node = 0
     at.toggle(key="present").set_value(True).run()
     for left, right in (("fit", "tree"), ("node", "candidates"), ("loss", "pruning")):
         at.selectbox(key="left_panel").set_value(left).run()

@@ -26,6 +26,7 @@ from .. import pins, url
 from ..charts import class_picker, show
 from ..state import AppState, Shown
 from ..training import TrainingError, missing_features
+from .keep import ViewKeep
 
 SLUG = pins.VIEW
 TITLE = "Compare pins"
@@ -81,7 +82,7 @@ def _entries(state: AppState, shown: Shown) -> list[Entry]:
     cannot is said, once)."""
     entries = [Entry(0, pins.CURRENT, pins.CURRENT, shown.config, shown.booster)]
     with st.spinner("Training the pinned models…", show_time=True):
-        for i, pin in enumerate(state.pins, 1):
+        for i, pin in enumerate(state.pins.kept, 1):
             text = pins.label(pin, shown.config)
             try:
                 model = pins.train_pin(state, pin, shown.config)
@@ -142,13 +143,13 @@ def _fits(state: AppState, shown: Shown, entries: list[Entry], colors: dict) -> 
 
 def _pick(state: AppState, names: list[str], shown: Shown) -> tuple[str, str, int]:
     """The two models whose trees are drawn, and the class (multi-class)."""
-    if state.compare_left not in names:
-        state.compare_left = names[0]
-    if state.compare_right not in names:
-        state.compare_right = names[1]
+    if state.views.compare_left not in names:
+        state.views.compare_left = names[0]
+    if state.views.compare_right not in names:
+        state.views.compare_right = names[1]
     cols = st.columns(3 if shown.booster.num_groups > 1 else 2)
-    left = cols[0].selectbox("Left tree", names, key=AppState.compare_left.key)
-    right = cols[1].selectbox("Right tree", names, key=AppState.compare_right.key)
+    left = cols[0].selectbox("Left tree", names, key=ViewKeep.compare_left.key)
+    right = cols[1].selectbox("Right tree", names, key=ViewKeep.compare_right.key)
     klass = class_picker(shown, "cmp_pin_klass", where=cols[-1])  # the third, if any
     return left, right, klass
 

@@ -20,11 +20,13 @@ from viz.generalisation import (
     summarise,
 )
 
+from .. import url
 from ..charts import show
 from ..state import AppState, Shown
 from ..training import other_model
+from .keep import ViewKeep
 
-SLUG = "generalisation"
+SLUG = url.ETA2_VIEW
 TITLE = "Why it generalises"
 ETA = BY_NAME["eta"]
 EXPLAIN = {
@@ -63,7 +65,7 @@ def _histograms(config: dict, edges: tuple, _booster, _prep) -> dict:
 
 def _controls(state: AppState, eta: float) -> None:
     st.number_input("Compare with η =", *ETA.app_range, step=ETA.step, format="%g",
-                    key=AppState.gen_eta.key,
+                    key=ViewKeep.gen_eta.key,
                     help="A second learning rate, trained on the same data, split and number "
                          "of rounds (kept in the link as eta2). " + ETA.help)
 
@@ -84,14 +86,14 @@ def _rounds_note(config: dict, boosters: dict) -> str:
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, config, r = shown.booster, shown.prep, shown.config, shown.round
     eta = float(config["eta"])
-    if state.gen_eta is None:  # before the widget: its first value
-        state.gen_eta = second_eta(eta)
+    if state.views.gen_eta is None:  # before the widget: its first value
+        state.views.gen_eta = second_eta(eta)
     left = right = st.container()
     if not shown.compact:
         left, right = st.columns([1, 4.2], vertical_alignment="top")
         with left:
             _controls(state, eta)
-    eta2 = float(state.gen_eta)
+    eta2 = float(state.views.gen_eta)
     if eta2 == eta:
         right.info(f"The second η is the model's own ({eta:g}): choose another to compare.")
         return

@@ -32,8 +32,8 @@ def _configs(config: dict) -> dict:
 
 
 def _step(state: AppState, delta: int, total: int) -> None:
-    k = state.growth_step if state.growth_step is not None else total
-    state.growth_step = min(max(k + delta, 0), total)
+    k = state.views.growth_step if state.views.growth_step is not None else total
+    state.views.growth_step = min(max(k + delta, 0), total)
 
 
 def render(state: AppState, shown: Shown) -> None:
@@ -60,17 +60,17 @@ def render(state: AppState, shown: Shown) -> None:
     if total == 0:
         st.info("Neither tree split in this round: both are a single leaf.")
         return
-    if state.growth_tree != shown.tree_key(klass):  # other trees: the replay starts complete
-        state.growth_tree, state.growth_step = shown.tree_key(klass), None
-    if state.growth_step is None or state.growth_step > total:
-        state.growth_step = total
+    if state.views.growth_tree != shown.tree_key(klass):  # other trees: the replay starts complete
+        state.views.growth_tree, state.views.growth_step = shown.tree_key(klass), None
+    if state.views.growth_step is None or state.views.growth_step > total:
+        state.views.growth_step = total
     back, slider, forward = st.columns([1, 8, 1], vertical_alignment="bottom")
     back.button("◀", key="growth_back", on_click=_step, args=(state, -1, total),
                 help="One split back", use_container_width=True)
     slider.slider("Splits made (replay both trees)", 0, total, key="growth_step")
     forward.button("▶", key="growth_forward", on_click=_step, args=(state, 1, total),
                    help="One split more", use_container_width=True)
-    k = int(state.growth_step)
+    k = int(state.views.growth_step)
     height = shown.height - CONTROLS if shown.height else None  # a panel holds the controls
     show(growth_figure(trees, k, shown.large, height), "growth_chart", state, shown, exact=True)
     if shown.compact:

@@ -20,8 +20,9 @@ from viz.lab import (
 from .. import guide, sweeps, training, url
 from ..charts import clicked_id, show
 from ..state import AppState, Shown
+from .keep import LabKeep
 
-SLUG = "lab"
+SLUG = url.LAB_VIEW
 TITLE = "Lab"
 NO_VALID = ("The Lab compares validation losses, and this data has no validation rows (fewer "
             "than 10 rows: every row trains). Load a sample or a file with at least 10 rows.")
@@ -31,16 +32,10 @@ def render(state: AppState, shown: Shown) -> None:
     if not len(shown.prep.y_valid):
         st.warning(NO_VALID, icon=":material/science:")
         return
-    if state.guide:
+    if state.lab.guide:
         guide_ui(state, shown)
     else:
         lab_ui(state, shown)
-
-
-def url_values(state: AppState) -> dict:
-    """What the URL keeps of the Lab: the swept parameters, their count, the guide's step."""
-    return {"lab": ",".join(state.lab_params) or None, "lab_n": state.lab_n,
-            "guide": state.guide}
 
 
 # --------------------------------------------------------------------------- sweeps
@@ -53,22 +48,22 @@ def choices(shown: Shown) -> list[str]:
 def lab_ui(state: AppState, shown: Shown) -> None:
     """Choose, run, draw; in a presenter panel only the last sweep's chart."""
     options = choices(shown)
-    state.lab_params = [n for n in state.lab_params if n in options]
+    state.lab.params = [n for n in state.lab.params if n in options]
     if not shown.compact:
         left, mid, right = st.columns([3, 1.2, 1.6], vertical_alignment="bottom")
         left.multiselect("Parameters to sweep (one: a curve; two: a heatmap)", options,
-                         key=AppState.lab_params.key, max_selections=2,
+                         key=LabKeep.params.key, max_selections=2,
                          placeholder="Choose one or two parameters")
-        mid.number_input("Values each", *url.LAB_COUNTS, key=AppState.lab_n.key, step=1)
+        mid.number_input("Values each", *url.LAB_COUNTS, key=LabKeep.n.key, step=1)
         right.button("Tuning-order guide", key="guide_open", icon=":material/route:",
                      on_click=_set_guide, args=(state, 1), use_container_width=True,
                      help="XGBoost's classic tuning order, six sweeps on your data.")
-    names = list(state.lab_params)
+    names = list(state.lab.params)
     if not names:
         st.info("Choose one parameter (train and validation loss against its value) or two "
                 "(a heatmap of the validation loss), then **Run the sweep**.")
         return
-    grid = {n: sweep_values(BY_NAME[n], state.lab_n) for n in names}
+    grid = {n: sweep_values(BY_NAME[n], state.lab.n) for n in names}
     stopping = shown.config["early_stopping_rounds"] or None
     req = sweeps.request(shown, grid, shown.config["num_boost_round"], stopping)
     if not shown.compact:
@@ -109,11 +104,11 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
     else:
         fig = make_heatmap_figure(best, names[0], names[1], metric, tuple(current),
                                   shown.large)
-    show(fig, AppState.lab_chart.key, state, shown, on_select=lambda: _clicked(state, best))
+    show(fig, LabKeep.chart.key, state, shown, on_select=lambda: _clicked(state, best))
     if shown.compact:
         return
-    if state.lab_loaded and all(shown.config.get(n) == v for n, v in state.lab_loaded.items()):
-        what = ", ".join(f"{n} = {label(v)}" for n, v in state.lab_loaded.items())
+    if state.lab.loaded and all(shown.config.get(n) == v for n, v in state.lab.loaded.items()):
+        what = ", ".join(f"{n} = {label(v)}" for n, v in state.lab.loaded.items())
         st.success(f"Loaded {what}: the fit, the loss and every view now show this model "
                    "(the sidebar and the address bar have its parameters).",
                    icon=":material/check_circle:")
@@ -127,7 +122,7 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
 
 
 def _clicked(state: AppState, best) -> None:
-    point = clicked_id(state.lab_chart)
+    point = clicked_id(state.lab.chart)
     rows = best[best["point"] == point]
     if point is None or rows.empty:  # an event without a point: nothing to load
         return
@@ -140,21 +135,21 @@ def load(state: AppState, values: dict) -> None:
     then shows that model. Called from a widget's callback."""
     values = {n: BY_NAME[n].kind(v) for n, v in values.items()}
     for name, value in values.items():
-        state.set_param(name, value)
-    state.config = training.current_config(state)
-    state.lab_loaded = values
-    state.rerun_app = True  # the model trains in the app's run, not the view's fragment
+        state.inputs.set_param(name, value)
+    state.model.ask(training.current_config(state))
+    state.lab.loaded = values
+    state.stage.ask_full_run()  # the model trains in the app's run, not the view's fragment
 
 
 # --------------------------------------------------------------------------- the guide
 def _set_guide(state: AppState, step: int | None) -> None:
-    state.guide = step
+    state.lab.guide = step
 
 
 def guide_ui(state: AppState, shown: Shown) -> None:
     """The guide's step on screen: what it tunes and why, its sweep, the best values; the
     last step also the model found and how far each step moved the validation loss."""
-    i = min(state.guide, len(guide.STEPS)) - 1
+    i = min(state.lab.guide, len(guide.STEPS)) - 1
     step = guide.STEPS[i]
 
     def run(k: int, grid: dict, rounds: int, fixed: dict):

@@ -11,6 +11,7 @@ from .. import url
 from ..charts import show
 from ..state import AppState, Shown
 from ..training import train_other
+from .keep import ViewKeep
 
 SLUG = "learning-rates"
 TITLE = "Learning rates"
@@ -18,9 +19,9 @@ TITLE = "Learning rates"
 
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, r = shown.booster, shown.prep, shown.round
-    text = (state.etas if shown.compact else
+    text = (state.views.etas if shown.compact else
             st.text_input("Learning rates to compare (η, comma-separated, up to 6)",
-                          key=AppState.etas.key))
+                          key=ViewKeep.etas.key))
     etas = url.parse_etas(text)
     if not etas:
         st.warning("Give one or more learning rates between 0.01 and 1, e.g. 0.01, 0.1, 0.3.")

@@ -11,6 +11,7 @@ from viz.sketch import SketchData, counts_line, make_sketch_figure, sketch_data
 
 from ..charts import class_name, show
 from ..state import AppState, Shown
+from .keep import ViewKeep
 
 SLUG = "quantile-sketch"
 TITLE = "Quantile sketch"
@@ -40,13 +41,13 @@ def render(state: AppState, shown: Shown) -> None:
     booster, r = shown.booster, shown.round
     method = shown.config["tree_method"]
     names = booster.feature_names
-    f, klass = state.sketch_feature, 0
+    f, klass = state.views.sketch_feature, 0
     if f >= len(names):
-        f = state.sketch_feature = 0
+        f = state.views.sketch_feature = 0
     if not shown.compact:  # a presenter panel keeps the choices made outside it
         left, right = st.columns(2)
         f = left.selectbox("Feature", range(len(names)), format_func=lambda i: names[i],
-                           key=AppState.sketch_feature.key)
+                           key=ViewKeep.sketch_feature.key)
     if booster.num_groups > 1 and not shown.compact:
         klass = right.selectbox("Class (its hessian)", list(range(booster.num_groups)),
                                 key="sketch_klass",

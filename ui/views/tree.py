@@ -23,6 +23,7 @@ from viz.tree_layout import default_collapsed
 from ..charts import class_name, class_picker, clicked_id, show
 from ..state import AppState, Shown
 from ..training import missing_features
+from .keep import ViewKeep
 
 SLUG = "tree"
 TITLE = "Tree and splits"
@@ -43,10 +44,10 @@ def render(state: AppState, shown: Shown) -> None:
         return
     frame = booster.trace.trees()
     df = frame[frame.Round == r]
-    klass = class_picker(shown, AppState.klass.key, "Class (one tree per class per round)")
+    klass = class_picker(shown, ViewKeep.klass.key, "Class (one tree per class per round)")
     tree = df[df.Class == klass]
     sampling_caption(booster, r, klass)
-    node = state.node if state.node in set(tree.Node) else None
+    node = state.stage.node if state.stage.node in set(tree.Node) else None
     collapsed = _collapsed(state, shown, tree, klass)
     controls, collapse = st.columns([1, 2], vertical_alignment="bottom")
     follow = controls.number_input(
@@ -63,7 +64,7 @@ def render(state: AppState, shown: Shown) -> None:
     show(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
                           large=shown.large, path=path, collapsed=collapsed,
                           missing_features=missing_features(shown.config, prep.X_train)),
-         AppState.tree_chart.key, state, shown, exact=True,
+         ViewKeep.tree_chart.key, state, shown, exact=True,
          on_select=lambda: _node_clicked(state),
          config={"scrollZoom": True})
     n_leaves = int(tree.Leaf.sum())
@@ -134,10 +135,10 @@ def _collapsed(state: AppState, shown: Shown, tree: pd.DataFrame, klass: int) ->
     """The collapsed nodes of this tree; back to the default when the tree shown changes
     (another model, round or class)."""
     key = shown.tree_key(klass)
-    if state.collapsed_tree != key:
-        state.collapsed_tree = key
-        state.collapsed = _default(tree)
-    return state.collapsed
+    if state.views.collapsed_tree != key:
+        state.views.collapsed_tree = key
+        state.views.collapsed = _default(tree)
+    return state.views.collapsed
 
 
 def collapse_buttons(state: AppState, tree: pd.DataFrame, node: int | None,
@@ -158,13 +159,13 @@ def collapse_buttons(state: AppState, tree: pd.DataFrame, node: int | None,
 
 
 def _set_collapsed(state: AppState, collapsed: frozenset) -> None:
-    state.collapsed = frozenset(collapsed)
+    state.views.collapsed = frozenset(collapsed)
 
 
 def _node_clicked(state: AppState) -> None:
-    node = clicked_id(state.tree_chart)
+    node = clicked_id(state.views.tree_chart)
     if node is not None:  # an event without a node keeps the one selected
-        state.node = node
+        state.stage.select(node)
 
 
 def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
@@ -286,7 +287,7 @@ def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
         _baseline_note(booster)
         return None
     frame = booster.trace.trees()
-    klass = (state.klass or 0) if booster.num_groups > 1 else 0  # a class clicked off: 0
+    klass = (state.views.klass or 0) if booster.num_groups > 1 else 0  # a class clicked off: 0
     return frame[(frame.Round == r) & (frame.Class == klass)]
 
 
@@ -294,13 +295,13 @@ def tree_panel(state: AppState, shown: Shown) -> None:
     """The round's tree alone, at the panel's height; click a node."""
     booster = shown.booster
     if booster.num_groups > 1 and shown.round > 0:  # the class first: the tree follows it
-        st.segmented_control("Class", list(range(booster.num_groups)), key=AppState.klass.key,
+        st.segmented_control("Class", list(range(booster.num_groups)), key=ViewKeep.klass.key,
                              format_func=lambda k: class_name(shown, k),
                              label_visibility="collapsed")
     tree = _round_tree(state, shown)
     if tree is None:
         return
-    node = state.node if state.node in set(tree.Node) else None
+    node = state.stage.node if state.stage.node in set(tree.Node) else None
     title = f"Tree of round {shown.round} — click a node"
     budget = (shown.height or 10_000) - (50 if booster.num_groups > 1 else 0)
     missing = missing_features(shown.config, shown.prep.X_train)
@@ -308,7 +309,7 @@ def tree_panel(state: AppState, shown: Shown) -> None:
     fig = tree_figure_within(tree, budget, collapsed, gamma=float(booster.params["gamma"]),
                              selected=node, title=title, large=shown.large,
                              width=shown.width or WIDTH, missing_features=missing)
-    show(fig, AppState.tree_chart.key, state, replace(shown, height=None), exact=True,
+    show(fig, ViewKeep.tree_chart.key, state, replace(shown, height=None), exact=True,
          on_select=lambda: _node_clicked(state),
          config={"scrollZoom": True})
 
@@ -317,11 +318,11 @@ def _node_row(state: AppState, shown: Shown):
     tree = _round_tree(state, shown)
     if tree is None:
         return None, None
-    if state.node not in set(tree.Node):
+    if state.stage.node not in set(tree.Node):
         st.info("Click a node of the tree (or choose the Tree panel and click one) to see "
                 "its arithmetic.")
         return None, None
-    return tree, tree[tree.Node == state.node].iloc[0]
+    return tree, tree[tree.Node == state.stage.node].iloc[0]
 
 
 def node_panel(state: AppState, shown: Shown) -> None:
