@@ -92,3 +92,153 @@ def test_ui_has_no_import_circles():
 
     for module in graph:
         visit(module, [])
+
+
+# --------------------------------------------------------------------------- viz is pure
+# viz draws records (issue "One trace, one state"): it asks the model nothing. The engine is
+# asked through ``booster.trace`` in ui/, and the answer (a record) is handed to viz.
+ALLOWED_FROM_BOOST = {"boost.params", "boost.objectives", "boost.records", "boost.trace"}
+FACT_FUNCTIONS = {"boost.objectives": {"spec", "metric_name"}, "boost.params": set()}
+# What a viz module may take from ``from boost import ...``: the fact/record modules and
+# the record types the package exports.
+BOOST_EXPORTS = {"params", "objectives", "records", "trace", "RoundView"}
+
+
+def _engine_calls() -> set[str]:
+    """The public methods of Booster and of Trace (the questions): calling one is asking the
+    engine."""
+    import inspect
+
+    import boost
+    from boost.trace import Trace
+
+    return {name for cls in (boost.Booster, Trace)
+            for name, value in inspect.getmembers(cls, inspect.isfunction)
+            if not name.startswith("_")}
+
+
+def _module_of(node: ast.ImportFrom) -> str:
+    return node.module if node.level == 0 else ""
+
+
+def _allowed_boost_module(module: str) -> bool:
+    return module in ALLOWED_FROM_BOOST or module.startswith("boost.trace.")
+
+
+def _fact_violation(module: str, name: str) -> str | None:
+    """Whether ``name`` of fact module ``module`` is an engine computation (a function that
+    is not a fact), or, from boost.trace's modules, anything but a record type or a
+    constant."""
+    import dataclasses
+    import importlib
+    import inspect
+
+    mod = importlib.import_module(module)
+    value = getattr(mod, name, None)
+    if value is None:
+        return f"{module}.{name} does not exist"
+    if module.startswith("boost.trace"):
+        if dataclasses.is_dataclass(value) or name.isupper():
+            return None
+        return f"{module}.{name} is not a record type"
+    if module in FACT_FUNCTIONS and callable(value) and not inspect.isclass(value) \
+            and name not in FACT_FUNCTIONS[module]:
+        return f"{module}.{name} computes (only facts: {sorted(FACT_FUNCTIONS[module])})"
+    return None
+
+
+def viz_violations(source: str, engine_calls: set[str]) -> list[str]:
+    """What in one viz module's ``source`` reaches the engine: (a) an attribute named
+    ``engine``; (b) a call of a Booster or Trace method, by name; (c) an import from boost
+    outside the fact and record modules, or of a computation from them (a non-fact function
+    of boost.objectives or boost.params, anything but records from boost.trace)."""
+    out = []
+    modules = {}  # local name -> boost module it stands for
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] != "boost":
+                    continue
+                if alias.name == "boost" or not _allowed_boost_module(alias.name):
+                    out.append(f"line {node.lineno}: import {alias.name}")
+                elif alias.asname:
+                    modules[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            module = _module_of(node)
+            if module.split(".")[0] != "boost":
+                continue
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if module == "boost":
+                    if alias.name not in BOOST_EXPORTS:
+                        out.append(f"line {node.lineno}: from boost import {alias.name}")
+                    elif alias.name in {"params", "objectives", "records", "trace"}:
+                        modules[local] = f"boost.{alias.name}"
+                elif not _allowed_boost_module(module):
+                    out.append(f"line {node.lineno}: from {module} import {alias.name}")
+                else:
+                    bad = _fact_violation(module, alias.name)
+                    if bad:
+                        out.append(f"line {node.lineno}: from {module} import {alias.name}: "
+                                   f"{bad}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr == "engine":
+                out.append(f"line {node.lineno}: .engine")
+            elif isinstance(node.value, ast.Name) and node.value.id in modules:
+                bad = _fact_violation(modules[node.value.id], node.attr)
+                if bad:
+                    out.append(f"line {node.lineno}: {node.value.id}.{node.attr}: {bad}")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = (func.attr if isinstance(func, ast.Attribute)
+                    else func.id if isinstance(func, ast.Name) else None)
+            if name in engine_calls:
+                out.append(f"line {node.lineno}: calls {name}()")
+    return sorted(set(out), key=lambda v: int(v.split()[1].rstrip(":")))
+
+
+def test_viz_receives_records_only():
+    calls = _engine_calls()
+    found = {}
+    for path in sorted((ROOT / "viz").glob("*.py")):
+        bad = viz_violations(path.read_text(), calls)
+        if bad:
+            found[str(path.relative_to(ROOT))] = bad
+    assert not found, found
+
+
+def test_the_purity_checker_sees_engine_calls():
+    calls = _engine_calls()
+    assert {"predict", "staged_margins", "tree_outputs", "round_view", "cuts", "get_score",
+            "fit", "sketch", "function_space"} <= calls
+    assert "engine" not in calls and "objective" not in calls  # properties, not calls
+    sample = "\n".join([
+        "from boost import Booster, objectives",
+        "from boost.params import BY_NAME, parse_params",
+        "from boost.importance import get_score",
+        "from boost.trace.fit import Fit, predictions_at",
+        "import boost.objectives as o",
+        "t = objectives.spec('reg:squarederror').task",
+        "p = objectives.response('binary:logistic', m)",
+        "q = o.gradients",
+        "m = booster.engine.tree",
+        "v = booster.predict(X)",
+        "w = trace.sketch(0, 1)",
+    ])
+    assert viz_violations(sample, calls) == [
+        "line 1: from boost import Booster",
+        "line 2: from boost.params import parse_params: boost.params.parse_params computes "
+        "(only facts: [])",
+        "line 3: from boost.importance import get_score",
+        "line 4: from boost.trace.fit import predictions_at: boost.trace.fit.predictions_at "
+        "is not a record type",
+        "line 7: objectives.response: boost.objectives.response computes (only facts: "
+        "['metric_name', 'spec'])",
+        "line 8: o.gradients: boost.objectives.gradients computes (only facts: "
+        "['metric_name', 'spec'])",
+        "line 9: .engine",
+        "line 10: calls predict()",
+        "line 11: calls sketch()",
+    ]

@@ -13,6 +13,7 @@ import streamlit as st
 import boost
 from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
+from viz.theme import sample_rows
 
 from . import downloads, url, verify
 from .charts import export_button, show
@@ -294,9 +295,10 @@ def fit_chart(state: AppState, shown: Shown) -> None:
         st.info("The fit compares predictions with the target; the sample was opened without "
                 "one. Choose its target column and open the model again.")
         return
-    show(make_fit_figure(shown.booster, prep.X_train.to_numpy(dtype=float), prep.y_train,
-                         shown.round, class_names=prep.class_names, large=shown.large),
-         "fit", state, shown)
+    X = prep.X_train.to_numpy(dtype=float)
+    fit = shown.booster.trace.fit(X, prep.y_train, shown.round, sample_rows(len(X)))
+    show(make_fit_figure(fit, class_names=prep.class_names, large=shown.large), "fit", state,
+         shown)
 
 
 def loss_chart(state: AppState, shown: Shown) -> None:

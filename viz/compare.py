@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from boost import Booster, objectives
+from boost import objectives
+from boost.trace.fit import Curve, Predictions
 
-from .fit import CURVE_POINTS, predictions_at
 from .theme import PALETTE, layout, round_marker, sample_rows, scatter_type
 from .tree_diff import KINDS, Mark
 
@@ -99,66 +99,62 @@ def make_leaves_figure(summaries: dict[str, pd.DataFrame], colors: dict[str, str
         shapes=[marker, {**marker, "xref": "x2"}], annotations=heads))
 
 
-def _rounds(booster: Booster, round_idx: int) -> int:
-    return min(round_idx, booster.num_boosted_rounds())
-
-
-def make_fit_overlay_figure(boosters: dict[str, Booster], colors: dict[str, str],
+def make_fit_overlay_figure(curves: dict[str, Curve], colors: dict[str, str],
                             X: np.ndarray, y: np.ndarray, round_idx: int, feature: str,
                             large: bool = False) -> go.Figure:
     """One-feature data: each model's prediction after ``round_idx`` rounds (or its last)
-    as a line over the data."""
+    as a line over the data (``booster.trace.curve``)."""
     x = np.asarray(X, dtype=float)[:, 0]
     rows = sample_rows(len(x))
-    lo, hi = np.nanmin(x), np.nanmax(x)
-    pad = (hi - lo) * 0.02 or 1.0
-    grid = np.linspace(lo - pad, hi + pad, CURVE_POINTS)[:, None]
     traces = [scatter_type(len(rows))(
         x=x[rows], y=np.asarray(y)[rows], mode="markers", name="data",
         marker={"color": "#8C8C8C", "size": 7, "opacity": 0.5}, hoverinfo="skip")]
-    what = "P(y = 1)" if objectives.spec(next(iter(boosters.values())).objective).task \
+    what = "P(y = 1)" if objectives.spec(next(iter(curves.values())).objective).task \
         == "binary" else "prediction"
-    for name, booster in boosters.items():
-        r = _rounds(booster, round_idx)
+    for name, c in curves.items():
         traces.append(go.Scatter(
-            x=grid[:, 0], y=predictions_at(booster, grid, r), mode="lines", name=name,
+            x=c.x, y=c.prediction, mode="lines", name=name,
             line={"color": colors[name], "width": 3, "shape": "hv"},
             hovertemplate=f"{feature}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>{name}, round "
-                          f"{r}</extra>"))
+                          f"{c.round_idx}</extra>"))
     return go.Figure(data=traces, layout=layout(
         f"Each model's fit after round {round_idx}", large, height=400, xtitle=feature,
         ytitle=what if what != "prediction" else "y", legend=_legend_below(),
         margin={"b": 90}))
 
 
-def make_prediction_overlay_figure(boosters: dict[str, Booster], colors: dict[str, str],
-                                   X: np.ndarray, y: np.ndarray, round_idx: int,
+def overlay_rows(n: int) -> np.ndarray:
+    """The rows (of ``n``) a predicted-against-actual overlay draws: OVERLAY_ROWS at most,
+    the same for every model, in order."""
+    return np.sort(np.random.default_rng(0).choice(n, min(n, OVERLAY_ROWS), replace=False))
+
+
+def make_prediction_overlay_figure(predictions: dict[str, Predictions], colors: dict[str, str],
+                                   y: np.ndarray, round_idx: int,
                                    large: bool = False) -> go.Figure:
-    """More than one feature: on the rows given (the validation set), regression's predicted
+    """More than one feature: on the rows given (``overlay_rows`` of the validation set:
+    their labels ``y``, each model's ``booster.trace.predictions``), regression's predicted
     against actual, one colour per model; classification's probability of the true class,
     one box per model."""
-    X = np.asarray(X, dtype=float)
     y = np.asarray(y)
-    rows = np.sort(np.random.default_rng(0).choice(len(y), min(len(y), OVERLAY_ROWS),
-                                                   replace=False))
-    task = objectives.spec(next(iter(boosters.values())).objective).task
+    n = len(y)
+    task = objectives.spec(next(iter(predictions.values())).objective).task
     traces = []
-    for name, booster in boosters.items():
-        r = _rounds(booster, round_idx)
-        pred = predictions_at(booster, X[rows], r)
+    for name, p in predictions.items():
+        pred = p.prediction
         if task == "regression":
-            traces.append(scatter_type(len(rows) * len(boosters))(
-                x=y[rows], y=pred, mode="markers", name=name,
+            traces.append(scatter_type(n * len(predictions))(
+                x=y, y=pred, mode="markers", name=name,
                 marker={"color": colors[name], "size": 6, "opacity": 0.6},
                 hovertemplate=f"actual %{{x:.4g}}<br>predicted %{{y:.4g}}<extra>{name}"
                               "</extra>"))
             continue
         proba = pred if pred.ndim == 2 else np.c_[1 - pred, pred]
-        true_p = proba[np.arange(len(rows)), y[rows].astype(int)]
+        true_p = proba[np.arange(n), y.astype(int)]
         traces.append(go.Box(y=true_p, name=name, marker={"color": colors[name], "size": 4},
                              line={"color": colors[name]}, boxpoints="outliers"))
     if task == "regression":
-        lo, hi = float(np.min(y[rows])), float(np.max(y[rows]))
+        lo, hi = float(np.min(y)), float(np.max(y))
         traces.append(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
                                  line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
         return go.Figure(data=traces, layout=layout(

@@ -1,82 +1,67 @@
 """The fit at round r next to round r-1: a curve (1 feature), a surface (2 features), or
-predicted against actual (more features)."""
+predicted against actual (more features), drawn from the model's ``Fit`` record
+(``booster.trace.fit``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from boost import Booster, objectives
+from boost import objectives
+from boost.trace.fit import Fit
 
-from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
+from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type
 
-GRID = 80
-CURVE_POINTS = 400
 # The legend under the plot: in a half-width column a legend on top runs into the title.
 BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
          "x": 0}
 
 
-def predictions_at(booster: Booster, X: np.ndarray, round_idx: int) -> np.ndarray:
-    """Predictions (probabilities for classification) of the first ``round_idx`` rounds."""
-    if round_idx == 0:
-        margin = np.tile(booster.base_margin, (len(X), 1)).astype(np.float32)
-    else:
-        margin = booster.predict(X, output_margin=True, iteration_range=(0, round_idx))
-        margin = margin.reshape(len(X), -1)
-    return booster.engine.objectives.response(booster.objective, margin)
+def _task(fit) -> str:
+    return objectives.spec(fit.objective).task
 
 
-def _task(booster: Booster) -> str:
-    return objectives.spec(booster.objective).task
-
-
-def make_fit_figure(booster: Booster, X: np.ndarray, y: np.ndarray, round_idx: int,
-                    class_names: list[str] | None = None, large: bool = False) -> go.Figure:
-    """The model after ``round_idx`` rounds against the data (and after ``round_idx - 1``)."""
-    X = np.asarray(X, dtype=float)
-    names = booster.feature_names
-    if X.shape[1] == 1 and _task(booster) != "multiclass":
-        return _fit_1d(booster, X, y, round_idx, names[0], large)
-    if X.shape[1] == 2:
-        return _fit_2d(booster, X, y, round_idx, names, class_names, large)
-    return _fit_many(booster, X, y, round_idx, class_names, large)
+def make_fit_figure(fit: Fit, class_names: list[str] | None = None,
+                    large: bool = False) -> go.Figure:
+    """The model after ``fit.round_idx`` rounds against the data (and after the round
+    before)."""
+    if fit.kind == "curve":
+        return _fit_1d(fit, large)
+    if fit.kind == "surface":
+        return _fit_2d(fit, class_names, large)
+    return _fit_many(fit, class_names, large)
 
 
 def _label(class_names, c) -> str:
     return class_names[c] if class_names else str(c)
 
 
-def _fit_1d(booster, X, y, r, name, large):
-    rows = sample_rows(len(X))
-    x = X[rows, 0]
+def _fit_1d(fit: Fit, large: bool) -> go.Figure:
+    r, name, grid = fit.round_idx, fit.feature_names[0], fit.grid[0]
+    x = fit.x[:, 0]
     present = ~np.isnan(x)
-    lo, hi = np.nanmin(X[:, 0]), np.nanmax(X[:, 0])
-    pad = (hi - lo) * 0.02 or 1.0
-    grid = np.linspace(lo - pad, hi + pad, CURVE_POINTS)[:, None]
-    classify = _task(booster) == "binary"
+    classify = _task(fit) == "binary"
     what = "P(y = 1)" if classify else "prediction"
-    traces = [scatter_type(len(rows))(
-        x=x[present], y=y[rows][present], mode="markers", name="data",
+    traces = [scatter_type(len(fit.rows))(
+        x=x[present], y=fit.y[present], mode="markers", name="data",
         marker={"color": PALETTE[0], "size": 8, "opacity": 0.65},
         hovertemplate=f"{name}=%{{x}}<br>y=%{{y}}<extra>data</extra>")]
     if r > 0:
         traces.append(go.Scatter(
-            x=grid[:, 0], y=predictions_at(booster, grid, r - 1), mode="lines",
+            x=grid, y=fit.before, mode="lines",
             name=f"after round {r - 1}",
             line={"color": PREVIOUS, "width": 2, "dash": "dash", "shape": "hv"},
             hovertemplate=f"{name}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>round {r - 1}</extra>"))
     traces.append(go.Scatter(
-        x=grid[:, 0], y=predictions_at(booster, grid, r), mode="lines", name=f"after round {r}",
+        x=grid, y=fit.now, mode="lines", name=f"after round {r}",
         line={"color": CURRENT, "width": 3, "shape": "hv"},
         hovertemplate=f"{name}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>round {r}</extra>"))
     extra = {}
     if r > 0:
         # The round's own tree: its leaf values eta*w as a step function of x (log-odds on a
         # second axis for classification).
-        step = booster.tree_output(grid, r)
         traces.append(go.Scatter(
-            x=grid[:, 0], y=step, mode="lines", name=f"tree {r} alone (η·w)",
+            x=grid, y=fit.step, mode="lines", name=f"tree {r} alone (η·w)",
             line={"color": PALETTE[2], "width": 2, "shape": "hv"}, fill="tozeroy",
             fillcolor="rgba(0,158,115,0.12)", yaxis="y2" if classify else "y",
             hovertemplate=f"{name}=%{{x:.4g}}<br>η·w=%{{y:.4g}}<extra>tree {r}</extra>"))
@@ -88,43 +73,38 @@ def _fit_1d(booster, X, y, r, name, large):
         title, large, xtitle=name, ytitle="y / P(y = 1)" if classify else "y", **extra))
 
 
-def _fit_2d(booster, X, y, r, names, class_names, large):
-    rows = sample_rows(len(X))
-    lo = np.nanmin(X, axis=0)
-    hi = np.nanmax(X, axis=0)
-    pad = (hi - lo) * 0.05
-    gx = np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID)
-    gy = np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID)
-    mesh = np.array(np.meshgrid(gx, gy)).reshape(2, -1).T
-    pred = predictions_at(booster, mesh, r)
+def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
+    r, names, (gx, gy), pred = fit.round_idx, fit.feature_names, fit.grid, fit.now
+    X, y = fit.x, fit.y
+    shape = (len(gy), len(gx))
     hover = f"{names[0]}=%{{x:.3g}}<br>{names[1]}=%{{y:.3g}}"
     traces = []
-    if _task(booster) == "multiclass":
+    if _task(fit) == "multiclass":
         k = pred.shape[1]
         scale = [[i / max(1, k - 1), PALETTE[i % len(PALETTE)]] for i in range(k)]
-        traces.append(go.Heatmap(x=gx, y=gy, z=pred.argmax(axis=1).reshape(GRID, GRID),
+        traces.append(go.Heatmap(x=gx, y=gy, z=pred.argmax(axis=1).reshape(shape),
                                  colorscale=scale, opacity=0.35, showscale=False, zmin=0,
                                  zmax=k - 1, hovertemplate=hover + "<br>predicted class "
                                  "%{z}<extra></extra>"))
         for c in range(k):
-            sel = rows[y[rows] == c]
+            sel = y == c
             traces.append(go.Scatter(x=X[sel, 0], y=X[sel, 1], mode="markers",
                                      name=_label(class_names, c),
                                      marker={"color": PALETTE[c % len(PALETTE)], "size": 8,
                                              "line": {"width": 1, "color": "white"}}))
         title = f"Predicted class after round {r}"
     else:
-        classify = _task(booster) == "binary"
+        classify = _task(fit) == "binary"
         traces.append(go.Heatmap(
-            x=gx, y=gy, z=pred.reshape(GRID, GRID), colorscale=DIVERGING, opacity=0.75,
-            zmin=0 if classify else float(np.nanmin(y)),
-            zmax=1 if classify else float(np.nanmax(y)),
+            x=gx, y=gy, z=pred.reshape(shape), colorscale=DIVERGING, opacity=0.75,
+            zmin=0 if classify else fit.y_range[0],
+            zmax=1 if classify else fit.y_range[1],
             colorbar={"title": {"text": "P(y=1)" if classify else "prediction",
                                 "side": "right"}},
             hovertemplate=hover + "<br>prediction=%{z:.3g}<extra></extra>"))
         if classify:
             for c in (0, 1):
-                sel = rows[y[rows] == c]
+                sel = y == c
                 traces.append(go.Scatter(
                     x=X[sel, 0], y=X[sel, 1], mode="markers",
                     name=f"y = {_label(class_names, c)}",
@@ -133,15 +113,13 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
                             "line": {"width": 1, "color": "white"}}))
         else:
             traces.append(go.Scatter(
-                x=X[rows, 0], y=X[rows, 1], mode="markers", name="data",
-                marker={"color": y[rows], "colorscale": DIVERGING, "size": 8,
+                x=X[:, 0], y=X[:, 1], mode="markers", name="data",
+                marker={"color": y, "colorscale": DIVERGING, "size": 8,
                         "line": {"width": 1, "color": "#333"}, "showscale": False}))
         title = f"Prediction surface after round {r}"
-    if r > 0 and booster.num_groups == 1:
+    if fit.leaves is not None:
         # The round's tree partitions the plane into rectangles, one per leaf.
-        mesh = np.ascontiguousarray(mesh, dtype=np.float32)
-        leaves = booster.engine.tree.leaf_of_rows(booster.forest, mesh, booster.tree_index(r))
-        z = leaves.reshape(GRID, GRID).astype(float)
+        z = fit.leaves.reshape(shape).astype(float)
         traces.append(go.Contour(
             x=gx, y=gy, z=z, contours={"coloring": "none", "start": z.min() + 0.5,
                                        "end": z.max(), "size": 1.0},
@@ -153,19 +131,18 @@ def _fit_2d(booster, X, y, r, names, class_names, large):
         legend=BELOW, margin={"b": 100}))
 
 
-def _fit_many(booster, X, y, r, class_names, large):
-    rows = sample_rows(len(X))
-    now = predictions_at(booster, X[rows], r)
+def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:
+    r, y, now, n = fit.round_idx, fit.y, fit.now, len(fit.rows)
     traces = []
-    if _task(booster) == "regression":
-        drawn = [y[rows], now]
+    if _task(fit) == "regression":
+        drawn = [y, now]
         if r > 0:
-            drawn.append(predictions_at(booster, X[rows], r - 1))
-            traces.append(scatter_type(len(rows))(
-                x=y[rows], y=drawn[-1], mode="markers", name=f"after round {r - 1}",
+            drawn.append(fit.before)
+            traces.append(scatter_type(n)(
+                x=y, y=drawn[-1], mode="markers", name=f"after round {r - 1}",
                 marker={"color": PREVIOUS, "size": 6, "opacity": 0.4}))
-        traces.append(scatter_type(len(rows))(
-            x=y[rows], y=now, mode="markers", name=f"after round {r}",
+        traces.append(scatter_type(n)(
+            x=y, y=now, mode="markers", name=f"after round {r}",
             marker={"color": CURRENT, "size": 7, "opacity": 0.75},
             hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra></extra>"))
         # the diagonal across what is drawn: a row left out of the sample does not widen it
@@ -177,9 +154,9 @@ def _fit_many(booster, X, y, r, class_names, large):
             f"Predicted against actual after round {r}", large, xtitle="actual",
             ytitle="predicted", legend=BELOW, margin={"b": 100}))
     proba = now if now.ndim == 2 else np.c_[1 - now, now]
-    true_p = proba[np.arange(len(rows)), y[rows].astype(int)]
+    true_p = proba[np.arange(n), y.astype(int)]
     for c in range(proba.shape[1]):
-        sel = y[rows] == c
+        sel = y == c
         color = PALETTE[c % len(PALETTE)]
         traces.append(go.Box(y=true_p[sel], name=_label(class_names, c), boxpoints="all",
                              jitter=0.4, pointpos=0, marker={"color": color, "size": 5},

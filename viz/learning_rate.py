@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from boost import Booster
+from boost.trace.fit import Curve
 
-from .fit import predictions_at
 from .theme import PALETTE, layout, round_marker
 
 
@@ -56,18 +55,16 @@ def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: i
                                          "y": 1.0, "yanchor": "top"}))
 
 
-def make_learning_rate_fit_figure(boosters: dict[float, Booster], X: np.ndarray,
+def make_learning_rate_fit_figure(curves: dict[float, Curve], X: np.ndarray,
                                   y: np.ndarray, round_idx: int, feature: str,
                                   large: bool = False) -> go.Figure:
-    """1-D data: each eta's prediction curve after ``round_idx`` rounds over the data."""
+    """1-D data: each eta's prediction curve after ``round_idx`` rounds over the data
+    (``booster.trace.curve(X, round_idx, pad=False)``)."""
     x = np.asarray(X, dtype=float)[:, 0]
-    lo, hi = np.nanmin(x), np.nanmax(x)
-    grid = np.linspace(lo, hi, 400)[:, None]
     traces = [go.Scatter(x=x, y=y, mode="markers", name="data",
                          marker={"color": "#777", "size": 7, "opacity": 0.5})]
-    for i, (eta, booster) in enumerate(sorted(boosters.items())):
-        r = min(round_idx, booster.num_boosted_rounds())
-        traces.append(go.Scatter(x=grid[:, 0], y=predictions_at(booster, grid, r),
+    for i, (eta, c) in enumerate(sorted(curves.items())):
+        traces.append(go.Scatter(x=c.x, y=c.prediction,
                                  mode="lines", name=f"η = {eta:g}",
                                  line={"color": PALETTE[i % len(PALETTE)], "width": 3,
                                        "shape": "hv"}))

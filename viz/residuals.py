@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from boost import Booster, RoundView, objectives
+from boost import RoundView, objectives
+from boost.trace.figures import Waterfall
 
 from .theme import CURRENT, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
 
@@ -58,27 +59,21 @@ def make_residual_figure(before: RoundView, after: RoundView, objective: str,
         margin={"b": 110}))
 
 
-def make_waterfall_figure(booster: Booster, x_row: np.ndarray, round_idx: int,
-                          class_idx: int = 0, label: str = "row",
+def make_waterfall_figure(w: Waterfall, label: str = "row",
                           large: bool = False) -> go.Figure:
-    """One row's margin from base_score through every tree's contribution (rounds 1..r);
-    for classification the final log-odds is also given as a probability."""
-    contrib = booster.tree_outputs(np.asarray(x_row, dtype=float).reshape(1, -1), round_idx)[0]
-    groups = booster.num_groups
-    contrib = contrib[class_idx::groups]
-    base = float(booster.base_margin[class_idx])
-    total = base + float(np.sum(contrib.astype(np.float64)))
+    """One row's margin from base_score through every tree's contribution (rounds 1..r),
+    from its ``Waterfall`` record (``booster.trace.waterfall``); for classification the
+    final log-odds is also given as a probability."""
+    contrib, base, total, round_idx = w.contrib, w.base, w.margin, w.round_idx
     names = ["base_score"] + [f"tree {k}" for k in range(1, len(contrib) + 1)] + ["margin"]
     values = [base] + contrib.astype(float).tolist() + [total]
     measure = ["absolute"] + ["relative"] * len(contrib) + ["total"]
     title = f"{label.capitalize()}: base_score + each tree, rounds 1–{round_idx}"
-    o = objectives.spec(booster.objective)
+    o = objectives.spec(w.objective)
     if o.task == "binary":
-        margin = np.array([[total]], np.float32)
-        p = float(booster.engine.objectives.response(booster.objective, margin)[0])
-        title += f"<br><sup>margin {total:.4g} → P(y = 1) = {p:.4g}</sup>"
+        title += f"<br><sup>margin {total:.4g} → P(y = 1) = {w.probability:.4g}</sup>"
     elif o.task == "multiclass":
-        title += f"<br><sup>class {class_idx} log-odds {total:.4g}</sup>"
+        title += f"<br><sup>class {w.class_idx} log-odds {total:.4g}</sup>"
     elif o.link == "exp":
         title += f"<br><sup>log-mean {total:.4g} → mean = e^m = {np.exp(total):.4g}</sup>"
     fig = go.Figure(data=[go.Waterfall(

@@ -8,8 +8,9 @@ keeps XGBoost's API shape (``round_view``, ``split_candidates``, ...) by asking 
 
 Modules: ``rows`` (margins, gradients, leaves, rows and features used, bins and cuts),
 ``nodes`` (``node_detail``: numbers, rows, candidate summary, gain curves, bin ranges),
-``candidates`` (the numba enumeration of a node's candidate splits), ``figures`` (records
-the figures draw), ``cache`` (the byte-bounded cache).
+``candidates`` (the numba enumeration of a node's candidate splits), ``figures`` (the
+questions whose records figures draw, built in ``fit``, ``function_space``, ``margins``,
+``sketch``), ``cache`` (the byte-bounded cache).
 """
 
 from __future__ import annotations

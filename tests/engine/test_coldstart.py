@@ -118,3 +118,19 @@ def test_workers_run_every_part_once():
     steps = []
     assert WARMUP._compile_in_workers(2, steps.append, set()) == len(WARMUP.PARTS)
     assert steps == []  # a warm cache: nothing compiled
+
+
+def test_the_twins_model_answers_its_screens_with_its_own_package():
+    # booster.trace is the model's package's (boost/trace/ imports relatively): the twin's
+    # model asks the twin's objectives and trees, bit for bit the compiled engine's answer.
+    X, y = _data("reg:squarederror")
+    X = X[:, :1]
+    plain = python_engine().train({"max_depth": 3}, X, y, 3)
+    compiled = boost.train({"max_depth": 3}, X, y, 3)
+    assert type(plain.trace).__module__ == "boost_python.trace"
+    assert type(plain.trace.fit(X, y, 2, np.arange(len(y)))).__module__ == "boost_python.trace.fit"
+    a = plain.trace.fit(X, y, 2, np.arange(len(y)))
+    b = compiled.trace.fit(X, y, 2, np.arange(len(y)))
+    for field in ("now", "before", "step"):
+        assert np.array_equal(_bits(getattr(a, field)), _bits(getattr(b, field))), field
+    np.testing.assert_array_equal(a.grid[0], b.grid[0])

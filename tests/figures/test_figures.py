@@ -5,9 +5,14 @@ import pytest
 from datasets import make_data
 
 import boost
-from viz.fit import make_fit_figure, predictions_at
+from viz.fit import make_fit_figure
 from viz.loss import make_loss_figure
 from viz.theme import MAX_POINTS, sample_rows
+
+
+def _fit_figure(bst, X, y, r, **kwargs):
+    """The fit figure as the app draws it: the model's Fit record of the sampled rows."""
+    return make_fit_figure(bst.trace.fit(X, y, r, sample_rows(len(X))), **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +24,7 @@ def four():
 
 def test_one_feature_fit_shows_data_previous_and_current(four):
     X, y, bst = four
-    fig = make_fit_figure(bst, X, y, 1)
+    fig = _fit_figure(bst, X, y, 1)
     names = [t.name for t in fig.data]
     assert names == ["data", "after round 0", "after round 1", "tree 1 alone (η·w)"]
     np.testing.assert_array_equal(fig.data[0].y, y)
@@ -40,7 +45,7 @@ def test_predicted_against_actual_draws_a_sample_and_its_diagonal():
     X, y = make_data(seed=2, n=3000, n_features=4, constant_column=False)
     y[np.argmax(y)] = 1000.0
     bst = boost.train({"max_depth": 2}, X, y, 3)
-    fig = make_fit_figure(bst, X, y, 2)
+    fig = _fit_figure(bst, X, y, 2)
     previous, now, diagonal = fig.data
     assert len(now.x) == len(previous.x) == MAX_POINTS
     rows = sample_rows(len(X))
@@ -55,7 +60,7 @@ def test_predicted_against_actual_draws_a_sample_and_its_diagonal():
 
 def test_baseline_has_no_previous_curve(four):
     X, y, bst = four
-    fig = make_fit_figure(bst, X, y, 0)
+    fig = _fit_figure(bst, X, y, 0)
     assert [t.name for t in fig.data] == ["data", "after round 0"]
     assert "baseline" in fig.layout.title.text
 
@@ -64,7 +69,7 @@ def test_two_feature_classification_surface():
     X, y = make_data(seed=1, n=200, n_features=2, objective="binary:logistic",
                      constant_column=False)
     bst = boost.train({"objective": "binary:logistic", "max_depth": 3}, X, y, 5)
-    fig = make_fit_figure(bst, X, y, 5, class_names=["no", "yes"])
+    fig = _fit_figure(bst, X, y, 5, class_names=["no", "yes"])
     heat = fig.data[0]
     assert heat.type == "heatmap" and heat.zmin == 0 and heat.zmax == 1
     grid = np.array(np.meshgrid(heat.x, heat.y)).reshape(2, -1).T
@@ -77,7 +82,7 @@ def test_two_feature_classification_surface():
 def test_many_features_regression_is_predicted_against_actual():
     X, y = make_data(seed=2, n=150)
     bst = boost.train({"max_depth": 3}, X, y, 4)
-    fig = make_fit_figure(bst, X, y, 4)
+    fig = _fit_figure(bst, X, y, 4)
     current = next(t for t in fig.data if t.name == "after round 4")
     np.testing.assert_allclose(current.y, bst.predict(X), rtol=1e-6)
     np.testing.assert_array_equal(current.x, y)
@@ -87,9 +92,9 @@ def test_many_features_regression_is_predicted_against_actual():
 def test_multiclass_true_class_probability():
     X, y = make_data(seed=3, n=150, objective="multi:softprob")
     bst = boost.train({"objective": "multi:softprob", "num_class": 3, "max_depth": 2}, X, y, 3)
-    fig = make_fit_figure(bst, X, y, 3, class_names=["a", "b", "c"])
+    fig = _fit_figure(bst, X, y, 3, class_names=["a", "b", "c"])
     assert [t.name for t in fig.data] == ["a", "b", "c"]
-    proba = predictions_at(bst, X, 3)
+    proba = bst.trace.predictions(X, 3).prediction
     expected = proba[y == 0, 0]
     np.testing.assert_allclose(np.sort(fig.data[0].y), np.sort(expected), rtol=1e-6)
 

@@ -9,6 +9,7 @@ import xgboost as xgb
 from oracle import xgb_margin, xgb_train
 
 import boost
+from boost.trace.margins import TAILS
 from ui import url
 from viz import generalisation as gen
 
@@ -72,16 +73,16 @@ def test_summary_and_histograms_match_xgboost(task):
     model, result = xgb_train(params, Xt, yt, ROUNDS, evals=[(Xt, yt, "train"), (Xv, yv,
                                                                                   "valid")])
     sets = {"train": (Xt, yt), "valid": (Xv, yv)}
-    summary = gen.summarise(bst, sets)
+    summary = bst.trace.margin_summary(sets)
     edges = gen.common_edges([summary])
-    hist = gen.histograms(bst, sets, edges)
+    hist = bst.trace.margin_histograms(sets, edges).percent
     assert summary.rounds == ROUNDS and summary.task == task
     for r in range(1, ROUNDS + 1):
         for name, (X, y) in sets.items():
             margin = model.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True,
                                    iteration_range=(0, r))
             s = _xgb_scores(task, margin, y)
-            lo, hi = np.quantile(s, gen.TAILS)
+            lo, hi = np.quantile(s, TAILS)
             assert summary.low[name][r] == lo and summary.high[name][r] == hi
             typical = np.median(np.abs(s)) if task == "regression" else np.mean(s < 0)
             assert summary.typical[name][r] == typical
@@ -121,8 +122,10 @@ def test_staged_margins_are_predicts_bit_for_bit():
 def test_edges_cover_every_round_and_put_zero_on_an_edge():
     Xt, yt, Xv, yv = _data("binary")
     sets = {"train": (Xt, yt), "valid": (Xv, yv)}
-    fast = gen.summarise(boost.train({**PARAMS["binary"], "eta": 1.0}, Xt, yt, ROUNDS), sets)
-    slow = gen.summarise(boost.train({**PARAMS["binary"], "eta": 0.05}, Xt, yt, ROUNDS), sets)
+    fast = boost.train({**PARAMS["binary"], "eta": 1.0}, Xt, yt, ROUNDS).trace.margin_summary(
+        sets)
+    slow = boost.train({**PARAMS["binary"], "eta": 0.05}, Xt, yt, ROUNDS).trace.margin_summary(
+        sets)
     edges = gen.common_edges([fast, slow], bins=40)
     assert edges[0] <= min(fast.low["train"].min(), slow.low["valid"].min())
     assert edges[-1] >= max(fast.high["train"].max(), slow.high["valid"].max())

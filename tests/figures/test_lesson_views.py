@@ -8,9 +8,9 @@ from datasets import make_data
 from oracle import xgb_cuts, xgb_train
 
 import boost
-from viz.function_space import function_space, function_space_table, make_function_space_figure
+from viz.function_space import function_space_table, make_function_space_figure
 from viz.pruning import gamma_summary, read_gamma
-from viz.sketch import make_sketch_figure, sketch_data
+from viz.sketch import make_sketch_figure
 
 THREE_X = np.array([[1.0, 5.0], [2.0, 3.0], [3.0, 4.0]])
 THREE_Y = np.array([3.0, -1.0, 2.0])
@@ -37,7 +37,7 @@ def test_function_space_arrows_are_xgboost_margins(r):
     bst = boost.train(PARAMS, THREE_X, THREE_Y, ROUNDS)
     ref, _ = xgb_train(PARAMS, THREE_X, THREE_Y, ROUNDS)
     rows = [0, 2]
-    fs = function_space(bst, THREE_X[rows], THREE_Y[rows], None, (0, 2), r)
+    fs = bst.trace.function_space(THREE_X[rows], THREE_Y[rows], None, (0, 2), r)
     for i in range(r + 1):  # the path: F after every round, bit for bit
         np.testing.assert_array_equal(fs.path[i], _oracle_margins(ref, THREE_X[rows], i))
     here = _oracle_margins(ref, THREE_X[rows], r)
@@ -70,7 +70,7 @@ def test_function_space_newton_step_is_minus_g_over_h_for_logistic():
     ref, _ = xgb_train(params, THREE_X, y, 3)
     rows = [0, 1]
     r = 2
-    fs = function_space(bst, THREE_X[rows], y[rows], None, (0, 1), r)
+    fs = bst.trace.function_space(THREE_X[rows], y[rows], None, (0, 1), r)
     m = _oracle_margins(ref, THREE_X[rows], r)
     np.testing.assert_array_equal(fs.current, m)
     p = 1.0 / (1.0 + np.exp(-m.astype(float)))  # by hand, in float64
@@ -149,7 +149,7 @@ def test_sketch_cuts_are_xgboost_cuts(method):
                        "max_depth": 2}, X, y, 3)
     indptr, values = xgb_cuts(np.asarray(X, dtype=np.float32), max_bin=16)
     for f in range(2):
-        d = sketch_data(bst, f, 2, X=X)  # hist keeps bin codes: the values come from X
+        d = bst.trace.sketch(f, 2, X=X)  # hist keeps bin codes: the values come from X
         np.testing.assert_array_equal(d.values, np.asarray(X[:, f], dtype=np.float32))
         np.testing.assert_array_equal(d.cuts, values[indptr[f] + 1:indptr[f + 1] - 1])
         assert len(d.cuts) == 15 and d.max_bin == 16
@@ -168,7 +168,7 @@ def test_exact_thresholds_are_the_root_candidates():
     bst = boost.train({"tree_method": "exact", "max_depth": 2}, X, y, 1)
     cand = bst.split_candidates(1, 0)
     for f in range(2):
-        d = sketch_data(bst, f, 0)
+        d = bst.trace.sketch(f, 0)
         mine = cand[cand.Feature == f"f{f}"].Threshold.to_numpy(dtype=np.float32)
         np.testing.assert_array_equal(np.sort(mine), d.thresholds)
         assert len(d.thresholds) == len(np.unique(X[:, f])) - 1
@@ -179,7 +179,7 @@ def test_approx_sketch_uses_the_next_trees_cuts_and_hessians():
                      constant_column=False)
     bst = boost.train({"tree_method": "approx", "max_bin": 8, "objective": "binary:logistic",
                        "max_depth": 2}, X, y, 3)
-    d = sketch_data(bst, 0, 1)
+    d = bst.trace.sketch(0, 1)
     assert d.tree == 2
     np.testing.assert_array_equal(d.cuts, bst.cuts(2)["f0"][:-1])
     p = bst.predict(X, iteration_range=(0, 1)).astype(float)
@@ -232,11 +232,11 @@ def _font_sizes(fig) -> list[float]:
 
 def test_lesson_figures_use_projector_type_when_large():
     bst = boost.train({**PARAMS, "objective": "binary:logistic"}, THREE_X, [1.0, 0.0, 1.0], 3)
-    fs = function_space(bst, THREE_X[:2], [1.0, 0.0], None, (0, 1), 1)
+    fs = bst.trace.function_space(THREE_X[:2], [1.0, 0.0], None, (0, 1), 1)
     X, y = make_data(seed=6, n=200, n_features=2, objective="binary:logistic",
                      constant_column=False)
-    d = sketch_data(boost.train({"max_bin": 16, "objective": "binary:logistic"}, X, y, 2), 0, 1,
-                    X=X)
+    d = boost.train({"max_bin": 16, "objective": "binary:logistic"}, X, y, 2).trace.sketch(
+        0, 1, X=X)
     figures = [make_function_space_figure(fs, NAMES, large=True),
                make_function_space_figure(fs, NAMES, large=True, newton=True),
                make_sketch_figure(d.values, d.thresholds, d.cuts, "f0", large=True,
@@ -248,7 +248,7 @@ def test_lesson_figures_use_projector_type_when_large():
 def test_function_space_skips_the_newton_arrow_where_h_is_zero():
     bst = boost.train({**PARAMS, "objective": "binary:logistic"}, THREE_X, [1.0, 0.0, 1.0], 2,
                       sample_weight=[1.0, 0.0, 1.0])
-    fs = function_space(bst, THREE_X[:2], [1.0, 0.0], [1.0, 0.0], (0, 1), 1)
+    fs = bst.trace.function_space(THREE_X[:2], [1.0, 0.0], [1.0, 0.0], (0, 1), 1)
     assert fs.hess[1] == 0
     names = [t.name for t in make_function_space_figure(fs, NAMES, newton=True).data]
     assert "−g/h (Newton step)" not in names and "−g (negative gradient)" in names

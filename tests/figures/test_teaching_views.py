@@ -122,7 +122,7 @@ def test_waterfall_adds_up_to_the_margin():
     Xc, yc = X, (Y > 0).astype(float)
     bst = boost.train({"objective": "binary:logistic", "max_depth": 2, "min_child_weight": 0},
                       Xc, yc, 5)
-    fig = make_waterfall_figure(bst, Xc[1], 5, label="row 1")
+    fig = make_waterfall_figure(bst.trace.waterfall(Xc[1], 5), label="row 1")
     w = fig.data[0]
     assert list(w.measure) == ["absolute"] + ["relative"] * 5 + ["total"]
     margin = float(bst.predict(Xc[1:2], output_margin=True)[0])
@@ -146,15 +146,16 @@ def test_learning_rate_figure_marks_best_rounds():
 
 
 def test_importance_by_round_ends_at_get_score():
-    from viz.importance import importance_by_round, make_importance_figure
+    from viz.importance import make_importance_figure
 
     bst = boost.train({"max_depth": 2}, np.c_[X, X[::-1]], Y, 4)
-    table = importance_by_round(bst, "gain")
+    importance = bst.trace.importance_by_round("gain")
+    table = importance.table
     final = bst.get_score(importance_type="gain")
     for i, name in enumerate(bst.feature_names):
         assert table[-1, i] == pytest.approx(final.get(name, 0.0), rel=1e-6)
     assert (table[0] == 0).all()
-    fig = make_importance_figure(bst, "gain", 2)
+    fig = make_importance_figure(importance, 2)
     assert fig.layout.shapes[0].x0 == 2
 
 

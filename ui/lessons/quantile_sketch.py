@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from viz.sketch import sketch_data
-
 from . import Lesson, Step
 
-# The lesson's numbers are those of the quantile-sketch panel beside them (viz.sketch): the
-# one feature, ``amount``, exact's thresholds, and the cut points without the sentinel.
+# The lesson's numbers are those of the quantile-sketch panel beside them (the model's
+# booster.trace.sketch, drawn by viz.sketch): the one feature, ``amount``, exact's
+# thresholds, and the cut points without the sentinel.
 
 
 def _sketch(f):
-    return sketch_data(f.booster, 0, f.shown.round, X=f.shown.prep.X_train)
+    return f.booster.trace.sketch(0, f.shown.round, X=f.shown.prep.X_train)
 
 
 def _exact(f):
@@ -27,8 +26,8 @@ def _approx(f):
     """approx's cuts for the next tree (sketched with the hessians after this round) against
     hist's."""
     d = _sketch(f)
-    hist = sketch_data(f.other(tree_method="hist").booster, 0, f.shown.round,
-                       X=f.shown.prep.X_train)
+    hist = f.other(tree_method="hist").booster.trace.sketch(0, f.shown.round,
+                                                           X=f.shown.prep.X_train)
     return {"t": d.tree, "n": len(d.cuts), "hmin": float(d.size_by.min()),
             "hmax": float(d.size_by.max()), "top": float(d.cuts.max()),
             "hist_top": float(hist.cuts.max())}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -17,6 +18,7 @@ from viz.compare import (
     make_loss_overlay_figure,
     make_prediction_overlay_figure,
     mark_differences,
+    overlay_rows,
     swatch,
 )
 from viz.tree import tree_figure_within
@@ -130,13 +132,18 @@ def _fits(state: AppState, shown: Shown, entries: list[Entry], colors: dict) -> 
     prep = shown.prep
     boosters = {e.legend: e.booster for e in entries}
     if prep.X_train.shape[1] == 1 and shown.booster.num_groups == 1:
-        fig = make_fit_overlay_figure(boosters, colors, prep.X_train.to_numpy(dtype=float),
-                                      prep.y_train, shown.round, prep.feature_names[0],
-                                      shown.large)
+        X = prep.X_train.to_numpy(dtype=float)
+        curves = {name: b.trace.curve(X, shown.round) for name, b in boosters.items()}
+        fig = make_fit_overlay_figure(curves, colors, X, prep.y_train, shown.round,
+                                      prep.feature_names[0], shown.large)
     else:
         X, y = ((prep.X_valid, prep.y_valid) if len(prep.y_valid)
                 else (prep.X_train, prep.y_train))
-        fig = make_prediction_overlay_figure(boosters, colors, X.to_numpy(dtype=float), y,
+        rows = overlay_rows(len(y))
+        X = X.to_numpy(dtype=float)[rows]
+        predictions = {name: b.trace.predictions(X, shown.round)
+                       for name, b in boosters.items()}
+        fig = make_prediction_overlay_figure(predictions, colors, np.asarray(y)[rows],
                                              shown.round, shown.large)
     show(fig, "cmp_pin_fit", state, shown)
 

@@ -9,7 +9,6 @@ import streamlit as st
 from boost import objectives
 from viz.function_space import (
     describe_step,
-    function_space,
     function_space_table,
     make_function_space_figure,
 )
@@ -56,7 +55,8 @@ def render(state: AppState, shown: Shown) -> None:
     klass = class_picker(shown, "fs_klass", "Class (its margins)")
     idx = list(rows)
     w = None if prep.w_train is None else prep.w_train[idx]
-    fs = function_space(booster, prep.X_train.iloc[idx], prep.y_train[idx], w, rows, r, klass)
+    fs = booster.trace.function_space(prep.X_train.iloc[idx], prep.y_train[idx], w, rows, r,
+                                      klass)
     names = (f"row {rows[0]}", f"row {rows[1]}")
     newton = not objectives.spec(booster.objective).const_hess
     if shown.compact:  # a presenter panel: the one picture that teaches (Newton's if h varies)

@@ -12,12 +12,10 @@ from viz.generalisation import (
     Side,
     common_edges,
     facts,
-    histograms,
     make_gap_figure,
     make_margins_figure,
     make_steps_figure,
     reading,
-    summarise,
 )
 
 from .. import url
@@ -54,13 +52,13 @@ def _sets(prep) -> dict:
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _summary(config: dict, _booster, _prep):
     """One walk of the model's trees over its rows, once per model."""
-    return summarise(_booster, _sets(_prep))
+    return _booster.trace.margin_summary(_sets(_prep))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _histograms(config: dict, edges: tuple, _booster, _prep) -> dict:
     """Every round's histograms on ``edges``, once per (model, edges)."""
-    return histograms(_booster, _sets(_prep), np.array(edges))
+    return _booster.trace.margin_histograms(_sets(_prep), np.array(edges)).percent
 
 
 def _controls(state: AppState, eta: float) -> None:

@@ -18,5 +18,6 @@ KINDS = ("gain", "weight", "cover", "total_gain", "total_cover")
 def render(state: AppState, shown: Shown) -> None:
     kind = (None if shown.compact else
             st.segmented_control("Importance", KINDS, default=KINDS[0], key="importance_type"))
-    show(make_importance_figure(shown.booster, kind or KINDS[0], shown.round,
-                                large=shown.large), "importance", state, shown)
+    importance = shown.booster.trace.importance_by_round(kind or KINDS[0])
+    show(make_importance_figure(importance, shown.round, large=shown.large), "importance",
+         state, shown)

@@ -52,6 +52,7 @@ def render(state: AppState, shown: Shown) -> None:
         st.caption("★ marks the round early stopping kept for each learning rate; each curve "
                    "ends where its training stopped.")
     if prep.X_train.shape[1] == 1 and booster.num_groups == 1:
-        show(make_learning_rate_fit_figure(boosters, prep.X_train.to_numpy(dtype=float),
-                                           prep.y_train, r, prep.feature_names[0], shown.large),
-             "lr_fits", state, shown)
+        X = prep.X_train.to_numpy(dtype=float)
+        curves = {eta: b.trace.curve(X, r, pad=False) for eta, b in boosters.items()}
+        show(make_learning_rate_fit_figure(curves, X, prep.y_train, r, prep.feature_names[0],
+                                           shown.large), "lr_fits", state, shown)

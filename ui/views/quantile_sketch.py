@@ -7,7 +7,8 @@ import numpy as np
 import streamlit as st
 
 import boost
-from viz.sketch import SketchData, counts_line, make_sketch_figure, sketch_data
+from boost.trace.sketch import SketchData
+from viz.sketch import counts_line, make_sketch_figure
 
 from ..charts import class_name, show
 from ..state import AppState, Shown
@@ -33,8 +34,9 @@ NOTE_H = (" Marker size: h = p(1−p) at round {r}; XGBoost's hist sketch does n
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _sketch(config: dict, _booster: boost.Booster, _X, f: int, r: int, klass: int
             ) -> SketchData:
-    """sketch_data, once per (model, feature, round, class); ``_X`` the training features."""
-    return sketch_data(_booster, f, r, klass, _X)
+    """The sketch record, once per (model, feature, round, class); ``_X`` the training
+    features."""
+    return _booster.trace.sketch(f, r, klass, _X)
 
 
 def render(state: AppState, shown: Shown) -> None:

@@ -40,6 +40,6 @@ def render(state: AppState, shown: Shown) -> None:
         rows = "sample" if booster.on_sample else "training set"
         row = st.number_input(f"Row ({rows})", 0, n - 1, 0, key="waterfall_row",
                               help="Follow one row from base_score through every tree.")
-        show(make_waterfall_figure(booster, prep.X_train.iloc[[row]].to_numpy(), r, klass,
-                                   label=f"row {row}", large=shown.large), "waterfall", state,
-             shown)
+        waterfall = booster.trace.waterfall(prep.X_train.iloc[[row]].to_numpy(), r, klass)
+        show(make_waterfall_figure(waterfall, label=f"row {row}", large=shown.large),
+             "waterfall", state, shown)
