@@ -42,7 +42,7 @@ def function_space(booster, X_rows, y_rows, w_rows, rows: tuple[int, int], round
     y = np.asarray(y_rows, dtype=np.float32)
     w = None if w_rows is None else np.asarray(w_rows, dtype=np.float32)
     g, h = objectives.gradients(booster.objective, np.ascontiguousarray(margins[:, round_idx]),
-                                y, w, booster._p.loss)
+                                y, w, booster.search_params.loss)
     margins = margins[:, :, klass]
     spec = objectives.spec(booster.objective)
     target = y if spec.task == "regression" and spec.link == "identity" else None
