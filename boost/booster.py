@@ -12,18 +12,14 @@ import pandas as pd
 from . import (
     binned,
     candidates,
-    dump,
     hist,
     importance,
-    model_file,
     objectives,
     sample,
-    xgboost_code,
 )
 from .binned import BinnedRows
 from .data import any_rows, as_features
 from .layout import column_major
-from .model_file import ModelFile, ModelParts
 from .params import Params
 from .sampling import ColumnSampler
 from .targets import tree_gradients, tree_rows
@@ -35,6 +31,8 @@ from .tree import (
     path_of_row,
     rows_in_node,
 )
+from .xgb import dump, model_file, xgboost_code
+from .xgb.model_file import ModelFile, ModelParts
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ import xgboost as xgb
 from oracle import xgb_train
 
 import boost
-from boost import ubjson
-from boost.model_file import _float32s
+from boost.xgb import ubjson
+from boost.xgb.model_file import _float32s
 from boost.objectives import OBJECTIVES
 from boost.params import PARAMETERS
 

@@ -21,14 +21,15 @@ from decimal import Decimal
 import numpy as np
 from numba import njit
 
-from . import objectives, ubjson
-from ._dtypes import FEATURE, INDEX, SUM, WEIGHT
-from .data import default_names
+from .. import objectives
+from .._dtypes import FEATURE, INDEX, SUM, WEIGHT
+from ..data import default_names
+from ..params import BY_NAME, Params, parse_params
+from ..records import NODE_FIELDS
+from ..split_math import leaf_weights
+from ..tree import Forest
+from . import ubjson
 from .dump import fmt
-from .params import BY_NAME, Params, parse_params
-from .records import NODE_FIELDS
-from .split_math import leaf_weights
-from .tree import Forest
 
 # XGBoost writes the root's parent, and a deleted node's split index, as this.
 NO_NODE = 2147483647

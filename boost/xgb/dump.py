@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._dtypes import REASON_NAMES
-from .split_math import similarities
-from .tree import Forest
+from .._dtypes import REASON_NAMES
+from ..split_math import similarities
+from ..tree import Forest
 
 
 def fmt(value) -> str:
