@@ -139,7 +139,7 @@ class Booster:
     @property
     def engine(self):
         """The engine package that made this model: ``boost``, or its plain-Python twin
-        that trains small data while the kernels compile (``coldstart``). Work on the
+        that trains small data while the kernels compile (``runtime.python_engine``). Work on the
         model's arrays (a view's extra predictions, say) goes through it."""
         return sys.modules[__package__]
 
