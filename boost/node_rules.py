@@ -55,9 +55,9 @@ class NodeParams(NamedTuple):
 
     @classmethod
     def of(cls, params) -> NodeParams:
-        """From ``params.Params``."""
-        _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
-        return cls(reg_lambda, alpha, mcw, mds)
+        """From ``params.Params`` (its ``as_float32()`` fields of the same names)."""
+        f32 = params.as_float32()
+        return cls(*(getattr(f32, name) for name in cls._fields))
 
 
 @njit(cache=True, nogil=True, inline="always")

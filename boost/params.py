@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field, make_dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -300,6 +301,19 @@ SEARCH = ("tree_method", "lambda", "alpha", "min_child_weight", "max_delta_step"
 DRAWS = ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode")
 
 
+class Float32Params(NamedTuple):
+    """The float parameters the trees' arithmetic takes, as float32 as XGBoost stores them
+    (``Params.as_float32``; fields named as ``Params``'s). ``node_rules.NodeParams`` is the
+    part a node's arithmetic takes."""
+
+    eta: np.float32
+    reg_lambda: np.float32
+    alpha: np.float32
+    gamma: np.float32
+    min_child_weight: np.float32
+    max_delta_step: np.float32
+
+
 def _params_methods():
     def multiclass(self) -> bool:
         return _OBJECTIVE_SPECS[self.objective].task == "multiclass"
@@ -312,11 +326,9 @@ def _params_methods():
         return LossParams(self.scale_pos_weight, self.huber_slope,
                           self.tweedie_variance_power, self.max_delta_step)
 
-    def as_float32(self):
-        """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32: the
-        order the kernels take them in."""
-        return tuple(PARAM(v) for v in (self.eta, self.reg_lambda, self.alpha, self.gamma,
-                                        self.min_child_weight, self.max_delta_step))
+    def as_float32(self) -> Float32Params:
+        """The float parameters the arithmetic takes, as float32, by name."""
+        return Float32Params(*(PARAM(getattr(self, name)) for name in Float32Params._fields))
 
     def to_dict(self) -> dict:
         """The parameters under XGBoost's names (``lambda``, not ``reg_lambda``)."""

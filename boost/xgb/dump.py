@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import REASON_NAMES
+from ..node_rules import NodeParams
 from ..split_math import similarities
 from ..tree import Forest
 
@@ -93,7 +94,7 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
                        ) -> pd.DataFrame:
     """XGBoost's ``trees_to_dataframe`` columns plus the trace (see ``Booster``)."""
     n_groups = params.num_output_group
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = NodeParams.of(params)
     sizes = np.diff(forest.tree_ptr)
     tree = np.repeat(np.arange(forest.n_trees), sizes)
     node = np.concatenate([np.arange(s) for s in sizes]) if len(sizes) else np.empty(0, int)
@@ -133,7 +134,8 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
         "SumHess": np.asarray(forest.sum_hess, dtype=np.float64),
         # A loaded model's G is unknown (NaN), and so is its similarity.
         "Similarity": np.where(np.isnan(forest.sum_grad), np.nan, similarities(
-            forest.sum_grad, forest.sum_hess, reg_lambda, alpha, mcw, mds)),
+            forest.sum_grad, forest.sum_hess, rp.reg_lambda, rp.alpha, rp.min_child_weight,
+            rp.max_delta_step)),
         "Weight": forest.weight.astype(np.float64),
         "Value": forest.value.astype(np.float64),
         "Leaf": np.asarray(forest.is_leaf & ~forest.removed, dtype=bool),

@@ -443,10 +443,11 @@ def _base_weights(parts: ModelParts, sl: slice) -> np.ndarray:
     w = f.weight[sl]
     if p.tree_method == "exact":
         return w.astype(np.float32)
-    eta, reg_lambda, alpha, _, mcw, mds = p.as_float32()
+    f32 = p.as_float32()
     if objectives.spec(p.objective).adaptive_leaf:
-        w = leaf_weights(f.sum_grad[sl], f.sum_hess[sl], reg_lambda, alpha, mcw, mds)
-    return np.where(f.is_leaf[sl], w * eta, w).astype(np.float32)
+        w = leaf_weights(f.sum_grad[sl], f.sum_hess[sl], f32.reg_lambda, f32.alpha,
+                         f32.min_child_weight, f32.max_delta_step)
+    return np.where(f.is_leaf[sl], w * f32.eta, w).astype(np.float32)
 
 
 def _tree_document(parts: ModelParts, t: int) -> dict:
