@@ -171,7 +171,8 @@ PARAMETERS: tuple[Param, ...] = (
                "in w = −T_α(G)/(H + λ) and similarity = T_α(G)²/(H + λ)."),
     Param("max_delta_step", float, 0.0, low=0.0, float32=True, widget="number",
           app_range=(0.0, 10.0), step=0.1,
-          help="Caps |w| (before η); 0 means no cap (count:poisson then uses XGBoost's 0.7, "
+          help="Caps |w| (before η); 0 means no cap (count:poisson then uses XGBoost's "
+               f"{dict(_OBJECTIVE_SPECS['count:poisson'].defaults)['max_delta_step']:g}, "
                "in its hessian and as the cap)."),
     Param("base_score", float, None, widget="text", app_range=(-1e9, 1e9),
           help="The starting prediction (round 0). Empty: estimated from the data as XGBoost "
@@ -260,8 +261,6 @@ REMOVED = {
     "sketch_eps": "Parameter 'sketch_eps' no longer exists in XGBoost 3.2 (it was removed in "
                   "2.0); the sketch's accuracy is set by 'max_bin' (default 256).",
 }
-# count:poisson's max_delta_step when the user does not set one (XGBoost's learner).
-POISSON_MAX_DELTA_STEP = 0.7
 OBJECTIVES = BY_NAME["objective"].choices
 TREE_METHODS = BY_NAME["tree_method"].choices
 BOOSTING = BY_NAME["boosting"].choices
@@ -443,6 +442,15 @@ def parse_params(params: dict | None) -> Params:
         raise ValueError("Parameter 'max_depth' = 0 means no depth limit, which tree_method "
                          "'exact' does not support (XGBoost refuses it too); set max_depth "
                          ">= 1, or use tree_method 'hist' or 'approx'.")
-    if objective == "count:poisson" and "max_delta_step" not in given:
-        out["max_delta_step"] = POISSON_MAX_DELTA_STEP
+    for name, value in _OBJECTIVE_SPECS[objective].defaults:  # count:poisson's max_delta_step
+        if name not in given:
+            out[BY_NAME[name].field] = value
     return Params(**out)
+
+
+def left_to_objective(objective: str, name: str, value) -> bool:
+    """Whether a form's ``value`` of parameter ``name`` stands for "not given" under
+    ``objective``: the parameter's own default where the objective sets another one when it
+    is not given (the app's max_delta_step 0 under count:poisson: XGBoost's 0.7, in its
+    hessian and as the cap)."""
+    return name in dict(_OBJECTIVE_SPECS[objective].defaults) and value == BY_NAME[name].default

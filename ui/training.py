@@ -9,6 +9,7 @@ import streamlit as st
 
 import boost
 from boost import runtime
+from boost.params import left_to_objective
 from boost.runtime import fits_python, python_engine
 from viz import candidates
 
@@ -55,9 +56,9 @@ def engine_params(config: dict, prep: dataset.Prepared) -> dict:
     for p in url.APP_PARAMS:
         if p.train_arg or not p.applies(prep.objective) or p.name == "objective":
             continue
+        if left_to_objective(prep.objective, p.name, config[p.name]):
+            continue  # count:poisson's max_delta_step 0: the objective's own, as XGBoost's
         params[p.name] = config[p.name]
-    if prep.objective == "count:poisson" and not config["max_delta_step"]:
-        del params["max_delta_step"]  # XGBoost's 0.7 for Poisson, as when it is not given
     if prep.task == "multi-class":
         params["num_class"] = prep.num_class
     text = str(config["base_score"]).strip()
