@@ -47,6 +47,7 @@ from .booster import load_model
 from .candidates import exact_thresholds
 from .training import train
 
+# ---------------------------------------------------------------------------- the warm-up
 _OBJECTIVES = {"squared error": ("reg:squarederror", {}),
                "logistic": ("binary:logistic", {}),
                "softmax": ("multi:softprob", {"num_class": 3})}
