@@ -6,14 +6,21 @@
 >>> bst.predict(X); bst.trees_to_dataframe(include_pruned=True); bst.split_candidates(1, 0)
 >>> bst.save_model("model.json"); boost.load_model("model.json").predict(X)
 >>> boost.load_model("model.json").with_data(X, y).split_candidates(1, 0)  # on a sample
+>>> boost.warmup()  # every kernel compiled (or loaded from numba's cache) on tiny data
+
+The engine's modules sit in this package (README.md, "Module map"); around them,
+``boost.xgb`` holds XGBoost's own formats (model files, dumps, the Python that retrains a
+model), ``boost.runtime`` the compile (``warmup``, in worker processes or in the
+background) and the plain-Python engine that answers while it runs, ``boost.simd`` the
+LLVM-level kernels of the hot loops.
 """
 
 from . import simd  # first: it decides which kernels the engine compiles, and their cache
 from .booster import Booster, load_model
+from .runtime import warmup
 from .sweep import SweepCancelled, sweep
 from .trace import NoTrainingTrace, RoundView
 from .training import train
-from .warmup import warmup
 
 __all__ = ["Booster", "NoTrainingTrace", "RoundView", "SweepCancelled", "load_model", "simd",
            "sweep", "train", "warmup"]

@@ -4,7 +4,9 @@ Every split of a hist tree is on a cut value: ``x < cut[b]`` sends left exactly 
 bin is at most ``b`` (a value's bin is the number of cuts <= it, ``hist.bin_matrix``), and a
 missing value has its own code. So the codes the grower builds anyway route every training
 row through every tree as the float values would — round views, margins, a node's rows and
-its histogram — at a quarter of the floats' memory (uint8 codes; uint16 past 256 bins).
+its histogram — at a quarter of the floats' memory (uint8 codes; uint16 past 256 bins). The
+walks are ``tree``'s, on the codes: ``x < cut[b]`` is ``code < b + 1``, and the missing code
+(the dtype's largest) is above every bin, as NaN is less than no threshold.
 
 A split's bin is not stored in the forest: ``split_bins`` finds it from the threshold among
 the tree's cuts (``b`` with ``cut[b] == threshold``; -1 for a backward scan's first candidate,
@@ -17,9 +19,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .node_rules import bin_goes_left
+from . import tree
 
 
 @dataclass(frozen=True)
@@ -75,78 +77,25 @@ def split_bins(forest, tree_cuts: list) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _walk(codes, missing, r, off, left, feature, split_bin, default_left, stop):
-    """The node of the tree at ``off`` where row r stops (``stop``: is_leaf, say)."""
-    node = 0
-    while not stop[off + node]:
-        i = off + node
-        go_left = bin_goes_left(codes[feature[i], r], missing, default_left[i], split_bin[i])
-        node = left[i] + np.int32(not go_left)
-    return node
-
-
-_ROW_BLOCK = 64
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _add_trees(codes, missing, tree_ptr, tree_group, left, feature, split_bin, default_left,
-               is_leaf, value, t_begin, t_end, margin):
-    # As tree._add_trees: blocks of rows, each row adding its trees in tree order (float32).
-    n = codes.shape[1]
-    for blk in prange((n + _ROW_BLOCK - 1) // _ROW_BLOCK):
-        r0 = blk * _ROW_BLOCK
-        r1 = min(n, r0 + _ROW_BLOCK)
-        for t in range(t_begin, t_end):
-            off = tree_ptr[t]
-            k = tree_group[t]
-            for r in range(r0, r1):
-                node = _walk(codes, missing, r, off, left, feature, split_bin, default_left,
-                             is_leaf)
-                margin[r, k] += value[off + node]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _leaves(codes, missing, off, left, feature, split_bin, default_left, is_leaf, out):
-    for r in prange(codes.shape[1]):
-        out[r] = _walk(codes, missing, r, off, left, feature, split_bin, default_left, is_leaf)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _passes_through(codes, missing, off, left, feature, split_bin, default_left, depth, node,
-                    out):
-    # Walk the *grown* tree down to the node's depth and test whether we arrive at it.
-    for r in prange(codes.shape[1]):
-        cur = 0
-        for _ in range(depth[off + node]):
-            i = off + cur
-            if left[i] == -1:
-                break
-            go_left = bin_goes_left(codes[feature[i], r], missing, default_left[i],
-                                    split_bin[i])
-            cur = left[i] + np.int32(not go_left)
-        out[r] = cur == node
+def _walk_args(rows: BinnedRows, split_bin) -> dict:
+    """``tree``'s walks on bin codes: row r's code of feature f at ``[r, f]`` (the codes
+    transposed, no copy), each split's first code that goes right (its bin + 1) and the
+    missing code, which is above every bin (or -1), as ``node_rules.routes_right`` needs."""
+    return {"split": split_bin + np.int32(1), "missing": rows.missing}
 
 
 def add_tree_outputs(forest, rows: BinnedRows, split_bin, margin, t_begin: int, t_end: int):
     """``tree.add_tree_outputs`` for binned rows: the same leaves, the same float32 sums."""
-    if t_end > t_begin:
-        _add_trees(rows.codes, rows.missing, forest.tree_ptr, forest.tree_group, forest.left,
-                   forest.feature, split_bin, forest.default_left, forest.is_leaf,
-                   forest.value, t_begin, t_end, margin)
+    tree.add_tree_outputs(forest, rows.codes.T, margin, t_begin, t_end,
+                          **_walk_args(rows, split_bin))
 
 
 def leaf_of_rows(forest, rows: BinnedRows, split_bin, tree_idx: int) -> np.ndarray:
     """``tree.leaf_of_rows`` for binned rows."""
-    out = np.empty(rows.n_samples, dtype=np.int32)
-    _leaves(rows.codes, rows.missing, int(forest.tree_ptr[tree_idx]), forest.left,
-            forest.feature, split_bin, forest.default_left, forest.is_leaf, out)
-    return out
+    return tree.leaf_of_rows(forest, rows.codes.T, tree_idx, **_walk_args(rows, split_bin))
 
 
 def rows_in_node(forest, rows: BinnedRows, split_bin, tree_idx: int, node_id: int):
     """``tree.rows_in_node`` for binned rows."""
-    out = np.empty(rows.n_samples, dtype=np.bool_)
-    _passes_through(rows.codes, rows.missing, int(forest.tree_ptr[tree_idx]), forest.left,
-                    forest.feature, split_bin, forest.default_left, forest.depth, node_id, out)
-    return out
+    return tree.rows_in_node(forest, rows.codes.T, tree_idx, node_id,
+                             **_walk_args(rows, split_bin))

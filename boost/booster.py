@@ -8,19 +8,17 @@ import numpy as np
 import pandas as pd
 
 from . import (
-    dump,
     importance,
-    model_file,
     objectives,
     sample,
-    xgboost_code,
 )
 from .data import any_rows, as_features
-from .model_file import ModelFile, ModelParts
 from .params import Params
 from .trace import NoTrainingTrace, RoundView, Trace, TrainingData
 from .trace.candidates import CandidateSummary
 from .tree import Forest, add_tree_outputs, initial_margin, leaf_of_rows, path_of_row
+from .xgb import dump, model_file, xgboost_code
+from .xgb.model_file import ModelFile, ModelParts
 
 
 class Booster:
@@ -70,7 +68,7 @@ class Booster:
     @property
     def engine(self):
         """The engine package that made this model: ``boost``, or its plain-Python twin
-        that trains small data while the kernels compile (``coldstart``). Work on the
+        that trains small data while the kernels compile (``runtime.python_engine``). Work on the
         model's arrays (a view's extra predictions, say) goes through it."""
         return sys.modules[__package__]
 

@@ -150,52 +150,13 @@ def _as_vector(v, n_samples: int, what: str) -> np.ndarray:
 
 
 def as_labels(y, n_samples: int, objective: str, num_class: int, what: str = "y") -> np.ndarray:
-    """Float32 labels checked against the objective."""
+    """Float32 labels checked against the objective's ``label_rule`` (objectives.py)."""
     arr = _as_vector(y, n_samples, what)
-    task = OBJECTIVES[objective].task
-    if objective in ("binary:logistic", "binary:logitraw"):
-        outside = (arr < 0) | (arr > 1)
-        if outside.any():
-            bad = np.unique(arr[outside])[:5]
-            raise ValueError(
-                f"{what} has values outside [0, 1] (e.g. {bad.tolist()}), but "
-                f"{objective} needs labels 0/1 (or probabilities). Recode the classes as "
-                "0 and 1, or use objective 'multi:softprob' for more than two classes, or "
-                "'reg:squarederror' for a numeric target."
-            )
-    elif objective == "binary:exponential":
-        outside = (arr != 0) & (arr != 1)
-        if outside.any():
-            bad = np.unique(arr[outside])[:5]
-            raise ValueError(
-                f"{what} has labels {bad.tolist()}, but binary:exponential (AdaBoost's loss) "
-                "needs labels exactly 0 or 1. Recode the two classes as 0 and 1."
-            )
-    elif task == "multiclass":
-        bad_mask = (arr != np.round(arr)) | (arr < 0) | (arr > num_class - 1)
-        if bad_mask.any():
-            bad = np.unique(arr[bad_mask])[:5]
-            raise ValueError(
-                f"{what} has labels {bad.tolist()} that are not classes 0..{num_class - 1}: "
-                f"{objective} needs integer class labels in 0..num_class-1. Recode the "
-                "classes (for example with pandas.factorize) or set num_class."
-            )
-    elif objective in ("count:poisson", "reg:tweedie"):
-        if (arr < 0).any():
-            bad = np.unique(arr[arr < 0])[:5]
-            raise ValueError(
-                f"{what} has negative values (e.g. {bad.tolist()}), but {objective} models "
-                "counts or amounts >= 0. Use 'reg:squarederror' or "
-                "'reg:pseudohubererror' for a target that can be negative."
-            )
-    elif objective == "reg:gamma":
-        if (arr <= 0).any():
-            bad = np.unique(arr[arr <= 0])[:5]
-            raise ValueError(
-                f"{what} has values <= 0 (e.g. {bad.tolist()}), but reg:gamma needs "
-                "positive labels. Use 'reg:tweedie' when the target has zeros, or "
-                "'reg:squarederror' for any number."
-            )
+    spec = OBJECTIVES[objective]
+    refused = spec.label_rule.refuses(arr, num_class)
+    if refused.any():
+        bad = np.unique(arr[refused])[:5].tolist()
+        raise ValueError(spec.label_rule.message(what, objective, spec.labels, bad, num_class))
     with np.errstate(over="ignore"):
         y32 = arr.astype(np.float32)
     if np.isinf(y32).any():

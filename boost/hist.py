@@ -699,7 +699,9 @@ class _Root:
 
     def __init__(self, cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
                  nodes: TreeNodes):
-        _, reg_lambda, alpha, _, mcw, mds = p.as_float32()
+        rp = rules.NodeParams.of(p)
+        reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
+                                       rp.max_delta_step)
         ptrs = cuts.ptrs
         self.n_features = len(ptrs) - 1
         self.stride = hist_stride(cuts)
@@ -731,7 +733,10 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
     if p.grow_policy == "lossguide":
         return grow_lossguide(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
                               tree_idx)
-    eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
+    f32 = p.as_float32()
+    eta, gamma = f32.eta, f32.gamma
+    reg_lambda, alpha, mcw, mds = (f32.reg_lambda, f32.alpha, f32.min_child_weight,
+                                   f32.max_delta_step)
     missing = ws.missing
     ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
     root = _Root(cuts, root_from_bins, g, h, p, ws, nodes)
@@ -813,7 +818,10 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
     empty child, below γ, max_leaves reached) — XGBoost pops one entry and stops there. The
     children of a split are not searched when they sit at max_depth (> 0) or the tree has
     max_leaves leaves. Same arguments and result as ``grow_hist``."""
-    eta, reg_lambda, alpha, gamma, mcw, mds = p.as_float32()
+    f32 = p.as_float32()
+    eta, gamma = f32.eta, f32.gamma
+    reg_lambda, alpha, mcw, mds = (f32.reg_lambda, f32.alpha, f32.min_child_weight,
+                                   f32.max_delta_step)
     ptrs, missing = cuts.ptrs, ws.missing
     root = _Root(cuts, root_from_bins, g, h, p, ws, nodes)
     node_start, node_end = root.node_start, root.node_end
@@ -898,7 +906,9 @@ def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, pat
 
     Returns (histogram (total_bins,) complex: G in .real, H in .imag; row counts per bin;
     G; H) of the last node."""
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = rules.NodeParams.of(params)
+    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
+                                   rp.max_delta_step)
     ptrs, total_bins = cuts.ptrs, int(cuts.ptrs[-1])
 
     def build(mask):
@@ -934,7 +944,9 @@ def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.nd
     """Every candidate of every feature as the search enumerates them (feature ascending,
     forward bins then backward bins): each one's feature, its row of ``records.CAND_*``
     columns, and the node's similarity."""
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = rules.NodeParams.of(params)
+    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
+                                   rp.max_delta_step)
     psim = rules.similarity(pg, ph, reg_lambda, alpha, mcw, mds)
     features, tables = [], []
     for f in range(cuts.n_features):

@@ -11,7 +11,8 @@ decides (docs/xgboost-rules.md §1, §3, §4, §8):
 * of the features' best splits the one with the highest gain wins, the lower feature on a tie
   (``best_feature``);
 * a row goes right unless x < threshold, or x is missing and the default is left
-  (``goes_right``; ``bin_goes_left`` for bin codes);
+  (``goes_right``; ``routes_right`` for a value or a bin code, ``bin_goes_left`` for the hist
+  grower's codes);
 * hist/approx make a node's best split unless it has no gain, an empty child, a gain below γ,
   sits at max_depth or the tree has max_leaves leaves (``refusal``, XGBoost's
   ``ExpandEntry::IsValid``), depth-wise and leaf-wise alike.
@@ -37,11 +38,12 @@ from .records import SPLIT_BLOCKED, SPLIT_HL, SPLIT_HR, SPLIT_LOSS
 from .split_math import leaf_weight, similarity, split_loss_change
 
 __all__ = ["NodeParams", "below_gamma", "best_feature", "bin_goes_left", "goes_right",
-           "leaf_reason", "leaf_weight", "new_node", "prune", "refusal", "set_split", "similarity",
-           "split_loss_change", "split_threshold", "splits"]
+           "leaf_reason", "leaf_weight", "new_node", "prune", "refusal", "routes_right",
+           "set_split", "similarity", "split_loss_change", "split_threshold", "splits"]
 
 _F32_ZERO = np.float32(0.0)
 _F32_HALF = np.float32(0.5)
+F32_NAN = np.float32(np.nan)  # a value's "missing code": equal to nothing (x != x finds it)
 
 
 class NodeParams(NamedTuple):
@@ -55,9 +57,9 @@ class NodeParams(NamedTuple):
 
     @classmethod
     def of(cls, params) -> NodeParams:
-        """From ``params.Params``."""
-        _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
-        return cls(reg_lambda, alpha, mcw, mds)
+        """From ``params.Params`` (its ``as_float32()`` fields of the same names)."""
+        f32 = params.as_float32()
+        return cls(*(getattr(f32, name) for name in cls._fields))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -125,11 +127,20 @@ def split_threshold(value, prev):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def routes_right(x, split, default_left, missing):
+    """1 if a row goes to the right child, else 0, without a branch (the side is
+    unpredictable): right unless x < split, or x is missing and the default is left. ``x`` is
+    the row's value (``split`` the threshold, ``missing`` ``F32_NAN``: NaN is missing) or its
+    bin code (``split`` the first code that goes right, ``missing`` the code of a missing
+    value, above every bin, or -1)."""
+    absent = (x != x) | (x == missing)
+    return np.uint8(not (x < split)) & np.uint8(not (absent & default_left))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def goes_right(x, threshold, default_left):
-    """1 if a row with value x goes to the right child, else 0, without a branch (the side
-    is unpredictable): right unless x < threshold, or x is missing and the default is left."""
-    return (np.uint8(not (x < threshold))
-            & np.uint8(not ((x != x) & default_left)))
+    """``routes_right`` for a value (NaN is missing)."""
+    return routes_right(x, threshold, default_left, F32_NAN)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -34,6 +34,46 @@ _SOFTMAX = 8
 
 
 @dataclass(frozen=True)
+class LabelRule:
+    """The labels an objective accepts, as ``data.as_labels`` checks them: numbers from
+    ``low`` to ``high`` (``low_open``: ``low`` itself refused; ``whole``: whole numbers only;
+    ``classes``: the classes 0..num_class-1), and what its message says of the others."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    whole: bool = False
+    classes: bool = False
+    refused: str = ""  # what the refused labels are, "{top}" the highest class
+    advice: str = ""  # what to do about them
+
+    def refuses(self, y: np.ndarray, num_class: int) -> np.ndarray:
+        """Which of the labels ``y`` (float64) this rule refuses."""
+        high = num_class - 1 if self.classes else self.high
+        bad = (y <= self.low if self.low_open else y < self.low) | (y > high)
+        return bad | (y != np.round(y)) if self.whole or self.classes else bad
+
+    def message(self, what: str, objective: str, accepts: str, bad: list, num_class: int
+                ) -> str:
+        refused = self.refused.format(top=num_class - 1)
+        return (f"{what} has {refused} (e.g. {bad}), but {objective} needs {accepts}. "
+                f"{self.advice}")
+
+
+ANY_NUMBER = LabelRule()
+_BINARY = LabelRule(low=0.0, high=1.0, refused="values outside [0, 1]",
+                    advice="Recode the classes as 0 and 1, or use objective 'multi:softprob' "
+                           "for more than two classes, or 'reg:squarederror' for a numeric "
+                           "target.")
+_CLASSES = LabelRule(low=0.0, classes=True, refused="labels that are not classes 0..{top}",
+                     advice="Recode the classes (for example with pandas.factorize) or set "
+                            "num_class.")
+_NOT_NEGATIVE = LabelRule(low=0.0, refused="negative values",
+                          advice="Use 'reg:squarederror' or 'reg:pseudohubererror' for a target "
+                                 "that can be negative.")
+
+
+@dataclass(frozen=True)
 class Objective:
     """What the engine and the app need to know about one objective."""
 
@@ -50,6 +90,10 @@ class Objective:
     scale_pos_weight: bool = False  # label-1 rows are weighted by scale_pos_weight
     adaptive_leaf: bool = False  # hist/approx replace leaf values by a quantile (MAE)
     xgboost: bool = True  # False: BoostScope's own (no XGBoost oracle)
+    label_rule: LabelRule = ANY_NUMBER  # the labels checked before training (``labels``)
+    # Parameters whose default the objective sets itself when they are not given (XGBoost's
+    # learner), as (name, value) pairs of ``params.PARAMETERS``.
+    defaults: tuple = ()
     # XGBoost's model file: the object under ``learner.objective`` that holds the
     # objective's own parameters, and their names (parameters of ``params.PARAMETERS``).
     config: tuple = ("reg_loss_param", ("scale_pos_weight",))
@@ -70,34 +114,42 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               adaptive_leaf=True, config=()),
     Objective("count:poisson", "regression", _POISSON, "exp", "poisson-nloglik", False,
               "counts >= 0", r"e^{m} - y\,m", r"e^{m} - y",
-              r"e^{m + \text{max\_delta\_step}}",
+              r"e^{m + \text{max\_delta\_step}}", label_rule=_NOT_NEGATIVE,
+              defaults=(("max_delta_step", 0.7),),
               config=("poisson_regression_param", ("max_delta_step",))),
     Objective("reg:gamma", "regression", _GAMMA, "exp", "gamma-deviance", False,
               "positive numbers", r"y\,e^{-m} + m", r"1 - y\,e^{-m}", r"y\,e^{-m}",
-              scale_pos_weight=True),
+              scale_pos_weight=True,
+              label_rule=LabelRule(low=0.0, low_open=True, refused="values <= 0",
+                                   advice="Use 'reg:tweedie' when the target has zeros, or "
+                                          "'reg:squarederror' for any number.")),
     Objective("reg:tweedie", "regression", _TWEEDIE, "exp", "tweedie-nloglik", False,
               "numbers >= 0",
               r"-\frac{y\,e^{(1-\rho)m}}{1-\rho} + \frac{e^{(2-\rho)m}}{2-\rho}",
               r"-y\,e^{(1-\rho)m} + e^{(2-\rho)m}",
-              r"-y(1-\rho)e^{(1-\rho)m} + (2-\rho)e^{(2-\rho)m}",
+              r"-y(1-\rho)e^{(1-\rho)m} + (2-\rho)e^{(2-\rho)m}", label_rule=_NOT_NEGATIVE,
               config=("tweedie_regression_param", ("tweedie_variance_power",))),
     Objective("binary:logistic", "binary", _LOGISTIC, "sigmoid", "logloss", False,
               "0/1 (or probabilities)", r"-y\log p - (1-y)\log(1-p),\; " + _P, r"p - y",
-              r"p(1 - p)", scale_pos_weight=True),
+              r"p(1 - p)", scale_pos_weight=True, label_rule=_BINARY),
     Objective("binary:logitraw", "binary", _LOGISTIC, "identity", "logloss", False,
               "0/1 (or probabilities)", r"-y\log p - (1-y)\log(1-p),\; " + _P, r"p - y",
-              r"p(1 - p)", scale_pos_weight=True),
+              r"p(1 - p)", scale_pos_weight=True, label_rule=_BINARY),
     Objective("binary:exponential", "binary", _EXPONENTIAL, "half_sigmoid", "exponential",
               False, "0/1", r"e^{-\tilde y m},\; \tilde y = 2y - 1",
               r"-\tilde y\,e^{-\tilde y m}", r"e^{-\tilde y m}", scale_pos_weight=True,
-              xgboost=False, config=()),
+              xgboost=False, config=(),
+              label_rule=LabelRule(low=0.0, high=1.0, whole=True,
+                                   refused="labels that are not exactly 0 or 1",
+                                   advice="AdaBoost's loss takes two classes: recode them as 0 "
+                                          "and 1.")),
     Objective("multi:softprob", "multiclass", _SOFTMAX, "softmax", "mlogloss", False,
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
-              r"p_k - [y = k]", r"2\,p_k(1 - p_k)",
+              r"p_k - [y = k]", r"2\,p_k(1 - p_k)", label_rule=_CLASSES,
               config=("softmax_multiclass_param", ("num_class",))),
     Objective("multi:softmax", "multiclass", _SOFTMAX, "softmax", "mlogloss", False,
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
-              r"p_k - [y = k]", r"2\,p_k(1 - p_k)",
+              r"p_k - [y = k]", r"2\,p_k(1 - p_k)", label_rule=_CLASSES,
               config=("softmax_multiclass_param", ("num_class",))),
 )}
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field, make_dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -170,7 +171,8 @@ PARAMETERS: tuple[Param, ...] = (
                "in w = −T_α(G)/(H + λ) and similarity = T_α(G)²/(H + λ)."),
     Param("max_delta_step", float, 0.0, low=0.0, float32=True, widget="number",
           app_range=(0.0, 10.0), step=0.1,
-          help="Caps |w| (before η); 0 means no cap (count:poisson then uses XGBoost's 0.7, "
+          help="Caps |w| (before η); 0 means no cap (count:poisson then uses XGBoost's "
+               f"{dict(_OBJECTIVE_SPECS['count:poisson'].defaults)['max_delta_step']:g}, "
                "in its hessian and as the cap)."),
     Param("base_score", float, None, widget="text", app_range=(-1e9, 1e9),
           help="The starting prediction (round 0). Empty: estimated from the data as XGBoost "
@@ -259,8 +261,6 @@ REMOVED = {
     "sketch_eps": "Parameter 'sketch_eps' no longer exists in XGBoost 3.2 (it was removed in "
                   "2.0); the sketch's accuracy is set by 'max_bin' (default 256).",
 }
-# count:poisson's max_delta_step when the user does not set one (XGBoost's learner).
-POISSON_MAX_DELTA_STEP = 0.7
 OBJECTIVES = BY_NAME["objective"].choices
 TREE_METHODS = BY_NAME["tree_method"].choices
 BOOSTING = BY_NAME["boosting"].choices
@@ -300,6 +300,19 @@ SEARCH = ("tree_method", "lambda", "alpha", "min_child_weight", "max_delta_step"
 DRAWS = ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode")
 
 
+class Float32Params(NamedTuple):
+    """The float parameters the trees' arithmetic takes, as float32 as XGBoost stores them
+    (``Params.as_float32``; fields named as ``Params``'s). ``node_rules.NodeParams`` is the
+    part a node's arithmetic takes."""
+
+    eta: np.float32
+    reg_lambda: np.float32
+    alpha: np.float32
+    gamma: np.float32
+    min_child_weight: np.float32
+    max_delta_step: np.float32
+
+
 def _params_methods():
     def multiclass(self) -> bool:
         return _OBJECTIVE_SPECS[self.objective].task == "multiclass"
@@ -312,11 +325,9 @@ def _params_methods():
         return LossParams(self.scale_pos_weight, self.huber_slope,
                           self.tweedie_variance_power, self.max_delta_step)
 
-    def as_float32(self):
-        """(eta, lambda, alpha, gamma, min_child_weight, max_delta_step) as float32: the
-        order the kernels take them in."""
-        return tuple(PARAM(v) for v in (self.eta, self.reg_lambda, self.alpha, self.gamma,
-                                        self.min_child_weight, self.max_delta_step))
+    def as_float32(self) -> Float32Params:
+        """The float parameters the arithmetic takes, as float32, by name."""
+        return Float32Params(*(PARAM(getattr(self, name)) for name in Float32Params._fields))
 
     def to_dict(self) -> dict:
         """The parameters under XGBoost's names (``lambda``, not ``reg_lambda``)."""
@@ -431,6 +442,15 @@ def parse_params(params: dict | None) -> Params:
         raise ValueError("Parameter 'max_depth' = 0 means no depth limit, which tree_method "
                          "'exact' does not support (XGBoost refuses it too); set max_depth "
                          ">= 1, or use tree_method 'hist' or 'approx'.")
-    if objective == "count:poisson" and "max_delta_step" not in given:
-        out["max_delta_step"] = POISSON_MAX_DELTA_STEP
+    for name, value in _OBJECTIVE_SPECS[objective].defaults:  # count:poisson's max_delta_step
+        if name not in given:
+            out[BY_NAME[name].field] = value
     return Params(**out)
+
+
+def left_to_objective(objective: str, name: str, value) -> bool:
+    """Whether a form's ``value`` of parameter ``name`` stands for "not given" under
+    ``objective``: the parameter's own default where the objective sets another one when it
+    is not given (the app's max_delta_step 0 under count:poisson: XGBoost's 0.7, in its
+    hessian and as the cap)."""
+    return name in dict(_OBJECTIVE_SPECS[objective].defaults) and value == BY_NAME[name].default

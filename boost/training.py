@@ -78,13 +78,13 @@ def grow_tree(X, columns, g, h, p, position, segments, buf: TreeNodes,
     ``columns`` (``SortedColumns.arrays()``), ``position``, ``segments``
     (``exact.new_segments``) and ``buf`` are scratch reused across trees; ``sampler`` draws
     each node's features (colsample_*)."""
-    eta, _, _, gamma, _, _ = p.as_float32()
+    f32 = p.as_float32()
     sampling = NodeSampling(tree_key(sampler.seed, tree_idx), sampler.bytree, sampler.bylevel,
                             sampler.bynode, sampler.active)
     n_nodes = grow_exact(X, columns, g, h, position, segments, buf, NodeParams.of(p), sampling,
                          p.max_depth)
-    nodes = _finish(buf, n_nodes, eta)
-    prune(n_nodes, TreeNodes(*(nodes[name] for name in TreeNodes._fields)), gamma,
+    nodes = _finish(buf, n_nodes, f32.eta)
+    prune(n_nodes, TreeNodes(*(nodes[name] for name in TreeNodes._fields)), f32.gamma,
           nodes["is_leaf"], nodes["removed"])
     return nodes
 

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._dtypes import WEIGHT
-from .node_rules import goes_right
+from .node_rules import F32_NAN, routes_right
 from .records import NODE_FIELDS
 
 
@@ -26,12 +26,7 @@ def _forest_methods():
     def node_slice(self, tree_idx: int) -> slice:
         return slice(int(self.tree_ptr[tree_idx]), int(self.tree_ptr[tree_idx + 1]))
 
-    def walk_arrays(self):
-        """The arrays the prediction kernels need, in their argument order."""
-        return (self.tree_ptr, self.tree_group, self.left, self.right, self.feature,
-                self.threshold, self.default_left, self.is_leaf, self.value)
-
-    return {"n_trees": property(n_trees), "node_slice": node_slice, "walk_arrays": walk_arrays,
+    return {"n_trees": property(n_trees), "node_slice": node_slice,
             "__doc__": "Every tree of a model: ``tree_ptr`` (n_trees + 1,) int64, ``tree_group`` "
                        "(n_trees,) int32 (each tree's class), then one flat array per node "
                        "field (``records.NODE_FIELDS``: the grown record ``TreeNodes`` plus "
@@ -77,20 +72,27 @@ class ForestBuilder:
         return forest
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _child(X, r, i, left, feature, threshold, default_left):
-    """The child of node i (global index) that row r goes to (``node_rules.goes_right``)."""
-    return left[i] + np.int32(goes_right(X[r, feature[i]], threshold[i], default_left[i]))
+# The walks. A row is routed by one rule (``node_rules.routes_right``) on ``data[r, f]``: its
+# values (``X``, ``split`` the thresholds, ``missing`` F32_NAN) or, for a hist model's
+# training rows, its bin codes (``binned``: the codes transposed, ``split`` each node's
+# first code that goes right, ``missing`` the code of a missing value). Each kernel is
+# compiled once for each.
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _walk(X, r, off, left, feature, threshold, default_left, stop):
-    """The node of the tree at ``off`` where row r stops (``stop``: is_leaf, say). Children
-    are stored side by side (right = left + 1), so the next node is ``left + goes_right``,
-    without a branch on the data."""
+def _child(data, r, i, left, feature, split, default_left, missing):
+    """The child of node i (global index) that row r goes to. Children are stored side by
+    side (right = left + 1), so it is ``left + routes_right``, without a branch on the data."""
+    return left[i] + np.int32(routes_right(data[r, feature[i]], split[i], default_left[i],
+                                           missing))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _walk(data, missing, r, off, left, feature, split, default_left, stop):
+    """The node of the tree at ``off`` where row r stops (``stop``: is_leaf, say)."""
     node = 0
     while not stop[off + node]:
-        node = _child(X, r, off + node, left, feature, threshold, default_left)
+        node = _child(data, r, off + node, left, feature, split, default_left, missing)
     return node
 
 
@@ -98,11 +100,11 @@ _ROW_BLOCK = 64
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default_left,
-               is_leaf, value, t_begin, t_end, margin):
+def _add_trees(data, missing, tree_ptr, tree_group, left, feature, split, default_left, is_leaf,
+               value, t_begin, t_end, margin):
     # Blocks of rows, trees in order within each row: the walks of a block are independent,
     # so the processor overlaps them; each row still adds its trees in tree order.
-    n = X.shape[0]
+    n = data.shape[0]
     n_blocks = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
     for blk in prange(n_blocks):
         r0 = blk * _ROW_BLOCK
@@ -111,7 +113,8 @@ def _add_trees(X, tree_ptr, tree_group, left, right, feature, threshold, default
             off = tree_ptr[t]
             k = tree_group[t]
             for r in range(r0, r1):
-                node = _walk(X, r, off, left, feature, threshold, default_left, is_leaf)
+                node = _walk(data, missing, r, off, left, feature, split, default_left,
+                             is_leaf)
                 margin[r, k] += value[off + node]
 
 
@@ -121,55 +124,59 @@ def _leaves_from_positions(X, position, parent, removed, left, feature, threshol
     for r in prange(X.shape[0]):
         node = position[r]
         if node < 0:  # not routed by the grower: walk the tree
-            node = _walk(X, r, 0, left, feature, threshold, default_left, is_leaf)
+            node = _walk(X, F32_NAN, r, 0, left, feature, threshold, default_left, is_leaf)
         while removed[node]:  # pruned away: its row is in the ancestor that became a leaf
             node = parent[node]
         out[r] = node
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _leaves(X, tree_ptr, tree_group, left, right, feature, threshold, default_left, is_leaf,
-            value, t, out):
-    off = tree_ptr[t]
-    for r in prange(X.shape[0]):
-        out[r] = _walk(X, r, off, left, feature, threshold, default_left, is_leaf)
+def _leaves(data, missing, off, left, feature, split, default_left, is_leaf, out):
+    for r in prange(data.shape[0]):
+        out[r] = _walk(data, missing, r, off, left, feature, split, default_left, is_leaf)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _passes_through(X, off, left, right, feature, threshold, default_left, depth, node, out):
+def _passes_through(data, missing, off, left, feature, split, default_left, depth, node, out):
     # Walk the *grown* tree down to the node's depth and test whether we arrive at it.
     target_depth = depth[off + node]
-    for r in prange(X.shape[0]):
+    for r in prange(data.shape[0]):
         cur = 0
         for _ in range(target_depth):
             if left[off + cur] == -1:
                 break
-            cur = _child(X, r, off + cur, left, feature, threshold, default_left)
+            cur = _child(data, r, off + cur, left, feature, split, default_left, missing)
         out[r] = cur == node
 
 
 def add_tree_outputs(forest: Forest, X: np.ndarray, margin: np.ndarray, t_begin: int,
-                     t_end: int) -> None:
+                     t_end: int, split=None, missing=F32_NAN) -> None:
     """``margin[r, group(t)] += value of the leaf of row r in tree t`` for t in [begin, end),
-    in tree order and float32, as XGBoost's predictor adds them."""
+    in tree order and float32, as XGBoost's predictor adds them. (``split``, ``missing``:
+    ``X`` is bin codes, see above; by default values and the thresholds.)"""
     if t_end > t_begin:
-        _add_trees(X, *forest.walk_arrays(), t_begin, t_end, margin)
+        _add_trees(X, missing, forest.tree_ptr, forest.tree_group, forest.left, forest.feature,
+                   forest.threshold if split is None else split, forest.default_left,
+                   forest.is_leaf, forest.value, t_begin, t_end, margin)
 
 
-def leaf_of_rows(forest: Forest, X: np.ndarray, tree_idx: int) -> np.ndarray:
+def leaf_of_rows(forest: Forest, X: np.ndarray, tree_idx: int, split=None,
+                 missing=F32_NAN) -> np.ndarray:
     """Node id (within the tree) of the final leaf each row reaches, int32."""
     out = np.empty(X.shape[0], dtype=np.int32)
-    _leaves(X, *forest.walk_arrays(), tree_idx, out)
+    _leaves(X, missing, int(forest.tree_ptr[tree_idx]), forest.left, forest.feature,
+            forest.threshold if split is None else split, forest.default_left, forest.is_leaf,
+            out)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _path(x, off, left, right, feature, threshold, default_left, is_leaf, out):
+def _path(x, off, left, feature, threshold, default_left, is_leaf, out):
     node = 0
     n = 0
     out[n] = 0
     while not is_leaf[off + node]:
-        node = _child(x, 0, off + node, left, feature, threshold, default_left)
+        node = _child(x, 0, off + node, left, feature, threshold, default_left, F32_NAN)
         n += 1
         out[n] = node
     return n + 1
@@ -179,17 +186,18 @@ def path_of_row(forest: Forest, x32: np.ndarray, tree_idx: int) -> list[int]:
     """Node ids (root first) a single row (shape (1, n_features), float32) visits down to
     the final leaf of tree ``tree_idx``."""
     out = np.empty(int(forest.depth.max(initial=0)) + 1, dtype=np.int32)
-    n = _path(x32, int(forest.tree_ptr[tree_idx]), forest.left, forest.right, forest.feature,
+    n = _path(x32, int(forest.tree_ptr[tree_idx]), forest.left, forest.feature,
               forest.threshold, forest.default_left, forest.is_leaf, out)
     return out[:n].tolist()
 
 
-def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int) -> np.ndarray:
+def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int, split=None,
+                 missing=F32_NAN) -> np.ndarray:
     """Boolean mask of the rows that reach ``node_id`` of the grown tree (pruned or not)."""
     out = np.empty(X.shape[0], dtype=np.bool_)
-    off = int(forest.tree_ptr[tree_idx])
-    _passes_through(X, off, forest.left, forest.right, forest.feature, forest.threshold,
-                    forest.default_left, forest.depth, node_id, out)
+    _passes_through(X, missing, int(forest.tree_ptr[tree_idx]), forest.left, forest.feature,
+                    forest.threshold if split is None else split, forest.default_left,
+                    forest.depth, node_id, out)
     return out
 
 
@@ -225,7 +233,6 @@ def leaf_of_nodes(nodes: dict, X: np.ndarray, position: np.ndarray | None = None
                                nodes["feature"], nodes["threshold"], nodes["default_left"],
                                nodes["is_leaf"], out)
         return out
-    ptr = np.array([0, len(nodes["left"])], dtype=np.int64)
-    _leaves(X, ptr, np.zeros(1, dtype=np.int32), nodes["left"], nodes["right"], nodes["feature"],
-            nodes["threshold"], nodes["default_left"], nodes["is_leaf"], nodes["value"], 0, out)
+    _leaves(X, F32_NAN, 0, nodes["left"], nodes["feature"], nodes["threshold"],
+            nodes["default_left"], nodes["is_leaf"], out)
     return out

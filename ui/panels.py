@@ -40,9 +40,8 @@ def engine_note(model: Model) -> None:
     the first minutes of a fresh server, while the kernels compile)."""
     if model.booster.engine is boost:
         return
-    status = training.engine_status()
     st.caption(f":material/hourglass_top: Trained as plain Python while the engine compiles "
-               f"({status.when()}) — the same numbers, bit for bit. "
+               f"({training.compile_when()}) — the same numbers, bit for bit. "
                "Larger data, other losses and the Lab wait for the compile.")
 
 

@@ -1,19 +1,19 @@
 """Training, cached once per (data digest, column choices, parameters), and the on-demand
-results the views share (the trees as a table, one node's candidate splits). Owns
-``Trained``, the session's part holding the configuration asked for and the last good
-model."""
+results the views share (the trees as a table). Owns ``Trained``, the session's part holding
+the configuration asked for and the last good model; starts the server's compile of the
+engine and reports its step (``boost.runtime`` runs it)."""
 
 from __future__ import annotations
 
-import gc
-import threading
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
 import boost
-from boost.coldstart import fits_python, python_engine
+from boost import runtime
+from boost.params import left_to_objective
+from boost.runtime import fits_python, python_engine
 
 from . import tables, url
 from .state import AppState, Model
@@ -78,9 +78,9 @@ def engine_params(config: dict, prep: tables.Prepared) -> dict:
     for p in url.APP_PARAMS:
         if p.train_arg or not p.applies(prep.objective) or p.name == "objective":
             continue
+        if left_to_objective(prep.objective, p.name, config[p.name]):
+            continue  # count:poisson's max_delta_step 0: the objective's own, as XGBoost's
         params[p.name] = config[p.name]
-    if prep.objective == "count:poisson" and not config["max_delta_step"]:
-        del params["max_delta_step"]  # XGBoost's 0.7 for Poisson, as when it is not given
     if prep.task == "multiclass":
         params["num_class"] = prep.num_class
     text = str(config["base_score"]).strip()
@@ -154,7 +154,7 @@ def engine_for(config: dict, frame: pd.DataFrame) -> str:
     """"compiled" once the engine's kernels are compiled (or loaded); until then "python"
     for data the plain-Python engine trains in a moment. Other data trains compiled at once:
     this process compiles the kernels it needs, alongside the workers."""
-    if engine_status().ready.is_set():
+    if runtime.background_compile().ready.is_set():
         return "compiled"
     prep = prepared(tuple(config[k] for k in _DATA_KEYS), frame)
     if fits_python(prep.objective, len(prep.y_train) + len(prep.y_valid), prep.X_train.shape[1],
@@ -165,11 +165,10 @@ def engine_for(config: dict, frame: pd.DataFrame) -> str:
 
 def training_text(engine: str) -> str:
     """What the spinner says while a model trains."""
-    status = engine_status()
-    if status.ready.is_set():
+    if runtime.background_compile().ready.is_set():
         return "Training…"
     if engine == "python":
-        return f"Training as plain Python while the engine compiles ({status.when()})…"
+        return f"Training as plain Python while the engine compiles ({compile_when()})…"
     return "Compiling the engine for this data (first start only, about a minute), then training…"
 
 
@@ -206,59 +205,20 @@ def missing_features(config: dict, _X: pd.DataFrame) -> frozenset[str]:
     return frozenset(str(c) for c in _X.columns[_X.isna().any().to_numpy()])
 
 
-class EngineStatus:
-    """The server's compile of the engine (``boost.warmup`` in worker processes, then
-    loaded here): its progress, and ``ready`` once every kernel is compiled."""
-
-    def __init__(self) -> None:
-        self.done, self.total = 0, 0
-        self.ready = threading.Event()
-        self.lock = threading.Lock()
-        self.started = False
-
-    def update(self, done: int, total: int, label: str) -> None:  # boost.warmup's progress
-        self.done, self.total = done, total
-
-    def when(self) -> str:
-        """"first start only", with the compile's step once it has begun."""
-        return "first start only" + (f"; step {self.done} of {self.total}" if self.total else "")
-
-
-_ENGINE = EngineStatus()  # one per process (not a cache entry: clearing caches must not
-# start the compile again)
-
-
-def engine_status() -> EngineStatus:
-    """The server's one compile of the engine (started by ``warm_up_engine``)."""
-    return _ENGINE
+def compile_when() -> str:
+    """"first start only", with the server's compile's step once it has begun
+    (``boost.runtime.compile_in_background``)."""
+    status = runtime.background_compile()
+    return "first start only" + (f"; step {status.done} of {status.total}" if status.total else "")
 
 
 def warm_up_engine() -> None:
     """Once per server, after its first run has drawn its screen: compile (or load from
     numba's disk cache) every engine kernel in the background, so no later click waits for
-    a compile; on an empty cache in worker processes (``boost.warmup``), while small data
-    trains as plain Python.
-
-    Streamlit runs a full garbage collection after every script run; over the engine's
-    compiled kernels (a few hundred thousand objects) it took 120 ms of every click, holding
-    the lock the server needs to send the redrawn charts. What is loaded now and after the
-    warm-up lives as long as the server, so it is moved out of the collector's sight
-    (``gc.freeze``); a session's own objects are still collected."""
-    status = engine_status()
-    with status.lock:
-        if status.started:
-            return
-        status.started = True
-
-    def warm_up() -> None:
-        try:
-            boost.warmup(progress=status.update)
-        finally:  # a failure here shows where the kernel is used, as a training error
-            gc.freeze()
-            status.ready.set()
-
-    gc.freeze()
-    threading.Thread(target=warm_up, name="boost-warmup", daemon=True).start()
+    a compile; on an empty cache in worker processes, while small data trains as plain
+    Python (``boost.runtime.compile_in_background``, which also keeps the engine's objects
+    out of the garbage collection Streamlit runs after every script run)."""
+    runtime.compile_in_background()
 
 
 def other_model(state: AppState, config: dict, change: str, purpose: str, where=st):

@@ -269,7 +269,9 @@ def _mark_best(valid, loss, split_made):
 
 def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim, params,
            split_made, allowed=None, extra=None):
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = rules.NodeParams.of(params)
+    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
+                                   rp.max_delta_step)
     # colsample_*: a feature the node did not draw is shown but cannot be chosen.
     sampled = np.ones(len(feat), dtype=bool) if allowed is None else np.asarray(allowed)[feat]
     sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
@@ -366,7 +368,9 @@ def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_ma
     ``Best`` marks the candidate the exact search picks (only when the node was split):
     the first, in scan order, of the largest valid gains, lower feature index first.
     """
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = rules.NodeParams.of(params)
+    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
+                                   rp.max_delta_step)
     features = (np.arange(len(names), dtype=np.int64) if features is None
                 else np.asarray(features, dtype=np.int64))
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
@@ -381,7 +385,9 @@ def candidate_summary(columns: SortedRows, in_node, g, h, params, names, split_m
     """``CandidateSummary`` of the node whose rows ``in_node`` marks (as ``split_candidates``
     but keeping only ``_pick``'s candidates of each feature: at 100k rows x 30 features a
     root has millions)."""
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = rules.NodeParams.of(params)
+    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
+                                   rp.max_delta_step)
     chunks = np.int64(max(1, min(numba.get_num_threads(), len(names))))
     *kept, psim, counts = _summarize(in_node, columns.col_ptr, columns.rows, columns.values, g,
                                      h, columns.need_forward, np.int64(top), chunks,

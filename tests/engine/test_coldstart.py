@@ -1,6 +1,7 @@
 """The engine on a fresh machine: the plain-Python twin that answers small data while the
 kernels compile (bit-equal to the compiled engine), and the warm-up's worker processes."""
 
+import importlib
 import os
 import subprocess
 import sys
@@ -12,10 +13,10 @@ import pytest
 from numba.core.registry import CPUDispatcher
 
 import boost
-from boost.coldstart import PYTHON_CELLS, PYTHON_OBJECTIVES, fits_python, python_engine
+from boost import runtime
+from boost.runtime import PYTHON_CELLS, PYTHON_OBJECTIVES, fits_python, python_engine
 
 ROOT = Path(__file__).resolve().parents[2]
-WARMUP = sys.modules["boost.warmup"]  # ``boost.warmup`` is the function
 
 
 def _data(objective):
@@ -83,24 +84,24 @@ def test_small_data_is_what_the_twin_trains():
 
 def test_every_kernel_is_compiled_by_the_warmup():
     boost.warmup(processes=1)
-    kernels = WARMUP.kernels()
+    kernels = runtime.kernels()
     assert len(kernels) > 90
     assert {k.py_func.__qualname__ for k in kernels} >= {"grow_exact", "_build", "_leaves"}
     # Each has machine code in numba's disk cache (a kernel no part reaches would not).
-    assert [WARMUP._name(k) for k in WARMUP.uncached()] == []
+    assert [runtime._name(k) for k in runtime.uncached()] == []
 
 
 def test_a_warm_cache_loads_here_without_workers():
     seen = []
     boost.warmup(processes=2, progress=lambda done, total, label: seen.append((done, total)))
-    total = len(WARMUP.PARTS)
+    total = len(runtime.PARTS)
     assert seen[0] == (0, total) and seen[-1] == (total, total)
 
 
 def test_a_worker_says_each_kernel_it_compiles(tmp_path):
     """The worker protocol, on an empty cache: a part per line in; out, a line per engine
     kernel compiled (the progress), then "done <part>" (or "failed <part> <error>")."""
-    worker = subprocess.run([sys.executable, "-m", "boost.warmup", "--worker"], cwd=ROOT,
+    worker = subprocess.run([sys.executable, "-m", "boost.runtime", "--worker"], cwd=ROOT,
                             input="long columns\nno such part\n", capture_output=True,
                             text=True, timeout=900,
                             env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
@@ -110,13 +111,13 @@ def test_a_worker_says_each_kernel_it_compiles(tmp_path):
     assert all(line.startswith("kernel ") for line in lines[:-2])
     assert {"sketch._chunk_queue_summary", "hist._build"} <= compiled
     for name in compiled:  # only the engine's, named as the parent counts them
-        module, _, function = name.partition(".")
-        assert hasattr(getattr(boost, module), function)
+        module, _, function = name.rpartition(".")
+        assert hasattr(importlib.import_module("boost." + module), function)
 
 
 def test_workers_run_every_part_once():
     steps = []
-    assert WARMUP._compile_in_workers(2, steps.append, set()) == len(WARMUP.PARTS)
+    assert runtime._compile_in_workers(2, steps.append, set()) == len(runtime.PARTS)
     assert steps == []  # a warm cache: nothing compiled
 
 

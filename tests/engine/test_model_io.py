@@ -22,10 +22,10 @@ import xgboost as xgb
 from oracle import xgb_train
 
 import boost
-from boost import ubjson
-from boost.model_file import _float32s
 from boost.objectives import OBJECTIVES
 from boost.params import PARAMETERS
+from boost.xgb import ubjson
+from boost.xgb.model_file import _float32s
 
 ROOT = Path(__file__).resolve().parents[2]
 XGB_OBJECTIVES = [name for name, o in OBJECTIVES.items() if o.xgboost]

@@ -5,15 +5,15 @@ that applies to the model's objective and tree method goes into ``PARAMS`` under
 name with the model's value, and ``boost.train``'s own arguments (``Param.train_arg``:
 ``num_boost_round``, ``early_stopping_rounds``) become ``xgboost.train``'s keyword
 arguments of the same names. Given the rows BoostScope trained on, XGBoost then grows the
-same trees (tests/test_model_io.py runs the source and compares the dumps).
+same trees (tests/engine/test_model_io.py runs the source and compares the dumps).
 """
 
 from __future__ import annotations
 
-from . import objectives
-from .data import default_names
-from .params import BY_NAME, PARAMETERS
-from .sampling import ColumnSampler
+from .. import objectives
+from ..data import default_names
+from ..params import BY_NAME, PARAMETERS
+from ..sampling import ColumnSampler
 
 _CODE = '''"""Retrain a BoostScope model with XGBoost: the same parameters and rounds.
 

@@ -1,17 +1,21 @@
 """Model dumps: XGBoost's JSON and text dumps and ``trees_to_dataframe``, plus the trace columns.
 
 Numbers are printed as XGBoost prints them (``%.9g`` of the float32 value), so a dump of this
-engine's model is string-equal to XGBoost's dump of the same model.
+engine's model is string-equal to XGBoost's dump of the same model. Both dumps are one walk
+of the tree (``_subtree``); only the lines each format prints differ (``_Json``, ``_Text``).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
-from ._dtypes import REASON_NAMES
-from .split_math import similarities
-from .tree import Forest
+from .._dtypes import REASON_NAMES
+from ..node_rules import NodeParams
+from ..split_math import similarities
+from ..tree import Forest
 
 
 def fmt(value) -> str:
@@ -19,63 +23,83 @@ def fmt(value) -> str:
     return f"{float(np.float32(value)):.9g}"
 
 
-def _children_in_order(forest: Forest, off: int, nid: int):
-    return int(forest.left[off + nid]), int(forest.right[off + nid])
+class _Split(NamedTuple):
+    """A split node as the dumps print it (numbers already in ``fmt``; stats None without
+    ``with_stats``)."""
+
+    nid: int
+    depth: int
+    feature: str
+    threshold: str
+    yes: int
+    no: int
+    missing: int
+    gain: str | None
+    cover: str | None
 
 
-def _json_node(forest, off, nid, names, with_stats, out):
+class _Json:
+    """XGBoost's ``json`` dump: a node per line, children nested in a list."""
+
+    @staticmethod
+    def leaf(nid: int, depth: int, value: str, cover: str | None) -> str:
+        stats = f' , "cover": {cover}' if cover is not None else ""
+        return f'{"  " * (depth + 1)}{{ "nodeid": {nid}, "leaf": {value}{stats} }}'
+
+    @staticmethod
+    def split(s: _Split, children: list[str]) -> str:
+        indent = "  " * (s.depth + 1)
+        stats = f', "gain": {s.gain}, "cover": {s.cover}' if s.cover is not None else ""
+        return (f'{indent}{{ "nodeid": {s.nid}, "depth": {s.depth}, "split": "{s.feature}", '
+                f'"split_condition": {s.threshold}, "yes": {s.yes}, "no": {s.no}, '
+                f'"missing": {s.missing} {stats}, "children": [\n'
+                + ", \n".join(children) + f"\n{indent}]}}")
+
+
+class _Text:
+    """XGBoost's ``text`` dump: a node per line, indented by tabs, children after it."""
+
+    @staticmethod
+    def leaf(nid: int, depth: int, value: str, cover: str | None) -> str:
+        tabs = "\t" * depth
+        stats = f",cover={cover}" if cover is not None else ""
+        return f"{tabs}{nid}:leaf={value}{stats}\n"
+
+    @staticmethod
+    def split(s: _Split, children: list[str]) -> str:
+        tabs = "\t" * s.depth
+        stats = f",gain={s.gain},cover={s.cover}" if s.cover is not None else ""
+        return (f"{tabs}{s.nid}:[{s.feature}<{s.threshold}] "
+                f"yes={s.yes},no={s.no},missing={s.missing}{stats}\n" + "".join(children))
+
+
+_FORMATS = {"json": _Json, "text": _Text}
+
+
+def _subtree(forest: Forest, off: int, nid: int, names, with_stats: bool, form) -> str:
+    """Node ``nid`` of the tree at ``off`` and everything below it in ``form``'s format: the
+    one walk of both dumps (depth first, the yes child first; a missing value follows the
+    default side)."""
     i = off + nid
-    indent = "  " * (int(forest.depth[i]) + 1)
+    depth = int(forest.depth[i])
+    cover = fmt(forest.sum_hess[i]) if with_stats else None
     if forest.is_leaf[i]:
-        stats = f' , "cover": {fmt(forest.sum_hess[i])}' if with_stats else ""
-        out.append(f'{indent}{{ "nodeid": {nid}, "leaf": {fmt(forest.value[i])}{stats} }}')
-        return
-    yes, no = _children_in_order(forest, off, nid)
-    missing = yes if forest.default_left[i] else no
-    stats = (f', "gain": {fmt(forest.loss_chg[i])}, "cover": {fmt(forest.sum_hess[i])}'
-             if with_stats else "")
-    out.append(
-        f'{indent}{{ "nodeid": {nid}, "depth": {int(forest.depth[i])}, '
-        f'"split": "{names[forest.feature[i]]}", "split_condition": {fmt(forest.threshold[i])}, '
-        f'"yes": {yes}, "no": {no}, "missing": {missing} {stats}, "children": [\n'
-    )
-    parts: list[str] = []
-    for child in (yes, no):
-        sub: list[str] = []
-        _json_node(forest, off, child, names, with_stats, sub)
-        parts.append("".join(sub))
-    out.append(", \n".join(parts))
-    out.append(f"\n{indent}]}}")
-
-
-def _text_node(forest, off, nid, names, with_stats, out):
-    i = off + nid
-    tabs = "\t" * int(forest.depth[i])
-    if forest.is_leaf[i]:
-        stats = f",cover={fmt(forest.sum_hess[i])}" if with_stats else ""
-        out.append(f"{tabs}{nid}:leaf={fmt(forest.value[i])}{stats}\n")
-        return
-    yes, no = _children_in_order(forest, off, nid)
-    missing = yes if forest.default_left[i] else no
-    stats = (f",gain={fmt(forest.loss_chg[i])},cover={fmt(forest.sum_hess[i])}"
-             if with_stats else "")
-    out.append(f"{tabs}{nid}:[{names[forest.feature[i]]}<{fmt(forest.threshold[i])}] "
-               f"yes={yes},no={no},missing={missing}{stats}\n")
-    for child in (yes, no):
-        _text_node(forest, off, child, names, with_stats, out)
+        return form.leaf(nid, depth, fmt(forest.value[i]), cover)
+    yes, no = int(forest.left[i]), int(forest.right[i])
+    split = _Split(nid, depth, names[forest.feature[i]], fmt(forest.threshold[i]), yes, no,
+                   yes if forest.default_left[i] else no,
+                   fmt(forest.loss_chg[i]) if with_stats else None, cover)
+    return form.split(split, [_subtree(forest, off, c, names, with_stats, form)
+                              for c in (yes, no)])
 
 
 def get_dump(forest: Forest, names, dump_format: str = "json", with_stats: bool = True):
     """One string per tree, in XGBoost's ``json`` or ``text`` dump format."""
-    if dump_format not in ("json", "text"):
+    form = _FORMATS.get(dump_format)
+    if form is None:
         raise ValueError(f"dump_format = {dump_format!r}: use 'json' or 'text'.")
-    writer = _json_node if dump_format == "json" else _text_node
-    dumps = []
-    for t in range(forest.n_trees):
-        out: list[str] = []
-        writer(forest, int(forest.tree_ptr[t]), 0, names, with_stats, out)
-        dumps.append("".join(out))
-    return dumps
+    return [_subtree(forest, int(forest.tree_ptr[t]), 0, names, with_stats, form)
+            for t in range(forest.n_trees)]
 
 
 XGBOOST_COLUMNS = ["Tree", "Node", "ID", "Feature", "Split", "Yes", "No", "Missing", "Gain",
@@ -93,7 +117,7 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
                        ) -> pd.DataFrame:
     """XGBoost's ``trees_to_dataframe`` columns plus the trace (see ``Booster``)."""
     n_groups = params.num_output_group
-    _, reg_lambda, alpha, _, mcw, mds = params.as_float32()
+    rp = NodeParams.of(params)
     sizes = np.diff(forest.tree_ptr)
     tree = np.repeat(np.arange(forest.n_trees), sizes)
     node = np.concatenate([np.arange(s) for s in sizes]) if len(sizes) else np.empty(0, int)
@@ -133,7 +157,8 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
         "SumHess": np.asarray(forest.sum_hess, dtype=np.float64),
         # A loaded model's G is unknown (NaN), and so is its similarity.
         "Similarity": np.where(np.isnan(forest.sum_grad), np.nan, similarities(
-            forest.sum_grad, forest.sum_hess, reg_lambda, alpha, mcw, mds)),
+            forest.sum_grad, forest.sum_hess, rp.reg_lambda, rp.alpha, rp.min_child_weight,
+            rp.max_delta_step)),
         "Weight": forest.weight.astype(np.float64),
         "Value": forest.value.astype(np.float64),
         "Leaf": np.asarray(forest.is_leaf & ~forest.removed, dtype=bool),

@@ -1,26 +1,42 @@
-"""Compile every numba kernel once, on tiny data, so the first real request is fast.
+"""The engine's runtime: its kernels compiled before they are needed, and plain Python until then.
 
 numba compiles a kernel the first time it runs and caches the machine code on disk
-(``cache=True``), after which loading it takes milliseconds. ``warmup()`` runs each tree
-method with each objective through training and every trace accessor, in ``PARTS``.
+(``cache=True``), after which loading it takes milliseconds; with an empty cache that is
+minutes of work. This module keeps a user from waiting for it:
 
-numba compiles under a lock per process, so on an empty cache one process uses one core.
-``warmup(processes=n)`` hands the parts to ``n`` worker processes (``python -m boost.warmup
---worker``), which compile in parallel, write the shared disk cache and say each kernel they
-compile (the progress), and then runs every part here, where it now only loads. A worker
-that fails or dies costs nothing but time: what it did not compile is compiled here.
+* ``warmup()`` runs each tree method with each objective through training and every trace
+  accessor, in ``PARTS``, on tiny data. numba compiles under a lock per process, so on an
+  empty cache one process uses one core: ``warmup(processes=n)`` hands the parts to ``n``
+  worker processes (``python -m boost.runtime --worker``), which compile in parallel, write
+  the shared disk cache and say each kernel they compile (the progress), and then runs every
+  part here, where it now only loads. A worker that fails or dies costs nothing but time:
+  what it did not compile is compiled here.
+* ``python_engine()`` is this package imported a second time with numba's JIT off while its
+  modules load, so every kernel in it is the plain Python function it was written as: the
+  same code, so the same trees and margins, bit for bit (``NUMBA_DISABLE_JIT=1`` runs the
+  engine the same way). It answers small data at once while the kernels compile;
+  ``fits_python`` says which data is small enough, and which objectives compute the same in
+  both forms.
+* ``compile_in_background()``: a server's one warm-up, in a thread, with the long-lived
+  objects moved out of the garbage collector's sight (``gc.freeze``); its
+  ``BackgroundCompile`` says how far it is and when the engine is ready.
 """
 
 from __future__ import annotations
 
+import gc
+import importlib.util
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numba
 import numpy as np
@@ -31,6 +47,7 @@ from .booster import load_model
 from .trace.candidates import exact_thresholds
 from .training import train
 
+# ---------------------------------------------------------------------------- the warm-up
 _OBJECTIVES = {"squared error": ("reg:squarederror", {}),
                "logistic": ("binary:logistic", {}),
                "softmax": ("multi:softprob", {"num_class": 3})}
@@ -189,7 +206,9 @@ def uncached() -> list:
 
 
 def _name(kernel) -> str:
-    return f"{kernel.py_func.__module__.rpartition('.')[2]}.{kernel.py_func.__qualname__}"
+    """``<module>.<function>``, the module's path inside the package (``hist._build``)."""
+    module = kernel.py_func.__module__.partition(".")[2]
+    return f"{module}.{kernel.py_func.__qualname__}"
 
 
 def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str]) -> int:
@@ -213,7 +232,7 @@ def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str]) -
     def serve() -> None:
         try:
             worker = subprocess.Popen(
-                [sys.executable, "-m", __package__ + ".warmup", "--worker"], env=env,
+                [sys.executable, "-m", __package__ + ".runtime", "--worker"], env=env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 text=True, bufsize=1)
         except OSError:
@@ -283,6 +302,116 @@ def _worker() -> None:
             print("done", label, flush=True)
         except Exception as exc:  # reported, and compiled again by the parent
             print("failed", label, type(exc).__name__, flush=True)
+
+
+# ---------------------------------------------------------------------------- cold start
+# The plain-Python engine trains about 7,000 (row x feature x round) cells a second on the
+# project's 2-core machine (exact or hist, depth up to 6: 300 rows x 2 features in 1.6-1.8 s
+# for 20 rounds). Above this many cells it would take longer than waiting for the compile.
+PYTHON_CELLS = 12_000
+# Objectives whose arithmetic is the same in both forms: + - * / and square roots round the
+# same in float32 whichever form computes them. exp and log do not: compiled, they are
+# libm's float32 functions; as Python, float64 rounded to float32, which differs in the
+# last bit for about 1 input in 1,600 (measured over 20 million: 12,482 for exp). So the
+# logistic, softmax, Poisson, gamma, Tweedie and exponential losses wait for the compile.
+PYTHON_OBJECTIVES = frozenset({"reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror"})
+
+_TWIN = (__package__ or "boost") + "_python"
+_TWIN_LOCK = threading.Lock()
+
+
+def fits_python(objective: str, n_rows: int, n_features: int, num_boost_round: int) -> bool:
+    """Whether the plain-Python engine trains this bit-equal to the compiled one and within
+    a couple of seconds."""
+    return (objective in PYTHON_OBJECTIVES
+            and n_rows * max(n_features, 1) * max(num_boost_round, 1) <= PYTHON_CELLS)
+
+
+def python_engine() -> ModuleType:
+    """This package as plain Python: ``python_engine().train(...)`` is ``train`` with no
+    compiled kernel, giving the compiled engine's numbers bit for bit. Imported once."""
+    with _TWIN_LOCK:
+        twin = sys.modules.get(_TWIN)
+        if twin is None:
+            twin = _import_without_jit()
+    return twin
+
+
+def _import_without_jit() -> ModuleType:
+    here = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location(_TWIN, here / "__init__.py",
+                                                  submodule_search_locations=[str(here)])
+    twin = importlib.util.module_from_spec(spec)
+    sys.modules[_TWIN] = twin
+    jit_off = numba.config.DISABLE_JIT
+    numba.config.DISABLE_JIT = True  # read by numba's decorators (and simd) at import only
+    try:
+        spec.loader.exec_module(twin)
+    except BaseException:
+        for name in [m for m in sys.modules if m == _TWIN or m.startswith(_TWIN + ".")]:
+            del sys.modules[name]
+        raise
+    finally:
+        numba.config.DISABLE_JIT = jit_off
+    # numpy warns of what the kernels do on purpose (uint64 hashes that wrap, a 0/0 gain
+    # that is then refused); compiled, nothing warns.
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=re.escape(_TWIN) + r"\.")
+    return twin
+
+
+# ---------------------------------------------------------------------------- in the background
+class BackgroundCompile:
+    """A process's warm-up in a background thread (``compile_in_background``): its progress,
+    ``done`` of ``total`` steps (``warmup``'s), and ``ready`` once every kernel is compiled
+    or loaded (or the warm-up failed: a kernel it left is compiled where it is first used)."""
+
+    def __init__(self) -> None:
+        self.done, self.total = 0, 0
+        self.ready = threading.Event()
+        self._lock = threading.Lock()
+        self._started = False
+
+    def _progress(self, done: int, total: int, label: str) -> None:
+        self.done, self.total = done, total
+
+    def start(self) -> None:
+        """Start the warm-up, once (later calls return at once).
+
+        What is loaded now and by the warm-up lives as long as the process: it is moved out
+        of the garbage collector's sight (``gc.freeze``) now and when the warm-up ends, so a
+        full collection no longer walks the compiled kernels (a few hundred thousand
+        objects). Streamlit collects after every script run; over those objects that took
+        120 ms of every click, holding the lock the server needs to send the redrawn charts.
+        Objects made later are still collected."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+
+        def run() -> None:
+            try:
+                warmup(progress=self._progress)
+            finally:  # a failure shows where the kernel is used, as a training error
+                gc.freeze()
+                self.ready.set()
+
+        gc.freeze()
+        threading.Thread(target=run, name="boost-warmup", daemon=True).start()
+
+
+_BACKGROUND = BackgroundCompile()  # one per process
+
+
+def background_compile() -> BackgroundCompile:
+    """The process's one background warm-up (``ready`` unset until it has run)."""
+    return _BACKGROUND
+
+
+def compile_in_background() -> BackgroundCompile:
+    """Start the process's warm-up in a thread (once: later calls only return it); small data
+    trains meanwhile on ``python_engine()``, other data compiles what it needs at once."""
+    _BACKGROUND.start()
+    return _BACKGROUND
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:

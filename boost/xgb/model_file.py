@@ -21,14 +21,15 @@ from decimal import Decimal
 import numpy as np
 from numba import njit
 
-from . import objectives, ubjson
-from ._dtypes import FEATURE, INDEX, SUM, WEIGHT
-from .data import default_names
+from .. import objectives
+from .._dtypes import FEATURE, INDEX, SUM, WEIGHT
+from ..data import default_names
+from ..params import BY_NAME, Params, parse_params
+from ..records import NODE_FIELDS
+from ..split_math import leaf_weights
+from ..tree import Forest
+from . import ubjson
 from .dump import fmt
-from .params import BY_NAME, Params, parse_params
-from .records import NODE_FIELDS
-from .split_math import leaf_weights
-from .tree import Forest
 
 # XGBoost writes the root's parent, and a deleted node's split index, as this.
 NO_NODE = 2147483647
@@ -442,10 +443,11 @@ def _base_weights(parts: ModelParts, sl: slice) -> np.ndarray:
     w = f.weight[sl]
     if p.tree_method == "exact":
         return w.astype(np.float32)
-    eta, reg_lambda, alpha, _, mcw, mds = p.as_float32()
+    f32 = p.as_float32()
     if objectives.spec(p.objective).adaptive_leaf:
-        w = leaf_weights(f.sum_grad[sl], f.sum_hess[sl], reg_lambda, alpha, mcw, mds)
-    return np.where(f.is_leaf[sl], w * eta, w).astype(np.float32)
+        w = leaf_weights(f.sum_grad[sl], f.sum_hess[sl], f32.reg_lambda, f32.alpha,
+                         f32.min_child_weight, f32.max_delta_step)
+    return np.where(f.is_leaf[sl], w * f32.eta, w).astype(np.float32)
 
 
 def _tree_document(parts: ModelParts, t: int) -> dict:
