@@ -14,7 +14,7 @@ tree used are recomputed on demand, for any round, in any order.
 
 XGBoost's own random streams (``std::mt19937`` with its per-thread seeding) are not
 reproduced: with sampling on, trees match XGBoost's only when XGBoost is given the same
-rows and columns (see tests/test_sampling.py).
+rows and columns (see tests/engine/test_sampling.py).
 """
 
 from __future__ import annotations

@@ -54,6 +54,9 @@ def _module_imports(path: Path, package: str) -> set[str]:
     at module level; those inside functions or ``if TYPE_CHECKING`` run later or never)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     here = list(parts[:-1])  # the package: "." from a module and from its __init__
+    self_name = ".".join(parts).removesuffix(".__init__")
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for p in (ROOT / package).rglob("*.py")}
     out = set()
     for node in ast.parse(path.read_text()).body:
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
@@ -62,11 +65,10 @@ def _module_imports(path: Path, package: str) -> set[str]:
         if node.module:
             base = base + node.module.split(".")
             out.add(".".join(base))
-        else:
-            out |= {".".join(base + [alias.name]) for alias in node.names}
-    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-               for p in (ROOT / package).rglob("*.py")}
-    return {m for m in out if m in modules and m.startswith(package)}
+        # ``from . import name``: the module ``name``, or else the package that defines it
+        out |= {".".join(base + [alias.name]) if ".".join(base + [alias.name]) in modules
+                else ".".join(base) for alias in node.names}
+    return {m for m in out if m in modules and m.startswith(package) and m != self_name}
 
 
 def test_ui_tables_reads_tables_without_the_rest_of_ui():

@@ -14,8 +14,9 @@ from boost.objectives import OBJECTIVES
 
 from . import sidebar, state, training, url
 from .charts import export_button
-from .lessons import LESSONS, REGISTRY, setting
+from .lessons import LESSONS, REGISTRY
 from .lessons.facts import Facts
+from .lessons.steps import setting
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
 

@@ -8,7 +8,8 @@ from apptest import APP, clear_caches, open_app  # noqa: F401  (clear_caches: au
 from streamlit.testing.v1 import AppTest
 
 from boost.params import BY_NAME
-from ui.lessons import LESSONS, REGISTRY, Lesson, Step, check
+from ui.lessons import LESSONS, REGISTRY
+from ui.lessons.steps import Lesson, Step, check
 from ui.samples import BY_KEY
 
 _app = open_app

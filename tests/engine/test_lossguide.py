@@ -77,7 +77,7 @@ def test_max_leaves_also_limits_depth_wise_and_no_limit_depth(method, policy):
 
 def test_subsample_replayed_in_xgboost():
     # XGBoost's own draws are not ours: give it our rows (a custom objective that zeroes the
-    # left-out rows' g and h, as its sampler does), as tests/test_sampling.py does.
+    # left-out rows' g and h, as its sampler does), as tests/engine/test_sampling.py does.
     X, y = make_data(seed=7, nan=0.1)
     y = y.astype(np.float32)  # g = margin - y in float32, as XGBoost's objective computes it
     params = _params("hist", "reg:squarederror", max_leaves=8, max_depth=0, subsample=0.6,

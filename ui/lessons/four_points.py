@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import Lesson, Step
 from .facts import listed
+from .steps import Lesson, Step
 
 
 def _candidates(f):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Lesson, Step
+from .steps import Lesson, Step
 
 
 def _at(f):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Lesson, Step
+from .steps import Lesson, Step
 
 
 def _income(f):

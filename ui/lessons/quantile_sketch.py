@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Lesson, Step
+from .steps import Lesson, Step
 
 # The lesson's numbers are those of the quantile-sketch panel beside them (the model's
 # booster.trace.sketch, drawn by viz.sketch): the one feature, ``amount``, exact's
