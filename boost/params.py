@@ -264,6 +264,8 @@ REMOVED = {
 OBJECTIVES = BY_NAME["objective"].choices
 TREE_METHODS = BY_NAME["tree_method"].choices
 BOOSTING = BY_NAME["boosting"].choices
+# The parameters the app shows (a widget each): kept in the session and in the URL.
+APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
 SWEEPABLE = tuple(p for p in PARAMETERS if p.scale)  # the parameters the Lab can sweep
 
 

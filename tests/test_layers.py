@@ -49,16 +49,42 @@ def test_every_chart_is_drawn_by_charts_show():
     assert calls == []
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _module_level(tree: ast.Module) -> list[ast.stmt]:
+    """The statements at module level, with those inside ``if TYPE_CHECKING:`` (an import
+    there is one for the type checker, and a circle all the same); not those in functions."""
+    out = []
+    for node in tree.body:
+        out.append(node)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            out += node.body
+    return out
+
+
+def test_the_circle_checker_sees_type_checking_imports():
+    tree = ast.parse("from typing import TYPE_CHECKING\nimport typing\nfrom . import a\n"
+                     "if TYPE_CHECKING:\n    from .b import B\n"
+                     "if typing.TYPE_CHECKING:\n    from .c import C\n"
+                     "def f():\n    from .d import D\n")
+    found = {n.module or n.names[0].name for n in _module_level(tree)
+             if isinstance(n, ast.ImportFrom) and n.level}
+    assert found == {"a", "b", "c"}
+
+
 def _module_imports(path: Path, package: str) -> set[str]:
-    """The modules of ``package`` that ``path`` imports when it is loaded (relative imports
-    at module level; those inside functions or ``if TYPE_CHECKING`` run later or never)."""
+    """The modules of ``package`` that ``path`` imports (relative imports at module level,
+    those inside ``if TYPE_CHECKING:`` too; not those inside functions, which run later)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     here = list(parts[:-1])  # the package: "." from a module and from its __init__
     self_name = ".".join(parts).removesuffix(".__init__")
     modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
                for p in (ROOT / package).rglob("*.py")}
     out = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in _module_level(ast.parse(path.read_text())):
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
             continue
         base = here[:len(here) - node.level + 1]

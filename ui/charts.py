@@ -3,7 +3,6 @@ height, class names, and the chart element that is updated in place."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import plotly
@@ -14,7 +13,7 @@ import streamlit.components.v2 as components_v2
 
 from viz.export import screen_html
 
-from .state import AppState, Shown, Widget
+from .state import AppState, Screen, Shown
 
 SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
 DEFAULT_HEIGHT = 450  # px, Plotly's (and st.plotly_chart's) when a figure sets none
@@ -28,30 +27,6 @@ _PLOTLY_JS = components_v1.declare_component("plotly_js", path=str(PLOTLY_JS.par
 _CHART = components_v2.component("boostscope_chart",
                                  js=Path(__file__).with_name("chart.js").read_text(),
                                  isolate_styles=False)
-
-
-@dataclass
-class Screen:
-    """What is on screen, for the HTML export: the charts drawn in this run, the lesson's
-    text and how many lines it takes at 1280 px; and the camera button's format."""
-
-    figures: dict = field(default_factory=dict)
-    said: list = field(default_factory=list)
-    said_lines: int = 2
-
-    export_format = Widget("png")
-
-    def clear(self, said: bool = True) -> None:
-        """A new run of the screen: no charts yet (and no text, unless ``said`` is False)."""
-        self.figures = {}
-        if said:
-            self.said = []
-
-    def keep(self, key: str, fig) -> None:
-        self.figures[key] = fig
-
-    def say(self, texts: list, lines: int) -> None:
-        self.said, self.said_lines = texts, lines
 
 
 def format_ui() -> str:

@@ -9,7 +9,7 @@ own data would grow the server without bound. Every ``EVERY_S`` seconds the swee
 the uploads and file references of sessions that are neither connected nor kept for a
 reconnect. A session must be missing from two sweeps in a row (a session moving between
 Streamlit's two lists is briefly in neither). The app keeps nothing from these files: an
-upload is read once into the session's state (``ui/upload.py``).
+upload is read once into the session's state (``ui.state.Reader``).
 """
 
 from __future__ import annotations

@@ -6,11 +6,11 @@ when it ends."""
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass
 
 import streamlit as st
 
 from boost.objectives import OBJECTIVES
+from boost.params import APP_PARAMS
 
 from . import sidebar, state, training, url
 from .charts import export_button
@@ -21,15 +21,6 @@ from .samples import BY_KEY
 from .state import AppState, Model, Shown
 
 LINE_CHARS = 100  # characters of a lesson's text per line at 1280 px (the type is 22 px)
-
-
-@dataclass
-class Walk:
-    slug: str | None = None  # the lesson being walked, None outside lessons
-    step: int = 0  # the lesson's step on screen (0-based)
-    revealed: bool = False  # the step's question has been answered
-    applied: tuple | None = None  # (lesson, step, revealed) last written into the widgets
-    before: dict | None = None  # the widgets and data to restore when the lesson ends
 
 
 def start(app: AppState, slug: str) -> None:
@@ -71,7 +62,7 @@ def apply(app: AppState) -> None:
     task = OBJECTIVES[objective].task if objective != "auto" else "auto"
     sidebar.set_columns(app, want["target"] or sample.target, want["features"], task, objective)
     app.inputs.set_params({p.name: want["params"].get(p.name, url.widget_default(p))
-                           for p in url.APP_PARAMS})
+                           for p in APP_PARAMS})
     app.stage.go_to(want["round"], want["node"])
     panels = want["panels"]
     app.presenter.show_panels(panels[0], panels[1] if len(panels) > 1 else "")

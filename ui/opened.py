@@ -12,8 +12,6 @@ part holding the opened model file and the sample it is stepped through on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -23,8 +21,7 @@ from boost.objectives import OBJECTIVES
 from boost.params import BY_NAME
 
 from . import tables
-from .state import AppState, Data, Model, Widget
-from .upload import Reader
+from .state import AppState, Data, Model, Opened, Opening
 
 OPENED = "opened"  # the config key that marks an opened model file
 
@@ -37,36 +34,6 @@ NOTE = ("candidate splits recomputed on the sample: the trees show the model's o
 
 class OpenError(ValueError):
     pass
-
-
-@dataclass
-class Opened:
-    """An XGBoost model file opened on a data sample: the file's name, digest and bytes, the
-    sample (a table like any upload), its target column ("" for none) and the tree method
-    the candidate splits are recomputed with."""
-
-    name: str
-    digest: str
-    raw: bytes
-    sample: Data
-    target: str
-    tree_method: str
-
-
-@dataclass
-class Opening:
-    file: Opened | None = None  # the model file on screen instead of training
-    error: str | None = None  # why the last Open failed (the previous model stays)
-    sample: Data | None = None  # the sample uploaded for opening a model (read once)
-    reader: Reader = field(default_factory=Reader)  # the sample's uploader
-
-    panel = Widget(False, key="open_panel")  # the sidebar's "Open an XGBoost model" is open
-    target = Widget("", key="open_target")  # the sample's target column ("": none)
-    method = Widget(BY_NAME["tree_method"].start, key="open_method")  # candidates searched by
-
-    def drop(self) -> None:
-        """No model file on screen (new data to train on)."""
-        self.file = None
 
 
 def _features(booster, frame: pd.DataFrame, target: str) -> list[str]:

@@ -9,11 +9,9 @@ owns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import streamlit as st
 
-from boost.params import BY_NAME
+from boost.params import APP_PARAMS, BY_NAME
 
 from . import url
 from .state import AppState
@@ -23,15 +21,9 @@ VIEW = "compare"  # the compare view's slug (ui/views/compare.py)
 CURRENT = "current"
 
 
-@dataclass
-class Pins:
-    kept: list = field(default_factory=list)  # pinned models' parameters
-    note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
-
-
 def pin_of(config: dict) -> dict:
     """The pin of a model's configuration: its app parameters."""
-    return {p.name: config[p.name] for p in url.APP_PARAMS}
+    return {p.name: config[p.name] for p in APP_PARAMS}
 
 
 def _value(name: str, value) -> str:
@@ -43,7 +35,7 @@ def _value(name: str, value) -> str:
 def differences(pin: dict, reference: dict) -> list[str]:
     """'eta 0.1', ... for each parameter where ``pin`` differs from ``reference`` (a
     configuration or another pin), named by their URL keys, in the table's order."""
-    return [f"{p.key} {_value(p.name, pin[p.name])}" for p in url.APP_PARAMS
+    return [f"{p.key} {_value(p.name, pin[p.name])}" for p in APP_PARAMS
             if p.name in pin and pin[p.name] != reference.get(p.name)]
 
 

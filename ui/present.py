@@ -6,13 +6,11 @@ is on and which two panels it shows."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from . import stage
 from .charts import export_button
-from .state import AppState, Model, Shown, Widget
+from .state import AppState, Model, Presenter, Shown
 from .views import REGISTRY
 from .views import tree as tree_view
 
@@ -65,16 +63,6 @@ NORMAL_CSS = """
 [data-testid="stMainBlockContainer"], .block-container { padding-top: 2.2rem !important; }
 </style>
 """
-
-
-@dataclass
-class Presenter:
-    on = Widget(False, key="present")  # presenter mode: no sidebar, projector type, two panels
-    left = Widget("fit", key="left_panel")  # its two panels
-    right = Widget("tree", key="right_panel")
-
-    def show_panels(self, left: str, right: str) -> None:
-        self.left, self.right = left, right
 
 
 def toggle_ui() -> bool:

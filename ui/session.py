@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
-from . import state, url
-from .charts import Screen
-from .lesson import Walk
-from .opened import Opening
-from .pins import Pins
-from .present import Presenter
-from .sidebar import Inputs
-from .stage import Stage
-from .training import Trained
-from .views.keep import LabKeep, ViewKeep
+from . import state
+from .state import (
+    Inputs,
+    LabKeep,
+    Link,
+    Opening,
+    Pins,
+    Presenter,
+    Screen,
+    Stage,
+    Trained,
+    ViewKeep,
+    Walk,
+)
 
 
-def start(link: url.Link, sample: str) -> state.AppState:
+def start(link: Link, sample: str) -> state.AppState:
     """The session's state: made from the opening URL (``link``) on the first run; later
     runs keep it and the widgets' values."""
     app = state.current()

@@ -6,19 +6,17 @@ here and the part's methods."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
 
 from boost.objectives import OBJECTIVES as OBJECTIVE_SPECS
-from boost.params import BY_NAME, Param
+from boost.params import APP_PARAMS, BY_NAME, Param
 
 from . import tables, training, url
 from .samples import BY_KEY, SAMPLES
-from .state import AppState, Data, Widget, param_key
-from .upload import Reader
+from .state import AppState, Data, Inputs, param_key
 
 NO_WEIGHT = ""  # the weight choice "none" (a selectbox shows None as no choice at all)
 WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
@@ -28,46 +26,6 @@ UPLOAD_HELP = ("CSV: comma, semicolon, tab or | separated; UTF-8, UTF-16 or Wind
                "data; formulas give their saved values, never calculated.")
 TASK_HELP = ("What the target is: inferred from the column, or chosen here. It decides which "
              "objectives (losses) fit.")
-
-
-@dataclass
-class Inputs:
-    """What to train on and with: the data, its column choices, the task, the objective and
-    every app parameter (the widgets' values)."""
-
-    data: Data | None = None
-    presets: dict = field(default_factory=dict)  # the sample's parameters now applied
-    upload: Reader = field(default_factory=Reader)  # the sidebar's uploader, read once
-
-    sample = Widget("four_points")
-    target = Widget()
-    features = Widget([])
-    weight = Widget("")  # "": every row counts once
-    task = Widget("auto")
-    objective = Widget("auto", key=param_key("objective"))  # chosen per task
-
-    def param(self, name: str):
-        p = BY_NAME[name]
-        value = st.session_state.get(param_key(name), p.start)
-        return p.start if value is None else value  # a choice clicked off: the default
-
-    def params(self) -> dict:
-        """Every app parameter's current widget value, by name."""
-        return {p.name: self.param(p.name) for p in url.APP_PARAMS}
-
-    def set_param(self, name: str, value) -> None:
-        st.session_state[param_key(name)] = value
-
-    def set_params(self, values: dict) -> None:
-        for name, value in values.items():
-            self.set_param(name, value)
-
-    def saved(self) -> dict:
-        """What ``restore`` brings back (the widgets are saved by ``state.widget_values``)."""
-        return {"data": self.data, "presets": self.presets}
-
-    def restore(self, saved: dict) -> None:
-        self.data, self.presets = saved["data"], saved["presets"]
 
 
 class Columns(NamedTuple):
@@ -262,7 +220,7 @@ def params_ui(app: AppState, live: bool) -> tuple[dict, bool]:
     """The parameters (only those the chosen objective uses); returns every parameter's
     value and whether Train was pressed. ``live``: the data is small enough that every
     change retrains at once, so there is no Train button."""
-    shown = [p for p in url.APP_PARAMS if p.applies(app.inputs.objective)]
+    shown = [p for p in APP_PARAMS if p.applies(app.inputs.objective)]
     st.header("Parameters")
     if live:
         st.caption(f":material/bolt: **Live**: every change retrains and redraws at once "

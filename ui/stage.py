@@ -6,7 +6,6 @@ other modules read it and change it through its methods."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -18,60 +17,10 @@ from viz.theme import sample_rows
 from . import downloads, url, verify
 from .charts import export_button, show
 from .opened import is_opened
-from .state import AppState, Model, Shown, Widget
+from .state import AppState, Model, Shown, Stage
 from .views import DEFAULT, VIEWS
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
-
-
-@dataclass
-class Stage:
-    """The round on screen and how it moves (Play), the selected node, the view."""
-
-    node: int | None = None  # the selected node of the round's tree
-    playing: bool = False
-    played_at: float | None = None  # Play's clock: when the round on screen was due
-    played_round: int | None = None  # the round Play showed last (the slider may lag it)
-    pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
-    repeated: bool = False  # this run carries a repeat of that press: not a tick
-    stopped_at: float | None = None  # when Play stopped (``advance`` holds its round)
-    rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
-    # in the compare view (a fragment) redraws the sidebar's list
-    stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
-    view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
-
-    round = Widget(0)
-    view = Widget()
-    speed = Widget(1.0)
-    verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
-
-    def stop_playing(self) -> None:
-        """Play off, holding no round of it (the caller says which round to show)."""
-        self.playing, self.played_round = False, None
-
-    def go_to(self, r: int, node: int | None = None) -> None:
-        """Show round ``r`` (and ``node`` selected), Play off."""
-        self.round, self.node = r, node
-        self.stop_playing()
-
-    def show_round(self, r: int) -> None:
-        self.round = r
-
-    def keep_within(self, n: int) -> None:
-        """The round on screen within a model's ``n`` rounds."""
-        if self.round > n:
-            self.round = n
-
-    def select(self, node: int | None) -> None:
-        self.node = node
-
-    def show_view(self, slug: str) -> None:
-        self.view = slug
-
-    def ask_full_run(self, full: bool = True) -> None:
-        """One full run of the app at the next chance (``rerun_if_asked``): a callback in a
-        fragment changed what the sidebar or the timer shows."""
-        self.rerun_app = full
 
 
 def _step(state: Stage, delta: int, n: int) -> None:

@@ -1,49 +1,40 @@
 """The session's state: one ``AppState`` per browser tab, made of typed parts, one per
-capability, each written only by the module that owns it (others read it, or call that
-module's functions and the part's methods):
+capability. Every part is defined here (its methods touch only its own fields), and each is
+written only by the module that owns it (others read it, or call that module's functions and
+the part's methods); this module imports none of the owners:
 
-==============  =====================  ====================================================
-part            class (owner)          what it holds
-==============  =====================  ====================================================
-``inputs``      ``sidebar.Inputs``     the data, its columns, task, objective, parameters
-``model``       ``training.Trained``   the configuration asked for, the last good model
-``stage``       ``stage.Stage``        the round, playback, the selected node, the view
-``views``       ``views.keep.ViewKeep``  what each view keeps (tree, growth, sketch, ...)
-``lab``         ``views.keep.LabKeep``   the Lab's sweep and the tuning-order guide's step
-``presenter``   ``present.Presenter``  presenter mode and its two panels
-``screen``      ``charts.Screen``      the charts and text on screen (the HTML export)
-``lesson``      ``lesson.Walk``        the lesson walked, its step, what it restores
-``pins``        ``pins.Pins``          the pinned models
-``opened``      ``opened.Opening``     an XGBoost model file opened on a data sample
-``link``        ``url.Link``           what the opening URL asked for
-==============  =====================  ====================================================
+=============  ===============  =============  ===============================================
+part           class            owner (ui/)    what it holds
+=============  ===============  =============  ===============================================
+``inputs``     ``Inputs``       sidebar        the data, its columns, task, objective, params
+``model``      ``Trained``      training       the configuration asked for, the last good model
+``stage``      ``Stage``        stage          the round, playback, the selected node, the view
+``views``      ``ViewKeep``     views/*        what each view keeps (tree, growth, sketch, ...)
+``lab``        ``LabKeep``      views/lab      the Lab's sweep and the tuning-order guide's step
+``presenter``  ``Presenter``    present        presenter mode and its two panels
+``screen``     ``Screen``       charts         the charts and text on screen (the HTML export)
+``lesson``     ``Walk``         lesson         the lesson walked, its step, what it restores
+``pins``       ``Pins``         pins           the pinned models
+``opened``     ``Opening``      opened         an XGBoost model file opened on a data sample
+``link``       ``Link``         url            what the opening URL asked for
+=============  ===============  =============  ===============================================
 
 ``ui/session.py`` makes the parts from the opening URL. Values that belong to a widget stay
 stored under the widget's key, as Streamlit needs: a part declares them as ``Widget``
-attributes, and every key is named there once (``Widget`` refuses a key named twice).
+attributes, and every key is named once (``Widget`` refuses a key named twice). The
+parameters' widgets are ``boost.params.APP_PARAMS``, each under ``param_key``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
-from .url import APP_PARAMS
+from boost.params import APP_PARAMS, BY_NAME
 
-if TYPE_CHECKING:
-    from .charts import Screen
-    from .lesson import Walk
-    from .opened import Opening
-    from .pins import Pins
-    from .present import Presenter
-    from .sidebar import Inputs
-    from .stage import Stage
-    from .training import Trained
-    from .url import Link
-    from .views.keep import LabKeep, ViewKeep
+from . import tables
 
 _KEY = "app"
 WIDGETS: dict[str, Widget] = {}  # every widget value kept in the session, by key
@@ -116,6 +107,314 @@ class Shown:
         """Which tree is on screen (model, round, class): what a view keeps per tree (the
         collapsed nodes, the growth replay) starts again when it changes."""
         return (tuple(sorted((k, str(v)) for k, v in self.config.items())), self.round, klass)
+
+
+# --------------------------------------------------------------------------- the parts
+@dataclass
+class Reader:
+    """One uploader's reader: the upload already read and why it failed (None: it did not).
+    Held by ``Inputs`` (the sidebar's data) and by ``Opening`` (an opened model's sample);
+    only their owners (``ui/sidebar.py``, ``ui/opened.py``) call ``read``."""
+
+    seen: str | None = None
+    error: str | None = None
+
+    def is_new(self, upload) -> bool:
+        """Whether ``upload`` is a file not read yet."""
+        return upload is not None and self.seen != upload.file_id
+
+    def read(self, upload, flags: bool = True) -> Data | None:
+        """The upload's table the first time this upload is seen; None if there is none, it
+        was read before, or it cannot be read (``error`` says why). ``flags``: find the
+        columns that are poor features."""
+        if not self.is_new(upload):
+            return None
+        self.seen = upload.file_id
+        raw = upload.getvalue()
+        try:
+            table = tables.read_table(raw, upload.name)
+        except tables.DataError as exc:
+            self.error = str(exc)
+            return None
+        self.error = None
+        return Data(upload.name, tables.digest(raw), table.frame, table.notes,
+                    tables.column_flags(table.frame) if flags else {})
+
+
+@dataclass
+class Inputs:
+    """What to train on and with: the data, its column choices, the task, the objective and
+    every app parameter (the widgets' values). Owned by ``ui/sidebar.py``, the only module
+    that writes it (others call its methods)."""
+
+    data: Data | None = None
+    presets: dict = field(default_factory=dict)  # the sample's parameters now applied
+    upload: Reader = field(default_factory=Reader)  # the sidebar's uploader, read once
+
+    sample = Widget("four_points")
+    target = Widget()
+    features = Widget([])
+    weight = Widget("")  # "": every row counts once
+    task = Widget("auto")
+    objective = Widget("auto", key=param_key("objective"))  # chosen per task
+
+    def param(self, name: str):
+        p = BY_NAME[name]
+        value = st.session_state.get(param_key(name), p.start)
+        return p.start if value is None else value  # a choice clicked off: the default
+
+    def params(self) -> dict:
+        """Every app parameter's current widget value, by name."""
+        return {p.name: self.param(p.name) for p in APP_PARAMS}
+
+    def set_param(self, name: str, value) -> None:
+        st.session_state[param_key(name)] = value
+
+    def set_params(self, values: dict) -> None:
+        for name, value in values.items():
+            self.set_param(name, value)
+
+    def saved(self) -> dict:
+        """What ``restore`` brings back (the widgets are saved by ``state.widget_values``)."""
+        return {"data": self.data, "presets": self.presets}
+
+    def restore(self, saved: dict) -> None:
+        self.data, self.presets = saved["data"], saved["presets"]
+
+
+@dataclass
+class Trained:
+    """The configuration last asked to train (the cache key; None: nothing asked yet) and
+    the last model that trained, shown when the current configuration cannot train. Owned
+    by ``ui/training.py``, the only module that writes it (others call its methods)."""
+
+    config: dict | None = None
+    last_good: Model | None = None
+
+    def ask(self, config: dict | None) -> None:
+        """Train ``config`` (in this run); None: wait for new data."""
+        self.config = config
+
+    def forget(self) -> None:
+        self.config = None
+
+    def restore(self, config: dict | None) -> None:
+        self.config = config
+
+
+@dataclass
+class Stage:
+    """The round on screen and how it moves (Play), the selected node, the view. Owned by
+    ``ui/stage.py``, the only module that writes it (others call its methods)."""
+
+    node: int | None = None  # the selected node of the round's tree
+    playing: bool = False
+    played_at: float | None = None  # Play's clock: when the round on screen was due
+    played_round: int | None = None  # the round Play showed last (the slider may lag it)
+    pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
+    repeated: bool = False  # this run carries a repeat of that press: not a tick
+    stopped_at: float | None = None  # when Play stopped (``advance`` holds its round)
+    rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
+    # in the compare view (a fragment) redraws the sidebar's list
+    stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
+    view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
+
+    round = Widget(0)
+    view = Widget()
+    speed = Widget(1.0)
+    verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
+
+    def stop_playing(self) -> None:
+        """Play off, holding no round of it (the caller says which round to show)."""
+        self.playing, self.played_round = False, None
+
+    def go_to(self, r: int, node: int | None = None) -> None:
+        """Show round ``r`` (and ``node`` selected), Play off."""
+        self.round, self.node = r, node
+        self.stop_playing()
+
+    def show_round(self, r: int) -> None:
+        self.round = r
+
+    def keep_within(self, n: int) -> None:
+        """The round on screen within a model's ``n`` rounds."""
+        if self.round > n:
+            self.round = n
+
+    def select(self, node: int | None) -> None:
+        self.node = node
+
+    def show_view(self, slug: str) -> None:
+        self.view = slug
+
+    def ask_full_run(self, full: bool = True) -> None:
+        """One full run of the app at the next chance (``rerun_if_asked``): a callback in a
+        fragment changed what the sidebar or the timer shows."""
+        self.rerun_app = full
+
+
+@dataclass
+class ViewKeep:
+    """What the views keep between runs. Owned by the views (``ui/views/``): each value is
+    written only by the view that draws it (the tree, growth, quantile sketch,
+    generalisation, learning rates and compare views)."""
+
+    collapsed: frozenset = frozenset()  # nodes of the shown tree whose subtrees are hidden
+    collapsed_tree: tuple | None = None  # the tree ``collapsed`` belongs to (model, round, class)
+    growth_tree: tuple | None = None  # the trees growth_step replays (model, round, class)
+
+    klass = Widget(0)  # the tree's class (one tree per class per round)
+    tree_chart = Widget(event=True)  # the tree's selection event
+    etas = Widget("0.01, 0.1, 0.3, 1.0")  # the learning rates view's comparison
+    gen_eta = Widget()  # the generalisation view's second η (None: derived from the model's)
+    sketch_feature = Widget(0)  # the quantile sketch view's feature (its index)
+    growth_step = Widget()  # the growth order view: splits replayed (None: all)
+    compare_left = Widget()  # the compare view's two trees (model names)
+    compare_right = Widget()
+
+
+@dataclass
+class LabKeep:
+    """The Lab's sweep and its tuning-order guide's step. Owned by ``ui/views/lab.py``, the
+    only module that writes it."""
+
+    guide: int | None = None  # the tuning-order guide's step on screen (1-based), None: off
+    loaded: dict | None = None  # the values a Lab click last loaded (for its note)
+
+    params = Widget([], key="lab_params")  # the one or two parameters swept
+    n = Widget(6, key="lab_n")  # values per parameter
+    chart = Widget(event=True, key="lab_chart")  # the Lab chart's selection event
+
+
+@dataclass
+class Presenter:
+    """Presenter mode and its two panels. Owned by ``ui/present.py``, the only module that
+    writes it (others call its methods)."""
+
+    on = Widget(False, key="present")  # presenter mode: no sidebar, projector type, two panels
+    left = Widget("fit", key="left_panel")  # its two panels
+    right = Widget("tree", key="right_panel")
+
+    def show_panels(self, left: str, right: str) -> None:
+        self.left, self.right = left, right
+
+
+@dataclass
+class Screen:
+    """What is on screen, for the HTML export: the charts drawn in this run, the lesson's
+    text and how many lines it takes at 1280 px; and the camera button's format. Owned by
+    ``ui/charts.py``, the only module that writes it (others call its methods)."""
+
+    figures: dict = field(default_factory=dict)
+    said: list = field(default_factory=list)
+    said_lines: int = 2
+
+    export_format = Widget("png")
+
+    def clear(self, said: bool = True) -> None:
+        """A new run of the screen: no charts yet (and no text, unless ``said`` is False)."""
+        self.figures = {}
+        if said:
+            self.said = []
+
+    def keep(self, key: str, fig) -> None:
+        self.figures[key] = fig
+
+    def say(self, texts: list, lines: int) -> None:
+        self.said, self.said_lines = texts, lines
+
+
+@dataclass
+class Walk:
+    """The lesson walked, its step, and what to restore when it ends. Owned by
+    ``ui/lesson.py``, the only module that writes it."""
+
+    slug: str | None = None  # the lesson being walked, None outside lessons
+    step: int = 0  # the lesson's step on screen (0-based)
+    revealed: bool = False  # the step's question has been answered
+    applied: tuple | None = None  # (lesson, step, revealed) last written into the widgets
+    before: dict | None = None  # the widgets and data to restore when the lesson ends
+
+
+@dataclass
+class Pins:
+    """The pinned models. Owned by ``ui/pins.py``, the only module that writes it."""
+
+    kept: list = field(default_factory=list)  # pinned models' parameters
+    note: str | None = None  # why the last Pin did nothing (at most 4 pins, a repeat)
+
+
+@dataclass
+class Opened:
+    """An XGBoost model file opened on a data sample: the file's name, digest and bytes, the
+    sample (a table like any upload), its target column ("" for none) and the tree method
+    the candidate splits are recomputed with."""
+
+    name: str
+    digest: str
+    raw: bytes
+    sample: Data
+    target: str
+    tree_method: str
+
+
+@dataclass
+class Opening:
+    """The XGBoost model file opened on a data sample, and the sidebar's choices for it.
+    Owned by ``ui/opened.py``, the only module that writes it (others call its methods)."""
+
+    file: Opened | None = None  # the model file on screen instead of training
+    error: str | None = None  # why the last Open failed (the previous model stays)
+    sample: Data | None = None  # the sample uploaded for opening a model (read once)
+    reader: Reader = field(default_factory=Reader)  # the sample's uploader
+
+    panel = Widget(False, key="open_panel")  # the sidebar's "Open an XGBoost model" is open
+    target = Widget("", key="open_target")  # the sample's target column ("": none)
+    method = Widget(BY_NAME["tree_method"].start, key="open_method")  # candidates searched by
+
+    def drop(self) -> None:
+        """No model file on screen (new data to train on)."""
+        self.file = None
+
+
+@dataclass
+class Link:
+    """What a URL asks for, already corrected; ``notes`` says what was corrected. Made by
+    ``ui/url.py`` (``read``), the only module that writes it (others call its methods)."""
+
+    params: dict = field(default_factory=dict)  # widget values by parameter name
+    objective: str = "auto"  # "auto": the task's default objective
+    sample: str | None = None
+    target: str | None = None
+    weight: str | None = None
+    task: str = "auto"
+    round: int | None = None
+    node: int | None = None
+    view: str | None = None
+    present: bool = False  # presenter mode (present=1)
+    lesson: str | None = None  # a lesson's slug (lesson=four-points)
+    step: int | None = None  # the lesson's step, 1-based in the URL, 0-based here
+    eta2: float | None = None  # the generalisation view's second learning rate (None: its default)
+    pins: list[dict] = field(default_factory=list)  # pinned models' parameters (pin=...)
+    lab: list = field(default_factory=list)  # the Lab's swept parameters (lab=eta,gamma)
+    lab_n: int | None = None  # values per swept parameter (lab_n=6)
+    guide: int | None = None  # the tuning-order guide's step, 1-based (guide=3)
+    given: set = field(default_factory=set)  # the parameters the URL set
+    notes: list[str] = field(default_factory=list)
+
+    def take_round(self) -> int | None:
+        """The round the link asked for, once (then the user's)."""
+        r, self.round = self.round, None
+        return r
+
+    def take_weight(self) -> str | None:
+        """The weight column the link asked for, once."""
+        weight, self.weight = self.weight, None
+        return weight
+
+    def forget_notes(self) -> None:
+        """The link's corrections are said until the model changes."""
+        self.notes = []
 
 
 @dataclass

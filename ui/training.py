@@ -5,17 +5,15 @@ engine and reports its step (``boost.runtime`` runs it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 import streamlit as st
 
 import boost
 from boost import runtime
-from boost.params import left_to_objective
+from boost.params import APP_PARAMS, left_to_objective
 from boost.runtime import fits_python, python_engine
 
-from . import tables, url
+from . import tables
 from .state import AppState, Model
 
 # Live knobs: on data up to this size every parameter change retrains at once (a model of
@@ -26,25 +24,6 @@ LIVE_FEATURES = 20
 
 class TrainingError(ValueError):
     pass
-
-
-@dataclass
-class Trained:
-    """The configuration last asked to train (the cache key; None: nothing asked yet) and
-    the last model that trained, shown when the current configuration cannot train."""
-
-    config: dict | None = None
-    last_good: Model | None = None
-
-    def ask(self, config: dict | None) -> None:
-        """Train ``config`` (in this run); None: wait for new data."""
-        self.config = config
-
-    def forget(self) -> None:
-        self.config = None
-
-    def restore(self, config: dict | None) -> None:
-        self.config = config
 
 
 def is_live(app: AppState) -> bool:
@@ -75,7 +54,7 @@ def engine_params(config: dict, prep: tables.Prepared) -> dict:
     """``boost.train``'s params from a configuration: every engine parameter the app shows
     that applies to the objective, plus what the data decides (objective, num_class)."""
     params = {"objective": prep.objective}
-    for p in url.APP_PARAMS:
+    for p in APP_PARAMS:
         if p.train_arg or not p.applies(prep.objective) or p.name == "objective":
             continue
         if left_to_objective(prep.objective, p.name, config[p.name]):

@@ -10,21 +10,15 @@ page shows in one line. No URL can raise.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from boost.params import BY_NAME, PARAMETERS, SWEEPABLE, Param
+from boost.params import APP_PARAMS, BY_NAME, SWEEPABLE, Param
 
 from .samples import BY_KEY
+from .state import AppState, Link
 from .tables import TASKS
 
-if TYPE_CHECKING:
-    from .state import AppState
-
-# The parameters the app shows (a widget each) and therefore keeps in the URL.
-APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
 # The tasks, by boost.objectives' names ("auto": read from the target column); a user reads
 # "multi-class", and links from before the names were one said it too.
 TASK_CHOICES = ("auto", *TASKS)
@@ -44,44 +38,6 @@ LAB_COUNTS = (2, 12)
 LAB_VIEW = "lab"
 ETA2_VIEW = "generalisation"
 
-
-@dataclass
-class Link:
-    """What a URL asks for, already corrected; ``notes`` says what was corrected."""
-
-    params: dict = field(default_factory=dict)  # widget values by parameter name
-    objective: str = "auto"  # "auto": the task's default objective
-    sample: str | None = None
-    target: str | None = None
-    weight: str | None = None
-    task: str = "auto"
-    round: int | None = None
-    node: int | None = None
-    view: str | None = None
-    present: bool = False  # presenter mode (present=1)
-    lesson: str | None = None  # a lesson's slug (lesson=four-points)
-    step: int | None = None  # the lesson's step, 1-based in the URL, 0-based here
-    eta2: float | None = None  # the generalisation view's second learning rate (None: its default)
-    pins: list[dict] = field(default_factory=list)  # pinned models' parameters (pin=...)
-    lab: list = field(default_factory=list)  # the Lab's swept parameters (lab=eta,gamma)
-    lab_n: int | None = None  # values per swept parameter (lab_n=6)
-    guide: int | None = None  # the tuning-order guide's step, 1-based (guide=3)
-    given: set = field(default_factory=set)  # the parameters the URL set
-    notes: list[str] = field(default_factory=list)
-
-    def take_round(self) -> int | None:
-        """The round the link asked for, once (then the user's)."""
-        r, self.round = self.round, None
-        return r
-
-    def take_weight(self) -> str | None:
-        """The weight column the link asked for, once."""
-        weight, self.weight = self.weight, None
-        return weight
-
-    def forget_notes(self) -> None:
-        """The link's corrections are said until the model changes."""
-        self.notes = []
 
 
 def widget_default(p: Param):

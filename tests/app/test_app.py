@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from apptest import APP, charts, clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
-from ui.stage import Stage
+from ui.state import Stage
 from ui.training import LIVE_ROWS
 from ui.views import LEGACY, VIEWS
 

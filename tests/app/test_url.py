@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from boost.params import PARAMETERS
+from boost.params import APP_PARAMS, PARAMETERS
 from ui import url
 from ui.views import LEGACY, VIEWS
 
@@ -57,7 +57,7 @@ def _literal(p, text):
         return None
 
 
-@pytest.mark.parametrize("p", url.APP_PARAMS, ids=lambda p: p.name)
+@pytest.mark.parametrize("p", APP_PARAMS, ids=lambda p: p.name)
 def test_every_parameter_reads_every_hostile_value(p):
     for text in HOSTILE + edges(p):
         value, note = url.read_param(p, text)
@@ -123,7 +123,7 @@ def _widget(at, p):
 def test_the_app_opens_every_hostile_link(kind):
     """The whole table at once: every parameter set to one kind of value in one link."""
     query = {"sample": "four_points", "round": "1", "node": "0", "view": "tree"}
-    for p in url.APP_PARAMS:
+    for p in APP_PARAMS:
         ends = dict(zip(("low", "high", "below", "above"), edges(p), strict=False))
         query[p.key] = ends.get(kind, kind) if p.kind is not str else kind
     query["no_such_parameter"] = "1"
@@ -132,7 +132,7 @@ def test_the_app_opens_every_hostile_link(kind):
         at.query_params[key] = value
     at.run()
     assert not at.exception, at.exception
-    for p in url.APP_PARAMS:
+    for p in APP_PARAMS:
         want = expected(p, query[p.key])
         got = _widget(at, p)
         assert got == (pytest.approx(want) if isinstance(want, float) else want), p.name
@@ -144,7 +144,7 @@ def test_the_app_opens_every_hostile_link(kind):
 def _pins_at(kind):
     """A pin with every parameter at one end of its range (or its last choice)."""
     pin = url.pin_defaults()
-    for p in url.APP_PARAMS:
+    for p in APP_PARAMS:
         if p.kind is str:
             pin[p.name] = p.choices[-1 if kind == "high" else 0]
         elif p.widget == "text":
@@ -184,7 +184,7 @@ def test_hostile_pins_are_read_by_the_table_and_never_raise(text):
     notes = []
     pin = url.read_pin(text, 2, notes)
     assert set(pin) == set(url.pin_defaults())
-    for p in url.APP_PARAMS:
+    for p in APP_PARAMS:
         if p.kind is str:
             assert pin[p.name] in p.choices
         elif p.widget != "text":
@@ -193,7 +193,7 @@ def test_hostile_pins_are_read_by_the_table_and_never_raise(text):
     assert all(n.startswith("pin 2: ") and "<" not in n.replace("\\<", "") for n in notes)
     if "~" in text:
         return
-    for p in url.APP_PARAMS:  # each parameter with the hostile value: read as a link's
+    for p in APP_PARAMS:  # each parameter with the hostile value: read as a link's
         notes = []
         value, note = url.read_param(p, text)
         assert url.read_pin(f"{p.key}-{text}", 1, notes)[p.name] == value

@@ -26,9 +26,8 @@ from viz.tree_diff import KINDS, diff_trees
 
 from .. import pins, url
 from ..charts import class_picker, show
-from ..state import AppState, Shown
+from ..state import AppState, Shown, ViewKeep
 from ..training import TrainingError, missing_features
-from .keep import ViewKeep
 
 SLUG = pins.VIEW
 TITLE = "Compare pins"

@@ -20,9 +20,8 @@ from viz.generalisation import (
 
 from .. import url
 from ..charts import show
-from ..state import AppState, Shown
+from ..state import AppState, Shown, ViewKeep
 from ..training import other_model
-from .keep import ViewKeep
 
 SLUG = url.ETA2_VIEW
 TITLE = "Why it generalises"

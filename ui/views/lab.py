@@ -19,8 +19,7 @@ from viz.lab import (
 
 from .. import guide, sweeps, training, url
 from ..charts import clicked_id, show
-from ..state import AppState, Shown
-from .keep import LabKeep
+from ..state import AppState, LabKeep, Shown
 
 SLUG = url.LAB_VIEW
 TITLE = "Lab"

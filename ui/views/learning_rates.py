@@ -9,9 +9,8 @@ from viz.learning_rate import make_learning_rate_figure, make_learning_rate_fit_
 
 from .. import url
 from ..charts import show
-from ..state import AppState, Shown
+from ..state import AppState, Shown, ViewKeep
 from ..training import train_other
-from .keep import ViewKeep
 
 SLUG = "learning-rates"
 TITLE = "Learning rates"

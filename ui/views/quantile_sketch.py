@@ -11,8 +11,7 @@ from boost.trace.sketch import SketchData
 from viz.sketch import counts_line, make_sketch_figure
 
 from ..charts import class_name, show
-from ..state import AppState, Shown
-from .keep import ViewKeep
+from ..state import AppState, Shown, ViewKeep
 
 SLUG = "quantile-sketch"
 TITLE = "Quantile sketch"

@@ -21,9 +21,8 @@ from viz.tree import WIDTH, make_tree_figure, tree_figure_within
 from viz.tree_layout import default_collapsed
 
 from ..charts import class_name, class_picker, clicked_id, show
-from ..state import AppState, Shown
+from ..state import AppState, Shown, ViewKeep
 from ..training import missing_features
-from .keep import ViewKeep
 
 SLUG = "tree"
 TITLE = "Tree and splits"
