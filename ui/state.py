@@ -115,8 +115,9 @@ class AppState:
     playing: bool = False
     played_at: float | None = None  # Play's clock: when the round on screen was due
     played_round: int | None = None  # the round Play showed last (the slider may lag it)
-    pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
-    repeated: bool = False  # this run carries a repeat of that press: not a tick
+    pressed: tuple | None = None  # a Step/Back/First/Last press's (rounds the browser may
+    # still show, round it set), until the browser shows it (stage._keep_pressed_round)
+    repeated: bool = False  # this run carries a repeated Play press: not a tick
     stopped_at: float | None = None  # when Play stopped (stage.advance holds its round)
     rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
     # in the compare view (a fragment) redraws the sidebar's list
