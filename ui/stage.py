@@ -42,6 +42,9 @@ def _keep_pressed_round(state: AppState) -> None:
     involved: an echo can come any time later, a move any time sooner."""
     if state.pressed is None:
         return
+    if state.opened is not None:  # an opened model file writes no URL to confirm a round by
+        state.pressed = None  # (and closing it sets round 0 itself)
+        return
     earlier, after = state.pressed
     if _browser_round() == after:  # the browser has drawn the press's round
         state.pressed = None
@@ -57,7 +60,7 @@ def _press_round(state: AppState, value) -> None:
     _keep_pressed_round(state)
     earlier = (state.round,) if state.pressed is None else (*state.pressed[0], state.round)
     state.round = value(state.round)
-    state.pressed = (earlier, state.round)
+    state.pressed = (earlier, state.round) if state.opened is None else None
     state.played_round = None
 
 
