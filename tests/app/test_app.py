@@ -83,12 +83,20 @@ def test_url_restores_the_view():
     assert at.slider(key="p_eta").value == pytest.approx(0.1)
 
 
-def test_play_advances_and_stops_at_the_end():
+def test_play_advances_and_stops_at_the_end(monkeypatch):
+    """Play shows the rounds due since the last one: on a clock of its own, one a run (on
+    the real clock a run slower than the speed, on a busy machine, skips a round); a second
+    press of Play, however soon, plays again."""
+    import ui.stage
+
+    clock = [100.0]
+    monkeypatch.setattr(ui.stage.time, "monotonic", lambda: clock[0])
     at = _app(sample="four_points", rounds="3")
     at.button(key="play").click().run()
     assert at.session_state["app"].playing
     rounds = [at.slider(key="round").value]
     for _ in range(4):
+        clock[0] += float(at.session_state["app"].speed)  # the speed: one round due
         at.run()
         rounds.append(at.slider(key="round").value)
     assert rounds[:3] == [1, 2, 3]
