@@ -29,7 +29,10 @@ def _click(page, key: str) -> None:
 def _shoot(page, selector: str, name: str) -> None:
     """Scroll ``selector`` to the top of the window and save the screen."""
     page.locator(selector).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    pointer_gone(page, 1275, 715)  # no tooltip or chart toolbar left over from the last click
+    # no tooltip or chart toolbar left over from the last click: the pointer in the window's
+    # bottom-right corner (beside the charts at 720p and at 1080p)
+    size = page.viewport_size
+    pointer_gone(page, size["width"] - 5, size["height"] - 5)
     page.screenshot(path=str(LAB_SHOTS / f"{name}.png"))
 
 
