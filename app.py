@@ -85,6 +85,8 @@ def main() -> None:
                        initial_sidebar_state="collapsed" if presenting else "auto")
     if starting is not None:
         starting.empty()
+    else:  # the same first slot on every run (the round's stage keeps its place: show())
+        st.empty()
     try:
         show()
     finally:  # the engine compiles (or loads) once this first screen is drawn
@@ -92,8 +94,24 @@ def main() -> None:
 
 
 def show() -> None:
-    """The screen: the sidebar, the notes and the round's stage."""
+    """The screen: the sidebar, the notes and the round's stage. Streamlit's id of a
+    fragment includes its position on the page: with a note more or fewer above the stage
+    (a new upload's, the engine's), a full run gave the stage a new id, and a press made on
+    the page before it reran no fragment (the press was lost from the screen). Everything
+    above the stage is in one container, so the stage is always in the same place."""
     app = session_state()
+    with st.container():
+        shown = above_stage(app)
+    if shown is not None:
+        presenting, model = shown
+        interval = float(app.stage.speed) if app.stage.playing else None
+        draw = present.present_stage if presenting else stage.round_stage
+        st.fragment(draw, run_every=interval)(app, model)
+
+
+def above_stage(app: state.AppState) -> tuple[bool, state.Model] | None:
+    """The sidebar and the notes over the stage; (presenting, the model) to draw the stage
+    with, None when there is nothing to train."""
     sidebar.ensure_data(app)
     if app.lesson.slug:
         lesson.apply(app)
@@ -110,7 +128,7 @@ def show() -> None:
     model = opened.model(app) or training.trained(app)
     if model is None:
         st.info("Choose data to train on.")
-        return
+        return None
     open_round(app, model)
     if app.opened.file is not None:
         if not presenting:
@@ -124,9 +142,7 @@ def show() -> None:
         panels.objective_panel(model)
     if app.lesson.slug:
         lesson.bar(app, model)
-    interval = float(app.stage.speed) if app.stage.playing else None
-    draw = present.present_stage if presenting else stage.round_stage
-    st.fragment(draw, run_every=interval)(app, model)
+    return presenting, model
 
 
 main()

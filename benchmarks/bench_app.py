@@ -306,7 +306,7 @@ def _play_pace(page, seconds: float = 6.0) -> tuple[float, float]:
         requestAnimationFrame(watch); }""")
     page.locator(".st-key-play button").click()
     page.wait_for_timeout(seconds * 1000)
-    page.locator(".st-key-play button").click()  # pause
+    page.locator(".st-key-pause button").click()  # Pause is its own button (ui.stage)
     ticks = [t for t in page.evaluate("() => window.ticks") if t[1] > 0][1:]  # after the 1st
     (t0, r0), (t1, r1) = ticks[0], ticks[-1]
     gaps = [b[0] - a[0] for a, b in zip(ticks, ticks[1:], strict=False)]

@@ -6,8 +6,10 @@ other modules read it and change it through its methods."""
 from __future__ import annotations
 
 import time
+from urllib.parse import parse_qs
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import boost
 from viz.fit import make_fit_figure
@@ -23,37 +25,83 @@ from .views import DEFAULT, VIEWS
 SPEEDS = (0.25, 0.5, 1.0, 2.0)  # seconds per round while playing
 
 
-def _step(state: Stage, delta: int, n: int) -> None:
-    state.round = int(min(n, max(0, state.round + delta)))
-    state.played_round = None  # Play goes on from here
+def _browser_round() -> int | None:
+    """The round in the address bar of the browser that sent this run's request (the URL
+    ``url.share`` writes at the end of each run): which run's page the browser had drawn."""
+    ctx = get_script_run_ctx()
+    found = parse_qs(ctx.query_string if ctx else "").get("round", [])
+    return int(found[0]) if found and found[0].isdigit() else None
 
 
-def _jump(state: Stage, value: int) -> None:
-    state.round = value
+def _keep_pressed_round(state: Stage) -> None:
+    """The round a press set, until the browser shows it. Every request carries the round
+    slider as the browser has it: one sent before the browser drew a press's round (an
+    upload finishing just after a Step, a second Step, a click in the view) carries the
+    round from before the press, which Streamlit applies over the press's round. While the
+    browser's address bar does not show the press's round, the slider at a round the
+    browser may still show (the round before the first of the presses, or one they showed
+    on the way) is that echo, not a move; any other value is the user's. No time is
+    involved: an echo can come any time later, a move any time sooner."""
+    if state.pressed is None:
+        return
+    if not state.writes_url:  # an opened model file writes no URL to confirm a round by
+        state.pressed = None  # (and closing it sets round 0 itself)
+        return
+    earlier, after = state.pressed
+    if _browser_round() == after:  # the browser has drawn the press's round
+        state.pressed = None
+    elif state.round in earlier:  # an echo
+        state.round = after
+    elif state.round != after:  # the slider moved
+        state.pressed = None
+
+
+def _press_round(state: Stage, value) -> None:
+    """A press of Step, Back, First or Last: ``value(round)`` is the round it shows, from
+    the last press's round if the browser pressed before drawing it; Play goes on from it."""
+    _keep_pressed_round(state)
+    earlier = (state.round,) if state.pressed is None else (*state.pressed[0], state.round)
+    state.round = value(state.round)
+    state.pressed = (earlier, state.round) if state.writes_url else None
     state.played_round = None
 
 
-REPEAT_S = 0.4  # a second Play/Pause this soon after the first is the same press
+def _step(state: Stage, delta: int, n: int) -> None:
+    _press_round(state, lambda r: int(min(n, max(0, r + delta))))
+
+
+def _jump(state: Stage, value: int) -> None:
+    _press_round(state, lambda _: value)
+
+
 HOLD_S = 1.5  # after Play stops, requests the browser sent before it knew keep that round
 
 
-def _toggle_play(state: Stage, n: int) -> None:
-    # Streamlit can deliver one press twice while Play's timer reruns the fragment (seen in
-    # Chromium, by click and by the Space key: a pause, then ~0.2 s later the same press
-    # again, which started Play again)
-    now = time.monotonic()
-    if state.pressed_at is not None and now - state.pressed_at < REPEAT_S:
-        state.repeated = True
-        return
-    state.pressed_at = now
+# Play and Pause are two buttons (keys "play" and "pause"), drawn one at a time: a press
+# says which one the browser showed. Streamlit can deliver one press twice while Play's timer
+# reruns the fragment (seen in Chromium, by click and by the Space key: a pause, then ~0.2 s
+# later the same press again, which had started Play again); a press of Play while playing
+# or of Pause while paused is such a repeat (or a press the browser sent before it drew the
+# other button) and does nothing, however soon or late it comes. A real press is never
+# dropped: pressing Play plays, pressing Pause pauses.
+def _play(state: Stage, n: int) -> None:
     if state.playing:
-        _stop(state, state.round if state.played_round is None else state.played_round, now)
-    else:
-        state.playing = True
-        state.played_at = state.played_round = None
-        if state.round >= n:
-            state.round = 0
+        state.repeated = True  # its run is no tick (``advance``)
+        return
+    state.playing = True
+    state.played_at = state.played_round = None
+    state.pressed = None  # Play owns the round now
+    if state.round >= n:
+        state.round = 0
     state.rerun_app = True  # the fragment's timer is set on a full run only
+
+
+def _pause(state: Stage, n: int) -> None:
+    if not state.playing:
+        return
+    _stop(state, state.round if state.played_round is None else state.played_round,
+          time.monotonic())
+    state.rerun_app = True  # a full run: the fragment's timer off
 
 
 def _stop(state: Stage, r: int, now: float) -> None:
@@ -63,6 +111,7 @@ def _stop(state: Stage, r: int, now: float) -> None:
     state.playing = False
     state.round = state.played_round = r
     state.played_at, state.stopped_at = None, now
+    state.pressed = None
 
 
 def _speed_changed(state: Stage) -> None:
@@ -76,6 +125,7 @@ def transport_ui(app: AppState, n: int, cols=None, labels: bool = True) -> None:
     labels: icons only). Play and the speed ask for one full run, which is when Streamlit
     reads the fragment's timer."""
     state = app.stage
+    state.writes_url = app.opened.file is None  # what the buttons' presses will find
     cols = cols or st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
     wide = {"use_container_width": True}
 
@@ -90,8 +140,10 @@ def transport_ui(app: AppState, n: int, cols=None, labels: bool = True) -> None:
                    **wide)
     cols[1].button(label("Back"), key="step_back", on_click=_step, args=(state, -1, n),
                    shortcut="Left", icon=":material/chevron_left:", help=tip("Back (←)"), **wide)
-    cols[2].button(label("Pause" if state.playing else "Play"), key="play",
-                   on_click=_toggle_play, args=(state, n), shortcut="Space", type="primary",
+    cols[2].button(label("Pause" if state.playing else "Play"),
+                   key="pause" if state.playing else "play",
+                   on_click=_pause if state.playing else _play, args=(state, n),
+                   shortcut="Space", type="primary",
                    icon=":material/pause:" if state.playing else ":material/play_arrow:",
                    help=tip("Play / pause (Space)"), **wide)
     cols[3].button(label("Step"), key="step_forward", on_click=_step, args=(state, 1, n),
@@ -141,6 +193,7 @@ def view_stage(state: AppState, shown: Shown) -> None:
 
 def _view_stage(state: AppState, shown: Shown) -> None:
     rerun_if_asked(state.stage)  # a callback in the view (the Lab, a pin) changed the model
+    _keep_pressed_round(state.stage)  # a click in the view can carry the slider from before a press
     render_view(state, shown, VIEWS[state.stage.view or DEFAULT])  # only the chosen view runs
     if not is_opened(shown.config):  # an uploaded model file cannot be reopened
         url.share(state, shown.config, DEFAULT)
@@ -153,6 +206,7 @@ def advance(state: Stage, n: int) -> None:
     full run (Play's timer is set there) before any tick: ticking first, then again in that
     run, showed two rounds at once."""
     rerun_if_asked(state)
+    _keep_pressed_round(state)
     if not state.playing:
         state.repeated = False
         held = (state.played_round is not None and state.stopped_at is not None
@@ -168,7 +222,7 @@ def advance(state: Stage, n: int) -> None:
     if current >= n:
         _stop(state, current, time.monotonic())
         st.rerun(scope="app")
-    if state.repeated:  # the run of a repeated press (``_toggle_play``) is no tick
+    if state.repeated:  # the run of a repeated press (``_play``) is no tick
         state.repeated = False
         state.round = current
         return
@@ -177,6 +231,7 @@ def advance(state: Stage, n: int) -> None:
     # the clock keeps the fraction of a round a late tick leaves, never credit from an early one
     state.played_at = now if state.played_at is None else min(now, state.played_at + due * speed)
     state.round = state.played_round = min(n, current + due)
+    state.pressed = None  # Play's round from here
 
 
 def _round_stage(state: AppState, model: Model) -> None:

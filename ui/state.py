@@ -211,9 +211,12 @@ class Stage:
     playing: bool = False
     played_at: float | None = None  # Play's clock: when the round on screen was due
     played_round: int | None = None  # the round Play showed last (the slider may lag it)
-    pressed_at: float | None = None  # the last Play/Pause press (a repeat is ignored)
-    repeated: bool = False  # this run carries a repeat of that press: not a tick
-    stopped_at: float | None = None  # when Play stopped (``advance`` holds its round)
+    pressed: tuple | None = None  # a Step/Back/First/Last press's (rounds the browser may
+    # still show, round it set), until the browser shows it (stage._keep_pressed_round)
+    repeated: bool = False  # this run carries a repeated Play press: not a tick
+    writes_url: bool = True  # the model on screen writes its round into the URL (an opened
+    # model file does not, so no press's round is confirmed by the address bar)
+    stopped_at: float | None = None  # when Play stopped (stage.advance holds its round)
     rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
     # in the compare view (a fragment) redraws the sidebar's list
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)

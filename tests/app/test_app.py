@@ -83,12 +83,20 @@ def test_url_restores_the_view():
     assert at.slider(key="p_eta").value == pytest.approx(0.1)
 
 
-def test_play_advances_and_stops_at_the_end():
+def test_play_advances_and_stops_at_the_end(monkeypatch):
+    """Play shows the rounds due since the last one: on a clock of its own, one a run (on
+    the real clock a run slower than the speed, on a busy machine, skips a round); a second
+    press of Play, however soon, plays again."""
+    import ui.stage
+
+    clock = [100.0]
+    monkeypatch.setattr(ui.stage.time, "monotonic", lambda: clock[0])
     at = _app(sample="four_points", rounds="3")
     at.button(key="play").click().run()
     assert at.session_state["app"].stage.playing
     rounds = [at.slider(key="round").value]
     for _ in range(4):
+        clock[0] += float(at.session_state["app"].stage.speed)  # the speed: one round due
         at.run()
         rounds.append(at.slider(key="round").value)
     assert rounds[:3] == [1, 2, 3]
@@ -126,14 +134,23 @@ def test_play_keeps_its_speed_when_redraws_are_late(monkeypatch):
     assert at.slider(key="round").value == 15  # 15 - 1 = 14, then the tick's round
     # Pause: the click carries the slider two rounds behind; the screen stays on Play's round
     at.slider(key="round").set_value(13)
-    at.button(key="play").click().run()
+    at.button(key="pause").click().run()
     assert at.slider(key="round").value == 15 and not at.session_state["app"].stage.playing
+
+
+def _delivered_again(at, button) -> None:
+    """Streamlit delivering ``button``'s press once more after the page was redrawn (the
+    button may no longer be on it), with the page's other widgets as they are."""
+    states = at._tree.get_widget_states()
+    states.widgets.add(id=button.id, trigger_value=True)
+    at._run(states)
 
 
 def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypatch):
     """The tick that reaches the last round carries the slider a round behind: Play stops on
-    the last round. A second Play/Pause within 0.4 s (Streamlit delivered one press twice
-    while Play's timer ran) is ignored; a later one pauses."""
+    the last round. Play and Pause are two buttons: the same press delivered twice (seen
+    while Play's timer ran) does what it did once, and a press of Pause pauses however soon
+    it follows Play."""
     import ui.stage
 
     clock = [100.0]
@@ -142,7 +159,6 @@ def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypat
     at.session_state[Stage.speed.key] = 0.5
     at.slider(key="round").set_value(37).run()
     at.button(key="play").click().run()  # round 38
-    at.button(key="play").click().run()  # the same press again at once: no pause, no tick
     assert at.session_state["app"].stage.playing and at.slider(key="round").value == 38
     clock[0] += 0.5
     at.slider(key="round").set_value(37).run()  # the browser's slider a round behind
@@ -157,11 +173,11 @@ def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypat
     clock[0] += 1.0
     at.button(key="play").click().run()  # from the end, Play starts over
     assert at.session_state["app"].stage.playing and at.slider(key="round").value == 1
-    clock[0] += 0.5
-    at.button(key="play").click().run()  # a press 0.5 s later pauses
+    pause = at.button(key="pause")
+    pause.click().run()  # at once: a press of Pause pauses, whenever it comes
     assert not at.session_state["app"].stage.playing and at.slider(key="round").value == 1
     at.slider(key="round").set_value(0)  # its repeat, with the slider of the moment before
-    at.button(key="play").click().run()
+    _delivered_again(at, pause)
     assert not at.session_state["app"].stage.playing and at.slider(key="round").value == 1
     clock[0] += 1.0  # a tick sent before the browser saw the pause: the round stays
     at.slider(key="round").set_value(0).run()
@@ -169,6 +185,45 @@ def test_play_stops_on_the_last_round_and_a_repeated_press_counts_once(monkeypat
     clock[0] += 1.0  # later, the slider is the lecturer's again
     at.slider(key="round").set_value(5).run()
     assert at.slider(key="round").value == 5
+
+
+def test_a_repeated_play_press_does_not_pause():
+    """Play delivered twice: the repeat does not pause (it did when one button toggled), and
+    Play then stops at the end as usual."""
+    at = _app(sample="four_points", rounds="3")
+    play = at.button(key="play")
+    play.click().run()
+    _delivered_again(at, play)
+    assert at.session_state["app"].stage.playing and not at.error
+    for _ in range(4):
+        at.run()
+    assert not at.session_state["app"].stage.playing and at.slider(key="round").value == 3
+
+
+def test_a_step_survives_a_request_sent_before_the_browser_drew_it():
+    """Every request carries the round slider as the browser has it. One sent before the
+    browser drew a Step's round (an upload finishing just after the press) carries the
+    round from before it: the press's round stays. Once the browser shows the round (its
+    address bar says so), a move of the slider back is the user's."""
+    at = _app(sample="noisy_1d")
+    at.button(key="step_forward").click().run()
+    assert at.slider(key="round").value == 1 and at.query_params["round"] == "1"
+    at.query_params["round"] = "0"  # the browser had not drawn round 1 yet
+    at.slider(key="round").set_value(0).run()
+    assert at.slider(key="round").value == 1
+    at.query_params["round"] = "0"  # Step pressed again before the browser drew round 1
+    at.slider(key="round").set_value(0)
+    at.button(key="step_forward").click().run()
+    assert at.slider(key="round").value == 2
+    at.query_params["round"] = "0"  # and an echo of either round the browser may show
+    at.slider(key="round").set_value(1).run()
+    assert at.slider(key="round").value == 2
+    at.slider(key="round").set_value(5).run()  # a round it never showed: the user's move
+    assert at.slider(key="round").value == 5
+    at.button(key="step_forward").click().run()
+    assert at.query_params["round"] == "6"  # drawn: the browser's address bar says so
+    at.slider(key="round").set_value(5).run()  # the user's move back
+    assert at.slider(key="round").value == 5 and not at.error
 
 
 def test_upload_semicolon_csv():

@@ -82,6 +82,8 @@ def test_open_a_model_and_step_it_on_the_sample():
     # Close: back to training on the sidebar's data
     at.button(key="close_model").click().run()
     assert "train rmse" in status(at)
+    assert status(at).startswith("#### Round 0 of")  # closing starts at round 0 (a Step's
+    # round, kept against the browser's slider until its address bar shows it, is not)
 
 
 def test_sample_without_target_shows_predictions_only():

@@ -3,7 +3,11 @@ marker on every test in this folder: ``pytest -m "not browser"`` runs the rest."
 
 import pytest
 from harness import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
+
+# What a page shows after a click can take seconds on a machine whose cores are shared (the
+# server, Chromium and other work): every ``expect`` waits up to 30 s unless told otherwise.
+expect.set_options(timeout=30_000)
 
 
 def pytest_collection_modifyitems(items):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import expect  # noqa: F401
@@ -54,12 +55,70 @@ def stop_server(proc):
     proc.wait(timeout=20)
 
 
-def _settled(page):
-    """The app has finished the run a click started (give the click time to start it: a
-    page between two runs briefly holds both runs' elements)."""
-    page.wait_for_timeout(500)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           timeout=180_000)
+NOT_RUNNING = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+# Counts the changes of the app's script state since ``window.__bsRuns`` was last set to 0
+# (set at rest: any change is a run starting, rerunRequested or running). A MutationObserver
+# is told of every state the page commits, however briefly it holds it.
+_WATCH_RUNS = """() => {
+  window.__bsRuns = 0;
+  if (window.__bsWatch) return;
+  window.__bsWatch = new MutationObserver(records => { window.__bsRuns += records.length; });
+  window.__bsWatch.observe(document.body, {subtree: true, attributes: true,
+                                           attributeFilter: ['data-test-script-state']});
+}"""
+_RAN_AND_IDLE = """() => window.__bsRuns > 0 && document.querySelector(
+  '[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'"""
+
+# Every chart component on the page drawn by Plotly (it has its layout and at least one
+# trace group on its SVG), and no run in progress.
+_CHARTS_DRAWN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (app?.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const charts = [...document.querySelectorAll('.boostscope-chart')];
+  return charts.length > 0 && charts.every(c => c.classList.contains('js-plotly-plot')
+    && c._fullLayout && c._fullData && c.querySelector('.main-svg'));
+}"""
+
+# Nothing left over from the pointer on screen: no Plotly hover label, no Streamlit
+# tooltip, every chart's hover toolbar faded out (Plotly fades it over 0.3 s).
+_POINTER_GONE = """() => {
+  if ([...document.querySelectorAll('.hoverlayer')].some(h => h.childElementCount)) return false;
+  if (document.querySelector('[data-testid="stTooltipContent"]')) return false;
+  return [...document.querySelectorAll('.modebar--hover > :not(.watermark)')]
+    .every(b => getComputedStyle(b).opacity === '0');
+}"""
+
+
+def idle(page, timeout=180_000):
+    """No run in progress. After ``page.goto`` the page says "initial" until its first run,
+    so this also waits for that run to end."""
+    page.wait_for_selector(NOT_RUNNING, timeout=timeout)
+
+
+@contextmanager
+def run_of(page, timeout=180_000):
+    """Wait for the run the ``with`` block's action starts (a click, a key press, an upload)
+    to finish: the app's script state leaves notRunning and comes back to it. (A page
+    between two runs briefly holds both runs' elements, so wait for what the run shows
+    too.)"""
+    idle(page, timeout)
+    page.evaluate(_WATCH_RUNS)
+    yield
+    page.wait_for_function(_RAN_AND_IDLE, timeout=timeout)
+
+
+def charts_drawn(page, timeout=60_000):
+    """Every chart on the page drawn by Plotly, after the run (Plotly draws after the
+    script has finished)."""
+    page.wait_for_function(_CHARTS_DRAWN, timeout=timeout, polling="raf")
+
+
+def pointer_gone(page, x, y, timeout=10_000):
+    """Move the pointer to (x, y), off every chart, and wait until the last one's hover
+    toolbar, hover label or tooltip has gone from the screen."""
+    page.mouse.move(x, y)
+    page.wait_for_function(_POINTER_GONE, timeout=timeout, polling="raf")
 
 
 def open_page(browser, url, width=1280, height=720):
@@ -67,8 +126,8 @@ def open_page(browser, url, width=1280, height=720):
     error on it."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
-    _settled(page)
-    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    idle(page)
+    charts_drawn(page, timeout=180_000)
     assert page.get_by_test_id("stException").count() == 0
     assert not page.get_by_test_id("stAlertContentError").all_inner_texts()
     return page

@@ -5,7 +5,16 @@ being compiled. (How long each takes: benchmarks/bench_cold.py.)"""
 import os
 
 import pytest
-from harness import SHOTS, _settled, _status, start_server, stop_server  # noqa: F401
+from harness import (
+    SHOTS,
+    _status,
+    charts_drawn,
+    idle,
+    pointer_gone,
+    run_of,
+    start_server,
+    stop_server,
+)
 from playwright.sync_api import expect
 
 
@@ -20,17 +29,18 @@ def cold_server(tmp_path_factory):
 def test_the_first_screen_does_not_wait_for_the_compile(cold_server, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(cold_server)
-    _settled(page)
+    idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
     note = page.get_by_text("Trained as plain Python while the engine compiles")
     expect(note).to_be_visible()
     assert "the same numbers, bit for bit" in note.inner_text()
-    page.locator(".st-key-step_forward button").click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-step_forward button").click()
     expect(_status(page)).to_contain_text("Round 1 of 20", timeout=30_000)
     assert page.get_by_test_id("stException").count() == 0
-    page.wait_for_timeout(1000)
+    charts_drawn(page)
+    pointer_gone(page, 1275, 715)
     page.screenshot(path=str(SHOTS / "coldstart-720p.png"))
     page.close()
 

@@ -4,7 +4,7 @@ screens saved under tests/screenshots/lab/ (compare-*.png). Uses test_browser.py
 
 import re
 
-from harness import SHOTS, _settled  # noqa: F401
+from harness import SHOTS, charts_drawn, idle, pointer_gone, run_of
 from playwright.sync_api import expect
 
 LAB_SHOTS = SHOTS / "lab"
@@ -14,22 +14,25 @@ CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
 
 
 def _wait(page):
-    _settled(page)
-    page.wait_for_timeout(1200)  # Plotly draws after the script has finished
+    idle(page)
+    charts_drawn(page)
 
 
 def _click(page, key: str) -> None:
     """Click the button with ``key`` (a button with an icon and help text holds a second,
-    hidden copy of its label as a button)."""
-    page.locator(f".st-key-{key} button:visible").first.click()
-    _wait(page)
+    hidden copy of its label as a button), wait for its run and the charts it draws."""
+    with run_of(page):
+        page.locator(f".st-key-{key} button:visible").first.click()
+    charts_drawn(page)
 
 
 def _shoot(page, selector: str, name: str) -> None:
     """Scroll ``selector`` to the top of the window and save the screen."""
-    page.mouse.move(1275, 715)  # no tooltip or chart toolbar left over from the last click
     page.locator(selector).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(600)
+    # no tooltip or chart toolbar left over from the last click: the pointer in the window's
+    # bottom-right corner (beside the charts at 720p and at 1080p)
+    size = page.viewport_size
+    pointer_gone(page, size["width"] - 5, size["height"] - 5)
     page.screenshot(path=str(LAB_SHOTS / f"{name}.png"))
 
 
@@ -43,9 +46,12 @@ def test_pin_change_eta_and_compare_at_720p(browser, server):  # noqa: F811
     page.locator(".st-key-p_eta").scroll_into_view_if_needed()  # drawn once in view
     slider = page.locator('.st-key-p_eta input[type="range"]')
     slider.focus()
-    for _ in range(20):  # 0.3 -> 0.1 in steps of 0.01; live on small data: each retrains
-        page.keyboard.press("ArrowLeft")
-    expect(slider).to_have_attribute("aria-valuetext", "0.10")
+    for hundredths in range(29, 9, -1):  # 0.3 -> 0.1 in steps of 0.01; live: each retrains
+        # one press at a time, its run over: a press made while a run is under way can be
+        # undone by that run (the slider set back to the value the run started with)
+        with run_of(page):
+            page.keyboard.press("ArrowLeft")
+        expect(slider).to_have_attribute("aria-valuetext", f"0.{hundredths:02d}")
     expect(page.get_by_text("pin 1: eta 0.3")).to_be_visible(timeout=30_000)
     _click(page, "side_compare")
     for key in ("cmp_pin_loss", "cmp_pin_fit", "cmp_pin_tree_left", "cmp_pin_tree_right",

@@ -5,7 +5,7 @@ Uses test_browser.py's server."""
 
 import re
 
-from harness import SHOTS, _settled, _status  # noqa: F401
+from harness import SHOTS, _status, charts_drawn, idle, run_of
 from playwright.sync_api import expect
 from uploads import with_saved_values, xlsx_bytes
 
@@ -28,13 +28,13 @@ def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # no
     UPLOAD_SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server + "/?sample=moons")
-    _settled(page)
+    idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
 
     book = tmp_path / "marks.xlsx"
     book.write_bytes(_workbook())
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(book))
-    _settled(page)
+    with run_of(page):
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(book))
     note = page.locator("p").filter(has_text="marks.xlsx: 40 rows × 3 columns").first
     expect(note).to_be_visible(timeout=60_000)
     expect(note).to_contain_text("Read sheet 'Marks'")
@@ -42,17 +42,18 @@ def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # no
     expect(note).to_contain_text("Revision hours")
     expect(note).to_contain_text("40 cell(s) hold formulas")
     expect(_status(page)).to_contain_text(re.compile(r"Round 0 of 20 — train rmse"))
-    page.locator(".st-key-last button").click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-last button").click()
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=30_000)
     note.scroll_into_view_if_needed()
+    charts_drawn(page)
     page.screenshot(path=str(UPLOAD_SHOTS / "excel-merged-header.png"))
 
     old = tmp_path / "marks-1997.xls"
     old.write_bytes(bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504)
                     + "Workbook".encode("utf-16-le"))
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(old))
-    _settled(page)
+    with run_of(page):
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(old))
     error = page.get_by_test_id("stAlert").filter(has_text="old Excel 97–2003 format")
     expect(error).to_contain_text("save it as .xlsx", timeout=30_000)
     expect(error).to_contain_text("The previous data stay loaded.")

@@ -5,7 +5,7 @@ test_browser.py's server."""
 
 import re
 
-from harness import SHOTS, SMALLEST_FONT, _settled, open_page  # noqa: F401
+from harness import SHOTS, SMALLEST_FONT, charts_drawn, open_page, pointer_gone, run_of
 from playwright.sync_api import expect
 
 LAB = SHOTS / "lab"
@@ -20,7 +20,7 @@ def _shoot(page, key: str, name: str, block: str = "start") -> None:
     """Scroll the element with key ``key`` to the top (or end) of the screen and shoot."""
     page.locator(f".st-key-{key}").first.evaluate(
         f"e => e.scrollIntoView({{block: '{block}'}})")
-    page.wait_for_timeout(800)
+    pointer_gone(page, 5, 700)  # no chart toolbar under the pointer after the scroll
     page.screenshot(path=str(LAB / f"{name}.png"))
 
 
@@ -35,14 +35,15 @@ def test_binary_at_720p_type_a_second_eta_and_step(browser, server):  # noqa: F8
 
     box = page.locator(".st-key-gen_eta input")
     box.fill("0.1")
-    box.press("Enter")
-    _settled(page)
+    with run_of(page):
+        box.press("Enter")
     expect(_reading(page)).to_contain_text("η = 0.1", timeout=60_000)
-    assert re.search(r"[?&]eta2=0\.1(&|$)", page.url), page.url
-    page.locator(".st-key-step_forward button").click()
-    _settled(page)
+    expect(page).to_have_url(re.compile(r"[?&]eta2=0\.1(&|$)"))
+    with run_of(page):
+        page.locator(".st-key-step_forward button").click()
     expect(_reading(page)).to_contain_text("By round 11", timeout=60_000)
-    assert "round=11" in page.url
+    expect(page).to_have_url(re.compile(r"[?&]round=11(&|$)"))
+    charts_drawn(page)
     _shoot(page, "gen_eta", "generalise-binary-eta-0.1-round-11-720p")
     page.close()
 
@@ -59,17 +60,16 @@ def test_regression_at_720p(browser, server):  # noqa: F811
 def test_presenter_panel_at_720p(browser, server):  # noqa: F811
     page = open_page(browser, f"{server}/?sample=noisy_1d&present=1&round=8")
     page.locator(".st-key-right_panel").click()
-    page.get_by_role("option", name=re.compile("Why it generalises")).click()
-    _settled(page)
-    page.wait_for_timeout(1500)
+    with run_of(page):
+        page.get_by_role("option", name=re.compile("Why it generalises")).click()
     chart = page.locator(".st-key-gen_margins")
-    expect(chart).to_be_visible()
+    expect(chart.locator(".js-plotly-plot")).to_be_visible()
+    charts_drawn(page)
     box = chart.bounding_box()
     assert box["y"] + box["height"] <= 720 + 1 and box["x"] + box["width"] <= 1280 + 1
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 16, f"'{text}' is {size} px"
-    page.mouse.move(5, 700)  # the chart's toolbar shows only under the mouse
-    page.wait_for_timeout(500)
+    pointer_gone(page, 5, 700)  # the chart's toolbar shows only under the mouse
     page.screenshot(path=str(LAB / "generalise-presenter-720p.png"))
     page.close()
 

@@ -4,7 +4,7 @@ panel; screenshots under tests/screenshots/growth/. Uses test_browser.py's serve
 
 import re
 
-from harness import SHOTS, SMALLEST_FONT, _settled, open_page  # noqa: F401
+from harness import SHOTS, SMALLEST_FONT, charts_drawn, open_page, pointer_gone, run_of
 from playwright.sync_api import expect
 
 GROWTH = SHOTS / "growth"
@@ -17,8 +17,7 @@ def _chart(page):
 
 def _shoot(page, name: str) -> None:
     page.locator(".st-key-growth_step").first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.mouse.move(5, 700)  # the chart's toolbar shows only under the mouse
-    page.wait_for_timeout(800)
+    pointer_gone(page, 5, 700)  # the chart's toolbar shows only under the mouse
     page.screenshot(path=str(GROWTH / f"{name}.png"))
 
 
@@ -31,14 +30,14 @@ def test_replay_both_trees_at_720p(browser, server):  # noqa: F811
     box = chart.bounding_box()
     assert box["width"] <= 1280 and box["height"] <= 720
     _shoot(page, "growth-finished-720p")
-    for _ in range(4):  # four splits back
-        page.locator(".st-key-growth_back button").first.click()
-        _settled(page)
-    expect(chart).to_contain_text("3 of 7 splits, 4 leaves", timeout=60_000)
+    for left in (6, 5, 4, 3):  # four splits back
+        with run_of(page):
+            page.locator(".st-key-growth_back button").first.click()
+        expect(chart).to_contain_text(f"{left} of 7 splits, {left + 1} leaves", timeout=60_000)
     expect(chart).to_contain_text("split 3:")
     _shoot(page, "growth-step-3-720p")
-    page.locator(".st-key-growth_forward button").first.click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-growth_forward button").first.click()
     expect(chart).to_contain_text("4 of 7 splits, 5 leaves", timeout=60_000)
     page.close()
 
@@ -46,16 +45,15 @@ def test_replay_both_trees_at_720p(browser, server):  # noqa: F811
 def test_presenter_panel_at_720p(browser, server):  # noqa: F811
     page = open_page(browser, server + LINK + "&present=1")
     page.locator(".st-key-right_panel").click()
-    page.get_by_role("option", name=re.compile("Growth order")).click()
-    _settled(page)
-    page.wait_for_timeout(1500)
+    with run_of(page):
+        page.get_by_role("option", name=re.compile("Growth order")).click()
     chart = _chart(page)
-    expect(chart).to_be_visible(timeout=60_000)
+    expect(chart.locator(".js-plotly-plot")).to_be_visible(timeout=60_000)
+    charts_drawn(page)
     box = chart.bounding_box()
     assert box["y"] + box["height"] <= 720 + 1 and box["x"] + box["width"] <= 1280 + 1
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 16, f"'{text}' is {size} px"
-    page.mouse.move(5, 700)
-    page.wait_for_timeout(500)
+    pointer_gone(page, 5, 700)
     page.screenshot(path=str(GROWTH / "growth-presenter-720p.png"))
     page.close()

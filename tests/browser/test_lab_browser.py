@@ -4,10 +4,12 @@ the sidebar and the address bar), the tuning-order guide walked to its end and i
 loaded. Screenshots under tests/screenshots/lab/. Uses test_browser.py's server."""
 
 import re
+from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from harness import SHOTS, SMALLEST_FONT, _settled  # noqa: F401
+from harness import SHOTS, SMALLEST_FONT, charts_drawn, idle, run_of
+from playwright.sync_api import expect
 
 from ui import guide
 
@@ -27,13 +29,28 @@ def page(browser):  # noqa: F811
     page.close()
 
 
-def _wait(page):
-    _settled(page)
-    page.wait_for_timeout(1200)  # Plotly draws after the script has finished
+def _opened(page):
+    """A page just opened: its first run over and its charts drawn."""
+    idle(page)
+    charts_drawn(page)
+
+
+@contextmanager
+def _ran(page):
+    """The run the block's click starts, over, and the charts it drew drawn."""
+    with run_of(page):
+        yield
+    charts_drawn(page)
 
 
 def _query(page) -> dict:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+# The 2-D chart outlines the cell at (x0, y0) with a dashed line.
+LOADED_CELL = """([x0, y0]) => (document.querySelector('.st-key-lab_chart .js-plotly-plot')
+  ?.layout?.shapes || []).some(s => s.line?.dash === 'dash'
+    && Math.abs(s.x0 - x0) < 0.005 && Math.abs(s.y0 - y0) < 0.005)"""
 
 
 # An element at the top of the screen, below Streamlit's header bar.
@@ -49,7 +66,6 @@ def _shoot(page, key: str, name: str, top=None) -> None:
     page.locator(f".st-key-{key}").first.scroll_into_view_if_needed()
     if top is not None:
         top.evaluate(TO_TOP)
-    page.wait_for_timeout(400)
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 14, f"{name}: '{text}' is {size} px"
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
@@ -58,9 +74,11 @@ def _shoot(page, key: str, name: str, top=None) -> None:
 
 def _run(page, server, query: str):  # noqa: F811
     page.goto(f"{server}/?{query}")
-    _wait(page)
-    page.locator(".st-key-lab_run button").click()
-    _wait(page)
+    _opened(page)
+    with _ran(page):
+        page.locator(".st-key-lab_run button").click()
+    expect(page.locator(".st-key-lab_chart .js-plotly-plot")).to_be_visible(timeout=120_000)
+    charts_drawn(page)
 
 
 def test_1d_sweep_and_a_click_on_a_point_loads_it(page, server):  # noqa: F811
@@ -71,10 +89,10 @@ def test_1d_sweep_and_a_click_on_a_point_loads_it(page, server):  # noqa: F811
     assert legend[:4] == ["train", "validation", "gap: valid − train", "best value"]
     assert chart.evaluate("gd => gd._fullLayout.xaxis.type") == "log"
     valid = chart.evaluate("gd => Array.from(gd._fullData[1].y)")  # eta 0.01, 0.0316, 0.1, 0.316, 1
-    page.mouse.click(*chart.evaluate(PLACE, [-1.0, valid[2]]))  # log axis: log10(0.1)
-    _wait(page)
+    with _ran(page):
+        page.mouse.click(*chart.evaluate(PLACE, [-1.0, valid[2]]))  # log axis: log10(0.1)
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("Loaded eta = 0.1")
     assert _query(page)["eta"] == "0.1"
-    assert "Loaded eta = 0.1" in page.get_by_test_id("stAlertContentSuccess").inner_text()
     _shoot(page, "lab_chart", "lab-1d-loaded")
 
 
@@ -84,42 +102,44 @@ def test_2d_heatmap_and_a_click_on_a_cell_loads_that_model(page, server):  # noq
     chart = page.locator(".st-key-lab_chart .js-plotly-plot")
     xs, ys = chart.evaluate("gd => [gd.data[0].x, gd.data[0].y]")
     assert xs == ["1", "4", "7", "10"] and ys == ["0", "0.1", "3.16", "100"]
-    page.mouse.click(*chart.evaluate(PLACE, [3, 2]))  # max_depth 10, min_child_weight 3.16
-    _wait(page)
+    with _ran(page):
+        page.mouse.click(*chart.evaluate(PLACE, [3, 2]))  # max_depth 10, min_child_weight 3.16
+    expect(page).to_have_url(re.compile(r"[?&]min_child_weight=3\.16(&|$)"))
     query = _query(page)
     assert (query["max_depth"], query["min_child_weight"]) == ("10", "3.16")
     slider = page.locator(".st-key-p_max_depth [data-testid=stSliderThumbValue]")
-    assert slider.inner_text() == "10"  # the sidebar shows the loaded model
-    shapes = chart.evaluate("gd => gd.layout.shapes.map(s => [s.line.dash, s.x0, s.y0])")
-    assert ["dash", pytest.approx(2.52), pytest.approx(1.52)] in shapes  # the loaded cell
+    expect(slider).to_have_text("10")  # the sidebar shows the loaded model
+    # the loaded cell, outlined once Plotly has drawn the new figure
+    page.wait_for_function(LOADED_CELL, arg=[2.52, 1.52], timeout=30_000)
     _shoot(page, "lab_chart", "lab-2d-loaded")
 
 
 def test_the_guide_walked_to_its_end_and_its_model_loaded(page, server):  # noqa: F811
     page.goto(f"{server}/?sample=moons&view=lab&guide=1")
-    _wait(page)
+    _opened(page)
     best = []
     for i in range(len(guide.STEPS)):
-        heading = page.locator("h4").filter(has_text="Tuning-order guide").inner_text()
-        assert f"step {i + 1} of {len(guide.STEPS)}" in heading
-        assert _query(page)["guide"] == str(i + 1)
+        heading = page.locator("h4").filter(has_text="Tuning-order guide")
+        expect(heading).to_contain_text(f"step {i + 1} of {len(guide.STEPS)}", timeout=120_000)
+        charts_drawn(page)
+        expect(page).to_have_url(re.compile(rf"[?&]guide={i + 1}(&|$)"))
         best.append(page.locator("p").filter(has_text=re.compile("^Best: ")).inner_text())
         _shoot(page, f"guide_{i}", f"guide-{i + 1}", top=page.locator("h4").filter(
             has_text="Tuning-order guide"))
         if i < len(guide.STEPS) - 1:
-            page.locator(".st-key-guide_next button").click()
-            _wait(page)
+            with _ran(page):
+                page.locator(".st-key-guide_next button").click()
     _shoot(page, "guide_summary", "guide-summary")
     found = page.locator("p").filter(has_text="The model found:").inner_text()
     rounds = re.search(r"num_boost_round = (\d+)", found).group(1)
-    page.locator(".st-key-guide_load button").click()
-    _wait(page)
+    with _ran(page):
+        page.locator(".st-key-guide_load button").click()
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("This model is loaded")
     assert _query(page)["rounds"] == rounds and _query(page)["early_stopping_rounds"] == "0"
-    assert "This model is loaded" in page.get_by_test_id("stAlertContentSuccess").inner_text()
-    assert re.search(rf"Round \d+ of {rounds}\b", page.locator("body").inner_text())
+    expect(page.locator("body")).to_contain_text(re.compile(rf"Round \d+ of {rounds}\b"))
     page.goto(f"{server}/?sample=moons&view=lab&guide=4")  # a link to step 4: the same numbers
-    _wait(page)
-    assert page.locator("p").filter(has_text=re.compile("^Best: ")).inner_text() == best[3]
+    _opened(page)
+    expect(page.locator("p").filter(has_text=re.compile("^Best: "))).to_have_text(best[3])
 
 
 def test_2d_heatmap_at_1080p(browser, server):  # noqa: F811

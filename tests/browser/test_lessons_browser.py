@@ -5,8 +5,8 @@ tests/screenshots/lessons/. Uses test_browser.py's server."""
 import re
 
 import pytest
-from harness import CHROMIUM, CHROMIUM_ARGS, SHOTS, SMALLEST_FONT, _settled  # noqa: F401
-from playwright.sync_api import sync_playwright
+from harness import CHROMIUM, CHROMIUM_ARGS, SHOTS, SMALLEST_FONT, charts_drawn, idle, run_of
+from playwright.sync_api import expect, sync_playwright
 
 from ui.lessons import REGISTRY
 
@@ -28,8 +28,17 @@ def projector(server):  # noqa: F811
 
 
 def _wait(page):
-    _settled(page)
-    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    """The page's run over and its charts drawn (Plotly draws after the script has
+    finished)."""
+    idle(page)
+    charts_drawn(page)
+
+
+def _press(page, key: str) -> None:
+    """A key press and the run it starts, its charts drawn."""
+    with run_of(page):
+        page.keyboard.press(key)
+    charts_drawn(page)
 
 
 def _check_screen(page, name: str) -> str:
@@ -52,17 +61,20 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
     LESSON_SHOTS.mkdir(parents=True, exist_ok=True)
     page = projector
     page.goto(f"{server}/?lesson={lesson.slug}")
-    # A fresh server's first run imports the engine: the page can look idle before that run
-    # has started, so wait for its first chart, then for the run to end
-    page.wait_for_selector('.js-plotly-plot', timeout=180_000)
-    _wait(page)
+    # the page says "initial" until its first run, which on a fresh server imports the engine
+    idle(page)
+    charts_drawn(page, timeout=180_000)
     said = []
     for i in range(2 * len(lesson.steps) + 1):
         said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}"))
         if page.locator(".st-key-lesson_next button").is_disabled():
             break
-        page.keyboard.press("ArrowRight")  # Next: reveals, then goes on
-        _wait(page)
+        # Next (reveals, then goes on), clicked once it can take a click: a press of its
+        # key (→) once started no run at all on a busy machine (the keys are walked in
+        # test_presenter_mode_at_720p_on_the_keyboard)
+        with run_of(page):
+            page.locator(".st-key-lesson_next button").click()
+        charts_drawn(page)
     assert len(said) == len(lesson.steps) + sum(1 for s in lesson.steps if s.ask)
     step = re.search(r"step (\d+) of (\d+)", page.locator("body").inner_text())
     assert step and step.group(1) == step.group(2)
@@ -78,18 +90,16 @@ def test_presenter_mode_at_720p_on_the_keyboard(projector, server):  # noqa: F81
     _wait(page)
     assert page.get_by_test_id("stSidebar").count() == 0  # no sidebar while presenting
     counter = page.locator(".st-key-round_counter")
-    assert counter.inner_text().strip() == "Round 1 / 20"
+    expect(counter).to_have_text("Round 1 / 20")
     size, _ = page.evaluate(SMALLEST_FONT)
     assert size >= 16
-    page.keyboard.press("3")  # the third panel on the right: the node's arithmetic
-    _wait(page)
-    assert "Node 0 of round 1, worked out" in page.locator("body").inner_text()
-    page.keyboard.press("ArrowRight")
-    _wait(page)
-    assert counter.inner_text().strip() == "Round 2 / 20"
-    page.keyboard.press("End")
-    _wait(page)
-    assert counter.inner_text().strip() == "Round 20 / 20"
+    _press(page, "3")  # the third panel on the right: the node's arithmetic
+    expect(page.locator("body")).to_contain_text("Node 0 of round 1, worked out")
+    _press(page, "ArrowRight")
+    expect(counter).to_have_text("Round 2 / 20")
+    _press(page, "End")
+    expect(counter).to_have_text("Round 20 / 20")
+    charts_drawn(page)
     for _left, _top, right, bottom in page.evaluate(CHART_BOXES):
         assert right <= W + 1 and bottom <= H + 1
     size, text = page.evaluate(SMALLEST_FONT)

@@ -4,7 +4,7 @@ screens are saved under tests/screenshots/lab/ (live-*.png). Uses test_browser.p
 
 import re
 
-from harness import SHOTS, _settled, _status  # noqa: F401
+from harness import SHOTS, _status, idle, pointer_gone, run_of
 from playwright.sync_api import expect
 
 from ui.training import LIVE_ROWS
@@ -27,7 +27,7 @@ def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F8
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server + "/?sample=diabetes&round=20&eta=0.3")
-    _settled(page)
+    idle(page)
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
     assert page.locator(".st-key-train").count() == 0
     expect(page.get_by_text("Live", exact=False).first).to_be_visible()
@@ -37,16 +37,15 @@ def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F8
     page.locator('.st-key-p_eta input[type="range"]').focus()
     for _ in range(5):  # 0.30 -> 0.05: each key press retrains
         page.keyboard.press("ArrowLeft")
-    page.keyboard.press("Home")  # the slider's lowest value, 0.01
-    _settled(page)
+    with run_of(page):
+        page.keyboard.press("Home")  # the slider's lowest value, 0.01
     expect(page).to_have_url(re.compile(r"[?&]eta=0.01(&|$)"), timeout=30_000)
     page.wait_for_function(f"(b) => ![null, b].includes(({LOSS_DATA})())", arg=before_chart,
                            timeout=30_000)
     train, valid = _losses(page)
     assert train > before_losses[0]  # η = 0.01 fits far less in 20 rounds than η = 0.3
     page.locator(".st-key-p_max_depth").scroll_into_view_if_needed()
-    page.mouse.move(1275, 715)
-    page.wait_for_timeout(800)
+    pointer_gone(page, 1275, 715)
     page.screenshot(path=str(LAB_SHOTS / "live-720p.png"))
     assert page.locator('[data-testid="stException"]').count() == 0
     assert not [w for w in page.locator('[data-testid="stAlert"]').all_inner_texts()
@@ -57,32 +56,33 @@ def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F8
 def test_over_the_live_limit_train_applies_the_change(browser, server, tmp_path):  # noqa: F811
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server + "/?round=20")
-    _settled(page)
+    idle(page)
+    expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
+    opening = _status(page).inner_text()
     csv = tmp_path / "large.csv"
     n = LIVE_ROWS + 500
     csv.write_text("a,b,y\n" + "\n".join(f"{i % 101},{i % 7},{(i % 101) * 0.2 + i % 5}"
                                          for i in range(n)))
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
-    _settled(page)
+    with run_of(page):
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
     expect(page.locator(".st-key-train button")).to_be_visible(timeout=60_000)
-    _settled(page)  # the run that drew the button has also drawn the new data's model
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
+    expect(_status(page)).not_to_have_text(opening, timeout=60_000)  # the new data's model
     before = _losses(page)
     assert before[0] > 1  # this table's loss, not the four points' that were on screen
     page.locator(".st-key-p_eta").scroll_into_view_if_needed()
     page.locator('.st-key-p_eta input[type="range"]').focus()
-    page.keyboard.press("Home")  # η = 0.01
-    _settled(page)
+    with run_of(page):
+        page.keyboard.press("Home")  # η = 0.01
     stale = page.locator('[data-testid="stAlert"]').filter(has_text="Stale")
     expect(stale).to_be_visible(timeout=30_000)
     expect(stale).to_contain_text("eta")
     assert _losses(page) == before  # nothing retrained yet
     stale.scroll_into_view_if_needed()
-    page.mouse.move(1275, 715)
-    page.wait_for_timeout(600)
+    pointer_gone(page, 1275, 715)
     page.screenshot(path=str(LAB_SHOTS / "live-stale-720p.png"))
-    page.locator(".st-key-train button").click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-train button").click()
     expect(stale).to_have_count(0, timeout=30_000)
     assert _losses(page)[0] > before[0]
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -92,20 +92,19 @@ def test_over_the_live_limit_train_applies_the_change(browser, server, tmp_path)
 def test_live_sidebar_at_1080p(browser, server):  # noqa: F811
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(server + "/?sample=moons&round=10&max_depth=5")
-    _settled(page)
+    idle(page)
     expect(_status(page)).to_contain_text("Round 10 of 20", timeout=60_000)
     page.wait_for_function(f"() => ({LOSS_DATA})() !== null", timeout=60_000)
     before_losses, before_chart = _losses(page), page.evaluate(LOSS_DATA)
     page.locator(".st-key-p_max_depth").scroll_into_view_if_needed()
     page.locator('.st-key-p_max_depth input[type="range"]').focus()
-    page.keyboard.press("ArrowLeft")
-    _settled(page)
+    with run_of(page):
+        page.keyboard.press("ArrowLeft")
     expect(page).to_have_url(re.compile(r"[?&]max_depth=4(&|$)"), timeout=30_000)
     page.wait_for_function(f"(b) => ![null, b].includes(({LOSS_DATA})())", arg=before_chart,
                            timeout=30_000)
     assert _losses(page)[0] > before_losses[0]  # depth 4 fits the training rows less than 5
-    page.mouse.move(1915, 1075)
-    page.wait_for_timeout(800)
+    pointer_gone(page, 1915, 1075)
     page.screenshot(path=str(LAB_SHOTS / "live-1080p.png"))
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import xgboost as xgb
-from harness import SHOTS, _settled, _status  # noqa: F401
+from harness import SHOTS, _status, charts_drawn, idle, pointer_gone, run_of
 from playwright.sync_api import expect
 
 MODELS = SHOTS / "models"
@@ -38,30 +38,34 @@ def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  
     model_path, sample_path = _files(tmp_path)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{server}/?sample=moons&rounds=20&max_depth=3")
-    _settled(page)
+    idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
 
-    page.locator(".st-key-open_panel label").first.click()
-    _settled(page)
-    page.locator(".st-key-open_model_file input[type=file]").set_input_files(str(model_path))
-    _settled(page)
-    page.locator(".st-key-open_sample_file input[type=file]").set_input_files(str(sample_path))
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-open_panel label").first.click()
+    expect(page.locator(".st-key-open_model_file input[type=file]")).to_be_attached()
+    with run_of(page):
+        page.locator(".st-key-open_model_file input[type=file]").set_input_files(
+            str(model_path))
+    with run_of(page):
+        page.locator(".st-key-open_sample_file input[type=file]").set_input_files(
+            str(sample_path))
     target = page.locator(".st-key-open_target input")
     target.click()
     target.fill("outcome")
-    page.wait_for_timeout(500)
-    target.press("Enter")
-    _settled(page)
-    page.locator(".st-key-open_model button").click()
-    _settled(page)
+    # the combobox offers the typed column before Enter can choose it
+    expect(page.get_by_role("option", name="outcome")).to_be_visible()
+    with run_of(page):
+        target.press("Enter")
+    with run_of(page):
+        page.locator(".st-key-open_model button").click()
     expect(_status(page)).to_contain_text("Round 0 of 6 — sample logloss", timeout=60_000)
     expect(page.get_by_text("Candidate splits recomputed on the sample", exact=False).first
            ).to_be_visible()
-    page.locator(".st-key-step_forward button").click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-step_forward button").click()
     expect(_status(page)).to_contain_text("Round 1 of 6 — sample logloss", timeout=30_000)
-    page.wait_for_timeout(1500)  # Plotly draws after the script has finished
+    charts_drawn(page)
     _no_failure(page)
     page.screenshot(path=str(MODELS / "open-model-round-1-720p.png"))
 
@@ -71,28 +75,30 @@ def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  
     traces = tree.locator(".scatterlayer .trace")
     splits = next(traces.nth(i).locator("path.point") for i in range(traces.count())
                   if traces.nth(i).locator("path.point").count() == 3)  # depth 2: 3 splits
-    splits.first.click(force=True)
-    _settled(page)
+    with run_of(page):
+        splits.first.click(force=True)
     expect(page.get_by_text("the model's numbers and the sample's")).to_be_visible(
         timeout=30_000)
     page.get_by_text("the model's numbers and the sample's").scroll_into_view_if_needed()
-    page.wait_for_timeout(1500)
+    charts_drawn(page)
+    pointer_gone(page, 1275, 715)
     _no_failure(page)
     page.screenshot(path=str(MODELS / "open-model-node-720p.png"))
 
-    page.locator(".st-key-close_model button").click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-close_model button").click()
     expect(_status(page)).to_contain_text("Round 0 of 20 — train logloss", timeout=60_000)
-    page.locator(".st-key-verify label").first.click()
-    _settled(page)
+    with run_of(page):
+        page.locator(".st-key-verify label").first.click()
     badge = page.get_by_text(re.compile(r"XGBoost 3\.2\.\d+: 20 of 20 trees identical, "
                                         r"max \|Δmargin\| 0"))
     expect(badge).to_be_visible(timeout=60_000)
     page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_timeout(1500)
+    charts_drawn(page)
+    pointer_gone(page, 1275, 715)
     _no_failure(page)
     page.screenshot(path=str(MODELS / "verify-badge-720p.png"))
     page.locator(".st-key-dl_model_json").scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
+    pointer_gone(page, 1275, 715)
     page.screenshot(path=str(MODELS / "downloads-720p.png"))
     page.close()
