@@ -373,7 +373,7 @@ class Opening:
 
     panel = Widget(False, key="open_panel")  # the sidebar's "Open an XGBoost model" is open
     target = Widget("", key="open_target")  # the sample's target column ("": none)
-    method = Widget(BY_NAME["tree_method"].start, key="open_method")  # candidates searched by
+    method = Widget(BY_NAME["tree_method"].default, key="open_method")  # candidates searched by
 
     def drop(self) -> None:
         """No model file on screen (new data to train on)."""
