@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from harness import SHOTS, SMALLEST_FONT, charts_drawn, idle, run_of
+from harness import SHOTS, SMALLEST_FONT, charts_drawn, idle, pointer_gone, run_of
 from playwright.sync_api import expect
 
 from ui import guide
@@ -66,6 +66,8 @@ def _shoot(page, key: str, name: str, top=None) -> None:
     page.locator(f".st-key-{key}").first.scroll_into_view_if_needed()
     if top is not None:
         top.evaluate(TO_TOP)
+    # the pointer off the charts (in the sidebar): a point it clicked keeps its hover label
+    pointer_gone(page, 5, page.viewport_size["height"] - 5)
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 14, f"{name}: '{text}' is {size} px"
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
@@ -93,7 +95,7 @@ def test_1d_sweep_and_a_click_on_a_point_loads_it(page, server):  # noqa: F811
         page.mouse.click(*chart.evaluate(PLACE, [-1.0, valid[2]]))  # log axis: log10(0.1)
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("Loaded eta = 0.1")
     assert _query(page)["eta"] == "0.1"
-    _shoot(page, "lab_chart", "lab-1d-loaded")
+    _shoot(page, "lab_chart", "lab-1d-loaded", top=chart)  # the note under the chart
 
 
 def test_2d_heatmap_and_a_click_on_a_cell_loads_that_model(page, server):  # noqa: F811

@@ -5,7 +5,16 @@ tests/screenshots/lessons/. Uses test_browser.py's server."""
 import re
 
 import pytest
-from harness import CHROMIUM, CHROMIUM_ARGS, SHOTS, SMALLEST_FONT, charts_drawn, idle, run_of
+from harness import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SHOTS,
+    SMALLEST_FONT,
+    charts_drawn,
+    idle,
+    pointer_gone,
+    run_of,
+)
 from playwright.sync_api import expect, sync_playwright
 
 from ui.lessons import REGISTRY
@@ -75,6 +84,7 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
         with run_of(page):
             page.locator(".st-key-lesson_next button").click()
         charts_drawn(page)
+        pointer_gone(page, 5, H - 5)  # off the button: the screenshot shows it at rest
     assert len(said) == len(lesson.steps) + sum(1 for s in lesson.steps if s.ask)
     step = re.search(r"step (\d+) of (\d+)", page.locator("body").inner_text())
     assert step and step.group(1) == step.group(2)
