@@ -241,15 +241,17 @@ class RowQuestions:
         return values
 
     def _cuts_key(self, tree_idx: int) -> int:
-        """Which set of cuts tree ``tree_idx`` uses: 0 for a model with one set (hist, or a
-        sample sketched once), else the tree's own index (approx re-sketches per tree)."""
+        """Which set of cuts tree ``tree_idx`` uses, named by the first tree that uses it:
+        0 for a model with one set (hist; approx with a constant hessian, which training
+        and a sample both sketch once), else the tree's own index (approx re-sketches)."""
         b = self.booster
         p = b.search_params
         if p.tree_method == "hist":
             return 0
-        if b.on_sample and objectives.spec(p.objective).const_hess:
-            return 0
-        return tree_idx
+        if not b.on_sample:  # training's cuts: trees that share a set share its object
+            cuts = b.data.tree_cuts
+            return next(i for i in range(tree_idx + 1) if cuts[i] is cuts[tree_idx])
+        return 0 if objectives.spec(p.objective).const_hess else tree_idx
 
     def tree_cuts(self, tree_idx: int, hess=None):
         """The cuts tree ``tree_idx``'s candidates are computed on: training's, or sketched
