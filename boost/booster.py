@@ -180,7 +180,8 @@ class Booster:
         """Bool mask of the model's rows (training's, or a data sample's) that reach node
         ``node_id`` of the grown tree of round ``round_idx`` (pruned or not)."""
         self.trace.require("rows_in_node", rows_only=True)
-        return self.trace.in_node(self.tree_index(round_idx, class_idx), int(node_id))
+        # a copy: the trace's answers are shared by every session that trained this model
+        return self.trace.in_node(self.tree_index(round_idx, class_idx), int(node_id)).copy()
 
     def predict(self, X, output_margin: bool = False, iteration_range=(0, 0)) -> np.ndarray:
         """Predictions for ``X`` (as XGBoost's ``Booster.predict``).
@@ -319,7 +320,10 @@ class Booster:
         candidates without keeping them."""
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"top = {top!r}: give a whole number of candidates >= 1.")
-        return self.trace.candidate_summary(round_idx, node_id, class_idx, int(top))
+        summary = self.trace.candidate_summary(round_idx, node_id, class_idx, int(top))
+        table = summary.table.copy()
+        table.attrs = dict(summary.table.attrs)
+        return summary._replace(table=table, counts=summary.counts.copy())
 
     def _feature_indices(self, features) -> np.ndarray | None:
         """Names to ascending column indices (None: every feature)."""
@@ -339,7 +343,8 @@ class Booster:
         objective's gradients at the previous round's margins, with h = weight for
         first-order boosting and the rows left out by ``subsample`` zeroed (hist/approx) or
         marked h = -1 (exact). ``rows`` is the bool mask of the rows used, or None (all)."""
-        return self.trace.tree_gradients(round_idx, class_idx)
+        g, h, rows = self.trace.tree_gradients(round_idx, class_idx)
+        return g.copy(), h.copy(), None if rows is None else rows.copy()
 
     def rows_used(self, round_idx: int, class_idx: int = 0) -> np.ndarray:
         """Bool mask of the training rows the tree of round ``round_idx`` was grown on

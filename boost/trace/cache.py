@@ -3,7 +3,12 @@
 A trained model is shared by every browser session that trains the same data and parameters,
 so its cache is guarded by a lock. An answer is computed outside the lock (two sessions may
 compute the same answer at once; both get equal results and one is kept). An answer larger
-than the whole budget is returned and not kept.
+than the whole budget is returned and not kept. ``keep`` holds what every later answer is
+built from (exact's sorted columns, the binned rows' split bins, the trees' table): computed
+once a model and never dropped, whatever its size, as the model's own arrays are.
+
+Answers are shared: callers read them and never write into them (``Booster``'s public
+methods hand out copies).
 """
 
 from __future__ import annotations
@@ -24,10 +29,10 @@ def size_of(value, _depth: int = 0) -> int:
     by their parts (a few levels deep), anything else by ``sys.getsizeof``."""
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if isinstance(value, pd.DataFrame):
-        return int(value.memory_usage(index=True, deep=False).sum())
+    if isinstance(value, pd.DataFrame):  # deep: text columns (a tree's IDs, reasons) count
+        return int(value.memory_usage(index=True, deep=True).sum())
     if isinstance(value, pd.Series):
-        return int(value.memory_usage(index=True, deep=False))
+        return int(value.memory_usage(index=True, deep=True))
     if _depth > 3:
         return sys.getsizeof(value)
     if isinstance(value, dict):
@@ -46,12 +51,14 @@ class ByteCache:
     def __init__(self, budget: int = BUDGET) -> None:
         self.budget = budget
         self._items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
-        self._bytes = 0
+        self._kept: dict[Hashable, tuple[object, int]] = {}
+        self._bytes = 0  # the dropped-first answers' bytes (what the budget bounds)
         self._lock = threading.Lock()
 
     @property
     def nbytes(self) -> int:
-        return self._bytes
+        """Every answer's bytes, kept ones included."""
+        return self._bytes + sum(size for _, size in self._kept.values())
 
     def __len__(self) -> int:
         return len(self._items)
@@ -75,3 +82,13 @@ class ByteCache:
                 _, (_, dropped) = self._items.popitem(last=False)
                 self._bytes -= dropped
         return value
+
+    def keep(self, key: Hashable, compute: Callable[[], object]):
+        """The answer for ``key``, computed once and never dropped."""
+        with self._lock:
+            hit = self._kept.get(key)
+        if hit is not None:
+            return hit[0]
+        value = compute()
+        with self._lock:
+            return self._kept.setdefault(key, (value, size_of(value)))[0]

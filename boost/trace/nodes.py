@@ -139,7 +139,7 @@ class NodeQuestions:
 
     def trees(self) -> pd.DataFrame:
         """The trees as grown (``trees_to_dataframe(include_pruned=True)``), once a model."""
-        return self.cache.get(("trees",),
+        return self.cache.keep(("trees",),
                               lambda: self.booster.trees_to_dataframe(include_pruned=True))
 
     def node_detail(self, round_idx: int, node_id: int, class_idx: int = 0, X=None
@@ -209,7 +209,7 @@ class NodeQuestions:
         def values():  # once a model: each feature's values, sorted
             return {name: sorted_present(self.feature_values(i, X))
                     for i, name in enumerate(b.feature_names)}
-        ordered = self.cache.get(("sorted_values",), values)
+        ordered = self.cache.keep(("sorted_values",), values)
         t = b.tree_index(round_idx, class_idx)
         return self.cache.get(
             ("bin_ranges", self._cuts_key(t)),
@@ -280,7 +280,7 @@ class NodeQuestions:
         split_feature = int(f.feature[sl.start + node_id])
         allowed = None if b.on_sample else self.features_used(round_idx, node_id, class_idx)
         in_node = self.in_node(t, node_id) & (h >= 0)
-        columns = self.cache.get(("sorted_rows",), lambda: candidates.sorted_rows(b.data.X))
+        columns = self.cache.keep(("sorted_rows",), lambda: candidates.sorted_rows(b.data.X))
         split_made = split_feature != -1 and f.left[sl.start + node_id] != -1
         args = (columns, in_node, g, h, b.search_params, b.feature_names)
         if top is not None:

@@ -104,7 +104,7 @@ class RowQuestions:
     def _split_bin(self) -> np.ndarray:
         """Binned rows: each node's split bin, found when first needed."""
         b = self.booster
-        return self.cache.get(("split_bins",),
+        return self.cache.keep(("split_bins",),
                               lambda: binned.split_bins(b.forest, b.data.tree_cuts))
 
     def add_outputs(self, margin: np.ndarray, t_begin: int, t_end: int) -> None:

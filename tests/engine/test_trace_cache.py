@@ -78,3 +78,31 @@ def test_node_detail_refuses_a_node_the_tree_does_not_have():
     bst = boost.train({"max_depth": 1}, X, y, 1)
     with pytest.raises(ValueError, match="is not a node of tree 0"):
         bst.trace.node_detail(1, 7)
+
+
+def test_kept_answers_are_never_dropped():
+    cache = ByteCache(budget=1_000)
+    sorted_columns = cache.keep("sorted", lambda: np.zeros(5_000, dtype=np.uint8))  # > budget
+    for i in range(5):
+        cache.get(i, lambda: np.zeros(600, dtype=np.uint8))  # each drops the one before
+    assert cache.keep("sorted", lambda: None) is sorted_columns
+    assert cache.nbytes == 5_000 + 600
+
+
+def test_the_booster_hands_out_copies_of_shared_answers():
+    """A model is shared by every session that trained it: what one caller does to an answer
+    of the public API must not change what the next caller gets."""
+    X, y = make_data(seed=4, n=200)
+    bst = boost.train({"tree_method": "hist", "max_depth": 3}, X, y, 2)
+    mask = bst.rows_in_node(2, 1)
+    expected = mask.copy()
+    mask[:] = False
+    np.testing.assert_array_equal(bst.rows_in_node(2, 1), expected)
+    g, h, _ = bst.tree_gradients(2)
+    g0 = g.copy()
+    g *= 0
+    np.testing.assert_array_equal(bst.tree_gradients(2)[0], g0)
+    table = bst.candidate_summary(2, 0).table
+    gains = table.Gain.copy()
+    table["Gain"] = 0.0
+    pd.testing.assert_series_equal(bst.candidate_summary(2, 0).table.Gain, gains)
