@@ -15,8 +15,6 @@ questions whose records figures draw, built in ``fit``, ``function_space``, ``ma
 
 from __future__ import annotations
 
-import weakref
-
 from .cache import ByteCache
 from .figures import FigureQuestions
 from .nodes import NodeDetail, NodeQuestions
@@ -29,7 +27,5 @@ class Trace(RowQuestions, NodeQuestions, FigureQuestions):
     """The questions a screen asks of one model (``booster``), answered once each."""
 
     def __init__(self, booster, budget: int | None = None) -> None:
-        # a weak reference: the booster owns its trace, and no cycle keeps a large model
-        # (its rows, its answers) alive for the cycle collector, which gc.freeze can park
-        self.booster = weakref.proxy(booster)
+        self.booster = booster
         self.cache = ByteCache() if budget is None else ByteCache(budget)
