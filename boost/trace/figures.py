@@ -102,11 +102,14 @@ class FigureQuestions:
     def importance_by_round(self, importance_type: str) -> ImportanceByRound:
         """Feature importance (``importance_type`` of ``get_score``) after every round."""
         b = self.booster
-        names = b.feature_names
-        n = b.num_boosted_rounds()
-        table = np.zeros((n + 1, len(names)))
-        for k in range(1, n + 1):
-            score = get_score(b.forest, names, importance_type, (0, k * b.num_groups))
-            table[k] = [score.get(f, 0.0) for f in names]
-        return ImportanceByRound(importance_type=importance_type, feature_names=tuple(names),
-                                 table=table)
+
+        def compute():  # every round's get_score: once a model, whatever round is on screen
+            names = b.feature_names
+            n = b.num_boosted_rounds()
+            table = np.zeros((n + 1, len(names)))
+            for k in range(1, n + 1):
+                score = get_score(b.forest, names, importance_type, (0, k * b.num_groups))
+                table[k] = [score.get(f, 0.0) for f in names]
+            return ImportanceByRound(importance_type=importance_type,
+                                     feature_names=tuple(names), table=table)
+        return self.cache.get(("importance", importance_type), compute)

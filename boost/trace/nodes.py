@@ -17,7 +17,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from .. import hist
+from .. import hist, objectives
 from . import candidates
 from .candidates import CandidateSummary
 
@@ -184,14 +184,14 @@ class NodeQuestions:
             inside = self.in_node(t, node_id) & self.rows_used(round_idx, class_idx)
             rows = np.nonzero(inside)[0]
             g, h, _ = self.tree_gradients(round_idx, class_idx)
-            view = self.round_view(round_idx - 1)
+            margin = self.rows_margin(round_idx - 1)  # the margins the gradients were taken at
             y = b.data.y[rows].astype(np.float64)
-            p = view.prediction
+            p = objectives.response(b.objective, margin[rows])
             if p.ndim == 2:
                 p = p[:, class_idx]
                 y = (y == class_idx).astype(np.float64)
-            frame = pd.DataFrame({"Row": rows, "y": y, "m": view.margin[rows, class_idx],
-                                  "p": p[rows], "g": g[rows], "h": h[rows]})
+            frame = pd.DataFrame({"Row": rows, "y": y, "m": margin[rows, class_idx],
+                                  "p": p, "g": g[rows], "h": h[rows]})
             if b.data.weight is not None:
                 frame["w"] = b.data.weight[rows]
             return frame
