@@ -199,7 +199,7 @@ def sidebar_ui(state: AppState) -> Opened | None:
         if st.button("Open the model", key="open_model", icon=":material/folder_open:",
                      disabled=not ready, type="primary", use_container_width=True):
             try_open(state, upload.name, upload.getvalue(), state.opened.sample,
-                     state.opened.target, state.opened.method or METHODS[0])
+                     state.opened.target, state.opened.method or Opening.method.default)
         if state.opened.error:
             st.error(state.opened.error + (" The previous model stays on screen."
                                          if state.opened.file else ""))

@@ -44,7 +44,7 @@ def _keep_pressed_round(state: Stage) -> None:
     involved: an echo can come any time later, a move any time sooner."""
     if state.pressed is None:
         return
-    if not state.writes_url:  # an opened model file writes no URL to confirm a round by
+    if not state.writes_url:  # no URL to confirm a round by (presenter, lesson, model file)
         state.pressed = None  # (and closing it sets round 0 itself)
         return
     earlier, after = state.pressed
@@ -125,7 +125,10 @@ def transport_ui(app: AppState, n: int, cols=None, labels: bool = True) -> None:
     labels: icons only). Play and the speed ask for one full run, which is when Streamlit
     reads the fragment's timer."""
     state = app.stage
-    state.writes_url = app.opened.file is None  # what the buttons' presses will find
+    # what the buttons' presses will find: only the round's own stage writes the URL (not
+    # the presenter's or a lesson's, nor an opened model file's)
+    state.writes_url = (app.opened.file is None and not app.presenter.on
+                        and app.lesson.slug is None)
     cols = cols or st.columns([1.25, 1.15, 1.3, 1.15, 1.15, 1.6])
     wide = {"use_container_width": True}
 
@@ -195,7 +198,7 @@ def _view_stage(state: AppState, shown: Shown) -> None:
     rerun_if_asked(state.stage)  # a callback in the view (the Lab, a pin) changed the model
     _keep_pressed_round(state.stage)  # a click in the view can carry the slider from before a press
     render_view(state, shown, VIEWS[state.stage.view or DEFAULT])  # only the chosen view runs
-    if not is_opened(shown.config):  # an uploaded model file cannot be reopened
+    if state.stage.writes_url:  # an uploaded model file cannot be reopened from a link
         url.share(state, shown.config, DEFAULT)
 
 

@@ -23,7 +23,7 @@ from .tables import TASKS
 # "multi-class", and links from before the names were one said it too.
 TASK_CHOICES = ("auto", *TASKS)
 TASK_LABELS = {"multiclass": "multi-class"}
-_OLD_TASKS = {"multi-class": "multiclass"}
+_OLD_TASKS = {label: task for task, label in TASK_LABELS.items()}  # old links
 _OBJECTIVE = BY_NAME["objective"]
 _MAX_ROUND = 100_000
 _MAX_NODE = 2**31 - 1
