@@ -69,8 +69,10 @@ def _fit_1d(fit: Fit, large: bool) -> go.Figure:
             extra["yaxis2"] = {"overlaying": "y", "side": "right", "showgrid": False,
                                "title": {"text": f"tree {r} output (log-odds)"}}
     title = f"Fit after round {r}" + (" (baseline)" if r == 0 else "")
+    # four entries from round 1: on top, in a half-width column at 720p, they ran into the title
     return go.Figure(data=traces, layout=layout(
-        title, large, xtitle=name, ytitle="y / P(y = 1)" if classify else "y", **extra))
+        title, large, xtitle=name, ytitle="y / P(y = 1)" if classify else "y", legend=BELOW,
+        margin={"b": 100}, **extra))
 
 
 def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
