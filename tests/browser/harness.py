@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -28,6 +29,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _server_log(port):
+    """Where a server's output goes (read it when a walk fails)."""
+    return open(Path(tempfile.gettempdir()) / f"boostscope-server-{port}.log", "wb")
+
+
 def start_server(env=None):
     """``streamlit run app.py`` on a free loopback port, in a process group of its own (with
     the engine's compile workers, if it starts them): (process, url) once it answers."""
@@ -36,7 +42,7 @@ def start_server(env=None):
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=ROOT, env=env, stdout=_server_log(port), stderr=subprocess.STDOUT,
         start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
@@ -105,7 +111,23 @@ def run_of(page, timeout=180_000):
     idle(page, timeout)
     page.evaluate(_WATCH_RUNS)
     yield
-    page.wait_for_function(_RAN_AND_IDLE, timeout=timeout)
+    try:
+        page.wait_for_function(_RAN_AND_IDLE, timeout=timeout)
+    except Exception as error:
+        raise AssertionError(f"no run: {page.evaluate(_WHAT_THE_PAGE_HOLDS)}") from error
+
+
+# What a page that started no run holds: the focused element and the app's script state.
+_WHAT_THE_PAGE_HOLDS = """() => {
+  const a = document.activeElement;
+  return {runs: window.__bsRuns,
+          state: document.querySelector('[data-testid="stApp"]')
+            ?.getAttribute('data-test-script-state'),
+          focus: a ? a.outerHTML.slice(0, 300) : null,
+          focusConnected: a ? a.isConnected : null,
+          focusKey: a?.closest('[class*="st-key-"]')?.className.match(/st-key-\\S+/)?.[0] ?? null,
+          connection: document.querySelector('[data-testid="stStatusWidget"]')?.innerText ?? null};
+}"""
 
 
 def charts_drawn(page, timeout=60_000):
