@@ -84,11 +84,21 @@ def _templated(template: dict, zero: dict | None, path: str, old: str, new: str)
     return out
 
 
+def _narrow(values: np.ndarray) -> np.ndarray:
+    """An int32 column as int16 when every value fits (a tree's ids, depths and features
+    nearly always do): the page reads the dtype."""
+    if values.dtype != np.int32:
+        return values
+    small = np.iinfo(np.int16)
+    fits = len(values) == 0 or small.min <= values.min() and values.max() <= small.max
+    return values.astype(np.int16) if fits else values
+
+
 # ----------------------------------------------------------------------------- the window
 def _round_bytes(data: RoundsData) -> float:
     """Bytes of one round in the trace (base64 is 4/3 of the bytes)."""
     per = sum(a[0].nbytes for a in (data.now, data.step, data.leaves) if a is not None)
-    per += sum(np.dtype(t).itemsize for _, t in TREE_COLUMNS) * (
+    per += sum(np.dtype(t).itemsize for _, t in TREE_COLUMNS) * (  # at most: int32 ids
         len(data.trees.columns["node"]) / max(1, data.n_rounds))
     return per * 4 / 3
 
@@ -239,7 +249,7 @@ def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
     trees = data.trees
     by_round = np.r_[0, trees.offsets]  # round r's rows: by_round[r] .. by_round[r + 1]
     a, b = int(by_round[lo]), int(by_round[hi + 1])
-    track = {name: typed(trees.columns[name][a:b]) for name, _ in TREE_COLUMNS}
+    track = {name: typed(_narrow(trees.columns[name][a:b])) for name, _ in TREE_COLUMNS}
     track["offsets"] = typed((by_round[lo:hi + 2] - a).astype(np.int32))
     track["slots"] = typed(np.r_[0, trees.slots].astype(np.int32)[lo:hi + 1], lo)
     track.update(features=list(data.feature_names), reasons=list(trees.reasons),

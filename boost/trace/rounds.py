@@ -19,13 +19,13 @@ from .. import objectives
 from .._dtypes import REASON_NAMES
 from ..data import as_features
 from ..tree import initial_margin, leaf_of_rows
-from .fit import GRID, curve_grid, fit_kind, mesh_points, surface_axes
+from .fit import curve_grid, fit_kind, mesh_points, surface_axes
 
-# The player's mesh: points per axis. The page holds the mesh's predictions for every round,
-# (ROUND_GRID² floats + as many leaf ids) a round: at 80 (the static fit's GRID) 100 rounds
-# are 2.6 MB of float32 before base64; at 40, a quarter of that, and the heatmap is still
-# finer than the data's spread at every size the fit panel is drawn.
-ROUND_GRID = GRID // 2
+# The player's mesh: points per axis, coarser than the static fit's ``GRID``. The page holds
+# the mesh's predictions (float32) and the round's leaves (uint8) for every round, 5 bytes a
+# point: at 80 points per axis, 100 rounds are 4.3 MB in base64; at 40, 1.07 MB for the fit
+# alone; at 32, 0.68 MB, which leaves the tree track room within about 1 MB per 100 rounds.
+ROUND_GRID = 32
 
 # The tree track's columns (docs/player.md, "The tree track"): name and dtype, in order.
 TREE_COLUMNS = (("node", np.int32), ("parent", np.int32), ("yes", np.int32),
