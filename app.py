@@ -104,9 +104,8 @@ def show() -> None:
         shown = above_stage(app)
     if shown is not None:
         presenting, model = shown
-        interval = float(app.stage.speed) if app.stage.playing else None
         draw = present.present_stage if presenting else stage.round_stage
-        st.fragment(draw, run_every=interval)(app, model)
+        st.fragment(draw)(app, model)
 
 
 def above_stage(app: state.AppState) -> tuple[bool, state.Model] | None:

@@ -35,7 +35,7 @@ def format_ui() -> str:
                                 key=Screen.export_format.key)
 
 
-def _plotly_url() -> str:
+def plotly_url() -> str:
     """Where the page loads Plotly.js from (under the server's base path, if any)."""
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     return f"{'/' + base if base else ''}/component/{_PLOTLY_JS.name}/{PLOTLY_JS.name}"
@@ -116,7 +116,8 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
     state.screen.keep(key, fig)
     _CHART(key=key, data={"figure": plotly.io.to_json(fig, validate=False),
                           "config": {**config, "responsive": True},
-                          "height": fig.layout.height or DEFAULT_HEIGHT, "plotly": _plotly_url(),
+                          "height": fig.layout.height or DEFAULT_HEIGHT,
+                          "plotly": plotly_url(),
                           "select": on_select is not None},
            **({"on_select_change": on_select} if on_select else {}))
 

@@ -38,7 +38,6 @@ def leave(app: AppState) -> None:
     app.model.restore(saved["config"])
     state.restore_widgets(saved["widgets"])
     app.stage.select(saved["node"])
-    app.stage.stop_playing()
 
 
 def apply(app: AppState) -> None:

@@ -1,25 +1,28 @@
-"""Presenter mode (``?present=1``): no sidebar, projector type everywhere, a large round
-counter, the transport on the keyboard and two panels side by side that fit a 1280×720
-projector without scrolling. Lessons use the same arrangement. Number keys 1-9 put a
-panel on the right. Owns ``Presenter``, the session's part saying whether presenter mode
-is on and which two panels it shows."""
+"""Presenter mode (``?present=1``): no sidebar, projector type everywhere and two panels
+side by side, laid out from the window's size (1280×720 up to 3840×2160). The fit, the loss
+and the tree are the page's player's (``viz/player.js``: it steps, plays and owns the keys
+← → Space Home End); the node's arithmetic, its candidates and the other views are drawn
+here for the round the player rests on. Number keys 1-9 put a panel on the right. Lessons
+use the same arrangement. Owns ``Presenter``, the session's part saying whether presenter
+mode is on and which two panels it shows."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from . import stage
-from .charts import export_button
+from .player import offline_button
 from .state import AppState, Model, Presenter, Shown
 from .views import REGISTRY
 from .views import tree as tree_view
 
 # Everything is at least 16 px at 20 px per rem (Streamlit sizes its text in rem; its
-# smallest, captions and widget labels, are 0.8-0.875 rem), the header and sidebar are
-# gone and the page's padding shrinks to what a projector needs.
+# smallest, captions and widget labels, are 0.8-0.875 rem), and the rem grows with the
+# window (20 px at 1280 px wide, 30 px at 1920, 48 px from 3072); the header and sidebar
+# are gone and the page's padding shrinks to what a projector needs.
 CSS = """
 <style>
-html { font-size: 20px !important; }
+html { font-size: clamp(20px, 1.5625vw, 48px) !important; }
 header[data-testid="stHeader"], section[data-testid="stSidebar"],
 [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"]
   { display: none !important; }
@@ -35,7 +38,7 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
   height: 1px; overflow: hidden; }
 </style>
 """
-HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above)
+HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above); they scale with it
 WIDTH = 1240  # what the two panels share at 1280 px
 LESSON_TOP, LESSON_LINE = 112, 31  # px above a lesson's text, and per line of it (1280 px)
 
@@ -45,16 +48,18 @@ def lesson_height(lines: int) -> int:
     return max(360, 720 - LESSON_TOP - LESSON_LINE * lines - 14)
 
 
-# The panels a presenter slot can show: title and drawing function (state, shown).
+# The panels a presenter slot can show: title and drawing function (state, shown); the
+# player's panels are drawn in the page (``PLAYER_PANELS``), the others here.
 PANELS = {
-    "fit": ("Fit", stage.fit_chart),
-    "tree": ("Tree", tree_view.tree_panel),
+    "fit": ("Fit", None),
+    "tree": ("Tree", None),
     "node": ("Arithmetic", tree_view.node_panel),
     "candidates": ("Candidates", tree_view.candidates_panel),
-    "loss": ("Loss", stage.loss_chart),
+    "loss": ("Loss", None),
     **{view.SLUG: (view.TITLE, lambda state, shown, v=view: stage.render_view(state, shown, v))
        for view in REGISTRY if view is not tree_view},
 }
+PLAYER_PANELS = tuple(slug for slug, (_, draw) in PANELS.items() if draw is None)
 
 
 # Outside presenter mode only the empty band above the first line goes (6 rem by default).
@@ -84,43 +89,51 @@ def _leave(state: AppState) -> None:
     state.presenter.on = False
 
 
-def _counter(state: AppState, n: int) -> None:
-    st.container(key="round_counter").markdown(f"Round {state.stage.round} / {n}")
-
-
-def presenter_bar(state: AppState, n: int) -> None:
-    """The round counter, the transport (icons), the two panels' choices and Exit."""
-    cols = st.columns([2.1, 0.95, 0.8, 1.05, 0.8, 0.9, 1.0, 1.55, 1.55, 0.45, 0.45],
-                      vertical_alignment="center")
-    with cols[0]:
-        _counter(state, n)
-    stage.transport_ui(state, n, cols=cols[1:7], labels=False)
+def presenter_bar(state: AppState, model: Model, trace: dict) -> None:
+    """The two panels' choices, the offline file and Exit (the round and its transport are
+    the player's)."""
+    cols = st.columns([3.2, 1.55, 1.55, 0.5, 0.5], vertical_alignment="center")
+    cols[0].markdown(f"**{model.config['name']}**")
     names = list(PANELS)
     title = {slug: f"{i + 1 if i < 9 else ' '} · {PANELS[slug][0]}"
              for i, slug in enumerate(names)}
-    cols[7].selectbox("Left panel", names, key=Presenter.left.key,
+    cols[1].selectbox("Left panel", names, key=Presenter.left.key,
                       format_func=title.get, label_visibility="collapsed")
-    cols[8].selectbox("Right panel", ["", *names], key=Presenter.right.key,
+    cols[2].selectbox("Right panel", ["", *names], key=Presenter.right.key,
                       format_func=lambda s: title.get(s, "— (left panel full width)"),
                       label_visibility="collapsed")
-    cols[9].button("", key="leave_present", icon=":material/close_fullscreen:",
+    with cols[3]:
+        offline_button(trace, model.config["name"], "offline_present", label="")
+    cols[4].button("", key="leave_present", icon=":material/close_fullscreen:",
                    on_click=_leave, args=(state,), help="Leave presenter mode",
                    use_container_width=True)
-    with cols[10]:
-        export_button(state, f"BoostScope, round {state.stage.round}", "export_present")
 
 
-def panels(state: AppState, model: Model, height: int) -> None:
-    """The two panels side by side (or the left one across the screen)."""
+def chosen_panels(state: AppState) -> list[str]:
+    """The left and right panels (the left alone when the right is empty)."""
     chosen = [s for s in (state.presenter.left, state.presenter.right) if s in PANELS]
-    if not chosen:
-        chosen = ["fit"]
+    return chosen or ["fit"]
+
+
+def panels(state: AppState, model: Model, chosen: list[str], trace: dict,
+           height: int) -> None:
+    """The chosen panels side by side, in their order: the player's (one player draws
+    them, with the transport over them) and the others, drawn here for the round the
+    player rests on. With none of the player's, its transport stands over the panels."""
+    here = [slug for slug in chosen if slug not in PLAYER_PANELS]
     shown = Shown(model.booster, model.prep, model.config, state.stage.round, True,
                   height=height, compact=True, width=(WIDTH - 20 * len(chosen)) // len(chosen))
-    cols = st.columns(len(chosen)) if len(chosen) > 1 else [st.container()]
-    for col, slug in zip(cols, chosen, strict=True):
+    if len(here) == len(chosen):
+        stage.player_ui(state, trace)
+    elif not here:
+        stage.player_ui(state, trace)
+        return
+    for col, slug in zip(st.columns(len(chosen)), chosen, strict=True):
         with col:
-            PANELS[slug][1](state, shown)
+            if slug in here:
+                PANELS[slug][1](state, shown)
+            else:
+                stage.player_ui(state, trace)
 
 
 def keys(state: AppState) -> None:
@@ -133,19 +146,20 @@ def keys(state: AppState) -> None:
 
 
 def present_stage(state: AppState, model: Model) -> None:
-    """The presenter's screen (a fragment: stepping reruns only this)."""
-    n = model.booster.num_boosted_rounds()
+    """The presenter's screen (a fragment: the player's round at rest reruns only this)."""
     state.screen.clear(said=not state.lesson.slug)
     try:
-        if state.lesson.slug:  # the lesson's bar is drawn by the app: a step reruns everything
+        chosen = chosen_panels(state)
+        klass = (state.views.klass or 0) if model.booster.num_groups > 1 else 0
+        trace = stage.stage_trace(state, model, klass, large=True, fill=True,
+                                  panels=[s for s in chosen if s in PLAYER_PANELS])
+        if state.lesson.slug:  # the lesson's bar is drawn by the app
             height = lesson_height(state.screen.said_lines)
         else:
-            stage.advance(state.stage, n)
-            presenter_bar(state, n)
+            presenter_bar(state, model, trace)
             height = HEIGHT
-        panels(state, model, height)
+        panels(state, model, chosen, trace, height)
         keys(state)
     except Exception as exc:  # never a traceback on a lecturer's screen
-        state.stage.stop_playing()
         st.error(f"This screen could not be drawn ({type(exc).__name__}: {exc}). Step to "
                  "another round or panel; the trained model is kept.")

@@ -116,7 +116,6 @@ def set_data(app: AppState, data: Data, target: str | None) -> None:
     inputs.weight = weight if weight in columns and weight != inputs.target else NO_WEIGHT
     inputs.features = default_features(inputs)
     app.model.forget()
-    app.stage.stop_playing()
     app.opened.drop()  # new data to train on closes an opened model file
 
 

@@ -8,7 +8,7 @@ part           class            owner (ui/)    what it holds
 =============  ===============  =============  ===============================================
 ``inputs``     ``Inputs``       sidebar        the data, its columns, task, objective, params
 ``model``      ``Trained``      training       the configuration asked for, the last good model
-``stage``      ``Stage``        stage          the round, playback, the selected node, the view
+``stage``      ``Stage``        stage          the round at rest, the selected node, the view
 ``views``      ``ViewKeep``     views/*        what each view keeps (tree, growth, sketch, ...)
 ``lab``        ``LabKeep``      views/lab      the Lab's sweep and the tuning-order guide's step
 ``presenter``  ``Presenter``    present        presenter mode and its two panels
@@ -86,6 +86,8 @@ class Model:
     booster: object
     prep: object
     config: dict
+    traces: dict = field(default_factory=dict, repr=False, compare=False)  # its round
+    # traces for the page's player, by what they draw (``ui.stage.stage_trace``)
 
 
 @dataclass(frozen=True)
@@ -204,45 +206,42 @@ class Trained:
 
 @dataclass
 class Stage:
-    """The round on screen and how it moves (Play), the selected node, the view. Owned by
-    ``ui/stage.py``, the only module that writes it (others call its methods)."""
+    """The round on screen, the selected node and the view. The page's player
+    (``viz/player.js``) steps and plays by itself and says the round it rests on; Python
+    moves it only through ``goto`` (a link, a lesson step, a model loaded), which the page
+    obeys when its token changes. Owned by ``ui/stage.py``, the only module that writes it
+    (others call its methods)."""
 
-    node: int | None = None  # the selected node of the round's tree
-    playing: bool = False
-    played_at: float | None = None  # Play's clock: when the round on screen was due
-    played_round: int | None = None  # the round Play showed last (the slider may lag it)
-    pressed: tuple | None = None  # a Step/Back/First/Last press's (rounds the browser may
-    # still show, round it set), until the browser shows it (stage._keep_pressed_round)
-    repeated: bool = False  # this run carries a repeated Play press: not a tick
-    writes_url: bool = True  # the model on screen writes its round into the URL (an opened
-    # model file does not, so no press's round is confirmed by the address bar)
-    stopped_at: float | None = None  # when Play stopped (stage.advance holds its round)
-    rerun_app: bool = False  # one full run: Play and the speed set the timer; a pin changed
-    # in the compare view (a fragment) redraws the sidebar's list
+    round: int = 0  # the round the page rests on (or Python sent it to)
+    node: int | None = None  # the selected node of the round's tree (None: the root)
+    token: int = 0  # goto's: raised whenever Python moves the page
+    rerun_app: bool = False  # one full run: a pin changed in the compare view (a fragment)
+    # redraws the sidebar's list; the Lab loaded a model
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
     view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
 
-    round = Widget(0)
     view = Widget()
-    speed = Widget(1.0)
     verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
 
-    def stop_playing(self) -> None:
-        """Play off, holding no round of it (the caller says which round to show)."""
-        self.playing, self.played_round = False, None
-
     def go_to(self, r: int, node: int | None = None) -> None:
-        """Show round ``r`` (and ``node`` selected), Play off."""
+        """Show round ``r`` (and ``node`` selected): the page goes there, Play off."""
         self.round, self.node = r, node
-        self.stop_playing()
+        self.token += 1
 
     def show_round(self, r: int) -> None:
+        self.go_to(r, self.node)
+
+    def rests_on(self, r: int, node: int | None = None) -> None:
+        """The round the page's player rests on (and the node clicked there): the page is
+        there already, so no ``goto``."""
         self.round = r
+        if node is not None:
+            self.node = node
 
     def keep_within(self, n: int) -> None:
         """The round on screen within a model's ``n`` rounds."""
         if self.round > n:
-            self.round = n
+            self.go_to(n, self.node)
 
     def select(self, node: int | None) -> None:
         self.node = node
@@ -252,7 +251,7 @@ class Stage:
 
     def ask_full_run(self, full: bool = True) -> None:
         """One full run of the app at the next chance (``rerun_if_asked``): a callback in a
-        fragment changed what the sidebar or the timer shows."""
+        fragment changed what the sidebar shows, or a model to train."""
         self.rerun_app = full
 
 

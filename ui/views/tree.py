@@ -20,7 +20,7 @@ from viz.pruning import refused as is_refused
 from viz.tree import WIDTH, make_tree_figure, tree_figure_within
 from viz.tree_layout import default_collapsed
 
-from ..charts import class_name, class_picker, clicked_id, show
+from ..charts import class_name, clicked_id, show
 from ..state import AppState, Shown, ViewKeep
 from ..training import missing_features
 
@@ -37,55 +37,51 @@ TABLE_COLUMNS = ["Class", "Node", "Depth", "Feature", "Split", "Yes", "No", "Mis
 
 
 def render(state: AppState, shown: Shown) -> None:
+    """The selected node of the round's tree (the player's, above: the root until a node is
+    clicked): its candidate splits and worked arithmetic; one row's way through the tree;
+    the tree as a table."""
     booster, prep, r = shown.booster, shown.prep, shown.round
     if r == 0:
         _baseline_note(booster)
         return
     frame = booster.trace.trees()
     df = frame[frame.Round == r]
-    klass = class_picker(shown, ViewKeep.klass.key, "Class (one tree per class per round)")
+    klass = (state.views.klass or 0) if booster.num_groups > 1 else 0
     tree = df[df.Class == klass]
     sampling_caption(booster, r, klass)
-    node = state.stage.node if state.stage.node in set(tree.Node) else None
-    collapsed = _collapsed(state, shown, tree, klass)
-    controls, collapse = st.columns([1, 2], vertical_alignment="bottom")
-    follow = controls.number_input(
+    node = state.stage.node if state.stage.node in set(tree.Node) else 0
+    follow = st.number_input(
         "Follow a row through the tree", 0, len(prep.y_train) - 1, value=None,
         key="follow_row",
         placeholder="row of the sample" if booster.on_sample else "row of the training set",
         help="Draws the path of one row from the root to its leaf.")
-    with collapse:
-        collapse_buttons(state, tree, node, collapsed)
-    path = (booster.decision_path(prep.X_train.iloc[follow].to_numpy(), r, klass)
-            if follow is not None else None)
-    title = (f"Tree of round {r}" + (f", class {klass}" if booster.num_groups > 1 else "")
-             + " — click a node")
-    show(make_tree_figure(tree, float(booster.params["gamma"]), node, title=title,
-                          large=shown.large, path=path, collapsed=collapsed,
-                          missing_features=missing_features(shown.config, prep.X_train)),
-         ViewKeep.tree_chart.key, state, shown, exact=True,
-         on_select=lambda: _node_clicked(state),
-         config={"scrollZoom": True})
-    n_leaves = int(tree.Leaf.sum())
-    if collapsed and collapsed == _default(tree):
-        depth = min(int(d) for d in tree.Depth[tree.Node.isin(collapsed)])
-        st.caption(f"This tree has {n_leaves} leaves: the levels below depth {depth} are "
-                   "collapsed (⊞) so every label stays readable. Click a node and expand it, "
-                   "or Expand all, then zoom (scroll) and pan (drag).")
-    if node is None:
-        st.caption("Click a node of the tree to see every candidate split it had and its "
-                   "arithmetic (the hover text has every number in full). Left branches are "
-                   "yes (feature < threshold). " + ("Dashed grey nodes were grown and then "
-                                                     "removed by γ-pruning."
-                                     if shown.config["tree_method"] == "exact" else
-                                     "Dashed stubs mark splits γ refused before growing them."))
-    else:
-        node_detail(state, shown, tree, node, klass)
+    if follow is not None:
+        follow_row(state, shown, tree, node, klass, follow)
+    st.markdown(f"**Node {node} of round {r}"
+                + (f", class {class_name(shown, klass)}" if booster.num_groups > 1 else "")
+                + "** — click another node of the tree above to see its splits")
+    node_detail(state, shown, tree, node, klass)
     with st.expander(f"Tree of round {r} as a table (XGBoost's trees_to_dataframe + trace)"):
         columns = [c for c in TABLE_COLUMNS if c != "Class" or booster.num_groups > 1]
         st.caption("Gain is XGBoost's loss change of a split; for leaves it holds the leaf "
                    "value η·w, as in XGBoost. Rows with Pruned = True were removed by pruning.")
         st.dataframe(df[columns], hide_index=True)
+
+
+def follow_row(state: AppState, shown: Shown, tree: pd.DataFrame, node: int, klass: int,
+               row: int) -> None:
+    """Round r's tree with one row's way from the root to its leaf drawn on it."""
+    booster, prep, r = shown.booster, shown.prep, shown.round
+    collapsed = _collapsed(state, shown, tree, klass)
+    with st.container():
+        collapse_buttons(state, tree, node, collapsed)
+    path = booster.decision_path(prep.X_train.iloc[row].to_numpy(), r, klass)
+    show(make_tree_figure(tree, float(booster.params["gamma"]), node,
+                          title=f"Row {row}'s way through the tree of round {r}",
+                          large=shown.large, path=path, collapsed=collapsed,
+                          missing_features=missing_features(shown.config, prep.X_train)),
+         ViewKeep.tree_chart.key, state, shown, exact=True,
+         on_select=lambda: _node_clicked(state), config={"scrollZoom": True})
 
 
 def sampling_caption(booster, r: int, klass: int) -> None:

@@ -1,0 +1,68 @@
+"""The page's player (``viz/player.js``) hosted as a Streamlit component: it draws the fit,
+the loss curves and the tree of any round from the model's round trace (docs/player.md),
+steps and plays in the page, and reruns the app's round stage only at rest (the round it
+rests on, a node clicked). Also the button that saves the same player as one offline file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+import streamlit.components.v2 as components_v2
+
+from viz.export import offline_html
+
+from .charts import plotly_url
+
+PLAYER_JS = Path(__file__).resolve().parents[1] / "viz" / "player.js"
+_PLAYER = components_v2.component("boostscope_player", js=PLAYER_JS.read_text(),
+                                  isolate_styles=False)
+_TEXTS: dict[str, str] = {}  # a trace's JSON by its id: serialised once, not at every rerun
+_KEEP_TEXTS = 16
+
+
+def _text(trace: dict) -> str:
+    """The trace as JSON without ``goto`` (which changes while the trace does not)."""
+    text = _TEXTS.get(trace["id"])
+    if text is None:
+        text = json.dumps({k: v for k, v in trace.items() if k != "goto"})
+        if len(_TEXTS) >= _KEEP_TEXTS:
+            _TEXTS.pop(next(iter(_TEXTS)))
+        _TEXTS[trace["id"]] = text
+    return text
+
+
+def player(trace: dict, key: str, on_round: Callable[[int], None],
+           on_node: Callable[[int, int], None], keys: bool = True) -> None:
+    """Draw the player for ``trace``; ``on_round(r)`` when it comes to rest on round r,
+    ``on_node(r, node)`` when a node of round r's tree is clicked (each is followed by a
+    rerun of the enclosing fragment). ``keys``: the page's ← → Space Home End step it (a
+    lesson keeps ← → for its own steps)."""
+
+    def rested() -> None:
+        value = (st.session_state.get(key) or {}).get("round")
+        if isinstance(value, dict) and isinstance(value.get("round"), int):
+            on_round(value["round"])
+
+    def clicked() -> None:
+        value = (st.session_state.get(key) or {}).get("node")
+        if isinstance(value, dict) and isinstance(value.get("node"), int):
+            on_node(int(value.get("round", 0)), value["node"])
+
+    _PLAYER(key=key, data={"trace": _text(trace), "goto": trace["goto"],
+                           "keys": keys, "plotly": plotly_url()},
+            on_round_change=rested, on_node_change=clicked)
+
+
+def offline_button(trace: dict, title: str, key: str,
+                   label: str = "Download for offline") -> None:
+    """Download the player with this trace as one HTML file: every round, every node's
+    numbers, the same keys; no server and no network needed."""
+    st.download_button(label, lambda: offline_html(trace, title),
+                       file_name="boostscope-lecture.html", mime="text/html", key=key,
+                       icon=":material/download:", on_click="ignore",
+                       help="One HTML file with this model's every round (fit, loss, tree and "
+                            "each node's numbers) and the same keys: it opens from disk, with "
+                            "no server and no network (a lecture hall with weak Wi-Fi).")
