@@ -13,7 +13,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import boost
 from viz.fit import make_fit_figure
-from viz.loss import make_loss_figure
+from viz.loss import loss_line, make_loss_figure
 from viz.theme import sample_rows
 
 from . import downloads, url, verify
@@ -291,9 +291,8 @@ def losses(booster, r: int) -> str:
     try:
         history = booster.loss_history()
     except boost.NoTrainingTrace:
-        return "no target in the sample: predictions only"
-    return ", ".join(f"{name} {booster.metric_name} {history[name].iloc[r]:.4g}"
-                     for name in history.columns)
+        history = None
+    return loss_line(history, booster.metric_name, r)
 
 
 def fit_chart(state: AppState, shown: Shown) -> None:

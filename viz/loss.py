@@ -7,6 +7,17 @@ import plotly.graph_objects as go
 
 from .theme import PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker
 
+NO_TARGET = "no target in the sample: predictions only"
+
+
+def loss_line(history: pd.DataFrame | None, metric: str, round_idx: int) -> str:
+    """'train rmse 1.23, valid rmse 1.45' after round ``round_idx`` ('sample rmse ...' on a
+    data sample); ``history`` None (no target): NO_TARGET."""
+    if history is None:
+        return NO_TARGET
+    return ", ".join(f"{name} {metric} {history[name].iloc[round_idx]:.4g}"
+                     for name in history.columns)
+
 
 def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
                      large: bool = False, best_round: int | None = None) -> go.Figure:

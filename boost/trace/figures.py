@@ -8,13 +8,14 @@ returns a frozen record, defined in the module that builds it (``fit``, ``functi
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import objectives
 from ..importance import get_score
-from .fit import Curve, Fit, Predictions
+from .fit import GRID, Curve, Fit, Predictions
 from .fit import curve as _curve
 from .fit import fit as _fit
 from .fit import predictions as _predictions
@@ -23,6 +24,8 @@ from .function_space import function_space as _function_space
 from .margins import Histograms, Summary
 from .margins import histograms as _histograms
 from .margins import summary as _summary
+from .rounds import ROUND_GRID, RoundsData
+from .rounds import rounds as _rounds
 from .sketch import SketchData
 from .sketch import sketch as _sketch
 
@@ -50,13 +53,27 @@ class ImportanceByRound:
     table: np.ndarray  # (rounds + 1, features): row k the trees of rounds 1..k (row 0 = 0)
 
 
+def _digest(values) -> tuple:
+    """A key for an array's content: its shape, dtype and a hash of its bytes."""
+    a = np.ascontiguousarray(np.asarray(values))
+    return a.shape, str(a.dtype), hashlib.blake2b(a.view(np.uint8).ravel(),
+                                                  digest_size=16).hexdigest()
+
+
 class FigureQuestions:
     """Mixed into ``Trace``: ``self.booster`` is the model asked."""
 
-    def fit(self, X, y, round_idx: int, rows) -> Fit:
+    def fit(self, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
         """The fit after ``round_idx`` rounds (and the one before) against ``X``, ``y``;
-        ``rows``: the rows to draw (``viz.theme.sample_rows``)."""
-        return _fit(self.booster, X, y, round_idx, rows)
+        ``rows``: the rows to draw (``viz.theme.sample_rows``); ``grid``: the surface's
+        points per axis."""
+        return _fit(self.booster, X, y, round_idx, rows, grid)
+
+    def rounds(self, X, y, rows, class_idx: int = 0, grid: int = ROUND_GRID) -> RoundsData:
+        """The fit after every round (``fit``'s, for the page's player) and the trees of
+        class ``class_idx``, once per model and data drawn."""
+        key = ("rounds", _digest(X), _digest(y), _digest(rows), int(class_idx), int(grid))
+        return self.cache.get(key, lambda: _rounds(self.booster, X, y, rows, class_idx, grid))
 
     def curve(self, X, round_idx: int, pad: bool = True) -> Curve:
         """One-feature ``X``: the predictions along a grid over the feature (beyond its

@@ -85,31 +85,49 @@ def curve_grid(x: np.ndarray, pad: bool = True) -> np.ndarray:
     return np.linspace(lo - margin, hi + margin, CURVE_POINTS)
 
 
-def fit(booster, X, y, round_idx: int, rows) -> Fit:
+def fit_kind(n_features: int, objective: str) -> str:
+    """'curve' (one feature, not multi-class), 'surface' (two features) or 'rows'."""
+    if n_features == 1 and objectives.spec(objective).task != "multiclass":
+        return "curve"
+    return "surface" if n_features == 2 else "rows"
+
+
+def surface_axes(X: np.ndarray, points: int = GRID) -> tuple[np.ndarray, np.ndarray]:
+    """The mesh's two axes: ``points`` values per feature over its range (NaN skipped),
+    SURFACE_PAD of the range beyond it on both sides."""
+    lo, hi = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+    pad = (hi - lo) * SURFACE_PAD
+    return (np.linspace(lo[0] - pad[0], hi[0] + pad[0], points),
+            np.linspace(lo[1] - pad[1], hi[1] + pad[1], points))
+
+
+def mesh_points(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """(len(gx) * len(gy), 2): the mesh's points, row-major over (y, x)."""
+    return np.array(np.meshgrid(gx, gy)).reshape(2, -1).T
+
+
+def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     """``X``, ``y``: the rows the fit is drawn against (the training rows); ``rows``: which
-    of them to draw (the grids span every row)."""
+    of them to draw (the grids span every row); ``grid``: the surface's points per axis."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     rows = np.asarray(rows)
     r = int(round_idx)
-    task = objectives.spec(booster.objective).task
     names = tuple(booster.feature_names)
     y_range = (float(np.nanmin(y)), float(np.nanmax(y)))
     common = {"objective": booster.objective, "round_idx": r, "feature_names": names,
               "rows": rows, "y": y[rows], "y_range": y_range}
-    if X.shape[1] == 1 and task != "multiclass":
+    kind = fit_kind(X.shape[1], booster.objective)
+    if kind == "curve":
         grid = curve_grid(X[:, 0])[:, None]
         return Fit(kind="curve", x=X[rows], grid=(grid[:, 0],),
                    now=predictions_at(booster, grid, r),
                    before=predictions_at(booster, grid, r - 1) if r > 0 else None,
                    step=booster.tree_output(grid, r) if r > 0 else None, leaves=None,
                    **common)
-    if X.shape[1] == 2:
-        lo, hi = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
-        pad = (hi - lo) * SURFACE_PAD
-        gx = np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID)
-        gy = np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID)
-        mesh = np.array(np.meshgrid(gx, gy)).reshape(2, -1).T
+    if kind == "surface":
+        gx, gy = surface_axes(X, grid)
+        mesh = mesh_points(gx, gy)
         leaves = None
         if r > 0 and booster.num_groups == 1:  # the round's tree's rectangles, one per leaf
             leaves = leaf_of_rows(booster.forest, np.ascontiguousarray(mesh, dtype=np.float32),
