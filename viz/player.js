@@ -166,11 +166,14 @@ function hoverText(n, track) {
 }
 
 // -------------------------------------------------------------------------- the trace
-function decode(spec) {  // {dtype, shape, b64} -> {data: typed array, shape, whole}
+function decode(spec) {  // {dtype, shape, b64[, first]} -> {data: typed array, shape, first}
   const bytes = Uint8Array.from(atob(spec.b64), (c) => c.charCodeAt(0));
-  const Type = { float32: Float32Array, int32: Int32Array, uint8: Uint8Array }[spec.dtype];
+  const Type = { float32: Float32Array, float64: Float64Array, int32: Int32Array,
+    uint8: Uint8Array }[spec.dtype];
   if (!Type) throw new Error(`player: unknown dtype ${spec.dtype}`);
-  return { data: new Type(bytes.buffer), shape: spec.shape, whole: !!spec.whole };
+  // first: the round of row 0 (an array by round); "whole" arrays hold every round
+  const first = spec.first ?? (spec.whole ? 0 : null);
+  return { data: new Type(bytes.buffer), shape: spec.shape, first };
 }
 
 const isTyped = (v) => v && typeof v === "object" && typeof v.b64 === "string" && v.dtype;
@@ -513,7 +516,8 @@ const STYLE = `
 .bsp * { box-sizing: border-box; }
 .bsp-status { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .bsp-bar { display: flex; align-items: center; gap: 6px; flex-wrap: nowrap; }
-.bsp-bar button { font: inherit; padding: 2px 10px; border: 1px solid #BDBDBD; border-radius: 6px;
+.bsp-bar button { font: inherit; padding: 2px 10px; display: inline-flex; align-items: center;
+  gap: 0.35em; border: 1px solid #BDBDBD; border-radius: 6px;
   background: #fff; color: #111; cursor: pointer; white-space: nowrap; }
 .bsp-bar button:hover { border-color: #D55E00; }
 .bsp-bar button.bsp-play { min-width: 6.2em; font-weight: 600; }
@@ -523,12 +527,24 @@ const STYLE = `
 .bsp-bar label { white-space: nowrap; }
 .bsp-panels { position: relative; display: grid; gap: 8px; }
 .bsp-panel { position: relative; min-width: 0; min-height: 0; overflow: hidden; }
-.bsp-info { position: absolute; right: 6px; top: 6px; max-width: min(460px, 70%);
+.bsp-info { position: absolute; right: 6px; top: 6px; max-width: min(36em, 92%);
   background: rgba(255,255,255,0.96); border: 1px solid #D55E00; border-radius: 6px;
   padding: 6px 28px 6px 10px; line-height: 1.35; box-shadow: 0 2px 6px rgba(0,0,0,0.15); }
 .bsp-info button { position: absolute; right: 4px; top: 2px; border: none; background: none;
   font-size: 1.2em; cursor: pointer; color: #444; }
 `;
+
+// Icons drawn, not typed: the media symbols (⏮ ⏸) are missing from many fonts.
+const ICON = {
+  first: '<rect x="2" y="3" width="2.2" height="10"/><path d="M14 3v10L5 8z"/>',
+  back: '<path d="M12 3v10L4 8z"/>',
+  play: '<path d="M4 2.5v11L13.5 8z"/>',
+  pause: '<rect x="3.5" y="3" width="3" height="10"/><rect x="9.5" y="3" width="3" height="10"/>',
+  step: '<path d="M4 3v10l8-5z"/>',
+  last: '<path d="M2 3v10l9-5z"/><rect x="11.8" y="3" width="2.2" height="10"/>',
+};
+const icon = (name) => `<svg viewBox="0 0 16 16" width="0.9em" height="0.9em" `
+  + `fill="currentColor" aria-hidden="true">${ICON[name]}</svg>`;
 
 const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
 
@@ -594,18 +610,19 @@ class Player {
 
   buildBar() {
     const bar = el("div", { class: "bsp-bar" }, this.root);
-    const button = (act, text, title) => {
-      const b = el("button", { type: "button", "data-act": act, title, text }, bar);
+    const button = (act, text, title, after = false) => {
+      const b = el("button", { type: "button", "data-act": act, title, "aria-label": text }, bar);
+      b.innerHTML = after ? `${text} ${icon(act)}` : `${icon(act)} ${text}`;
       b.addEventListener("mousedown", (e) => e.preventDefault());  // keep focus where it was
       b.addEventListener("click", (e) => this.act(act, e));
       return b;
     };
-    button("first", "⏮ First", "First round (Home)");
-    button("back", "◀ Back", "Back one round (←)");
-    this.playButton = button("play", "▶ Play", "Play or pause (Space)");
+    button("first", "First", "First round (Home)");
+    button("back", "Back", "Back one round (←)");
+    this.playButton = button("play", "Play", "Play or pause (Space)");
     this.playButton.classList.add("bsp-play");
-    button("step", "Step ▶", "Step one round (→)");
-    button("last", "Last ⏭", "Last round (End)");
+    button("step", "Step", "Step one round (→)", true);
+    button("last", "Last", "Last round (End)", true);
     this.slider = el("input", { type: "range", min: 0, max: 0, step: 1, value: 0,
       "aria-label": "round" }, bar);
     this.slider.addEventListener("input", (e) => this.go(Number(this.slider.value), e, "scrub"));
@@ -720,7 +737,7 @@ class Player {
   play(event) {
     if (this.r >= this.hi) this.go(this.lo, null, "tick");  // Play at the end starts over
     this.playing = true;
-    this.playButton.textContent = "⏸ Pause";
+    this.playButton.innerHTML = `${icon("pause")} Pause`;
     clearTimeout(this.reportTimer);
     const interval = () => 1000 / this.speed;
     let last = event?.timeStamp || performance.now();
@@ -741,7 +758,7 @@ class Player {
   stop(atRest) {  // atRest: Play was running and the round it stopped at is reported
     if (!this.playing) return;
     this.playing = false;
-    this.playButton.textContent = "▶ Play";
+    this.playButton.innerHTML = `${icon("play")} Play`;
     if (atRest) this.reportSoon();
   }
 
@@ -778,7 +795,9 @@ class Player {
     const { figure } = panel;
     const config = { displaylogo: false, responsive: false, scrollZoom: false,
       modeBarButtonsToRemove: ["select2d", "lasso2d"] };
-    return Plotly.react(panel.plot, figure.data, figure.layout, config);
+    const drawn = Plotly.react(panel.plot, figure.data, figure.layout, config);
+    if (panel.name !== "tree" || this.selected === null) return drawn;
+    return drawn.then(() => placeInfo(panel, this.selected));  // the tree as now drawn
   }
 
   patchFigure(panel, r) {  // the chart's one figure, at round r
@@ -789,7 +808,7 @@ class Player {
       let value = r + (p.offset || 0);
       if (!p.round) {
         const a = arrays[p.array];
-        const row = (a.whole ? r : r - this.lo) + (p.offset || 0);
+        const row = r - (a.first ?? this.lo) + (p.offset || 0);
         if (row < 0 || row >= a.shape[0]) continue;  // e.g. "round r - 1" at round 0 (hidden)
         value = rowOf(a, row);
       }
@@ -833,6 +852,7 @@ class Player {
       missingFeatures: track.missing_features ?? null };
     const plan = this.foldToFit(nodes, opts, this.fill ? height : Infinity);
     panel.plan = plan;
+    panel.labelFont = f.label;
     const h = this.fill ? height : Math.max(plan.height, 260);
     layout.height = h;
     layout.xaxis.range = plan.xRange;
@@ -870,18 +890,13 @@ class Player {
   }
 
   nodeAt(panel, e) {  // the node whose marker is under the pointer (within a few px)
-    const plan = panel.plan;
-    const full = panel.plot._fullLayout;
-    if (!plan || !full) return null;
-    const rect = panel.plot.getBoundingClientRect();
-    const xa = full.xaxis;
-    const ya = full.yaxis;
+    if (!panel.plan) return null;
     let best = null;
-    let bestD = (plan.marker / 2 + 6) ** 2;
-    for (const [id, y] of plan.y) {
-      const dx = rect.left + xa._offset + xa.l2p(plan.x.get(id)) - e.clientX;
-      const dy = rect.top + ya._offset + ya.l2p(y) - e.clientY;
-      if (dx * dx + dy * dy <= bestD) { bestD = dx * dx + dy * dy; best = id; }
+    let bestD = (panel.plan.marker / 2 + 6) ** 2;
+    for (const id of panel.plan.y.keys()) {
+      const c = markerCenter(panel, id);
+      const d = c ? (c.x - e.clientX) ** 2 + (c.y - e.clientY) ** 2 : Infinity;
+      if (d <= bestD) { bestD = d; best = id; }
     }
     return best;
   }
@@ -894,6 +909,7 @@ class Player {
     panel.info.innerHTML = `${hoverText(node, this.tree)}<button type="button" title="Close" `
       + `aria-label="Close">×</button>`;
     panel.info.dataset.node = node.id;
+    placeInfo(panel, node.id);
   }
 
   // ------------------------------------------------------------------------- layout
@@ -938,6 +954,59 @@ class Player {
     }
     return true;
   }
+}
+
+// The node's numbers go in the panel's corner that hides the least of the tree (the selected
+// node never; the root's band before the leaves): the tree fills the panel, no corner is free.
+function placeInfo(panel, selected) {
+  const info = panel.info;
+  const plan = panel.plan;
+  if (!plan || !panel.plot._fullLayout) return;
+  const box = panel.box.getBoundingClientRect();
+  const w = info.offsetWidth;
+  const h = info.offsetHeight;
+  const points = [];
+  const deepest = Math.max(...plan.nodes.map((n) => n.depth));
+  const cost = new Map(plan.nodes.map((n) => [n.id, n.id === selected ? 1000
+    : 1 + 2 * (deepest - n.depth)]));
+  for (const id of plan.y.keys()) {
+    const c = markerCenter(panel, id);
+    const [lx, ly, text] = plan.label.get(id);
+    const l = dataToClient(panel, lx, ly);
+    const [tw, th] = textSize(text, panel.labelFont);
+    const weight = cost.get(id);
+    points.push({ x: c.x - box.left, y: c.y - box.top, r: plan.marker / 2, weight },
+      { x: l.x - box.left, y: l.y - box.top, rx: tw / 2, ry: th / 2, weight });
+  }
+  const corners = [[box.width - w - 6, 6], [box.width - w - 6, box.height - h - 6],
+    [6, box.height - h - 6], [6, 6]];
+  let best = corners[0];
+  let bestCost = Infinity;
+  for (const [x, y] of corners) {
+    let cost = 0;
+    for (const p of points) {
+      const rx = p.rx ?? p.r;
+      const ry = p.ry ?? p.r;
+      if (p.x + rx > x && p.x - rx < x + w && p.y + ry > y && p.y - ry < y + h) cost += p.weight;
+    }
+    if (cost < bestCost) { bestCost = cost; best = [x, y]; }
+  }
+  Object.assign(info.style, { left: `${Math.max(0, best[0])}px`, top: `${Math.max(0, best[1])}px`,
+    right: "auto" });
+}
+
+function dataToClient(panel, x, y) {
+  const full = panel.plot._fullLayout;
+  const rect = panel.plot.getBoundingClientRect();
+  return { x: rect.left + full.xaxis._offset + full.xaxis.l2p(x),
+    y: rect.top + full.yaxis._offset + full.yaxis.l2p(y) };
+}
+
+function markerCenter(panel, id) {  // a node's marker on the screen (client px)
+  const full = panel.plot._fullLayout;
+  if (!panel.plan?.y.has(id) || !full) return null;
+  const rect = panel.plot.getBoundingClientRect();
+  return dataToClient(panel, panel.plan.x.get(id), panel.plan.y.get(id));
 }
 
 function textEntry(target) {  // a key typed here is the element's own
@@ -1041,3 +1110,7 @@ registry().labels = (round, fmt, player = null) => {
     text: nodeText(n, fmt, p.tree.gamma) }));
 };
 registry().format = { pyG, pyF0, num, short };
+registry().nodeCenter = (id, player = null) => {
+  const p = player ?? registry().players[0];
+  return markerCenter(p.panels.find((x) => x.name === "tree"), id);
+};
