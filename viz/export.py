@@ -5,6 +5,8 @@ slide."""
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 
 import plotly.graph_objects as go
 import plotly.offline
@@ -37,3 +39,39 @@ def screen_html(title: str, paragraphs: list[str], figures: list[go.Figure],
     return _PAGE.format(title=html.escape(title), plotly=plotly.offline.get_plotlyjs(),
                         columns=max(1, min(2, len(figures))), text=text,
                         charts="".join(charts))
+
+
+PLAYER_JS = Path(__file__).with_name("player.js")
+
+_OFFLINE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>html, body {{ margin: 0; background: #fff; }} #player {{ padding: 8px 14px 0 14px; }}</style>
+<script>{plotly}</script>
+</head>
+<body><div id="player"></div>
+<script type="application/json" id="boostscope-trace">{trace}</script>
+<script type="module">
+{player}
+// The offline host: the page's reports are kept (nothing to tell; no server)
+window.boostscopePlayer.reports = [];
+mount(document.getElementById("player"),
+      JSON.parse(document.getElementById("boostscope-trace").textContent),
+      {{report: (name, value) => window.boostscopePlayer.reports.push({{name, value}})}});
+</script></body></html>
+"""
+
+
+def offline_html(trace: dict | str, title: str = "BoostScope") -> str:
+    """The round's player as ONE self-contained HTML file: Plotly.js, ``viz/player.js`` and
+    the round ``trace`` (docs/player.md; a dict or its JSON) inlined; it opens from disk and
+    makes no request."""
+    text = trace if isinstance(trace, str) else json.dumps(trace, separators=(",", ":"))
+    # "<" occurs only inside JSON strings, where \\u003c means the same: no "</script>" or
+    # "<!--" can end the script element early
+    text = text.replace("<", "\\u003c")
+    player = PLAYER_JS.read_text(encoding="utf-8")
+    if "</script" in player.lower():
+        raise ValueError("viz/player.js holds '</script': it cannot be inlined")
+    return _OFFLINE.format(title=html.escape(title), plotly=plotly.offline.get_plotlyjs(),
+                           trace=text, player=player)

@@ -1,0 +1,238 @@
+"""The round's player (viz/player.js) in Chromium, from the offline file (file://, no server):
+a real round trace (viz.player.round_trace) stepped with the keys and played; the figure's
+numbers are the trace's, the tree's labels are viz.tree_layout.node_text's, a node's click is
+reported, and the page asks the network for nothing."""
+
+import base64
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from datasets import make_data
+from harness import SHOTS, SMALLEST_FONT
+
+import boost
+from boost.trace.rounds import ROUND_GRID
+from viz.export import offline_html
+from viz.fit import make_fit_figure
+from viz.player import round_trace
+from viz.tree_layout import node_text
+
+ROUNDS = 30
+READY = ("() => window.boostscopePlayer?.drawn.length > 0"
+         " && !!document.querySelector('.bsp-tree .main-svg')")
+STATUS = ".bsp-status"
+
+
+def _decode(spec: dict) -> np.ndarray:
+    raw = base64.b64decode(spec["b64"])
+    return np.frombuffer(raw, dtype=np.dtype(spec["dtype"]).newbyteorder("<")).reshape(
+        spec["shape"])
+
+
+def _model(method: str, n_features: int, gamma: float):
+    X, y = make_data(seed=3, n=300, n_features=max(2, n_features), constant_column=False)
+    X = X[:, :n_features]
+    params = {"tree_method": method, "max_depth": 4, "gamma": gamma, "eta": 0.3}
+    model = boost.train(params, X, y, ROUNDS, evals=[(X[::3], y[::3], "valid")])
+    rows = np.arange(len(X))
+    data = model.trace.rounds(X, y, rows)
+    trace = round_trace(data, model.loss_history(), model.metric_name, None, model.params,
+                        model_key=method, fill=True, large=True)
+    return SimpleNamespace(model=model, X=X, y=y, rows=rows, trace=trace)
+
+
+@pytest.fixture(scope="module")
+def exact():
+    """One feature (the fit is a curve), exact with γ: splits pruned to leaves and ghosts."""
+    return _model("exact", 1, gamma=8.0)
+
+
+@pytest.fixture(scope="module")
+def hist():
+    """Four features, hist with γ: splits refused before they were grown."""
+    return _model("hist", 4, gamma=8.0)
+
+
+def _open(browser, case, tmp_path, name, width=1280, height=720):
+    path = tmp_path / f"{name}.html"
+    path.write_text(offline_html(case.trace, "BoostScope test"), encoding="utf-8")
+    page = browser.new_page(viewport={"width": width, "height": height})
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.wait_for_function(READY, timeout=20_000)
+    page.requests, page.errors = requests, errors
+    return page
+
+
+def _at_rest(page):
+    """Every draw done and the round reported (~300 ms after the last step)."""
+    page.wait_for_function("() => !window.boostscopePlayer.players[0].drawing")
+    page.wait_for_timeout(450)
+
+
+def _reports(page, name=None):
+    reports = page.evaluate("() => window.boostscopePlayer.reports")
+    return [r for r in reports if name is None or r["name"] == name]
+
+
+def _row(track: dict, arrays: dict, j: int) -> SimpleNamespace:
+    """Node j of the tree track as a row of trees_to_dataframe(include_pruned=True)."""
+    kind, f = int(arrays["kind"][j]), int(arrays["feature"][j])
+    return SimpleNamespace(
+        Feature=track["features"][f] if f >= 0 else "Leaf", Leaf=kind in (1, 2, 3, 5),
+        Pruned=kind in (4, 5), Yes=float(arrays["yes"][j]) if arrays["yes"][j] >= 0 else np.nan,
+        Gain=float(arrays["gain"][j]), Split=float(arrays["split"][j]),
+        Value=float(arrays["value"][j]), Weight=float(arrays["weight"][j]))
+
+
+def _expected_labels(trace: dict, r: int, fmt: int) -> list[dict]:
+    track = trace["tree"]
+    arrays = {k: _decode(track[k]) for k in ("kind", "feature", "yes", "gain", "split", "value",
+                                             "weight", "node", "offsets")}
+    lo = trace["window"][0]
+    a, b = arrays["offsets"][r - lo], arrays["offsets"][r - lo + 1]
+    return [{"node": int(arrays["node"][j]),
+             "text": node_text(_row(track, arrays, j), fmt, track["gamma"])}
+            for j in range(a, b)]
+
+
+def test_keys_step_and_the_figure_is_the_rounds(browser, exact, tmp_path):
+    page = _open(browser, exact, tmp_path, "keys")
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith(f"Round 10 of {ROUNDS}")
+    # ten steps, one report, at rest
+    assert _reports(page) == [{"name": "round", "value": {"round": 10}}]
+    timings = page.evaluate("() => window.boostscopePlayer.timings")
+    assert len([t for t in timings if t["gesture"] == "step"]) == 10
+    # the fit is make_fit_figure's of round 10
+    m = exact
+    want = make_fit_figure(m.model.trace.fit(m.X, m.y, 10, m.rows, grid=ROUND_GRID))
+    got = page.evaluate("""() => document.querySelector('.bsp-fit .js-plotly-plot').data.map(
+        t => ({name: t.name, y: Array.from(t.y ?? []), visible: t.visible}))""")
+    for k in (1, 2, 3):  # round 9, round 10, tree 10 alone
+        assert got[k]["name"] == want.data[k].name
+        np.testing.assert_array_equal(np.float32(got[k]["y"]), np.float32(want.data[k].y))
+    title = page.evaluate("() => document.querySelector('.bsp-fit .js-plotly-plot')"
+                          ".layout.title.text")
+    assert title == want.layout.title.text == "Fit after round 10"
+    # the loss chart's marker sits on round 10's loss
+    history = m.model.loss_history()
+    marker = page.evaluate("() => document.querySelector('.bsp-loss .js-plotly-plot').data[1]")
+    assert marker["x"] == [10]
+    assert np.isclose(marker["y"][0], history.iloc[10, 0])
+    assert page.evaluate("() => document.querySelector('input[type=range]').value") == "10"
+    assert not page.errors
+    assert all(u.startswith(("file:", "data:")) for u in page.requests), page.requests
+
+
+def test_home_end_space_and_play_to_the_end(browser, exact, tmp_path):
+    page = _open(browser, exact, tmp_path, "play")
+    page.keyboard.press("End")
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith(f"Round {ROUNDS} of")
+    page.keyboard.press("Home")
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith("Round 0 of")
+    # the speed chosen in its dropdown; the keys still step afterwards
+    page.select_option(".bsp-bar select", "30")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith("Round 0 of")
+    page.evaluate("() => { window.boostscopePlayer.drawn = []; "
+                  "window.boostscopePlayer.reports.length = 0; }")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => !window.boostscopePlayer.players[0].playing", timeout=20_000)
+    _at_rest(page)
+    drawn = page.evaluate("() => window.boostscopePlayer.drawn")
+    assert drawn[-1] == ROUNDS
+    # every round drawn, in order, none skipped (a round may be drawn twice, never jumped)
+    steps = np.diff(drawn)
+    assert set(steps.tolist()) <= {0, 1}, drawn
+    assert sorted(set(drawn)) == list(range(drawn[0], ROUNDS + 1)) and drawn[0] <= 1
+    assert page.inner_text(STATUS).startswith(f"Round {ROUNDS} of")
+    assert _reports(page) == [{"name": "round", "value": {"round": ROUNDS}}]
+    # Space pauses a Play
+    page.keyboard.press("Home")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(150)
+    page.keyboard.press("Space")
+    _at_rest(page)
+    assert not page.evaluate("() => window.boostscopePlayer.players[0].playing")
+    stopped = page.evaluate("() => window.boostscopePlayer.players[0].r")
+    assert 0 < stopped < ROUNDS
+    assert _reports(page)[-1] == {"name": "round", "value": {"round": stopped}}
+    assert not page.errors
+    assert all(u.startswith(("file:", "data:")) for u in page.requests), page.requests
+
+
+@pytest.mark.parametrize("which", ["exact", "hist"])
+def test_tree_labels_are_node_text(browser, which, request, tmp_path):
+    case = request.getfixturevalue(which)
+    kinds = set(_decode(case.trace["tree"]["kind"]).tolist())
+    # the models hold what γ does: ghosts and cuts (exact), refused splits (hist)
+    assert kinds >= ({0, 1, 2, 4, 5} if which == "exact" else {0, 1, 3})
+    page = _open(browser, case, tmp_path, which)
+    got = page.evaluate("""(n) => { const out = [];
+        for (let r = 1; r <= n; r++) for (let f = 0; f <= 4; f++)
+          out.push(window.boostscopePlayer.labels(r, f));
+        return out; }""", ROUNDS)
+    want = [_expected_labels(case.trace, r, f) for r in range(1, ROUNDS + 1) for f in range(5)]
+    assert got == want
+    assert not page.errors
+
+
+def test_a_node_click_is_reported_and_shown(browser, exact, tmp_path):
+    page = _open(browser, exact, tmp_path, "click")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    box = page.evaluate("() => window.boostscopePlayer.nodeCenter(0)")
+    page.mouse.click(box["x"], box["y"])
+    info = page.locator(".bsp-tree .bsp-info")
+    info.wait_for(state="visible")
+    assert _reports(page, "node") == [{"name": "node", "value": {"round": 3, "node": 0}}]
+    track = exact.trace["tree"]
+    start = int(_decode(track["offsets"])[3])
+    g = float(_decode(track["sum_grad"])[start])
+    gain = float(_decode(track["gain"])[start])
+    text = info.inner_text()
+    assert "node 0 (depth 0)" in text
+    assert f"G = {g:.6g}" in text and f"gain = {gain:.6g}" in text
+    # the selection ring is drawn, and follows the node to the next round
+    page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    assert "node 0" in info.inner_text()
+    names = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
+                          ".data.map(t => t.name)")
+    assert "selected" in names
+    assert not page.errors
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_screenshots(browser, exact, tmp_path, size):
+    width, height = size
+    page = _open(browser, exact, tmp_path, f"shot{width}", width, height)
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    box = page.evaluate("() => window.boostscopePlayer.nodeCenter(1)")
+    page.mouse.click(box["x"], box["y"])
+    _at_rest(page)
+    page.mouse.move(2, height - 2)
+    page.wait_for_timeout(400)
+    smallest, text = page.evaluate(SMALLEST_FONT)
+    assert smallest >= 16, f"{smallest} px: {text!r}"  # `large` at 1280x720
+    out = SHOTS / "player"
+    out.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out / f"player_{width}x{height}.png"))
+    # nothing reaches out of the window
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    assert page.evaluate("() => document.documentElement.scrollHeight") <= height
+    assert not page.errors

@@ -1,0 +1,1116 @@
+// The round's player: the fit, the loss curves and the tree of any round, drawn in the page
+// from one round trace (docs/player.md). Stepping, scrubbing and Play never reach the
+// server; the host hears of the round only at rest.
+//
+// Two ways in:
+//   export default (component)   Streamlit's components v2: {data: {trace, plotly},
+//                                parentElement, setTriggerValue}; runs again whenever data
+//                                changes, so everything here is idempotent per trace id.
+//   mount(element, trace, {plotly, report})   any other host (the offline file).
+
+// ---------------------------------------------------------------- Python's number formats
+// Labels must read exactly as viz/tree_layout.py writes them, so Python's format specs
+// ("{:.4g}", "{:,.0f}") are reproduced here, ties rounded half to even on the exact binary
+// value as Python does (toPrecision and toFixed round ties away from zero).
+
+function exactDigits(x) {  // x > 0, finite: its leading 101 decimal digits and exponent
+  const [mantissa, exp] = x.toExponential(100).split("e");
+  return { digits: mantissa.replace(".", ""), exp: Number(exp) };
+}
+
+function roundDigits(digits, exp, p) {  // to p >= 1 significant digits, half to even
+  const keep = digits.slice(0, p).padEnd(p, "0");
+  const rest = digits.slice(p);
+  const up = rest[0] > "5" || (rest[0] === "5"
+    && (/[1-9]/.test(rest.slice(1)) || Number(keep[p - 1]) % 2 === 1));
+  if (!up) return { digits: keep, exp };
+  const d = keep.split("").map(Number);
+  let i = p - 1;
+  while (i >= 0 && d[i] === 9) d[i--] = 0;
+  if (i < 0) return { digits: "1" + "0".repeat(p - 1), exp: exp + 1 };
+  d[i] += 1;
+  return { digits: d.join(""), exp };
+}
+
+function special(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  return null;
+}
+
+const signOf = (x) => (x < 0 || Object.is(x, -0) ? "-" : "");
+
+// Python's f"{x:.{p}g}"
+export function pyG(x, p) {
+  const s = special(x);
+  if (s) return s;
+  p = Math.max(1, p);
+  const sign = signOf(x);
+  if (x === 0) return sign + "0";
+  const { digits, exp: e0 } = exactDigits(Math.abs(x));
+  const { digits: d, exp } = roundDigits(digits, e0, p);
+  if (exp >= -4 && exp < p) {
+    const int = exp >= 0 ? d.slice(0, exp + 1) : "0";
+    const frac = (exp >= 0 ? d.slice(exp + 1) : "0".repeat(-exp - 1) + d).replace(/0+$/, "");
+    return sign + int + (frac ? "." + frac : "");
+  }
+  const frac = d.slice(1).replace(/0+$/, "");
+  const e = String(Math.abs(exp)).padStart(2, "0");
+  return `${sign}${d[0]}${frac ? "." + frac : ""}e${exp < 0 ? "-" : "+"}${e}`;
+}
+
+// Python's f"{x:.0f}" (and f"{x:,.0f}" with comma)
+export function pyF0(x, comma = false) {
+  const s = special(x);
+  if (s) return s;
+  const sign = signOf(x);
+  let int = "0";
+  if (x !== 0) {
+    const { digits, exp } = exactDigits(Math.abs(x));
+    const p = exp + 1;  // the integer's digits
+    if (p === 0) {  // 0.1 <= |x| < 1: 0 or 1, a tie (0.5) goes to 0
+      int = digits[0] > "5" || (digits[0] === "5" && /[1-9]/.test(digits.slice(1))) ? "1" : "0";
+    } else if (p > 0) {
+      const r = roundDigits(digits, exp, p);
+      int = r.digits + "0".repeat(r.exp - exp);
+    }
+  }
+  if (comma) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return sign + int;
+}
+
+// ------------------------------------------------------------ labels (viz/tree_layout.py)
+const CHAR_WIDTH = 0.6;
+const LINE_HEIGHT = 1.2;
+const GAP = 6;
+const ORDER = [[0, 1], [1, 1], [2, 1], [1, 2], [2, 2], [3, 1], [3, 2], [3, 3], [4, 1], [4, 2],
+  [4, 3]];
+const LAST_FORMAT = 4;
+
+export const short = (x) => (Number.isNaN(x) ? "n/a"
+  : Math.abs(x) >= 1000 ? pyF0(x, true) : pyG(x, 4));
+
+export function num(x, digits) {
+  if (digits >= 4 || Number.isNaN(x)) return short(x);
+  const a = Math.abs(x);
+  for (const [div, suffix] of [[1e9, "G"], [1e6, "M"], [1e3, "k"]]) {
+    if (a >= div) return pyG(x / div, digits) + suffix;
+  }
+  if (a >= 10 ** digits) return pyF0(x);
+  return pyG(x, digits);
+}
+
+const trunc = (name, n) => (name.length <= n ? name : name.slice(0, n - 1) + "…");
+
+function textSize(text, font) {
+  const lines = text.split("<br>");
+  return [Math.max(...lines.map((l) => l.length)) * CHAR_WIDTH * font,
+    lines.length * LINE_HEIGHT * font];
+}
+
+function gainLine(n, gamma, fmt) {
+  const digits = [4, 3, 2, 2, 2][fmt];
+  const gain = num(n.gain, digits);
+  const below = (n.pruned || n.leaf) && n.gain < gamma;  // why the node was cut
+  if (fmt >= 3) return below ? `${gain} < γ` : "";
+  return below ? `gain ${gain} < γ ${num(gamma, digits)}` : `gain ${gain}`;
+}
+
+function splitLine(n, fmt) {
+  const [width, digits] = [[18, 4], [10, 3], [6, 2], [4, 2], [4, 0]][fmt];
+  const feature = trunc(n.name, width);
+  if (fmt === LAST_FORMAT) return feature;  // the threshold is in the hover text
+  return fmt >= 2 ? `${feature}<${num(n.split, digits)}` : `${feature} < ${num(n.split, digits)}`;
+}
+
+// A node's label in format fmt, as viz.tree_layout.node_text writes it.
+export function nodeText(n, fmt, gamma, hidden = 0) {
+  let lines;
+  if (n.name !== "Leaf" && !n.leaf) {
+    lines = [splitLine(n, fmt), gainLine(n, gamma, fmt)];
+  } else {
+    const v = n.value;
+    lines = [[`w ${short(n.weight)}`, `η·w ${short(v)}`], [`η·w ${num(v, 3)}`], [num(v, 3)],
+      [num(v, 2)], [num(v, 2)]][fmt];
+    if (n.name !== "Leaf") {  // pruned to a leaf, or hist refused the split
+      const refusedWord = n.yes < 0 && fmt === 0 ? " refused" : "";
+      if (fmt < 2) lines.push(splitLine(n, fmt) + refusedWord);
+      lines.push(gainLine(n, gamma, fmt));
+    }
+  }
+  if (hidden) lines.push(fmt < 2 ? `+ ${hidden} hidden` : `+${hidden}`);
+  return lines.filter((l) => l).join("<br>");
+}
+
+// The hover text and the click panel's lines, as viz/tree.py _hover writes them.
+function hoverText(n, track) {
+  const g6 = (x) => pyG(x, 6);
+  const lines = [`<b>node ${n.id}</b> (depth ${n.depth})`,
+    `G = ${g6(n.G)}, H (cover) = ${g6(n.H)}`,
+    `similarity = G²/(H+λ) = ${g6(n.similarity)}`,
+    `w = −G/(H+λ) = ${g6(n.weight)}, η·w = ${g6(n.value)}`];
+  if (n.name !== "Leaf") {
+    let missing = "";
+    if (n.yes >= 0 && (!track.missing_features || track.missing_features.includes(n.name))) {
+      missing = ` (missing → ${n.missing === n.yes ? "yes" : "no"})`;
+    }
+    lines.splice(1, 0, `split: ${n.name} < ${g6(n.split)}${missing}`);
+    lines.push(`gain = ${g6(n.gain)}, gain − γ = ${g6(n.gain - track.gamma)}`);
+  }
+  const reason = track.reasons?.[n.reason] || "";
+  if (n.pruned) lines.push("<b>removed by pruning</b>: an ancestor's gain < γ");
+  else if (n.name !== "Leaf" && n.yes < 0) {
+    lines.push("<b>split refused</b>: gain < γ, so hist never grew it");
+  } else if (reason) lines.push(`leaf because: ${reason}`);
+  return lines.join("<br>");
+}
+
+// -------------------------------------------------------------------------- the trace
+function decode(spec) {  // {dtype, shape, b64[, first]} -> {data: typed array, shape, first}
+  const bytes = Uint8Array.from(atob(spec.b64), (c) => c.charCodeAt(0));
+  const Type = { float32: Float32Array, float64: Float64Array, int32: Int32Array,
+    uint8: Uint8Array }[spec.dtype];
+  if (!Type) throw new Error(`player: unknown dtype ${spec.dtype}`);
+  // first: the round of row 0 (an array by round); "whole" arrays hold every round
+  const first = spec.first ?? (spec.whole ? 0 : null);
+  return { data: new Type(bytes.buffer), shape: spec.shape, first };
+}
+
+const isTyped = (v) => v && typeof v === "object" && typeof v.b64 === "string" && v.dtype;
+
+function rowOf(array, i) {  // row i of an array by round: a scalar, a row, or rows of rows
+  const { data, shape } = array;
+  if (shape.length === 1) return data[i];
+  const size = shape.slice(1).reduce((a, b) => a * b, 1);
+  const row = data.subarray(i * size, (i + 1) * size);
+  if (shape.length === 2) return row;
+  const w = shape[shape.length - 1];
+  return Array.from({ length: size / w }, (_, k) => row.subarray(k * w, (k + 1) * w));
+}
+
+function setPath(obj, path, value) {  // "data.2.y" -> obj.data[2].y = value
+  const keys = path.split(".");
+  let o = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (o[k] === undefined || o[k] === null) o[k] = {};
+    o = o[k];
+  }
+  o[keys[keys.length - 1]] = value;
+}
+
+const TRACK_ARRAYS = ["node", "parent", "yes", "no", "missing", "depth", "slot", "kind",
+  "feature", "split", "gain", "sum_grad", "sum_hess", "similarity", "weight", "value", "reason",
+  "offsets", "slots"];
+
+function decodeTrace(trace) {
+  const charts = {};
+  for (const name of ["fit", "loss"]) {
+    const c = trace[name];
+    if (!c) continue;
+    const arrays = {};
+    for (const [k, v] of Object.entries(c.arrays || {})) arrays[k] = isTyped(v) ? decode(v) : v;
+    charts[name] = { spec: c, arrays };
+  }
+  let tree = null;
+  if (trace.tree) {
+    tree = { ...trace.tree, cache: new Map() };
+    for (const k of TRACK_ARRAYS) if (isTyped(trace.tree[k])) tree[k] = decode(trace.tree[k]).data;
+  }
+  return { charts, tree };
+}
+
+// The nodes of round r (kind: 0 split, 1 leaf, 2 cut by γ, 3 refused, 4/5 ghosts).
+function treeNodes(tree, r, lo) {
+  if (tree.cache.has(r)) return tree.cache.get(r);
+  const i = r - lo;
+  const nodes = [];
+  if (i >= 0 && i + 1 < tree.offsets.length) {
+    for (let j = tree.offsets[i]; j < tree.offsets[i + 1]; j++) {
+      const kind = tree.kind[j];
+      const f = tree.feature[j];
+      nodes.push({
+        id: tree.node[j], parent: tree.parent[j], yes: tree.yes[j], no: tree.no[j],
+        missing: tree.missing[j], depth: tree.depth[j], slot: tree.slot[j], kind,
+        name: f >= 0 ? tree.features[f] : "Leaf", split: tree.split[j], gain: tree.gain[j],
+        G: tree.sum_grad[j], H: tree.sum_hess[j], similarity: tree.similarity[j],
+        weight: tree.weight[j], value: tree.value[j], reason: tree.reason[j],
+        leaf: kind === 1 || kind === 2 || kind === 3 || kind === 5, pruned: kind >= 4,
+      });
+    }
+  }
+  tree.cache.set(r, nodes);
+  return nodes;
+}
+
+// ------------------------------------------------------------- the tree's layout (port)
+// viz/tree_layout.plan_tree: x in leaf slots, y in px below the plot's top (negative).
+
+function visible(nodes, collapsed) {  // (drawn nodes, {collapsed id: nodes it hides})
+  const parent = new Map(nodes.map((n) => [n.id, n.parent]));
+  const hidden = new Map();
+  const keep = nodes.filter((n) => {
+    let up = n.parent;
+    let top = null;
+    while (up >= 0) {
+      if (collapsed.has(up)) top = up;
+      up = parent.has(up) ? parent.get(up) : -1;
+    }
+    if (top !== null) hidden.set(top, (hidden.get(top) || 0) + 1);
+    return top === null;
+  });
+  return [keep, hidden];
+}
+
+function slotsOf(nodes) {  // leaves in order left to right, a split centred over its children
+  const kids = new Map(nodes.map((n) => [n.id, []]));
+  for (const n of nodes) if (kids.has(n.parent)) kids.get(n.parent).push(n.id);
+  const x = new Map();
+  let next = 0;
+  const place = (id) => {
+    const children = kids.get(id).sort((a, b) => a - b);
+    const v = children.length ? children.map(place).reduce((a, b) => a + b) / children.length
+      : next++;
+    x.set(id, v);
+    return v;
+  };
+  if (kids.has(0)) place(0);
+  return x;
+}
+
+function fits(px, widths, rows, lo, hi) {
+  for (let i = 0; i < px.length; i++) {
+    if (px[i] - widths[i] / 2 < lo || px[i] + widths[i] / 2 > hi) return false;
+  }
+  for (let i = 0; i + rows < px.length; i++) {
+    const j = i + rows;
+    if (px[j] - px[i] < (widths[i] + widths[j]) / 2 + GAP) return false;
+  }
+  return true;
+}
+
+function chooseFormat(px, texts, font, lo, hi) {  // [format, rows, labels] of one band
+  for (const [fmt, rows] of ORDER) {
+    const labels = texts(fmt);
+    if (fits(px, labels.map((t) => textSize(t, font)[0]), rows, lo, hi)) return [fmt, rows, labels];
+  }
+  const labels = texts(LAST_FORMAT);
+  const widths = labels.map((t) => textSize(t, font)[0]);
+  let rows = ORDER[ORDER.length - 1][1] + 1;
+  while (rows < px.length && !fits(px, widths, rows, lo, hi)) rows++;
+  return [LAST_FORMAT, rows, labels];
+}
+
+function xScale(nSlots, plotW, pad) {  // [px per slot, x of the plot's left edge]
+  if (nSlots <= 1) return [plotW / 2, -1];
+  const s = (plotW - 2 * pad) / (nSlots - 1);
+  return [s, -pad / s];
+}
+
+function bands(nodes, x, hidden, gamma, font, s, xLo, lo, hi) {
+  const out = new Map();
+  const depths = [...new Set(nodes.map((n) => n.depth))].sort((a, b) => a - b);
+  for (const depth of depths) {
+    const band = nodes.filter((n) => n.depth === depth).sort((a, b) => x.get(a.id) - x.get(b.id));
+    const px = band.map((n) => (x.get(n.id) - xLo) * s);
+    const texts = (fmt) => band.map((n) => nodeText(n, fmt, gamma, hidden.get(n.id) || 0));
+    const [fmt, rows, labels] = chooseFormat(px, texts, font, lo, hi);
+    out.set(depth, { band, fmt, rows, labels });
+  }
+  return out;
+}
+
+function edgeText(parent, child, fmt, missingFeatures) {
+  const side = parent.yes === child ? "yes" : "no";
+  const missing = parent.missing === child
+    && (!missingFeatures || missingFeatures.includes(parent.name));
+  if (fmt === 0) return side + (missing ? " + missing" : "");
+  return missing ? "missing" : "";
+}
+
+function planTree(all, collapsed, opts) {
+  const { gamma, width, font, marker: maxMarker, margin, missingFeatures } = opts;
+  const [nodes, hidden] = visible(all, collapsed);
+  const x = collapsed.size ? slotsOf(nodes) : new Map(nodes.map((n) => [n.id, n.slot]));
+  const plotW = width - margin.l - margin.r;
+  const nSlots = Math.round(Math.max(...x.values())) + 1;
+  let pad = 2 * font;
+  let [s, xLo] = xScale(nSlots, plotW, pad);
+  const last = nSlots - 1;
+  for (const { band, labels } of bands(nodes, x, hidden, gamma, font, s, xLo, -Infinity,
+    Infinity).values()) {  // room outside the outer leaves for their labels
+    band.forEach((n, k) => {
+      const reach = Math.min(x.get(n.id), last - x.get(n.id)) * s;
+      pad = Math.max(pad, textSize(labels[k], font)[0] / 2 - reach + 2);
+    });
+  }
+  [s, xLo] = xScale(nSlots, plotW, Math.min(pad, plotW / 4));
+  const placed = bands(nodes, x, hidden, gamma, font, s, xLo, 0, plotW);
+  const plan = { nodes, hidden, x, y: new Map(), label: new Map(), leaveY: new Map(),
+    edgeLabels: [], xRange: [xLo, xLo + plotW / s], slotPx: s,
+    marker: Math.min(Math.max(s - 2, 8), maxMarker), fonts: new Map() };
+  const r = plan.marker / 2;
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const kids = new Map();
+  for (const n of nodes) if (byId.has(n.parent)) kids.set(n.parent, [...(kids.get(n.parent) || []), n.id]);
+  let top = 4;
+  for (const { band, fmt, rows, labels } of placed.values()) {
+    band.forEach((n) => plan.fonts.set(n.id, fmt));
+    const bottom = placeBand(plan, band, rows, labels, top, r, font);
+    let gap = band.some((n) => n.kind === 3) ? 34 : 0;
+    if (band.some((n) => kids.has(n.id))) {
+      gap = placeEdgeLabels(plan, byId, kids, band, bottom, font, plotW, missingFeatures);
+    }
+    top = bottom + gap;
+  }
+  plan.height = Math.ceil(top + 4 + margin.t + margin.b);
+  return plan;
+}
+
+function placeBand(plan, band, rows, labels, top, r, font) {
+  const rowH = Math.max(...labels.map((t) => textSize(t, font)[1])) + 2;
+  const labelTop = top + 2 * r + 6;  // room for the selection ring around the marker
+  band.forEach((n, i) => {
+    plan.y.set(n.id, -(top + r));
+    const upper = labelTop + (i % rows) * rowH;
+    const h = textSize(labels[i], font)[1];
+    plan.label.set(n.id, [plan.x.get(n.id), -(upper + h / 2), labels[i]]);
+    plan.leaveY.set(n.id, -(upper + h + 2));
+  });
+  return labelTop + rows * rowH + 2;
+}
+
+function placeEdgeLabels(plan, byId, kids, band, bottom, font, plotW, missingFeatures) {
+  const tall = LINE_HEIGHT * font + 18;
+  const mid = bottom + tall / 2;
+  const childTop = bottom + tall;
+  const edges = [];
+  for (const n of band) {
+    const x0 = plan.x.get(n.id);
+    const y0 = -plan.leaveY.get(n.id);
+    for (const c of kids.get(n.id) || []) {
+      const t = (mid - y0) / (childTop - y0);
+      edges.push([n, c, x0 + (plan.x.get(c) - x0) * t]);
+    }
+  }
+  for (const fmt of [0, 1]) {
+    const placed = edges.map(([p, c, x]) => [x, edgeText(p, c, fmt, missingFeatures)])
+      .filter(([, t]) => t).sort((a, b) => a[0] - b[0]);
+    const px = placed.map(([x]) => (x - plan.xRange[0]) * plan.slotPx);
+    if (fits(px, placed.map(([, t]) => textSize(t, font)[0]), 1, 0, plotW)) {
+      plan.edgeLabels.push(...placed.map(([x, t]) => [x, -mid, t]));
+      return tall;
+    }
+  }
+  return 34;
+}
+
+// ---------------------------------------------------------- the tree's figure (viz/tree.py)
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"];
+const SPLIT = PALETTE[0];
+const LEAF = PALETTE[2];
+const CURRENT = PALETTE[5];
+const GHOST = "#767676";
+const GHOST_TEXT = "#595959";
+const TEXT = "#222222";
+const HALO = "1px 1px 1px #fff, -1px -1px 1px #fff, 1px -1px 1px #fff, -1px 1px 1px #fff";
+
+function treeTraces(plan, track, selected, font) {
+  const r = plan.marker / 2;
+  const byId = new Map(plan.nodes.map((n) => [n.id, n]));
+  const line = (color, width, dash) => ({ color, width, dash });
+  const lines = (xs, ys, style, extra = {}) => ({ type: "scatter", mode: "lines", x: xs, y: ys,
+    line: style, hoverinfo: "skip", showlegend: false, name: "", ...extra });
+  const edge = [[], []];
+  const ghost = [[], []];
+  for (const n of plan.nodes) {
+    if (!byId.has(n.parent)) continue;
+    const [xs, ys] = n.pruned ? ghost : edge;
+    xs.push(plan.x.get(n.parent), plan.x.get(n.id), null);
+    ys.push(plan.leaveY.get(n.parent), plan.y.get(n.id) + r, null);
+  }
+  const traces = [lines(...edge, line("#888", 2)), lines(...ghost, line(GHOST, 1.5, "dot"))];
+  // hist/approx: a split γ refused before growing it, as two dashed stubs with a cross
+  const stubs = [[], []];
+  const tips = [[], []];
+  const dx = Math.min(0.3, 18 / plan.slotPx);
+  for (const n of plan.nodes.filter((m) => m.kind === 3)) {
+    const x0 = plan.x.get(n.id);
+    const y0 = plan.leaveY.get(n.id);
+    for (const side of [-dx, dx]) {
+      stubs[0].push(x0, x0 + side, null);
+      stubs[1].push(y0, y0 - 22, null);
+      tips[0].push(x0 + side);
+      tips[1].push(y0 - 22);
+    }
+  }
+  if (tips[0].length) {
+    traces.push(lines(...stubs, line(GHOST, 1.5, "dot")), {
+      type: "scatter", mode: "markers", x: tips[0], y: tips[1], name: "refused by γ",
+      hoverinfo: "skip", marker: { color: GHOST, symbol: "x-thin-open", size: font * 0.9,
+        line: { width: 2, color: GHOST } } });
+  }
+  traces.push(...markerTraces(plan, track));
+  if (plan.edgeLabels.length) {
+    traces.push({ type: "scatter", mode: "text", name: "edge labels", hoverinfo: "skip",
+      showlegend: false, cliponaxis: false, x: plan.edgeLabels.map((e) => e[0]),
+      y: plan.edgeLabels.map((e) => e[1]), text: plan.edgeLabels.map((e) => e[2]),
+      textfont: { size: font, color: "#555555", shadow: HALO } });
+  }
+  const ids = [...plan.label.keys()];
+  traces.push({ type: "scatter", mode: "text", name: "node labels", hoverinfo: "skip",
+    showlegend: false, cliponaxis: false, textposition: "middle center", customdata: ids,
+    x: ids.map((id) => plan.label.get(id)[0]), y: ids.map((id) => plan.label.get(id)[1]),
+    text: ids.map((id) => plan.label.get(id)[2]),
+    textfont: { size: font, shadow: HALO,
+      color: ids.map((id) => (byId.get(id).pruned ? GHOST_TEXT : TEXT)) } });
+  if (selected !== null && plan.y.has(selected)) {
+    traces.push({ type: "scatter", mode: "markers", name: "selected", showlegend: false,
+      hoverinfo: "skip", x: [plan.x.get(selected)], y: [plan.y.get(selected)],
+      marker: { size: plan.marker + 8, color: "rgba(0,0,0,0)",
+        line: { width: 2.5, color: CURRENT } } });
+  }
+  return traces;
+}
+
+function markerTraces(plan, track) {  // clickable: the node id in customdata
+  const folded = (n) => plan.hidden.has(n.id);
+  const groups = [
+    ["split", (n) => n.name !== "Leaf" && !n.leaf && !n.pruned && !folded(n), SPLIT, "square"],
+    ["collapsed (+ hidden)", (n) => folded(n) && !n.pruned, SPLIT, "square-cross"],
+    ["leaf", (n) => n.leaf && !n.pruned && !folded(n), LEAF, "circle"],
+    ["pruned (ghost)", (n) => n.pruned, "#E3E3E3", "circle"],
+  ];
+  const out = [];
+  for (const [name, test, color, symbol] of groups) {
+    const part = plan.nodes.filter(test);
+    if (!part.length) continue;
+    let colors = color;
+    let symbols = symbol;
+    if (name.startsWith("pruned")) symbols = part.map((n) => (n.name !== "Leaf" ? "square" : "circle"));
+    if (name.startsWith("collapsed")) {  // a node pruned to a leaf keeps its ghosts below
+      colors = part.map((n) => (n.leaf ? LEAF : SPLIT));
+      symbols = part.map((n) => (n.leaf ? "circle-cross" : "square-cross"));
+    }
+    out.push({ type: "scatter", mode: "markers", name, customdata: part.map((n) => n.id),
+      x: part.map((n) => plan.x.get(n.id)), y: part.map((n) => plan.y.get(n.id)),
+      marker: { color: colors, symbol: symbols, size: plan.marker,
+        line: { width: 1.5, color: "white" } },
+      hovertext: part.map((n) => hoverText(n, track)),
+      hovertemplate: "%{hovertext}<extra></extra>" });
+  }
+  return out;
+}
+
+function ghostOutlines(plan) {  // a dashed square or circle around each pruned node
+  const r = plan.marker / 2 + 1;
+  return plan.nodes.filter((n) => n.pruned).map((n) => ({
+    type: n.name !== "Leaf" ? "rect" : "circle", xref: "x", yref: "y", xsizemode: "pixel",
+    ysizemode: "pixel", xanchor: plan.x.get(n.id), yanchor: plan.y.get(n.id), x0: -r, x1: r,
+    y0: -r, y1: r, line: { color: GHOST_TEXT, width: 1.5, dash: "dash" }, layer: "above" }));
+}
+
+// ------------------------------------------------------------------------- the player
+const STYLE = `
+.bsp { font-family: "Source Sans Pro", Arial, sans-serif; color: #111; box-sizing: border-box;
+  display: flex; flex-direction: column; gap: 6px; width: 100%; outline: none; }
+.bsp * { box-sizing: border-box; }
+.bsp-status { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.bsp-bar { display: flex; align-items: center; gap: 6px; flex-wrap: nowrap; }
+.bsp-bar button { font: inherit; padding: 2px 10px; display: inline-flex; align-items: center;
+  gap: 0.35em; border: 1px solid #BDBDBD; border-radius: 6px;
+  background: #fff; color: #111; cursor: pointer; white-space: nowrap; }
+.bsp-bar button:hover { border-color: #D55E00; }
+.bsp-bar button.bsp-play { min-width: 6.2em; font-weight: 600; }
+.bsp-bar input[type=range] { flex: 1; min-width: 80px; accent-color: #D55E00; }
+.bsp-bar select { font: inherit; padding: 1px 4px; border: 1px solid #BDBDBD; border-radius: 6px;
+  background: #fff; }
+.bsp-bar label { white-space: nowrap; }
+.bsp-panels { position: relative; display: grid; gap: 8px; }
+.bsp-panel { position: relative; min-width: 0; min-height: 0; overflow: hidden; }
+.bsp-info { position: absolute; right: 6px; top: 6px; max-width: min(36em, 92%);
+  background: rgba(255,255,255,0.96); border: 1px solid #D55E00; border-radius: 6px;
+  padding: 6px 28px 6px 10px; line-height: 1.35; box-shadow: 0 2px 6px rgba(0,0,0,0.15); }
+.bsp-info button { position: absolute; right: 4px; top: 2px; border: none; background: none;
+  font-size: 1.2em; cursor: pointer; color: #444; }
+`;
+
+// Icons drawn, not typed: the media symbols (⏮ ⏸) are missing from many fonts.
+const ICON = {
+  first: '<rect x="2" y="3" width="2.2" height="10"/><path d="M14 3v10L5 8z"/>',
+  back: '<path d="M12 3v10L4 8z"/>',
+  play: '<path d="M4 2.5v11L13.5 8z"/>',
+  pause: '<rect x="3.5" y="3" width="3" height="10"/><rect x="9.5" y="3" width="3" height="10"/>',
+  step: '<path d="M4 3v10l8-5z"/>',
+  last: '<path d="M2 3v10l9-5z"/><rect x="11.8" y="3" width="2.2" height="10"/>',
+};
+const icon = (name) => `<svg viewBox="0 0 16 16" width="0.9em" height="0.9em" `
+  + `fill="currentColor" aria-hidden="true">${ICON[name]}</svg>`;
+
+const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
+
+const registry = () => {
+  window.boostscopePlayer ??= { timings: [], drawn: [], players: [] };
+  return window.boostscopePlayer;
+};
+
+function loadPlotly(url) {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  // the same promise as ui/chart.js: Plotly.js is loaded once per page
+  window.BoostScopePlotlyLoaded ??= new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = url;
+    script.onload = () => resolve(window.Plotly);
+    script.onerror = () => reject(new Error(`could not load Plotly.js from ${url}`));
+    document.head.appendChild(script);
+  });
+  return window.BoostScopePlotlyLoaded;
+}
+
+function el(tag, attrs = {}, parent = null) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+let active = null;  // the player the keys drive (the last one mounted or touched)
+
+class Player {
+  constructor(element) {
+    this.element = element;
+    this.root = el("div", { class: "bsp", "data-testid": "boostscope-player" }, element);
+    if (!document.getElementById("bsp-style")) {
+      el("style", { id: "bsp-style", text: STYLE }, document.head);
+    }
+    this.status = el("div", { class: "bsp-status", "aria-live": "polite" }, this.root);
+    this.buildBar();
+    this.panelsBox = el("div", { class: "bsp-panels" }, this.root);
+    this.r = 0;
+    this.selected = null;
+    this.playing = false;
+    this.pending = [];  // gestures waiting for the draw that shows them
+    this.drawing = false;
+    this.dirty = false;
+    this.reported = null;
+    this.gotoToken = undefined;
+    this.report = () => {};
+    this.root.addEventListener("pointerdown", () => { active = this; }, true);
+    window.addEventListener("keydown", (e) => this.onKey(e), true);
+    window.addEventListener("keyup", (e) => {  // a focused button must not click on Space
+      if (active === this && e.key === " " && !textEntry(e.target)) e.preventDefault();
+    }, true);
+    new ResizeObserver(() => this.relayoutSoon()).observe(this.root);
+    window.addEventListener("resize", () => this.relayoutSoon());
+    registry().players.push(this);
+    active = this;
+  }
+
+  buildBar() {
+    const bar = el("div", { class: "bsp-bar" }, this.root);
+    const button = (act, text, title, after = false) => {
+      const b = el("button", { type: "button", "data-act": act, title, "aria-label": text }, bar);
+      b.innerHTML = after ? `${text} ${icon(act)}` : `${icon(act)} ${text}`;
+      b.addEventListener("mousedown", (e) => e.preventDefault());  // keep focus where it was
+      b.addEventListener("click", (e) => this.act(act, e));
+      return b;
+    };
+    button("first", "First", "First round (Home)");
+    button("back", "Back", "Back one round (←)");
+    this.playButton = button("play", "Play", "Play or pause (Space)");
+    this.playButton.classList.add("bsp-play");
+    button("step", "Step", "Step one round (→)", true);
+    button("last", "Last", "Last round (End)", true);
+    this.slider = el("input", { type: "range", min: 0, max: 0, step: 1, value: 0,
+      "aria-label": "round" }, bar);
+    this.slider.addEventListener("input", (e) => this.go(Number(this.slider.value), e, "scrub"));
+    const label = el("label", {}, bar);
+    this.speedSelect = el("select", { "aria-label": "Play speed" }, label);
+    this.speedSelect.addEventListener("change", () => {
+      this.speed = Number(this.speedSelect.value);
+    });
+  }
+
+  // ------------------------------------------------------------------ trace and goto
+  load(trace, plotlyUrl) {
+    if (typeof trace === "string") trace = JSON.parse(trace);
+    this.plotlyReady = loadPlotly(plotlyUrl);
+    if (trace.id !== this.trace?.id) this.setTrace(trace);
+    else this.trace.goto = trace.goto;
+    const goto = trace.goto;
+    if (goto && goto.token !== this.gotoToken) {  // obeyed once per token
+      this.gotoToken = goto.token;
+      this.selected = goto.node ?? null;
+      this.reported = this.clamp(goto.round);
+      this.stop(false);
+      this.go(goto.round, null, "goto");
+    } else {
+      this.go(this.r, null, "trace");
+    }
+  }
+
+  setTrace(trace) {
+    this.trace = trace;
+    const { charts, tree } = decodeTrace(trace);
+    this.tree = tree;
+    [this.lo, this.hi] = trace.window || [0, trace.rounds];
+    this.slider.min = this.lo;
+    this.slider.max = this.hi;
+    const speeds = (trace.speeds || [1, 2, 5, 10, 20, 30]).filter((s) => s > 0 && s <= 30);
+    this.speed = speeds.includes(trace.speed) ? trace.speed : speeds[Math.min(2, speeds.length - 1)];
+    this.speedSelect.replaceChildren(...speeds.map((s) => el("option", { value: s,
+      text: `${s} round${s === 1 ? "" : "s"}/s` })));
+    this.speedSelect.value = String(this.speed);
+    // one panel (and one figure object) per chart, in the trace's order
+    this.panelsBox.replaceChildren();
+    this.panels = [];
+    for (const name of trace.panels || ["fit", "loss", "tree"]) {
+      if (name === "tree" ? !tree : !charts[name]) continue;
+      const box = el("div", { class: `bsp-panel bsp-${name}` }, this.panelsBox);
+      const plot = el("div", { class: "bsp-plot" }, box);
+      const panel = { name, box, plot, chart: charts[name] || null, ready: false };
+      if (name !== "tree") {
+        panel.figure = structuredClone(charts[name].spec.figure);
+        panel.baseFonts = captureFonts(panel.figure.layout);
+      } else {
+        panel.figure = { data: [], layout: {} };
+        panel.info = el("div", { class: "bsp-info", hidden: "" }, box);
+        box.addEventListener("click", (e) => this.onTreeClick(panel, e));
+      }
+      this.panels.push(panel);
+    }
+    this.layout();
+  }
+
+  clamp(r) {
+    return Math.max(this.lo, Math.min(this.hi, Math.round(Number(r) || 0)));
+  }
+
+  // ----------------------------------------------------------------------- gestures
+  act(what, event) {
+    active = this;
+    if (what === "play") return this.playing ? this.stop(true) : this.play(event);
+    this.stop(false);
+    const to = { first: this.lo, last: this.hi, back: this.r - 1, step: this.r + 1 }[what];
+    return this.go(to, event, what);
+  }
+
+  onKey(e) {
+    if (active !== this || e.ctrlKey || e.altKey || e.metaKey || textEntry(e.target)) return;
+    const what = { ArrowLeft: "back", ArrowRight: "step", " ": "play", Home: "first",
+      End: "last" }[e.key];
+    if (!what) return;
+    e.preventDefault();
+    e.stopPropagation();
+    this.act(what, e);
+  }
+
+  go(round, event, why) {  // show round (drawn on the next frame); report it at rest
+    const r = this.clamp(round);
+    if (event) this.pending.push({ gesture: why, key: event.key ?? null, round: r,
+      start: event.timeStamp || performance.now() });
+    this.r = r;
+    this.slider.value = r;
+    this.status.textContent = this.statusOf(r);
+    this.requestDraw();
+    if (why !== "goto" && why !== "trace" && why !== "tick") this.reportSoon();
+  }
+
+  statusOf(r) {
+    const s = this.trace.status || [];
+    const i = s.length === this.hi - this.lo + 1 ? r - this.lo : r;
+    return s[i] ?? `Round ${r} of ${this.trace.rounds}`;
+  }
+
+  reportSoon() {  // ~300 ms after the last gesture, never while playing
+    clearTimeout(this.reportTimer);
+    this.reportTimer = setTimeout(() => {
+      if (this.playing || this.r === this.reported) return;
+      this.reported = this.r;
+      this.report("round", { round: this.r });
+    }, REPORT_AFTER);
+  }
+
+  // ---------------------------------------------------------------------------- Play
+  play(event) {
+    if (this.r >= this.hi) this.go(this.lo, null, "tick");  // Play at the end starts over
+    this.playing = true;
+    this.playButton.innerHTML = `${icon("pause")} Pause`;
+    clearTimeout(this.reportTimer);
+    const interval = () => 1000 / this.speed;
+    let last = event?.timeStamp || performance.now();
+    const tick = (now) => {
+      if (!this.playing) return;
+      // the next round once its time has come and the last one is on screen: slower when
+      // the draw is, never a round skipped
+      if (now - last >= interval() - 4 && !this.drawing && !this.dirty) {
+        last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
+        if (this.r >= this.hi) return this.stop(true);
+        this.go(this.r + 1, { timeStamp: now }, "tick");
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }
+
+  stop(atRest) {  // atRest: Play was running and the round it stopped at is reported
+    if (!this.playing) return;
+    this.playing = false;
+    this.playButton.innerHTML = `${icon("play")} Play`;
+    if (atRest) this.reportSoon();
+  }
+
+  // ---------------------------------------------------------------------------- draw
+  requestDraw() {
+    if (this.drawing) { this.dirty = true; return; }
+    this.drawing = true;
+    this.dirty = false;
+    requestAnimationFrame(() => this.draw());
+  }
+
+  async draw() {
+    const r = this.r;
+    const gestures = this.pending.splice(0);
+    try {
+      const Plotly = await this.plotlyReady;
+      await Promise.all(this.panels.map((p) => this.drawPanel(Plotly, p, r)));
+    } catch (error) {
+      console.error(error);
+    }
+    requestAnimationFrame(() => {  // the frame after the draw: what the eye sees
+      const now = performance.now();
+      const reg = registry();
+      for (const g of gestures) reg.timings.push({ ...g, ms: now - g.start });
+      reg.drawn.push(r);
+      this.drawing = false;
+      if (this.dirty) this.requestDraw();
+    });
+  }
+
+  drawPanel(Plotly, panel, r) {
+    if (panel.name === "tree") this.treeFigure(panel, r);
+    else this.patchFigure(panel, r);
+    const { figure } = panel;
+    const config = { displaylogo: false, responsive: false, scrollZoom: false,
+      modeBarButtonsToRemove: ["select2d", "lasso2d"] };
+    const drawn = Plotly.react(panel.plot, figure.data, figure.layout, config);
+    if (panel.name !== "tree" || this.selected === null) return drawn;
+    return drawn.then(() => placeInfo(panel, this.selected));  // the tree as now drawn
+  }
+
+  patchFigure(panel, r) {  // the chart's one figure, at round r
+    const { spec, arrays } = panel.chart;
+    const fig = panel.figure;
+    const n = this.trace.rounds;
+    for (const p of spec.patches || []) {
+      let value = r + (p.offset || 0);
+      if (!p.round) {
+        const a = arrays[p.array];
+        const row = r - (a.first ?? this.lo) + (p.offset || 0);
+        if (row < 0 || row >= a.shape[0]) continue;  // e.g. "round r - 1" at round 0 (hidden)
+        value = rowOf(a, row);
+      }
+      setPath(fig, p.path, p.list ? [value] : value);
+    }
+    for (const t of spec.texts || []) {
+      const text = r === 0 && t.at0 !== undefined ? t.at0 : t.template
+        .replaceAll("{r-1}", r - 1).replaceAll("{r}", r).replaceAll("{n}", n);
+      setPath(fig, t.path, text);
+    }
+    for (const s of spec.shown || []) setPath(fig, s.path, r >= s.from);
+  }
+
+  treeFigure(panel, r) {
+    const track = this.tree;
+    const { width, height } = panel.size;
+    const nodes = treeNodes(track, r, this.lo);
+    const f = this.fonts;
+    const margin = { l: 12, r: 12, t: Math.round(f.title * 1.3 + f.label * 1.6 + 14), b: 8 };
+    const layout = {
+      paper_bgcolor: "white", plot_bgcolor: "white", width, margin,
+      font: { size: f.chart, family: "Source Sans Pro, Arial, sans-serif", color: "#111111" },
+      title: { text: r === 0 ? "Round 0: the baseline (no tree yet)" : `Tree of round ${r}`,
+        font: { size: f.title }, x: 0, xanchor: "left", y: 1, yref: "container",
+        yanchor: "top", pad: { t: 8, l: 12 } },
+      legend: { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "bottom",
+        font: { size: f.label + 2 }, itemclick: false, itemdoubleclick: false,
+        itemsizing: "constant" },
+      hoverlabel: { font: { size: f.label } },
+      dragmode: "pan", hovermode: "closest", clickmode: "event",
+      xaxis: { visible: false, showgrid: false, range: [0, 1], fixedrange: true },
+      yaxis: { visible: false, showgrid: false, range: [-1, 0], fixedrange: true },
+    };
+    panel.plan = null;
+    if (!nodes.length) {
+      panel.figure = { data: [], layout: { ...layout, height } };
+      this.showInfo(panel, r);
+      return;
+    }
+    const opts = { gamma: track.gamma, width, font: f.label, marker: f.marker, margin,
+      missingFeatures: track.missing_features ?? null };
+    const plan = this.foldToFit(nodes, opts, this.fill ? height : Infinity);
+    panel.plan = plan;
+    panel.labelFont = f.label;
+    const h = this.fill ? height : Math.max(plan.height, 260);
+    layout.height = h;
+    layout.xaxis.range = plan.xRange;
+    layout.yaxis.range = [-(h - margin.t - margin.b), 0];  // y in px: top-aligned
+    layout.shapes = ghostOutlines(plan);
+    if (!this.fill) panel.box.style.height = `${h}px`;
+    panel.figure = { data: treeTraces(plan, track, this.selected, f.label), layout };
+    this.showInfo(panel, r);
+  }
+
+  // As viz/tree.tree_figure_within: fold the deepest levels ("+ N hidden") until it fits.
+  foldToFit(nodes, opts, height) {
+    const collapsed = new Set();
+    let level = Math.max(...nodes.map((n) => n.depth)) - 1;
+    for (;;) {
+      const plan = planTree(nodes, collapsed, opts);
+      if (plan.height <= height || level < 0) return plan;
+      for (const n of nodes) if (n.depth === level && !n.leaf) collapsed.add(n.id);
+      level--;
+    }
+  }
+
+  // ------------------------------------------------------------------- node clicks
+  onTreeClick(panel, e) {
+    if (e.target.closest(".bsp-info")) {
+      if (e.target.closest("button")) { this.selected = null; this.requestDraw(); }
+      return;
+    }
+    const id = this.nodeAt(panel, e);
+    if (id === null) return;
+    this.selected = id;
+    this.showInfo(panel, this.r);  // at once, from the trace
+    this.requestDraw();
+    this.report("node", { round: this.r, node: id });
+  }
+
+  nodeAt(panel, e) {  // the node whose marker is under the pointer (within a few px)
+    if (!panel.plan) return null;
+    let best = null;
+    let bestD = (panel.plan.marker / 2 + 6) ** 2;
+    for (const id of panel.plan.y.keys()) {
+      const c = markerCenter(panel, id);
+      const d = c ? (c.x - e.clientX) ** 2 + (c.y - e.clientY) ** 2 : Infinity;
+      if (d <= bestD) { bestD = d; best = id; }
+    }
+    return best;
+  }
+
+  showInfo(panel, r) {
+    const node = this.selected === null ? null
+      : treeNodes(this.tree, r, this.lo).find((n) => n.id === this.selected);
+    panel.info.hidden = !node;
+    if (!node) return;
+    panel.info.innerHTML = `${hoverText(node, this.tree)}<button type="button" title="Close" `
+      + `aria-label="Close">×</button>`;
+    panel.info.dataset.node = node.id;
+    placeInfo(panel, node.id);
+  }
+
+  // ------------------------------------------------------------------------- layout
+  relayoutSoon() {
+    if (this.relayoutFrame || !this.panels) return;
+    this.relayoutFrame = requestAnimationFrame(() => {
+      this.relayoutFrame = null;
+      if (this.layout()) this.requestDraw();
+    });
+  }
+
+  // Sizes from the container: the panels fill the window's height with `fill` (fit | loss
+  // side by side, the tree below them or beside them as the window's shape suits), fonts
+  // scale with the window. Returns whether anything changed.
+  layout() {
+    const trace = this.trace;
+    this.fill = !!trace.fill;
+    const large = !!trace.large;
+    const width = Math.max(320, this.root.clientWidth);
+    const scale = Math.min(window.innerWidth / 1280, window.innerHeight / 720);
+    const chart = Math.round(Math.max(large ? 16 : 13, (large ? 17 : 14) * scale));
+    const label = Math.round(Math.max(large ? 16 : 12, (large ? 16 : 13) * scale));
+    this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6) };
+    this.root.style.fontSize = `${chart}px`;
+    const top = this.root.getBoundingClientRect().top + window.scrollY;
+    const barH = this.status.offsetHeight + this.root.querySelector(".bsp-bar").offsetHeight + 14;
+    const height = this.fill
+      ? Math.max(360, window.innerHeight - Math.max(0, Math.min(top, window.innerHeight / 3)) - barH - 8)
+      : 0;
+    const key = `${width}x${height}x${chart}`;
+    if (key === this.layoutKey) return false;
+    this.layoutKey = key;
+    const sizes = arrange(this.panels.map((p) => p.name), width, height, this.fill);
+    this.panelsBox.style.gridTemplateColumns = sizes.columns;
+    this.panelsBox.style.gridTemplateRows = sizes.rows;
+    for (const p of this.panels) {
+      const s = sizes.of[p.name];
+      Object.assign(p.box.style, { gridArea: s.area, height: `${s.height}px` });
+      p.size = s;
+      if (p.name !== "tree") fitChart(p, s, this.fonts);
+      p.info && (p.info.style.fontSize = `${this.fonts.label}px`);
+    }
+    return true;
+  }
+}
+
+// The node's numbers go in the panel's corner that hides the least of the tree (the selected
+// node never; the root's band before the leaves): the tree fills the panel, no corner is free.
+function placeInfo(panel, selected) {
+  const info = panel.info;
+  const plan = panel.plan;
+  if (!plan || !panel.plot._fullLayout) return;
+  const box = panel.box.getBoundingClientRect();
+  const w = info.offsetWidth;
+  const h = info.offsetHeight;
+  const points = [];
+  const deepest = Math.max(...plan.nodes.map((n) => n.depth));
+  const cost = new Map(plan.nodes.map((n) => [n.id, n.id === selected ? 1000
+    : 1 + 2 * (deepest - n.depth)]));
+  for (const id of plan.y.keys()) {
+    const c = markerCenter(panel, id);
+    const [lx, ly, text] = plan.label.get(id);
+    const l = dataToClient(panel, lx, ly);
+    const [tw, th] = textSize(text, panel.labelFont);
+    const weight = cost.get(id);
+    points.push({ x: c.x - box.left, y: c.y - box.top, r: plan.marker / 2, weight },
+      { x: l.x - box.left, y: l.y - box.top, rx: tw / 2, ry: th / 2, weight });
+  }
+  const corners = [[box.width - w - 6, 6], [box.width - w - 6, box.height - h - 6],
+    [6, box.height - h - 6], [6, 6]];
+  let best = corners[0];
+  let bestCost = Infinity;
+  for (const [x, y] of corners) {
+    let cost = 0;
+    for (const p of points) {
+      const rx = p.rx ?? p.r;
+      const ry = p.ry ?? p.r;
+      if (p.x + rx > x && p.x - rx < x + w && p.y + ry > y && p.y - ry < y + h) cost += p.weight;
+    }
+    if (cost < bestCost) { bestCost = cost; best = [x, y]; }
+  }
+  Object.assign(info.style, { left: `${Math.max(0, best[0])}px`, top: `${Math.max(0, best[1])}px`,
+    right: "auto" });
+}
+
+function dataToClient(panel, x, y) {
+  const full = panel.plot._fullLayout;
+  const rect = panel.plot.getBoundingClientRect();
+  return { x: rect.left + full.xaxis._offset + full.xaxis.l2p(x),
+    y: rect.top + full.yaxis._offset + full.yaxis.l2p(y) };
+}
+
+function markerCenter(panel, id) {  // a node's marker on the screen (client px)
+  const full = panel.plot._fullLayout;
+  if (!panel.plan?.y.has(id) || !full) return null;
+  const rect = panel.plot.getBoundingClientRect();
+  return dataToClient(panel, panel.plan.x.get(id), panel.plan.y.get(id));
+}
+
+function textEntry(target) {  // a key typed here is the element's own
+  if (!(target instanceof Element)) return false;
+  if (target.isContentEditable || target.closest("[contenteditable=''],[contenteditable=true]")) {
+    return true;
+  }
+  if (target.closest("[role=listbox]")) return true;
+  if (target.getAttribute("aria-expanded") === "true") return true;  // an open list
+  const tag = target.tagName;
+  if (tag === "TEXTAREA") return true;
+  if (tag !== "INPUT") return false;
+  const type = (target.type || "text").toLowerCase();
+  // a closed combobox (Streamlit's selectbox after a choice) keeps focus: its keys are ours
+  if (target.getAttribute("role") === "combobox") return false;
+  return !["range", "checkbox", "radio", "button", "submit", "reset", "color", "file",
+    "image"].includes(type);
+}
+
+// Grid areas and pixel sizes of the panels.
+function arrange(names, width, height, fill) {
+  const gap = 8;
+  const charts = names.filter((n) => n !== "tree");
+  const hasTree = names.includes("tree");
+  const of = {};
+  const chartH = fill ? 0 : 420;
+  if (!hasTree || !charts.length) {  // one row of whatever there is
+    const w = Math.floor((width - gap * (names.length - 1)) / names.length);
+    names.forEach((n, i) => { of[n] = { area: `1 / ${i + 1}`, width: w,
+      height: fill ? height : (n === "tree" ? 400 : chartH) }; });
+    return { of, columns: `repeat(${names.length}, 1fr)`, rows: "auto" };
+  }
+  const beside = fill && width / height >= 1.45 && width >= 900;
+  if (beside) {  // the charts stacked on the left, the tree on the right, full height
+    const w = Math.floor((width - gap) / 2);
+    const h = Math.floor((height - gap * (charts.length - 1)) / charts.length);
+    charts.forEach((n, i) => { of[n] = { area: `${i + 1} / 1`, width: w, height: h }; });
+    of.tree = { area: `1 / 2 / ${charts.length + 1} / 3`, width: width - w - gap, height };
+    return { of, columns: `${w}px 1fr`, rows: `repeat(${charts.length}, ${h}px)` };
+  }
+  const side = width >= 700 ? charts.length : 1;  // fit | loss side by side when there is room
+  const w = Math.floor((width - gap * (side - 1)) / side);
+  const chartRows = Math.ceil(charts.length / side);
+  const top = fill ? Math.floor((height - gap * chartRows) * 0.45 / chartRows) : chartH;
+  charts.forEach((n, i) => {
+    of[n] = { area: `${Math.floor(i / side) + 1} / ${(i % side) + 1}`, width: w, height: top };
+  });
+  const treeH = fill ? height - chartRows * (top + gap) : 400;
+  of.tree = { area: `${chartRows + 1} / 1 / ${chartRows + 2} / ${side + 1}`, width, height: treeH };
+  return { of, columns: `repeat(${side}, 1fr)`, rows: "auto" };
+}
+
+function captureFonts(layout) {  // the figure's own font sizes, to scale from
+  return { base: layout.font?.size ?? 15, title: layout.title?.font?.size ?? null };
+}
+
+// A chart at its panel's size, its fonts scaled to the window.
+function fitChart(panel, size, fonts) {
+  const layout = panel.figure.layout;
+  layout.width = size.width;
+  layout.height = size.height;
+  layout.autosize = false;
+  layout.font = { ...layout.font, size: fonts.chart };
+  layout.title = { ...layout.title, font: { ...layout.title?.font, size: fonts.title } };
+  for (const k of ["legend", "hoverlabel"]) {
+    if (layout[k]?.font?.size) layout[k].font.size = fonts.chart;
+  }
+  for (const note of layout.annotations || []) if (note.font?.size) note.font.size = fonts.chart;
+  for (const [name, axis] of Object.entries(layout)) {
+    if (!/^[xy]axis\d*$/.test(name) || !axis) continue;
+    if (axis.tickfont?.size) axis.tickfont.size = fonts.chart;
+    if (axis.title?.font?.size) axis.title.font.size = fonts.chart;
+  }
+  // the title needs less room than the figure's 70 px once the legend is not beside it
+  const m = layout.margin || {};
+  layout.margin = { ...m, t: Math.min(m.t ?? 70, Math.round(fonts.title * 1.3 + fonts.chart * 2)) };
+}
+
+// ---------------------------------------------------------------------------- hosts
+export function mount(element, trace, { plotly, report } = {}) {
+  let player = element.boostscopePlayer;
+  if (!player) {
+    player = new Player(element);
+    element.boostscopePlayer = player;
+  }
+  player.report = report || (() => {});
+  player.load(trace, plotly);
+  return player;
+}
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  mount(parentElement, data.trace, { plotly: data.plotly,
+    report: (name, value) => setTriggerValue(name, value) });
+}
+
+// For tests and benchmarks: the labels the page composes for round r in format fmt.
+registry().labels = (round, fmt, player = null) => {
+  const p = player ?? registry().players[0];
+  return treeNodes(p.tree, round, p.lo).map((n) => ({ node: n.id,
+    text: nodeText(n, fmt, p.tree.gamma) }));
+};
+registry().format = { pyG, pyF0, num, short };
+registry().nodeCenter = (id, player = null) => {
+  const p = player ?? registry().players[0];
+  return markerCenter(p.panels.find((x) => x.name === "tree"), id);
+};
