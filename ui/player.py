@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 import streamlit as st
 import streamlit.components.v2 as components_v2
 
-from viz.export import offline_html
+from viz.export import PLAYER_JS, offline_html
 
 from .charts import plotly_url
 
-PLAYER_JS = Path(__file__).resolve().parents[1] / "viz" / "player.js"
 _PLAYER = components_v2.component("boostscope_player", js=PLAYER_JS.read_text(),
                                   isolate_styles=False)
 _TEXTS: dict[str, str] = {}  # a trace's JSON by its id: serialised once, not at every rerun

@@ -698,6 +698,7 @@ class Player {
   }
 
   onKey(e) {
+    if (this.keys === false) return;  // a lesson keeps the arrows for its own steps
     if (active !== this || e.ctrlKey || e.altKey || e.metaKey || textEntry(e.target)) return;
     const what = { ArrowLeft: "back", ArrowRight: "step", " ": "play", Home: "first",
       End: "last" }[e.key];
@@ -1097,10 +1098,20 @@ export function mount(element, trace, { plotly, report } = {}) {
   return player;
 }
 
+// Streamlit sends the trace's JSON (the same text while the model is the same) and, beside
+// it, where the page should be (goto) and whether it owns the keys.
+let parsed = { text: null, trace: null };
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  mount(parentElement, data.trace, { plotly: data.plotly,
+  if (parsed.text !== data.trace) {
+    parsed = { text: data.trace,
+      trace: typeof data.trace === "string" ? JSON.parse(data.trace) : data.trace };
+  }
+  const trace = data.goto ? { ...parsed.trace, goto: data.goto } : parsed.trace;
+  const player = mount(parentElement, trace, { plotly: data.plotly,
     report: (name, value) => setTriggerValue(name, value) });
+  player.keys = data.keys !== false;
 }
 
 // For tests and benchmarks: the labels the page composes for round r in format fmt.
