@@ -168,7 +168,7 @@ function hoverText(n, track) {
 // -------------------------------------------------------------------------- the trace
 function decode(spec) {  // {dtype, shape, b64[, first]} -> {data: typed array, shape, first}
   const bytes = Uint8Array.from(atob(spec.b64), (c) => c.charCodeAt(0));
-  const Type = { float32: Float32Array, float64: Float64Array, int32: Int32Array,
+  const Type = { float32: Float32Array, float64: Float64Array, int32: Int32Array, int16: Int16Array,
     uint8: Uint8Array }[spec.dtype];
   if (!Type) throw new Error(`player: unknown dtype ${spec.dtype}`);
   // first: the round of row 0 (an array by round); "whole" arrays hold every round
