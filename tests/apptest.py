@@ -29,9 +29,26 @@ def open_app(**query) -> AppTest:
     return at
 
 
+def player(at) -> dict:
+    """The round trace the page's player was sent, with its ``goto`` and ``keys``."""
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "boostscope_player":
+            data = json.loads(element.proto.json)
+            return {**json.loads(data["trace"]), "goto": data["goto"], "keys": data["keys"]}
+    raise AssertionError("no player on the page")
+
+
 def status(at) -> str:
-    """The status line over the charts ("#### Round r of n — train rmse ...")."""
-    return next(m.value for m in at.markdown if m.value.startswith("#### Round"))
+    """The player's status line at the round the app holds ("Round r of n — train rmse
+    ..."): what the page shows at rest."""
+    return player(at)["status"][at.session_state["app"].stage.round]
+
+
+def rest_on(at, r: int, node: int | None = None) -> AppTest:
+    """What the page's player does when it comes to rest on round ``r`` (or a node of it is
+    clicked): the round (and node) back in the app's stage, and a run."""
+    at.session_state["app"].stage.rests_on(r, node)
+    return at.run()
 
 
 def _chart_elements(at) -> list:

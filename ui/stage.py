@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import streamlit as st
 
 import boost
@@ -119,10 +120,12 @@ def stage_trace(state: AppState, model: Model, klass: int, large: bool = False,
     built = model.traces.get(key)
     if built is None:
         X = prep.X_train.to_numpy(dtype=float)
-        y = None if booster.data.y is None else prep.y_train
+        target = booster.data.y is not None
+        # without a target (a model file's sample) the trace holds the trees alone
+        y = prep.y_train if target else np.full(len(X), np.nan)
         rows = sample_rows(len(X))
         data = booster.trace.rounds(X, y, rows, klass)
-        history = None if y is None else booster.loss_history()
+        history = booster.loss_history() if target else None
         best = None if booster.best_iteration is None else booster.best_iteration + 1
         built = round_trace(data, history, booster.metric_name, prep.class_names,
                             booster.params, model_key=model.config.get("digest", ""),

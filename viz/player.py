@@ -279,7 +279,9 @@ def round_trace(data: RoundsData, history: pd.DataFrame | None, metric: str,
         "status": [f"Round {r} of {n} — {loss_line(history, metric, r)}"
                    for r in range(n + 1)],
         "large": large, "fill": fill, "panels": list(panels),
-        "fit": _fit_chart(data, lo, hi, class_names, large),
+        # without a target there is nothing to fit against (a model file's sample without
+        # its label column): the tree and the status only
+        "fit": None if history is None else _fit_chart(data, lo, hi, class_names, large),
         "loss": None if history is None else _loss_chart(history, metric, t, large,
                                                          best_round),
         "tree": _tree_track(data, lo, hi, params, missing_features),

@@ -164,10 +164,10 @@ def round_trees(frame, feature_names, num_groups: int, class_idx: int) -> RoundT
 
 
 def _child_ids(column) -> np.ndarray:
-    """'T-N' → N; -1 where there is no child."""
-    ids = column.str.rpartition("-")[2]
-    return np.where(column.isna().to_numpy(), -1,
-                    np.asarray(ids.fillna("-1").replace("", "-1"), dtype=np.int64))
+    """'T-N' → N; -1 where there is no child (a column of no children at all, as on one
+    round of single-leaf trees, is all -1)."""
+    ids = [-1 if not isinstance(v, str) else int(v.rpartition("-")[2]) for v in column]
+    return np.asarray(ids, dtype=np.int64)
 
 
 def _kinds(has_split, grown, leaf, pruned) -> np.ndarray:

@@ -32,7 +32,7 @@ def test_good_upload_trains(name, make):
     at = _upload(open_app(sample="moons"), name, make(x.tolist(), y.tolist()))
     assert not at.error
     assert at.selectbox(key="target").value == "y"
-    assert status(at).startswith("#### Round 0 of 20 — train rmse")
+    assert status(at).startswith("Round 0 of 20 — train rmse")
     assert f"**{name}**: 40 rows × 2 columns" in " ".join(c.value for c in at.caption)
 
 
@@ -55,4 +55,4 @@ def test_bad_uploads_keep_the_previous_data(name, raw, message):
     at = _upload(open_app(sample="moons"), name, raw)
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "previous data stay loaded" in at.error[0].value
-    assert status(at).startswith("#### Round 0 of 20 — train logloss")  # moons still shown
+    assert status(at).startswith("Round 0 of 20 — train logloss")  # moons still shown

@@ -5,7 +5,7 @@ from and written to the link, and the view in a presenter panel."""
 
 
 import numpy as np
-from apptest import chart, charts, open_app
+from apptest import chart, charts, open_app, player
 
 import boost
 from ui import tables
@@ -125,4 +125,5 @@ def test_the_view_in_a_presenter_panel_draws_its_chart_only():
     assert not [m for m in at.markdown if "train–validation gap" in m.value]
     assert not at.number_input  # no widgets of its own in a panel
     drawn = charts(at)
-    assert len(drawn) == 2  # the fit and the margins
+    assert len(drawn) == 1  # the margins (the fit is the player's)
+    assert player(at)["panels"] == ["fit"]

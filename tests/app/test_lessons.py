@@ -4,7 +4,7 @@ hostile lesson links, and the user's work kept across presenter mode and lessons
 
 
 import pytest
-from apptest import APP, clear_caches, open_app  # noqa: F401  (clear_caches: autouse)
+from apptest import APP, clear_caches, open_app, player, rest_on  # noqa: F401  (clear_caches: autouse)
 from streamlit.testing.v1 import AppTest
 
 from boost.params import BY_NAME
@@ -119,7 +119,7 @@ def test_presenter_mode_keeps_the_parameters_and_the_sidebar_comes_back():
     at = _app(sample="noisy_1d", max_depth="5", eta="0.2")
     at.toggle(key="present").set_value(True).run()
     assert not at.sidebar.selectbox  # no sidebar while presenting
-    at.button(key="step_forward").click().run()
+    rest_on(at, 1)
     at.button(key="panel_key_3").click().run()  # the number key 3: node arithmetic
     assert at.session_state["right_panel"] == "node"
     at.button(key="leave_present").click().run()
@@ -128,17 +128,21 @@ def test_presenter_mode_keeps_the_parameters_and_the_sidebar_comes_back():
     assert not [w for w in at.warning if "Stale" in w.value]
 
 
-def test_presenter_play_shows_round_1_first():
-    """Play in presenter mode: the press's run asks for a full run (Play's timer) before any
-    tick, so the first round shown is 1 (the tick had run before it, then again: 2)."""
-    at = _app(sample="noisy_1d")
+def test_presenter_mode_sends_the_player_its_panels_in_projector_type():
+    at = _app(sample="noisy_1d", round="3")
     at.toggle(key="present").set_value(True).run()
-    at.button(key="play").click().run()
-    heading = [m.value for m in at.markdown if m.value.startswith("Round ")]
-    assert at.session_state["app"].stage.playing and heading[0].startswith("Round 1 / ")
-    at.run()  # the next tick
-    assert [m.value for m in at.markdown if m.value.startswith("Round ")][0].startswith(
-        "Round 2 / ")
+    trace = player(at)
+    assert trace["panels"] == ["fit", "tree"] and trace["large"] and trace["fill"]
+    assert trace["goto"]["round"] == 3 and trace["keys"]
+    at.selectbox(key="right_panel").set_value("node").run()  # the arithmetic: drawn here
+    assert player(at)["panels"] == ["fit"]
+    assert any("worked out" in m.value for m in at.markdown)
+
+
+def test_a_lesson_keeps_the_arrow_keys_for_its_steps():
+    at = _app(lesson="four-points")
+    assert player(at)["keys"] is False
+    assert at.button(key="lesson_next").proto.shortcut.lower() == "right"
 
 
 def test_a_changed_target_retrains_at_once_on_small_data():

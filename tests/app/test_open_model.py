@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
-from apptest import clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
+from apptest import clear_caches, open_app, player, rest_on, status  # noqa: F401  (clear_caches: autouse)
 
 import boost
 
@@ -48,10 +48,9 @@ def test_open_a_model_and_step_it_on_the_sample():
     assert not at.error
     info = " ".join(i.value for i in at.info)
     assert "Opened XGBoost model" in info and "recomputed on the sample" in info
-    assert status(at).startswith(f"#### Round 0 of {ROUNDS} — sample logloss")
-    at.button(key="step_forward").click().run()
-    at.button(key="step_forward").click().run()
-    assert at.slider(key="round").value == 2
+    assert status(at).startswith(f"Round 0 of {ROUNDS} — sample logloss")
+    rest_on(at, 2)
+    assert player(at)["rounds"] == ROUNDS
     # the sample's loss at round 2 is XGBoost's logloss of the first two trees on the sample
     p = model.predict(xgb.DMatrix(X), iteration_range=(0, 2))
     logloss = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
@@ -82,15 +81,16 @@ def test_open_a_model_and_step_it_on_the_sample():
     # Close: back to training on the sidebar's data
     at.button(key="close_model").click().run()
     assert "train rmse" in status(at)
-    assert status(at).startswith("#### Round 0 of")  # closing starts at round 0 (a Step's
-    # round, kept against the browser's slider until its address bar shows it, is not)
+    assert status(at).startswith("Round 0 of")  # closing starts at round 0
+    assert player(at)["goto"]["round"] == 0
 
 
 def test_sample_without_target_shows_predictions_only():
     _, raw, sample, _, _ = _model_and_sample("json")
     at = _open(open_app(sample="noisy_1d"), raw, sample, target="", name="m.json")
     assert "predictions only" in status(at)
-    at.button(key="last").click().run()
+    assert player(at)["fit"] is None and player(at)["tree"] is not None
+    rest_on(at, ROUNDS)
     assert not at.exception and not at.error
     at.segmented_control(key="view").set_value("residuals").run()
     assert any("need the sample's target" in i.value for i in at.info)
@@ -165,9 +165,7 @@ def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
     at.segmented_control(key="open_method").set_value(method).run()
     at = _open(at, bytes(model.save_raw("json")), sample, target="target", name="m.json")
     assert not at.error, [e.value for e in at.error]
-    at.button(key="last").click().run()
-    at.session_state["app"].stage.node = 0
-    at.run()
+    rest_on(at, 3, node=0)
     assert not at.exception and not at.error
     assert any("recomputed on the sample" in m.value for m in at.markdown)
     booster = at.session_state["app"].opened.file
@@ -180,8 +178,7 @@ def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
 def test_presenter_mode_on_an_opened_model():
     _, raw, sample, _, _ = _model_and_sample()
     at = _open(open_app(sample="noisy_1d"), raw, sample)
-    at.button(key="step_forward").click().run()
-    at.session_state["app"].stage.node = 0
+    rest_on(at, 1, node=0)
     at.toggle(key="present").set_value(True).run()
     for left, right in (("fit", "tree"), ("node", "candidates"), ("loss", "pruning")):
         at.selectbox(key="left_panel").set_value(left).run()

@@ -142,3 +142,16 @@ def test_node_kinds(method):
     # γ = 0.5 did something: exact prunes (cut and ghosts), hist refuses
     found = set(kinds.tolist())
     assert ({KIND_CUT, KIND_PRUNED_LEAF} <= found) if method == "exact" else KIND_REFUSED in found
+
+
+def test_a_model_of_single_leaf_trees_has_no_children():
+    # γ = 130 refuses the four points' only split under hist: every tree is its root leaf
+    X = np.array([[10.0], [20.0], [25.0], [35.0]])
+    y = np.array([-10.0, 7.0, 8.0, -7.0])
+    booster = boost.train({"tree_method": "hist", "gamma": 130, "max_depth": 2, "lambda": 0,
+                           "base_score": 0.5}, X, y, 3)
+    trees = booster.trace.rounds(X, y, np.arange(4)).trees
+    assert list(np.diff(trees.offsets)) == [1, 1, 1]
+    for column in ("yes", "no", "missing"):
+        assert list(trees.columns[column]) == [-1, -1, -1]
+    assert list(trees.columns["kind"]) == [3, 3, 3]  # each a leaf whose split γ refused

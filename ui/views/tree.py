@@ -82,6 +82,11 @@ def follow_row(state: AppState, shown: Shown, tree: pd.DataFrame, node: int, kla
                           missing_features=missing_features(shown.config, prep.X_train)),
          ViewKeep.tree_chart.key, state, shown, exact=True,
          on_select=lambda: _node_clicked(state), config={"scrollZoom": True})
+    if collapsed and collapsed == _default(tree):
+        depth = min(int(d) for d in tree.Depth[tree.Node.isin(collapsed)])
+        st.caption(f"This tree has {int(tree.Leaf.sum())} leaves: the levels below depth "
+                   f"{depth} are collapsed (⊞) so every label stays readable. Click a node and "
+                   "expand it, or Expand all, then zoom (scroll) and pan (drag).")
 
 
 def sampling_caption(booster, r: int, klass: int) -> None:
@@ -310,14 +315,13 @@ def tree_panel(state: AppState, shown: Shown) -> None:
 
 
 def _node_row(state: AppState, shown: Shown):
+    """The round's tree and the selected node's row: the root until a node is clicked (no
+    panel is a dead end)."""
     tree = _round_tree(state, shown)
     if tree is None:
         return None, None
-    if state.stage.node not in set(tree.Node):
-        st.info("Click a node of the tree (or choose the Tree panel and click one) to see "
-                "its arithmetic.")
-        return None, None
-    return tree, tree[tree.Node == state.stage.node].iloc[0]
+    node = state.stage.node if state.stage.node in set(tree.Node) else 0
+    return tree, tree[tree.Node == node].iloc[0]
 
 
 def node_panel(state: AppState, shown: Shown) -> None:
