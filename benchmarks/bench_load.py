@@ -139,10 +139,12 @@ async def at_once(browser, url: str, n: int, pid: int, settle: float, timeout_s:
 
 
 async def step(page, timeout_s: float) -> tuple[float, float]:
-    """Press Step once: (when it was pressed, perf_counter s; ms to the redrawn chart)."""
+    """Press the player's Step once: (when it was pressed, perf_counter s; ms to the end of
+    the run the page asks for at rest, which redraws the view and the URL: the server's
+    share under load, plus the player's ~300 ms wait for rest)."""
     await page.evaluate("() => window.probe.arm()")
     pressed = time.perf_counter()
-    await page.locator(".st-key-step_forward button").click()
+    await page.locator('.bsp-bar button[data-act="step"]').click()
     await page.wait_for_function(FINISHED, timeout=timeout_s * 1000)
     await settled(page, timeout_s)  # the rest of the run (it may end between two frames)
     await page.wait_for_timeout(100)

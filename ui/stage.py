@@ -112,29 +112,34 @@ def class_choice(state: AppState, booster, class_names) -> int:
 
 def stage_trace(state: AppState, model: Model, klass: int, large: bool = False,
                 fill: bool = False, panels=PANELS) -> dict:
-    """The round trace of the model on screen (docs/player.md), built once per model and
-    what it draws, with where the page should be (``goto``)."""
-    booster, prep = model.booster, model.prep
+    """The round trace of the model on screen (docs/player.md) with where the page should
+    be (``goto``: the stage's round, node and token)."""
     stage = state.stage
+    return {**model_trace(model, klass, large, fill, panels),
+            "goto": {"round": int(stage.round), "node": stage.node, "token": stage.token}}
+
+
+def model_trace(model: Model, klass: int = 0, large: bool = False, fill: bool = False,
+                panels=PANELS) -> dict:
+    """A model's round trace, built once per model and what it draws (kept on the model,
+    which the training cache shares between sessions); its ``goto`` is round 0."""
     key = (klass, large, fill, tuple(panels))
     built = model.traces.get(key)
     if built is None:
+        booster, prep = model.booster, model.prep
         X = prep.X_train.to_numpy(dtype=float)
         target = booster.data.y is not None
         # without a target (a model file's sample) the trace holds the trees alone
         y = prep.y_train if target else np.full(len(X), np.nan)
-        rows = sample_rows(len(X))
-        data = booster.trace.rounds(X, y, rows, klass)
-        history = booster.loss_history() if target else None
+        data = booster.trace.rounds(X, y, sample_rows(len(X)), klass)
         best = None if booster.best_iteration is None else booster.best_iteration + 1
-        built = round_trace(data, history, booster.metric_name, prep.class_names,
-                            booster.params, model_key=model.config.get("digest", ""),
-                            large=large,
+        built = round_trace(data, booster.loss_history() if target else None,
+                            booster.metric_name, prep.class_names, booster.params,
+                            model_key=model.config.get("digest", ""), large=large,
                             fill=fill, panels=panels, best_round=best,
                             missing_features=missing_features(model.config, prep.X_train))
         model.traces[key] = built
-    node = stage.node
-    return {**built, "goto": {"round": int(stage.round), "node": node, "token": stage.token}}
+    return built
 
 
 def render_view(state: AppState, shown: Shown, view) -> None:
