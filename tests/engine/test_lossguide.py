@@ -208,7 +208,7 @@ def test_growth_replays_the_split_order():
 
 
 def test_growth_view_in_the_app():
-    from apptest import charts, open_app
+    from apptest import charts, open_app, player, rest_on
 
     at = open_app(sample="diabetes", view="growth-order", round="2", tree_method="hist",
                   max_leaves="8", max_depth="0")
@@ -219,8 +219,9 @@ def test_growth_view_in_the_app():
     specs = charts(at)
     notes = [a["text"] for spec in specs for a in spec["layout"].get("annotations", [])]
     assert sum("6 of 7 splits" in n for n in notes) == 2, notes
-    at.button(key="step_forward").click().run()  # another round's trees: replayed in full
-    assert at.slider(key="round").value == 3 and at.slider(key="growth_step").value == 7
+    rest_on(at, 3)  # the page rests on another round: its trees replayed in full
+    assert player(at)["status"][3].startswith("Round 3 of")
+    assert at.slider(key="growth_step").value == 7
 
 
 PORTABLE = """
