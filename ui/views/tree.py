@@ -3,6 +3,7 @@ arithmetic, and the tree as a table."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -334,9 +335,28 @@ def node_panel(state: AppState, shown: Shown) -> None:
         sample_node(shown.booster, row, detail.summary.table)
         return
     steps = _worked(shown, detail)
+    start = first_named(steps, state.screen.said)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
-        st.markdown("\n\n".join(f"$\\displaystyle {step.latex}$" for step in steps))
+        if start:  # the number the lesson's text names goes on top, in view
+            with st.expander(f"{start} earlier step{'s' if start > 1 else ''}"):
+                st.markdown("\n\n".join(f"$\\displaystyle {s.latex}$" for s in steps[:start]))
+        st.markdown("\n\n".join(f"$\\displaystyle {s.latex}$" for s in steps[start:]))
+
+
+KEEP_TOP = 2  # worked steps a panel always shows from the top
+NUMBER = re.compile(r"-?\d+\.\d+")  # a number a lesson names (with decimals: not a count)
+
+
+def first_named(steps: list, said: list[str]) -> int:
+    """Where a panel of worked steps starts so that the number the text on screen names (a
+    lesson's step: "the leaf falls from 110.25 to 55.125") is in view: the step before the
+    last step holding a named number; 0 when that is among the first ``KEEP_TOP`` steps
+    (in view already) or no step holds one."""
+    named = set(NUMBER.findall(" ".join(said)))
+    holding = [i for i, step in enumerate(steps) if named & set(NUMBER.findall(step.latex))]
+    start = holding[-1] - 1 if holding else 0
+    return start if start >= KEEP_TOP else 0
 
 
 def candidates_panel(state: AppState, shown: Shown) -> None:
