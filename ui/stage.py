@@ -12,13 +12,10 @@ import numpy as np
 import streamlit as st
 
 import boost
-from viz.fit import make_fit_figure
-from viz.loss import loss_line, make_loss_figure
 from viz.player import PANELS, round_trace
 from viz.theme import sample_rows
 
 from . import downloads, url, verify
-from .charts import show
 from .opened import is_opened
 from .player import offline_button, player
 from .state import AppState, Model, Shown, Stage, ViewKeep
@@ -156,35 +153,3 @@ def render_view(state: AppState, shown: Shown, view) -> None:
         view.render(state, shown)
     except boost.NoTrainingTrace as exc:
         st.info(str(exc), icon=":material/info:")
-
-
-def losses(booster, r: int) -> str:
-    """'train rmse 1.23, valid rmse 1.45' after round r ('sample rmse ...' on a data
-    sample)."""
-    try:
-        history = booster.loss_history()
-    except boost.NoTrainingTrace:
-        history = None
-    return loss_line(history, booster.metric_name, r)
-
-
-def fit_chart(state: AppState, shown: Shown) -> None:
-    prep = shown.prep
-    if shown.booster.data.y is None:
-        st.info("The fit compares predictions with the target; the sample was opened without "
-                "one. Choose its target column and open the model again.")
-        return
-    X = prep.X_train.to_numpy(dtype=float)
-    fit = shown.booster.trace.fit(X, prep.y_train, shown.round, sample_rows(len(X)))
-    show(make_fit_figure(fit, class_names=prep.class_names, large=shown.large), "fit", state,
-         shown)
-
-
-def loss_chart(state: AppState, shown: Shown) -> None:
-    booster = shown.booster
-    if booster.data.y is None:
-        st.info("The loss per round needs the sample's target.")
-        return
-    best = None if booster.best_iteration is None else booster.best_iteration + 1
-    show(make_loss_figure(booster.loss_history(), shown.round, booster.metric_name,
-                          large=shown.large, best_round=best), "loss", state, shown)

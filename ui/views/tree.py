@@ -4,7 +4,6 @@ arithmetic, and the tree as a table."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -18,7 +17,7 @@ from viz.candidates import (
     top_candidates,
 )
 from viz.pruning import refused as is_refused
-from viz.tree import WIDTH, make_tree_figure, tree_figure_within
+from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed
 
 from ..charts import class_name, clicked_id, show
@@ -290,29 +289,6 @@ def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
     frame = booster.trace.trees()
     klass = (state.views.klass or 0) if booster.num_groups > 1 else 0  # a class clicked off: 0
     return frame[(frame.Round == r) & (frame.Class == klass)]
-
-
-def tree_panel(state: AppState, shown: Shown) -> None:
-    """The round's tree alone, at the panel's height; click a node."""
-    booster = shown.booster
-    if booster.num_groups > 1 and shown.round > 0:  # the class first: the tree follows it
-        st.segmented_control("Class", list(range(booster.num_groups)), key=ViewKeep.klass.key,
-                             format_func=lambda k: class_name(shown, k),
-                             label_visibility="collapsed")
-    tree = _round_tree(state, shown)
-    if tree is None:
-        return
-    node = state.stage.node if state.stage.node in set(tree.Node) else None
-    title = f"Tree of round {shown.round} — click a node"
-    budget = (shown.height or 10_000) - (50 if booster.num_groups > 1 else 0)
-    missing = missing_features(shown.config, shown.prep.X_train)
-    collapsed = _collapsed(state, shown, tree, int(tree.Class.iloc[0]))
-    fig = tree_figure_within(tree, budget, collapsed, gamma=float(booster.params["gamma"]),
-                             selected=node, title=title, large=shown.large,
-                             width=shown.width or WIDTH, missing_features=missing)
-    show(fig, ViewKeep.tree_chart.key, state, replace(shown, height=None), exact=True,
-         on_select=lambda: _node_clicked(state),
-         config={"scrollZoom": True})
 
 
 def _node_row(state: AppState, shown: Shown):
