@@ -681,6 +681,7 @@ class Player {
       }
       this.panels.push(panel);
     }
+    this.layoutKey = null;  // new panels: sized even when the window's size is the same
     this.layout();
   }
 
