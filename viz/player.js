@@ -1017,6 +1017,10 @@ function textEntry(target) {  // a key typed here is the element's own
     return true;
   }
   if (target.closest("[role=listbox]")) return true;
+  // a focused slider of the page (a parameter's) takes its own arrows; the player's own
+  // round slider is driven by the player's keys
+  if (target.closest("[role=slider]")) return true;
+  if (target.tagName === "INPUT" && target.type === "range") return !target.closest(".bsp-bar");
   if (target.getAttribute("aria-expanded") === "true") return true;  // an open list
   const tag = target.tagName;
   if (tag === "TEXTAREA") return true;
