@@ -168,6 +168,32 @@ def player_button(page, act):
     return page.locator(f"{PLAYER} .bsp-bar button[data-act={act}]").first
 
 
+def player_drawn(page, timeout=60_000):
+    """The page's player (the last one mounted) has drawn its tree and is not drawing."""
+    page.wait_for_function("""() => {
+      const p = window.boostscopePlayer?.players.at(-1);
+      return !!p && p.root.isConnected && window.boostscopePlayer.drawn.length > 0
+        && !!p.root.querySelector('.bsp-tree .main-svg') && !p.drawing;
+    }""", timeout=timeout, polling="raf")
+
+
+def click_node(page, node: int):
+    """Click ``node`` of the player's tree where it is drawn on the screen (scrolled into
+    the window first)."""
+    box = page.evaluate("""(id) => {
+      const reg = window.boostscopePlayer;
+      const player = reg.players.filter(p => p.root.isConnected).at(-1);
+      const first = reg.nodeCenter(id, player);
+      if (first && (first.y < 0 || first.y > innerHeight)) {
+        player.root.querySelector('.bsp-tree').scrollIntoView({block: 'start'});
+      }
+      return reg.nodeCenter(id, player);
+    }""", node)
+    assert box, f"node {node} is not drawn"
+    assert 0 <= box["y"] <= page.viewport_size["height"], box
+    page.mouse.click(box["x"], box["y"])
+
+
 # The smallest visible text in the viewport (KaTeX's zero-width struts and its hidden
 # MathML copy are not text a reader sees).
 SMALLEST_FONT = """() => {

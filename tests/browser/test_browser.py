@@ -3,7 +3,17 @@
 import re
 
 import pytest
-from harness import PLAYER, SHOTS, _status, charts_drawn, idle, player_button, run_of
+from harness import (
+    PLAYER,
+    SHOTS,
+    _status,
+    charts_drawn,
+    click_node,
+    idle,
+    player_button,
+    player_drawn,
+    run_of,
+)
 from playwright.sync_api import expect
 
 
@@ -55,28 +65,15 @@ def test_shared_link_reopens_the_view(page, server):
     page.screenshot(path=str(SHOTS / "browser-moons.png"), full_page=True)
 
 
-def _player_tree_drawn(page):
-    page.wait_for_function("""() => window.boostscopePlayer?.drawn.length > 0
-        && !!document.querySelector('[data-testid="boostscope-player"] .bsp-tree .main-svg')
-        && !window.boostscopePlayer.players.at(-1).drawing""", timeout=60_000)
-
-
-def _click_node(page, node: int):
-    """Click ``node`` of the player's tree (the page's player, the last one mounted)."""
-    box = page.evaluate("(id) => window.boostscopePlayer.nodeCenter(id, "
-                        "window.boostscopePlayer.players.at(-1))", node)
-    page.mouse.click(box["x"], box["y"])
-
-
 def test_clicking_a_tree_node_shows_its_candidates(page, server):
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
-    _player_tree_drawn(page)
+    player_drawn(page)
     # the tree view below shows the root until a node of the player's tree is clicked
     expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Node 0, worked out")).to_be_visible()
     with run_of(page):
-        _click_node(page, 2)
+        click_node(page, 2)
     expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 2")
     expect(page.get_by_text("Node 2, worked out")).to_be_visible(timeout=30_000)
     expect(page.locator(".st-key-cand_chart .js-plotly-plot")).to_be_visible(timeout=30_000)
@@ -93,7 +90,7 @@ def test_ten_steps_send_no_websocket_message(page, server):
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
-    _player_tree_drawn(page)
+    player_drawn(page)
     expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
     charts_drawn(page)
     expect(page).to_have_url(re.compile(r"round=1(&|$)"))
