@@ -41,6 +41,7 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above); they scale with it
 WIDTH = 1240  # what the two panels share at 1280 px
 LESSON_TOP, LESSON_LINE = 112, 31  # px above a lesson's text, and per line of it (1280 px)
+TRANSPORT = 80  # px the player's status and transport take over panels of its own (1280 px)
 
 
 def lesson_height(lines: int) -> int:
@@ -121,6 +122,8 @@ def panels(state: AppState, model: Model, chosen: list[str], trace: dict,
     them, with the transport over them) and the others, drawn here for the round the
     player rests on. With none of the player's, its transport stands over the panels."""
     here = [slug for slug in chosen if slug not in PLAYER_PANELS]
+    if len(here) == len(chosen):  # the transport alone over the panels: they are lower
+        height -= TRANSPORT
     shown = Shown(model.booster, model.prep, model.config, state.stage.round, True,
                   height=height, compact=True, width=(WIDTH - 20 * len(chosen)) // len(chosen))
     if len(here) == len(chosen):

@@ -512,17 +512,18 @@ function ghostOutlines(plan) {  // a dashed square or circle around each pruned 
 // ------------------------------------------------------------------------- the player
 const STYLE = `
 .bsp { font-family: "Source Sans Pro", Arial, sans-serif; color: #111; box-sizing: border-box;
-  display: flex; flex-direction: column; gap: 6px; width: 100%; outline: none; }
+  display: flex; flex-direction: column; gap: 4px; width: 100%; outline: none; }
 .bsp * { box-sizing: border-box; }
-.bsp-status { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.bsp-bar { display: flex; align-items: center; gap: 6px; flex-wrap: nowrap; }
-.bsp-bar button { font: inherit; padding: 2px 10px; display: inline-flex; align-items: center;
+.bsp-status { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
+  line-height: 1.25; }
+.bsp-bar { display: flex; align-items: center; gap: 6px; flex-wrap: wrap; }
+.bsp-bar button { font: inherit; line-height: 1.25; padding: 2px 10px; display: inline-flex; align-items: center;
   gap: 0.35em; border: 1px solid #BDBDBD; border-radius: 6px;
   background: #fff; color: #111; cursor: pointer; white-space: nowrap; }
 .bsp-bar button:hover { border-color: #D55E00; }
 .bsp-bar button.bsp-play { min-width: 6.2em; font-weight: 600; }
-.bsp-bar input[type=range] { flex: 1; min-width: 80px; accent-color: #D55E00; }
-.bsp-bar select { font: inherit; padding: 1px 4px; border: 1px solid #BDBDBD; border-radius: 6px;
+.bsp-bar input[type=range] { flex: 1 1 12em; min-width: 80px; accent-color: #D55E00; }
+.bsp-bar select { font: inherit; line-height: 1.25; padding: 1px 4px; border: 1px solid #BDBDBD; border-radius: 6px;
   background: #fff; }
 .bsp-bar label { white-space: nowrap; }
 .bsp-panels { position: relative; display: grid; gap: 8px; }
@@ -638,7 +639,11 @@ class Player {
     if (typeof trace === "string") trace = JSON.parse(trace);
     this.plotlyReady = loadPlotly(plotlyUrl);
     if (trace.id !== this.trace?.id) this.setTrace(trace);
-    else this.trace.goto = trace.goto;
+    else {
+      this.trace.goto = trace.goto;
+      this.layout();  // the player may have moved on the page (a lesson's text above it)
+    }
+    this.watchPage();
     const goto = trace.goto;
     if (goto && goto.token !== this.gotoToken) {  // obeyed once per token
       this.gotoToken = goto.token;
@@ -649,6 +654,15 @@ class Player {
     } else {
       this.go(this.r, null, "trace");
     }
+  }
+
+  // The panels fill the window below the player's top: when what is above it grows or
+  // shrinks (a lesson's revealed answer, a note), the player moves without changing size.
+  watchPage() {
+    const page = this.root.closest('[data-testid="stMainBlockContainer"], .block-container');
+    if (!page || page === this.watched) return;
+    this.watched = page;
+    new ResizeObserver(() => this.relayoutSoon()).observe(page);
   }
 
   setTrace(trace) {
@@ -681,6 +695,7 @@ class Player {
       }
       this.panels.push(panel);
     }
+    this.layoutKey = null;  // new panels: sized even when the window's size is the same
     this.layout();
   }
 
@@ -936,7 +951,7 @@ class Player {
     this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6) };
     this.root.style.fontSize = `${chart}px`;
     const top = this.root.getBoundingClientRect().top + window.scrollY;
-    const barH = this.status.offsetHeight + this.root.querySelector(".bsp-bar").offsetHeight + 14;
+    const barH = this.status.offsetHeight + this.root.querySelector(".bsp-bar").offsetHeight + 8;
     const height = this.fill
       ? Math.max(360, window.innerHeight - Math.max(0, Math.min(top, window.innerHeight / 3)) - barH - 8)
       : 0;
@@ -1016,6 +1031,10 @@ function textEntry(target) {  // a key typed here is the element's own
     return true;
   }
   if (target.closest("[role=listbox]")) return true;
+  // a focused slider of the page (a parameter's) takes its own arrows; the player's own
+  // round slider is driven by the player's keys
+  if (target.closest("[role=slider]")) return true;
+  if (target.tagName === "INPUT" && target.type === "range") return !target.closest(".bsp-bar");
   if (target.getAttribute("aria-expanded") === "true") return true;  // an open list
   const tag = target.tagName;
   if (tag === "TEXTAREA") return true;

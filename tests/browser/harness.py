@@ -2,7 +2,6 @@
 Debian's Chromium and its flags, waiting for a run to finish, and reading the page."""
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -76,12 +75,13 @@ _WATCH_RUNS = """() => {
 _RAN_AND_IDLE = """() => window.__bsRuns > 0 && document.querySelector(
   '[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'"""
 
-# Every chart component on the page drawn by Plotly (it has its layout and at least one
-# trace group on its SVG), and no run in progress.
+# Every chart component on the page and every panel of the player drawn by Plotly (it has
+# its layout and at least one trace group on its SVG), and no run in progress.
 _CHARTS_DRAWN = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (app?.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  const charts = [...document.querySelectorAll('.boostscope-chart')];
+  const charts = [...document.querySelectorAll(
+    '.boostscope-chart, [data-testid="boostscope-player"] .bsp-plot')];
   return charts.length > 0 && charts.every(c => c.classList.contains('js-plotly-plot')
     && c._fullLayout && c._fullData && c.querySelector('.main-svg'));
 }"""
@@ -155,8 +155,43 @@ def open_page(browser, url, width=1280, height=720):
     return page
 
 
+PLAYER = '[data-testid="boostscope-player"]'
+
+
 def _status(page):
-    return page.locator("h4").filter(has_text=re.compile(r"Round \d+ of \d+")).first
+    """The player's status line ("Round r of n — train rmse …")."""
+    return page.locator(f"{PLAYER} .bsp-status").first
+
+
+def player_button(page, act):
+    """The player's transport button ``act``: first, back, play, step or last."""
+    return page.locator(f"{PLAYER} .bsp-bar button[data-act={act}]").first
+
+
+def player_drawn(page, timeout=60_000):
+    """The page's player (the last one mounted) has drawn its tree and is not drawing."""
+    page.wait_for_function("""() => {
+      const p = window.boostscopePlayer?.players.at(-1);
+      return !!p && p.root.isConnected && window.boostscopePlayer.drawn.length > 0
+        && !!p.root.querySelector('.bsp-tree .main-svg') && !p.drawing;
+    }""", timeout=timeout, polling="raf")
+
+
+def click_node(page, node: int):
+    """Click ``node`` of the player's tree where it is drawn on the screen (scrolled into
+    the window first)."""
+    box = page.evaluate("""(id) => {
+      const reg = window.boostscopePlayer;
+      const player = reg.players.filter(p => p.root.isConnected).at(-1);
+      const first = reg.nodeCenter(id, player);
+      if (first && (first.y < 0 || first.y > innerHeight)) {
+        player.root.querySelector('.bsp-tree').scrollIntoView({block: 'start'});
+      }
+      return reg.nodeCenter(id, player);
+    }""", node)
+    assert box, f"node {node} is not drawn"
+    assert 0 <= box["y"] <= page.viewport_size["height"], box
+    page.mouse.click(box["x"], box["y"])
 
 
 # The smallest visible text in the viewport (KaTeX's zero-width struts and its hidden

@@ -3,7 +3,17 @@
 import re
 
 import pytest
-from harness import SHOTS, _status, charts_drawn, idle, run_of
+from harness import (
+    PLAYER,
+    SHOTS,
+    _status,
+    charts_drawn,
+    click_node,
+    idle,
+    player_button,
+    player_drawn,
+    run_of,
+)
 from playwright.sync_api import expect
 
 
@@ -33,13 +43,14 @@ def test_upload_train_step_and_screenshot(page, server, tmp_path):
     expect(_status(page)).not_to_have_text(opening, timeout=60_000)  # the new data's losses
 
     assert page.locator(".st-key-train").count() == 0  # small data: live, no Train button
-    for key, shown in (("step_forward", "Round 1 of 20"), ("step_forward", "Round 2 of 20"),
-                       ("step_back", "Round 1 of 20")):
-        with run_of(page):
-            page.locator(f".st-key-{key} button").click()
-        expect(_status(page)).to_contain_text(shown, timeout=30_000)
+    # the player steps in the page at once; the app hears of the round it rests on
+    with run_of(page):
+        for act, shown in (("step", "Round 1 of 20"), ("step", "Round 2 of 20"),
+                           ("back", "Round 1 of 20")):
+            player_button(page, act).click()
+            expect(_status(page)).to_contain_text(shown)
     assert page.locator('[data-testid="stException"]').count() == 0
-    expect(page).to_have_url(re.compile(r"round=1(&|$)"), timeout=10_000)
+    expect(page).to_have_url(re.compile(r"round=1(&|$)"), timeout=30_000)
     charts_drawn(page)
     page.screenshot(path=str(SHOTS / "browser-upload.png"), full_page=True)
 
@@ -57,21 +68,52 @@ def test_shared_link_reopens_the_view(page, server):
 def test_clicking_a_tree_node_shows_its_candidates(page, server):
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
-    tree = page.locator(".st-key-tree_chart")
-    expect(tree.locator(".js-plotly-plot")).to_be_visible(timeout=60_000)
-    expect(page.get_by_text("worked out")).to_have_count(0)
-    # The split markers are the trace with two points (nodes 0 and 2); click node 2.
-    traces = tree.locator(".scatterlayer .trace")
-    splits = next(traces.nth(i).locator("path.point") for i in range(traces.count())
-                  if traces.nth(i).locator("path.point").count() == 2)
+    player_drawn(page)
+    # the tree view below shows the root until a node of the player's tree is clicked
+    expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Node 0, worked out")).to_be_visible()
     with run_of(page):
-        splits.nth(1).click(force=True)
+        click_node(page, 2)
+    expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 2")
     expect(page.get_by_text("Node 2, worked out")).to_be_visible(timeout=30_000)
     expect(page.locator(".st-key-cand_chart .js-plotly-plot")).to_be_visible(timeout=30_000)
     expect(page).to_have_url(re.compile(r"node=2(&|$)"), timeout=10_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     charts_drawn(page)
     page.screenshot(path=str(SHOTS / "browser-node.png"), full_page=True)
+
+
+def test_ten_steps_send_no_websocket_message(page, server):
+    """Stepping is the page's alone: ten steps send the server nothing; at rest one
+    message (the round), one run, and the URL and the view below show the round."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
+    idle(page)
+    player_drawn(page)
+    expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
+    charts_drawn(page)
+    expect(page).to_have_url(re.compile(r"round=1(&|$)"))
+    page.wait_for_function("() => !window.boostscopePlayer.players.at(-1).drawing")
+    before = len(sent)
+    with run_of(page):
+        for _ in range(10):
+            page.keyboard.press("ArrowRight")
+        stepping = len(sent) - before
+        expect(_status(page)).to_contain_text("Round 11 of 20")
+    assert stepping == 0, sent[before:]
+    # at rest: the round (one message), the URL and the view follow
+    expect(page).to_have_url(re.compile(r"round=11(&|$)"))
+    expect(page.get_by_text("Node 0 of round 11")).to_be_visible()
+    assert len(sent) - before == 1, sent[before:]
+    assert page.evaluate("() => window.boostscopePlayer.drawn.at(-1)") == 11
+    # a step back from there, and the same again: Back is the user's, the URL follows
+    with run_of(page):
+        player_button(page, "back").click()
+    expect(_status(page)).to_contain_text("Round 10 of 20")
+    expect(page).to_have_url(re.compile(r"round=10(&|$)"))
+    expect(page.get_by_text("Node 0 of round 10")).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_newton_and_first_order_side_by_side_in_the_browser(page, server):

@@ -3,6 +3,7 @@ from the plain-Python engine and says so; data it does not take says that its ke
 being compiled. (How long each takes: benchmarks/bench_cold.py.)"""
 
 import os
+import re
 
 import pytest
 from harness import (
@@ -10,6 +11,7 @@ from harness import (
     _status,
     charts_drawn,
     idle,
+    player_button,
     pointer_gone,
     run_of,
     start_server,
@@ -35,9 +37,10 @@ def test_the_first_screen_does_not_wait_for_the_compile(cold_server, browser):  
     note = page.get_by_text("Trained as plain Python while the engine compiles")
     expect(note).to_be_visible()
     assert "the same numbers, bit for bit" in note.inner_text()
-    with run_of(page):
-        page.locator(".st-key-step_forward button").click()
-    expect(_status(page)).to_contain_text("Round 1 of 20", timeout=30_000)
+    with run_of(page):  # the page steps; the app hears of the round at rest
+        player_button(page, "step").click()
+        expect(_status(page)).to_contain_text("Round 1 of 20")
+    expect(page).to_have_url(re.compile(r"round=1(&|$)"))
     assert page.get_by_test_id("stException").count() == 0
     charts_drawn(page)
     pointer_gone(page, 1275, 715)

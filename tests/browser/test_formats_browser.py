@@ -5,7 +5,7 @@ Uses test_browser.py's server."""
 
 import re
 
-from harness import SHOTS, _status, charts_drawn, idle, run_of
+from harness import SHOTS, _status, charts_drawn, idle, player_button, run_of
 from playwright.sync_api import expect
 from uploads import with_saved_values, xlsx_bytes
 
@@ -42,9 +42,10 @@ def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # no
     expect(note).to_contain_text("Revision hours")
     expect(note).to_contain_text("40 cell(s) hold formulas")
     expect(_status(page)).to_contain_text(re.compile(r"Round 0 of 20 — train rmse"))
-    with run_of(page):
-        page.locator(".st-key-last button").click()
-    expect(_status(page)).to_contain_text("Round 20 of 20", timeout=30_000)
+    with run_of(page):  # the page goes to the last round; the app hears of it at rest
+        player_button(page, "last").click()
+        expect(_status(page)).to_contain_text("Round 20 of 20")
+    expect(page).to_have_url(re.compile(r"round=20(&|$)"))
     note.scroll_into_view_if_needed()
     charts_drawn(page)
     page.screenshot(path=str(UPLOAD_SHOTS / "excel-merged-header.png"))

@@ -5,7 +5,16 @@ test_browser.py's server."""
 
 import re
 
-from harness import SHOTS, SMALLEST_FONT, charts_drawn, open_page, pointer_gone, run_of
+from harness import (
+    SHOTS,
+    SMALLEST_FONT,
+    _status,
+    charts_drawn,
+    open_page,
+    player_button,
+    pointer_gone,
+    run_of,
+)
 from playwright.sync_api import expect
 
 LAB = SHOTS / "lab"
@@ -39,8 +48,9 @@ def test_binary_at_720p_type_a_second_eta_and_step(browser, server):  # noqa: F8
         box.press("Enter")
     expect(_reading(page)).to_contain_text("η = 0.1", timeout=60_000)
     expect(page).to_have_url(re.compile(r"[?&]eta2=0\.1(&|$)"))
-    with run_of(page):
-        page.locator(".st-key-step_forward button").click()
+    with run_of(page):  # the player steps; the view follows at rest
+        player_button(page, "step").click()
+        expect(_status(page)).to_contain_text("Round 11 of")
     expect(_reading(page)).to_contain_text("By round 11", timeout=60_000)
     expect(page).to_have_url(re.compile(r"[?&]round=11(&|$)"))
     charts_drawn(page)

@@ -8,10 +8,14 @@ import pytest
 from harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    PLAYER,
     SHOTS,
     SMALLEST_FONT,
+    _status,
     charts_drawn,
+    click_node,
     idle,
+    player_drawn,
     pointer_gone,
     run_of,
 )
@@ -20,6 +24,7 @@ from playwright.sync_api import expect, sync_playwright
 from ui.lessons import REGISTRY
 
 LESSON_SHOTS = SHOTS / "lessons"
+PRESENT_SHOTS = SHOTS / "present"
 W, H = 1280, 720
 
 CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
@@ -99,19 +104,90 @@ def test_presenter_mode_at_720p_on_the_keyboard(projector, server):  # noqa: F81
     page.goto(f"{server}/?present=1&sample=four_points&round=1&node=0")
     _wait(page)
     assert page.get_by_test_id("stSidebar").count() == 0  # no sidebar while presenting
-    counter = page.locator(".st-key-round_counter")
-    expect(counter).to_have_text("Round 1 / 20")
+    expect(_status(page)).to_contain_text("Round 1 of 20")
     size, _ = page.evaluate(SMALLEST_FONT)
     assert size >= 16
     _press(page, "3")  # the third panel on the right: the node's arithmetic
     expect(page.locator("body")).to_contain_text("Node 0 of round 1, worked out")
+    # the player steps at once; the arithmetic beside it follows at rest
     _press(page, "ArrowRight")
-    expect(counter).to_have_text("Round 2 / 20")
+    expect(_status(page)).to_contain_text("Round 2 of 20")
+    expect(page.locator("body")).to_contain_text("Node 0 of round 2, worked out")
     _press(page, "End")
-    expect(counter).to_have_text("Round 20 / 20")
+    expect(_status(page)).to_contain_text("Round 20 of 20")
+    expect(page.locator("body")).to_contain_text("Node 0 of round 20, worked out")
     charts_drawn(page)
     for _left, _top, right, bottom in page.evaluate(CHART_BOXES):
         assert right <= W + 1 and bottom <= H + 1
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 16, text
+    pointer_gone(page, 5, H - 5)
     page.screenshot(path=str(SHOTS / "presenter-720p.png"))
+
+
+def test_presenter_keys_after_choosing_a_panel(projector, server):  # noqa: F811
+    """A panel chosen in the Right panel dropdown, then → steps the player (the closed
+    dropdown keeps the focus; the player's keys still work)."""
+    page = projector
+    page.goto(f"{server}/?present=1&sample=four_points&round=1")
+    _wait(page)
+    expect(_status(page)).to_contain_text("Round 1 of 20")
+    page.locator(".st-key-right_panel").click()
+    with run_of(page):
+        page.get_by_role("option", name="5 · Loss").click()
+    charts_drawn(page)
+    expect(page.locator(f"{PLAYER} .bsp-loss .main-svg").first).to_be_visible()
+    expect(page.locator(f"{PLAYER} .bsp-tree")).to_have_count(0)
+    with run_of(page):  # at rest the round comes back to the app
+        page.keyboard.press("ArrowRight")
+        expect(_status(page)).to_contain_text("Round 2 of 20")
+    page.keyboard.press("ArrowRight")
+    expect(_status(page)).to_contain_text("Round 3 of 20")
+    page.keyboard.press("ArrowLeft")
+    expect(_status(page)).to_contain_text("Round 2 of 20")
+    # the loss chart's marker is on round 2
+    page.wait_for_function("""() => document.querySelector(
+        '[data-testid="boostscope-player"] .bsp-loss .js-plotly-plot').data[1].x[0] === 2""")
+    assert page.get_by_test_id("stException").count() == 0
+
+
+# The panels' extent on the page: the player's panels and the Python panels beside them.
+PANEL_BOX = """() => {
+  const boxes = [...document.querySelectorAll('[data-testid="boostscope-player"] .bsp-panel')]
+    .map(e => e.getBoundingClientRect()).filter(r => r.width > 0);
+  return [Math.min(...boxes.map(r => r.top)), Math.max(...boxes.map(r => r.bottom)),
+          Math.min(...boxes.map(r => r.left)), Math.max(...boxes.map(r => r.right))];
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160)],
+                         ids=["720p", "1080p", "2160p"])
+def test_presenter_screenshots(projector, server, size):  # noqa: F811
+    """The presenter's screen (fit and tree, a node selected) at a projector's sizes: the
+    panels fill the window's height, nothing reaches out of it, no text under 16 px."""
+    width, height = size
+    PRESENT_SHOTS.mkdir(parents=True, exist_ok=True)
+    page = projector.context.browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{server}/?present=1&sample=moons&round=4&max_depth=3")
+    _wait(page)
+    player_drawn(page)
+    expect(_status(page)).to_contain_text("Round 4 of 20")
+    with run_of(page):
+        click_node(page, 1)
+    expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 1")
+    charts_drawn(page)
+    player_drawn(page)
+    pointer_gone(page, 2, height - 2)
+    page.screenshot(path=str(PRESENT_SHOTS / f"present-{width}x{height}.png"))
+    assert page.get_by_test_id("stException").count() == 0
+    top, bottom, left, right = page.evaluate(PANEL_BOX)
+    assert left >= 0 and right <= width + 1 and bottom <= height + 1, (top, bottom, left, right)
+    for box_left, _top, box_right, box_bottom in page.evaluate(CHART_BOXES):
+        assert box_left >= -1 and box_right <= width + 1 and box_bottom <= height + 1
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    if size == (1920, 1080):
+        assert bottom - top >= 0.85 * height, f"the panels fill {(bottom - top) / height:.0%}"
+    if size == (1280, 720):
+        smallest, text = page.evaluate(SMALLEST_FONT)
+        assert smallest >= 16, f"'{text}' is {smallest} px"
+    page.close()

@@ -11,7 +11,8 @@ from ui.training import LIVE_ROWS
 
 LAB_SHOTS = SHOTS / "lab"
 LOSS_DATA = """() => {
-    const plot = document.querySelector('.st-key-loss .js-plotly-plot');
+    const plot = document.querySelector(
+        '[data-testid="boostscope-player"] .bsp-loss .js-plotly-plot');
     return plot && plot.data ? JSON.stringify(plot.data.map(t => t.y)) : null;
 }"""
 

@@ -9,7 +9,17 @@ import re
 import numpy as np
 import pandas as pd
 import xgboost as xgb
-from harness import SHOTS, _status, charts_drawn, idle, pointer_gone, run_of
+from harness import (
+    SHOTS,
+    _status,
+    charts_drawn,
+    click_node,
+    idle,
+    player_button,
+    player_drawn,
+    pointer_gone,
+    run_of,
+)
 from playwright.sync_api import expect
 
 MODELS = SHOTS / "models"
@@ -62,22 +72,22 @@ def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  
     expect(_status(page)).to_contain_text("Round 0 of 6 — sample logloss", timeout=60_000)
     expect(page.get_by_text("Candidate splits recomputed on the sample", exact=False).first
            ).to_be_visible()
-    with run_of(page):
-        page.locator(".st-key-step_forward button").click()
-    expect(_status(page)).to_contain_text("Round 1 of 6 — sample logloss", timeout=30_000)
+    with run_of(page):  # the player steps; the view below follows at rest
+        player_button(page, "step").click()
+        expect(_status(page)).to_contain_text("Round 1 of 6 — sample logloss")
+    # the tree view shows the root of round 1's tree until a node is clicked
+    expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Node 0: the model's numbers and the sample's")).to_be_visible()
     charts_drawn(page)
     _no_failure(page)
     page.screenshot(path=str(MODELS / "open-model-round-1-720p.png"))
 
-    tree = page.locator(".st-key-tree_chart")
-    expect(tree.locator(".js-plotly-plot")).to_be_visible(timeout=60_000)
-    tree.evaluate("e => e.scrollIntoView({block: 'start'})")
-    traces = tree.locator(".scatterlayer .trace")
-    splits = next(traces.nth(i).locator("path.point") for i in range(traces.count())
-                  if traces.nth(i).locator("path.point").count() == 3)  # depth 2: 3 splits
-    with run_of(page):
-        splits.first.click(force=True)
-    expect(page.get_by_text("the model's numbers and the sample's")).to_be_visible(
+    player_drawn(page)
+    with run_of(page):  # node 1, a split (depth 2: splits 0, 1 and 2)
+        click_node(page, 1)
+    expect(page.locator(".bsp-tree .bsp-info")).to_contain_text("node 1")
+    expect(page.get_by_text("Node 1 of round 1")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Node 1: the model's numbers and the sample's")).to_be_visible(
         timeout=30_000)
     page.get_by_text("the model's numbers and the sample's").scroll_into_view_if_needed()
     charts_drawn(page)
