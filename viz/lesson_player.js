@@ -29,7 +29,7 @@ const LESSON_STYLE = `
 .bsl-ask::before { content: "?"; display: inline-block; width: 1.3em; height: 1.3em;
   margin-right: 0.4em; border-radius: 50%; background: #0072B2; color: #fff;
   text-align: center; line-height: 1.3em; font-size: 0.85em; vertical-align: 0.08em; }
-.bsl-reveal { background: #FFF4E5; border-left: 4px solid #E69F00; padding: 2px 8px; }
+.bsl-answer { background: #FFF4E5; border-left: 4px solid #E69F00; padding: 2px 8px; }
 `;
 
 function lessonEl(tag, attrs = {}, parent = null) {
@@ -128,7 +128,7 @@ class LessonHost {
     this.say.textContent = open ? open.say : step.say;
     const second = this.revealed ? open?.reveal : step.ask;
     this.second.textContent = second || "";
-    this.second.className = this.revealed ? "bsl-reveal" : "bsl-ask";
+    this.second.className = this.revealed ? "bsl-answer" : "bsl-ask";
     this.second.hidden = !second;
     const last = this.step === steps.length - 1 && (this.revealed || !step.ask);
     this.buttons.back.disabled = this.step === 0 && !this.revealed;
@@ -146,6 +146,10 @@ class LessonHost {
       goto: { round: at.round, node: at.node ?? null, token: this.token } };
     this.player = this.mount(this.playerBox, shown, { report: this.report });
     this.player.arrows = false;  // ← → are the lesson's; Space, Home and End play rounds
+    for (const [act, title] of [["back", "Back one round"], ["step", "Step one round"]]) {
+      const b = this.player.root.querySelector(`button[data-act=${act}]`);
+      if (b) b.title = title;  // not "(←)", "(→)": those keys walk the lesson here
+    }
     if (this.player.layout()) this.player.requestDraw();  // the text above may have grown
   }
 }
