@@ -16,9 +16,10 @@ from . import sidebar, state, training, url
 from .charts import export_button
 from .lessons import LESSONS, REGISTRY
 from .lessons.facts import Facts
-from .lessons.steps import setting
+from .lessons.steps import Step, setting
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
+from .training import train_other
 
 LINE_CHARS = 100  # characters of a lesson's text per line at 1280 px (the type is 22 px)
 
@@ -94,19 +95,26 @@ def _said(text: str, numbers: dict) -> str:
     return text.format(**{k: v for k, v in numbers.items() if k in fields})
 
 
+def step_texts(step: Step, facts: Facts) -> tuple[str, str | None, str | None]:
+    """The step's text, question and reveal with the engine's numbers of ``facts`` (the
+    model on screen) in them; a lesson never shows a traceback."""
+    try:
+        numbers = step.numbers(facts) if step.numbers else {}
+        say = _said(step.say, numbers)
+        ask = _said(step.ask, numbers) if step.ask else None
+        reveal = _said(step.reveal, numbers) if step.reveal else None
+    except Exception as exc:
+        say, ask, reveal = (f"This step's numbers could not be read from the model "
+                            f"({type(exc).__name__}: {exc}).", None, None)
+    return say, ask, reveal
+
+
 def bar(app: AppState, model: Model) -> None:
     """Title and step, Back / Reveal / Next / Exit, the step's text and question."""
     lesson = LESSONS[app.lesson.slug]
     step = lesson.steps[app.lesson.step]
     shown = Shown(model.booster, model.prep, model.config, app.stage.round, True)
-    try:
-        numbers = step.numbers(Facts(app, shown)) if step.numbers else {}
-        say = _said(step.say, numbers)
-        ask = _said(step.ask, numbers) if step.ask else None
-        reveal = _said(step.reveal, numbers) if step.reveal else None
-    except Exception as exc:  # a lesson never shows a traceback
-        say, ask, reveal = (f"This step's numbers could not be read from the model "
-                            f"({type(exc).__name__}: {exc}).", None, None)
+    say, ask, reveal = step_texts(step, Facts(shown, lambda config: train_other(app, config)))
     said = [say] + ([reveal if app.lesson.revealed else ask] if ask else [])
     app.screen.say(said, sum(-(-len(text) // LINE_CHARS) for text in said))
     cols = st.columns([4.2, 1, 1.1, 1, 1, 0.45], vertical_alignment="center")

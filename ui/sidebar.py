@@ -133,8 +133,14 @@ def set_columns(app: AppState, target: str, features: list | None, task: str,
 def default_features(inputs: Inputs) -> list[str]:
     """Every column but the target (and weights) and the flagged ones; if that leaves
     nothing, every column that has values."""
-    frame, flags = inputs.data.frame, inputs.data.flags
-    target_like = (inputs.target, inputs.weight)
+    return feature_columns(inputs.data.frame, inputs.data.flags, inputs.target, inputs.weight)
+
+
+def feature_columns(frame: pd.DataFrame, flags: dict, target: str, weight: str = NO_WEIGHT
+                    ) -> list[str]:
+    """``default_features`` of a table (``flags``: ``tables.column_flags``), without the
+    session (the offline lecture's command line, ``ui/lecture.py``)."""
+    target_like = (target, weight)
     chosen = [c for c in frame.columns if c not in target_like and c not in flags]
     if not chosen:
         chosen = [c for c in frame.columns

@@ -202,7 +202,18 @@ const TRACK_ARRAYS = ["node", "parent", "yes", "no", "missing", "depth", "slot",
   "feature", "split", "gain", "sum_grad", "sum_hess", "similarity", "weight", "value", "reason",
   "offsets", "slots"];
 
+const decodedTraces = new WeakMap();  // by the trace's tree (or fit): a host showing one
+// trace with other panels or another goto (the lesson file) decodes it once
+
 function decodeTrace(trace) {
+  const key = trace.tree || trace.fit || trace.loss;
+  if (key && decodedTraces.has(key)) return decodedTraces.get(key);
+  const decoded = decodeArrays(trace);
+  if (key) decodedTraces.set(key, decoded);
+  return decoded;
+}
+
+function decodeArrays(trace) {
   const charts = {};
   for (const name of ["fit", "loss"]) {
     const c = trace[name];
@@ -718,6 +729,8 @@ class Player {
     const what = { ArrowLeft: "back", ArrowRight: "step", " ": "play", Home: "first",
       End: "last" }[e.key];
     if (!what) return;
+    // the offline lesson file: ← → are its steps', Space, Home and End still drive rounds
+    if (this.arrows === false && (what === "back" || what === "step")) return;
     e.preventDefault();
     e.stopPropagation();
     this.act(what, e);

@@ -1,15 +1,18 @@
 """The engine's numbers a lesson step quotes, read from the model on screen (or from a model
-trained with a few parameters changed, on the same data)."""
+trained with a few parameters changed, on the same data). ``Facts`` needs the model shown
+and a way to train another configuration on the same data, nothing of the session: the app
+(``ui/lesson.py``) and the offline lecture file (``ui/lecture.py``) both read them."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from viz.pruning import GammaReading, read_gamma
 
-from ..state import AppState, Shown
-from ..training import train_other
+from ..state import Shown
 
 
 def listed(values, spec: str = ".4g") -> str:
@@ -21,18 +24,21 @@ def listed(values, spec: str = ".4g") -> str:
 class Facts:
     """Numbers of one trained model, by round (1-based, as on screen) and node id."""
 
-    def __init__(self, state: AppState, shown: Shown, booster=None, config=None):
-        self.state, self.shown = state, shown
+    def __init__(self, shown: Shown, train: Callable[[dict], object | None], booster=None,
+                 config=None):
+        """``shown``: the model and round on screen; ``train(config)``: the booster of
+        another configuration on the same data (None when the data changed meanwhile)."""
+        self.shown, self.train = shown, train
         self.booster = booster or shown.booster
         self.config = config or shown.config
 
     def other(self, **params) -> Facts:
         """The same data trained with ``params`` changed (by the table's names)."""
         config = {**self.config, **params}
-        booster = train_other(self.state, config)
+        booster = self.train(config)
         if booster is None:
             raise LookupError("the data changed while the lesson was open")
-        return Facts(self.state, self.shown, booster, config)
+        return Facts(self.shown, self.train, booster, config)
 
     def _round(self, r: int | None) -> int:
         return self.shown.round if r is None else r

@@ -1,0 +1,166 @@
+"""The offline lecture files of ``python -m ui.lecture`` in Chromium, from disk (file://, no
+server): a model's file steps with → and its status line says the engine's loss; a lesson's
+file walks every step with → (the texts with the engine's numbers, Reveal's answers, the
+player at each step's round), ← ↓ are Back and Reveal, Space/End still drive the rounds; the
+page asks the network for nothing. A screenshot of the lesson at 1280×720 goes under
+tests/screenshots/offline/."""
+
+import pytest
+from harness import SHOTS, SMALLEST_FONT
+
+from ui import lecture
+from ui.lecture import main
+
+READY = ("() => window.boostscopePlayer?.drawn.length > 0"
+         " && !!document.querySelector('.bsp-panel .main-svg')")
+STATUS = ".bsp-status"
+ROUNDS = 12
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    out = tmp_path_factory.mktemp("offline")
+    model, lesson = out / "diabetes.html", out / "four-points.html"
+    assert main(["--sample", "diabetes", "--param", "max_depth=3", "--param", "eta=0.1",
+                 "--rounds", str(ROUNDS), "-o", str(model)]) == 0
+    assert main(["--lesson", "four-points", "-o", str(lesson)]) == 0
+    return {"model": model, "lesson": lesson}
+
+
+def _open(browser, path, width=1280, height=720):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.wait_for_function(READY, timeout=30_000)
+    page.requests, page.errors = requests, errors
+    return page
+
+
+def _at_rest(page):
+    page.wait_for_function("() => window.boostscopePlayer.players.every(p => !p.drawing"
+                           " && !p.dirty)")
+    page.wait_for_timeout(350)
+
+
+def _offline(page):
+    assert not page.errors, page.errors
+    assert page.requests and all(u.startswith(("file:", "data:")) for u in page.requests), \
+        page.requests
+
+
+def test_the_model_file_steps_with_the_arrow(browser, files):
+    page = _open(browser, files["model"])
+    assert page.inner_text(STATUS).startswith(f"Round 0 of {ROUNDS} — ")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    # the engine's loss after round 3, formatted as the app's status line
+    table = lecture.sample_table("diabetes")
+    config = lecture.config_of(table, lecture.model_params(
+        {}, ["max_depth=3", "eta=0.1"], ROUNDS), "progression")
+    history = lecture.train(config, table).booster.loss_history()
+    assert list(history.columns) == ["train", "valid"]
+    want = (f"Round 3 of {ROUNDS} — train rmse {history['train'].iloc[3]:.4g}, "
+            f"valid rmse {history['valid'].iloc[3]:.4g}")
+    assert page.inner_text(STATUS) == want
+    title = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
+                          ".layout.title.text")
+    assert title == "Tree of round 3"
+    _offline(page)
+    page.close()
+
+
+def _bar(page):
+    return page.inner_text(".bsl-where")
+
+
+def _said(page):
+    return page.inner_text(".bsl-say")
+
+
+def test_the_lesson_file_walks_every_step(browser, files):
+    data = lecture.lesson_data("four-points")  # the models the file was built from (cached)
+    steps = data["steps"]
+    page = _open(browser, files["lesson"])
+    seen = []
+    for k, step in enumerate(steps):
+        _at_rest(page)
+        assert _bar(page) == f"Four points by hand · step {k + 1} of {len(steps)}"
+        text = _said(page)
+        assert text.startswith(step["say"]), (text, step["say"])
+        assert page.inner_text(STATUS).startswith(f"Round {step['at']['round']} of ")
+        if step["ask"]:
+            assert step["ask"] in text and not page.locator(".bsl-answer").count()
+            page.keyboard.press("ArrowDown")  # Reveal
+            _at_rest(page)
+            reveal = page.inner_text(".bsl-answer")
+            assert reveal == step["revealed"]["reveal"]
+            assert page.inner_text(STATUS).startswith(
+                f"Round {step['revealed']['at']['round']} of ")
+            text = _said(page)
+            assert page.locator("button[data-act=reveal]").is_disabled()
+        seen.append(text)
+        page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    assert page.locator("button[data-act=next]").is_disabled()
+    assert _bar(page).endswith(f"step {len(steps)} of {len(steps)}")
+    walked = "\n".join(seen)
+    # the classic worked example's numbers (tests/app/test_lessons.py's hand computation)
+    for shown in ("−10.5, 6.5, 7.5 and −7.5", "= 4.", "gain 120.33", "110.25", "14.08",
+                  "140.17", "55.125", "62.49"):
+        assert shown in walked, shown
+    assert len(set(seen)) == len(seen)  # every step says something new
+    _offline(page)
+    page.close()
+
+
+def test_lesson_keys_back_reveal_and_the_rounds(browser, files):
+    page = _open(browser, files["lesson"])
+    page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    assert "step 2 of" in _bar(page) and page.inner_text(STATUS).startswith("Round 0 of")
+    page.keyboard.press("ArrowRight")  # Next on a question reveals it first
+    _at_rest(page)
+    assert "step 2 of" in _bar(page) and "120.33" in page.inner_text(".bsl-answer")
+    assert page.inner_text(STATUS).startswith("Round 1 of")
+    page.keyboard.press("ArrowLeft")  # Back hides the answer, then goes back
+    _at_rest(page)
+    assert not page.locator(".bsl-answer").count() and "step 2 of" in _bar(page)
+    # Space, Home and End still drive the rounds; the arrows stay the lesson's
+    page.keyboard.press("End")
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith("Round 10 of 10")
+    assert "step 2 of" in _bar(page)
+    page.keyboard.press("ArrowLeft")
+    _at_rest(page)
+    assert "step 1 of" in _bar(page)
+    # the step's node is selected, its numbers boxed, as the app's node panel says them
+    info = page.locator(".bsp-tree .bsp-info")
+    assert "node 0 (depth 0)" in info.inner_text() and "gain = 120.333" in info.inner_text()
+    page.click("button[data-act=next]")
+    _at_rest(page)
+    assert "step 2 of" in _bar(page)
+    _offline(page)
+    page.close()
+
+
+def test_lesson_screenshot(browser, files):
+    width, height = 1280, 720
+    page = _open(browser, files["lesson"], width, height)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")  # step 2, revealed: the longest text and two panels
+    _at_rest(page)
+    page.mouse.move(2, height - 2)
+    page.wait_for_timeout(400)
+    smallest, text = page.evaluate(SMALLEST_FONT)
+    assert smallest >= 16, f"{smallest} px: {text!r}"
+    out = SHOTS / "offline"
+    out.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out / f"lesson_{width}x{height}.png"))
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    assert page.evaluate("() => document.documentElement.scrollHeight") <= height
+    _offline(page)
+    page.close()
