@@ -26,6 +26,7 @@ from ui import (
     charts,
     guide,
     housekeeping,
+    lecture,
     lesson,
     opened,
     panels,
@@ -140,7 +141,7 @@ def above_stage(app: state.AppState) -> tuple[bool, state.Model] | None:
             st.caption(":material/info: " + note)
         panels.objective_panel(model)
     if app.lesson.slug:
-        lesson.bar(app, model)
+        lesson.bar(app, model, offline=lecture.lesson_button)
     return presenting, model
 
 

@@ -11,8 +11,6 @@ import streamlit as st
 import streamlit.components.v1 as components_v1
 import streamlit.components.v2 as components_v2
 
-from viz.export import screen_html
-
 from .state import AppState, Screen, Shown
 
 SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
@@ -50,18 +48,6 @@ def chart_config(state: AppState) -> dict:
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": state.screen.export_format or "png", "scale": 2,
                                      "filename": "boostscope"}}
-
-
-def export_button(state: AppState, title: str, key: str, label: str = "") -> None:
-    """Download the screen (its text and the charts drawn in this run) as one HTML file."""
-    def page() -> str:
-        return screen_html(title, list(state.screen.said), list(state.screen.figures.values()))
-
-    st.download_button(label, page, file_name="boostscope.html", mime="text/html", key=key,
-                       icon=":material/slideshow:", on_click="ignore",
-                       help="Export this screen as one HTML file (interactive charts, no "
-                            "server needed); each chart's camera saves a 1920×1080 PNG.",
-                       use_container_width=True)
 
 
 def at_least(fig, size: int) -> None:
@@ -113,7 +99,6 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
         fig.layout.height = shown.height
         fig.layout.margin.t = min(fig.layout.margin.t or 70, 60)
     config = {**chart_config(state), **(config or {})}
-    state.screen.keep(key, fig)
     _CHART(key=key, data={"figure": plotly.io.to_json(fig, validate=False),
                           "config": {**config, "responsive": True},
                           "height": fig.layout.height or DEFAULT_HEIGHT,

@@ -256,6 +256,25 @@ def lesson_data(slug: str) -> dict:
     return LessonBuild(LESSONS[slug]).data()
 
 
+def lesson_file(slug: str) -> str:
+    """A whole lesson as one offline HTML file (its models from the app's training cache)."""
+    data = lesson_data(slug)
+    return offline_lesson_html(data, f"BoostScope · {data['title']}")
+
+
+def lesson_button(slug: str, key: str) -> None:
+    """The lesson bar's "Download for offline": the whole lesson, every step's model, text,
+    question and reveal, as one HTML file (built when pressed)."""
+    import streamlit as st
+
+    st.download_button("", lambda: lesson_file(slug), file_name=f"boostscope-{slug}.html",
+                       mime="text/html", key=key, icon=":material/download:",
+                       on_click="ignore", use_container_width=True,
+                       help="Download this lesson for offline: every step (its text, question, "
+                            "reveal, rounds and trees) in one HTML file that opens from disk, "
+                            "with no server and no network.")
+
+
 # ---------------------------------------------------------------------- command line
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(

@@ -13,7 +13,6 @@ from boost.objectives import OBJECTIVES
 from boost.params import APP_PARAMS
 
 from . import sidebar, state, training, url
-from .charts import export_button
 from .lessons import LESSONS, REGISTRY
 from .lessons.facts import Facts
 from .lessons.steps import Step, setting
@@ -109,8 +108,9 @@ def step_texts(step: Step, facts: Facts) -> tuple[str, str | None, str | None]:
     return say, ask, reveal
 
 
-def bar(app: AppState, model: Model) -> None:
-    """Title and step, Back / Reveal / Next / Exit, the step's text and question."""
+def bar(app: AppState, model: Model, offline=None) -> None:
+    """Title and step, Back / Reveal / Next / Exit, the download of the whole lesson for
+    offline (``offline(slug, key)`` draws it), the step's text and question."""
     lesson = LESSONS[app.lesson.slug]
     step = lesson.steps[app.lesson.step]
     shown = Shown(model.booster, model.prep, model.config, app.stage.round, True)
@@ -134,8 +134,9 @@ def bar(app: AppState, model: Model) -> None:
     cols[4].button("Exit", key="lesson_exit", on_click=leave, args=(app,), shortcut="Escape",
                    icon=":material/close:", use_container_width=True,
                    help="Leave the lesson: the data and parameters from before come back.")
-    with cols[5]:
-        export_button(app, f"{lesson.title}, step {app.lesson.step + 1}", "export_lesson")
+    if offline is not None:
+        with cols[5]:
+            offline(lesson.slug, "offline_lesson")
     text = say
     if ask:
         text += "  \n" + (f":material/lightbulb: {reveal}" if app.lesson.revealed and reveal

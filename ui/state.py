@@ -12,7 +12,7 @@ part           class            owner (ui/)    what it holds
 ``views``      ``ViewKeep``     views/*        what each view keeps (tree, growth, sketch, ...)
 ``lab``        ``LabKeep``      views/lab      the Lab's sweep and the tuning-order guide's step
 ``presenter``  ``Presenter``    present        presenter mode and its two panels
-``screen``     ``Screen``       charts         the charts and text on screen (the HTML export)
+``screen``     ``Screen``       charts         the lesson's text on screen, the camera's format
 ``lesson``     ``Walk``         lesson         the lesson walked, its step, what it restores
 ``pins``       ``Pins``         pins           the pinned models
 ``opened``     ``Opening``      opened         an XGBoost model file opened on a data sample
@@ -303,24 +303,20 @@ class Presenter:
 
 @dataclass
 class Screen:
-    """What is on screen, for the HTML export: the charts drawn in this run, the lesson's
-    text and how many lines it takes at 1280 px; and the camera button's format. Owned by
-    ``ui/charts.py``, the only module that writes it (others call its methods)."""
+    """What is on screen: the lesson's text and how many lines it takes at 1280 px (the
+    panels' height under it; the number it names kept in view); and the camera button's
+    format. Owned by ``ui/charts.py``, the only module that writes it (others call its
+    methods)."""
 
-    figures: dict = field(default_factory=dict)
     said: list = field(default_factory=list)
     said_lines: int = 2
 
     export_format = Widget("png")
 
     def clear(self, said: bool = True) -> None:
-        """A new run of the screen: no charts yet (and no text, unless ``said`` is False)."""
-        self.figures = {}
+        """A new run of the screen: no text yet (unless ``said`` is False)."""
         if said:
             self.said = []
-
-    def keep(self, key: str, fig) -> None:
-        self.figures[key] = fig
 
     def say(self, texts: list, lines: int) -> None:
         self.said, self.said_lines = texts, lines

@@ -1,6 +1,6 @@
-"""The screen as one self-contained HTML file: its text and its charts, interactive, with
-Plotly's JavaScript inside the file (no server, no internet), laid out for a 1920×1080
-slide."""
+"""The lecture as one self-contained HTML file: the round's player (``viz/player.js``)
+with a model's round trace, or a whole lesson (``viz/lesson_player.js``), and Plotly's
+JavaScript inside the file — it opens from disk, with no server and no network."""
 
 from __future__ import annotations
 
@@ -8,38 +8,7 @@ import html
 import json
 from pathlib import Path
 
-import plotly.graph_objects as go
 import plotly.offline
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<script>{plotly}</script>
-<style>
-body {{ font-family: "Source Sans Pro", Arial, sans-serif; margin: 24px 32px; color: #000;
-       font-size: 24px; max-width: 1856px; }}
-h1 {{ font-size: 32px; margin: 0 0 8px 0; }}
-p {{ margin: 4px 0 12px 0; line-height: 1.35; }}
-.charts {{ display: grid; grid-template-columns: repeat({columns}, 1fr); gap: 16px; }}
-</style></head>
-<body><h1>{title}</h1>{text}<div class="charts">{charts}</div></body></html>
-"""
-
-
-def screen_html(title: str, paragraphs: list[str], figures: list[go.Figure],
-                height: int = 760) -> str:
-    """One HTML page: ``title``, the ``paragraphs`` (plain text) and the ``figures`` side by
-    side (up to two per row), each ``height`` pixels tall."""
-    charts = []
-    for fig in figures:
-        fig = go.Figure(fig)  # a copy: the screen's figure keeps its own height
-        fig.update_layout(height=height, width=None, autosize=True)
-        charts.append(fig.to_html(full_html=False, include_plotlyjs=False,
-                                  config={"displaylogo": False, "responsive": True}))
-    text = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs if p)
-    return _PAGE.format(title=html.escape(title), plotly=plotly.offline.get_plotlyjs(),
-                        columns=max(1, min(2, len(figures))), text=text,
-                        charts="".join(charts))
-
 
 PLAYER_JS = Path(__file__).with_name("player.js")
 

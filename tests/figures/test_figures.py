@@ -158,21 +158,6 @@ def test_learning_rate_figure_stars_the_early_stopping_round():
     assert star.marker.symbol == "star" and star.x[0] == bst.best_iteration + 1
 
 
-def test_screen_html_is_one_self_contained_page():
-    import plotly.graph_objects as go
-
-    from viz.export import screen_html
-
-    figs = [go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="first")),
-            go.Figure(go.Bar(x=["a"], y=[5], name="second"))]
-    page = screen_html("Round 3 <of> 10", ["The root's gain is 120.33 & more."], figs)
-    assert page.startswith("<!DOCTYPE html>")
-    assert "Round 3 &lt;of&gt; 10" in page and "120.33 &amp; more" in page
-    assert page.count("Plotly.newPlot") == 2  # both charts, interactive
-    assert "<script src=" not in page and len(page) > 1_000_000  # plotly.js inside
-    assert figs[0].layout.height is None  # the screen's figures are not changed
-
-
 def test_at_least_raises_every_font_of_a_figure():
     import plotly.graph_objects as go
 
