@@ -29,8 +29,9 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 [data-testid="stMainBlockContainer"], .block-container
   { padding: 0.4rem 1rem 0.6rem 1rem !important; max-width: 100% !important; }
 [data-testid="stApp"] { color: #000; }
-.st-key-round_counter p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.1;
-  margin: 0; white-space: nowrap; }
+@media (min-width: 1600px) {  /* the bar's controls need not grow with the panels' type */
+  .st-key-presenter_bar { zoom: 0.7; }
+}
 .st-key-lesson_say p { font-size: 1.1rem; line-height: 1.35; margin-bottom: 0.2rem; }
 [data-testid="stCaptionContainer"], [data-testid="stWidgetLabel"] p,
 [data-testid="stTooltipHoverTarget"] { font-size: max(0.85rem, 16px) !important; }
@@ -93,7 +94,8 @@ def _leave(state: AppState) -> None:
 def presenter_bar(state: AppState, model: Model, trace: dict) -> None:
     """The two panels' choices, the offline file and Exit (the round and its transport are
     the player's)."""
-    cols = st.columns([3.2, 1.55, 1.55, 0.5, 0.5], vertical_alignment="center")
+    cols = st.container(key="presenter_bar").columns([3.2, 1.55, 1.55, 0.5, 0.5],
+                                                      vertical_alignment="center")
     cols[0].markdown(f"**{model.config['name']}**")
     names = list(PANELS)
     title = {slug: f"{i + 1 if i < 9 else ' '} · {PANELS[slug][0]}"

@@ -538,6 +538,11 @@ const STYLE = `
   background: #fff; }
 .bsp-bar label { white-space: nowrap; }
 .bsp-panels { position: relative; display: grid; gap: 8px; }
+/* a wide filled screen (a projector at 1080p and up): the status and the transport share
+   one row, so the panels get its height */
+.bsp.bsp-onerow { display: grid; grid-template-columns: auto 1fr; align-items: center;
+  column-gap: 1em; }
+.bsp-onerow .bsp-panels { grid-column: 1 / -1; }
 .bsp-panel { position: relative; min-width: 0; min-height: 0; overflow: hidden; }
 .bsp-info { position: absolute; right: 6px; top: 6px; max-width: min(36em, 92%);
   background: rgba(255,255,255,0.96); border: 1px solid #D55E00; border-radius: 6px;
@@ -963,8 +968,11 @@ class Player {
     const label = Math.round(Math.max(large ? 16 : 12, (large ? 16 : 13) * scale));
     this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6) };
     this.root.style.fontSize = `${chart}px`;
+    this.root.classList.toggle("bsp-onerow", this.fill && width >= 1500);
     const top = this.root.getBoundingClientRect().top + window.scrollY;
-    const barH = this.status.offsetHeight + this.root.querySelector(".bsp-bar").offsetHeight + 8;
+    // what stands over the panels: the status and the transport, in one row or two
+    const barH = this.panelsBox.getBoundingClientRect().top
+      - this.root.getBoundingClientRect().top;
     const height = this.fill
       ? Math.max(360, window.innerHeight - Math.max(0, Math.min(top, window.innerHeight / 3)) - barH - 8)
       : 0;
