@@ -55,32 +55,61 @@ def _press(page, key: str) -> None:
     charts_drawn(page)
 
 
+# Each number the lesson's text names (a decimal, as "55.125") that the node's worked
+# arithmetic holds, and whether one of its places there is in view (inside the panel's box
+# and the window; a folded earlier step's copy is not): [number, in view].
+NAMED_IN_PANEL = """(said) => {
+  const panel = document.querySelector('.st-key-node_panel');
+  if (!panel) return [];
+  const box = panel.getBoundingClientRect();
+  const out = [];
+  for (const number of new Set(said.match(/\\d+\\.\\d+/g) || [])) {
+    const where = [...panel.querySelectorAll('.katex-html .mord, p')]
+      .filter(e => e.textContent.trim() === number).map(e => e.getBoundingClientRect());
+    if (where.length) {
+      out.push([number, where.some(r => r.height > 0 && r.top >= Math.max(0, box.top) - 1
+        && r.bottom <= Math.min(innerHeight, box.bottom) + 1)]);
+    }
+  }
+  return out;
+}"""
+
+
 def _check_screen(page, name: str) -> str:
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
     assert page.get_by_test_id("stException").count() == 0, name
     errors = page.get_by_test_id("stAlertContentError").all_inner_texts()
     assert not errors, (name, errors)
     boxes = page.evaluate(CHART_BOXES)
     assert boxes, f"{name}: no chart on screen"
     for left, top, right, bottom in boxes:
-        assert left >= -1 and top >= -1 and right <= W + 1 and bottom <= H + 1, \
+        assert left >= -1 and top >= -1 and right <= width + 1 and bottom <= height + 1, \
             (name, (left, top, right, bottom))
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 16, f"{name}: '{text}' is {size} px"
+    said = page.locator(".st-key-lesson_say").inner_text()
+    for number, in_view in page.evaluate(NAMED_IN_PANEL, said):
+        assert in_view, f"{name}: {number}, which the text names, is out of view"
     page.screenshot(path=str(LESSON_SHOTS / f"{name}.png"))
-    return page.locator(".st-key-lesson_say").inner_text()
+    return said
 
 
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
 @pytest.mark.parametrize("lesson", REGISTRY, ids=[lesson.slug for lesson in REGISTRY])
-def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
+def test_walk_every_lesson(projector, server, lesson, size):  # noqa: F811
+    """Every step of every lesson at 720p and 1080p: nothing out of the window, no text
+    under 16 px, the numbers the text names in view."""
     LESSON_SHOTS.mkdir(parents=True, exist_ok=True)
     page = projector
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    suffix = "" if size == (1280, 720) else "-1080p"
     page.goto(f"{server}/?lesson={lesson.slug}")
     # the page says "initial" until its first run, which on a fresh server imports the engine
     idle(page)
     charts_drawn(page, timeout=180_000)
     said = []
     for i in range(2 * len(lesson.steps) + 1):
-        said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}"))
+        said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}{suffix}"))
         if page.locator(".st-key-lesson_next button").is_disabled():
             break
         # Next (reveals, then goes on), clicked once it can take a click: a press of its
@@ -89,7 +118,7 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
         with run_of(page):
             page.locator(".st-key-lesson_next button").click()
         charts_drawn(page)
-        pointer_gone(page, 5, H - 5)  # off the button: the screenshot shows it at rest
+        pointer_gone(page, 5, size[1] - 5)  # off the button: the screenshot shows it at rest
     assert len(said) == len(lesson.steps) + sum(1 for s in lesson.steps if s.ask)
     step = re.search(r"step (\d+) of (\d+)", page.locator("body").inner_text())
     assert step and step.group(1) == step.group(2)
@@ -101,6 +130,7 @@ def test_walk_every_lesson_at_720p(projector, server, lesson):  # noqa: F811
 
 def test_presenter_mode_at_720p_on_the_keyboard(projector, server):  # noqa: F811
     page = projector
+    page.set_viewport_size({"width": W, "height": H})
     page.goto(f"{server}/?present=1&sample=four_points&round=1&node=0")
     _wait(page)
     assert page.get_by_test_id("stSidebar").count() == 0  # no sidebar while presenting

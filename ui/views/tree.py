@@ -313,6 +313,9 @@ def node_panel(state: AppState, shown: Shown) -> None:
     steps = _worked(shown, detail)
     start = first_named(steps, state.screen.said)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
+        if shown.large and shown.height:  # in rem: the panel grows with the window's type
+            st.html(f"<style>.st-key-node_panel {{ height: {shown.height / REM}rem "
+                    "!important; }</style>")
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
         if start:  # the number the lesson's text names goes on top, in view
             with st.expander(f"{start} earlier step{'s' if start > 1 else ''}"):
@@ -320,18 +323,23 @@ def node_panel(state: AppState, shown: Shown) -> None:
         st.markdown("\n\n".join(f"$\\displaystyle {s.latex}$" for s in steps[start:]))
 
 
+REM = 20  # px per rem at 1280 px wide, where presenter panels' heights are set (ui/present.py)
 KEEP_TOP = 2  # worked steps a panel always shows from the top
 NUMBER = re.compile(r"-?\d+\.\d+")  # a number a lesson names (with decimals: not a count)
 
 
 def first_named(steps: list, said: list[str]) -> int:
-    """Where a panel of worked steps starts so that the number the text on screen names (a
-    lesson's step: "the leaf falls from 110.25 to 55.125") is in view: the step before the
-    last step holding a named number; 0 when that is among the first ``KEEP_TOP`` steps
-    (in view already) or no step holds one."""
+    """Where a panel of worked steps starts so that the numbers the text on screen names (a
+    lesson's step: "the leaf falls from 110.25 to 55.125") are in view: the step before the
+    latest first appearance of a named number (a number named again and again, as p = 0.5,
+    counts where it first appears); 0 when that is among the first ``KEEP_TOP`` steps (in
+    view already) or no step holds one."""
     named = set(NUMBER.findall(" ".join(said)))
-    holding = [i for i, step in enumerate(steps) if named & set(NUMBER.findall(step.latex))]
-    start = holding[-1] - 1 if holding else 0
+    first = {}
+    for i, step in enumerate(steps):
+        for number in named & set(NUMBER.findall(step.latex)):
+            first.setdefault(number, i)
+    start = max(first.values()) - 1 if first else 0
     return start if start >= KEEP_TOP else 0
 
 
