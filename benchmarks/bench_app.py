@@ -1,105 +1,109 @@
-"""How fast the app answers: the first chart after ``streamlit run``, and every click on
-10,000 and 100,000 rows x 30 features, exact and hist.
+"""The round's player against today's path: a step, a slider move, Play and a node click in
+Chromium, on 10,000 and 100,000 rows x 30 features, exact and hist, with the old stage
+(every step a Streamlit rerun) measured in the same run beside it.
 
-    python benchmarks/bench_app.py [--sizes 10000x30,100000x30] [--methods exact,hist]
+    python benchmarks/bench_app.py                 # 10k and 100k x 30, exact and hist,
+                                                   # 1280x720 and 1920x1080 (~25 min)
+    python benchmarks/bench_app.py --quick         # 10k x 30, exact, 1280x720 (~4 min)
+    python benchmarks/bench_app.py --sizes 100000x30 --methods hist --viewports 1920x1080
+    python benchmarks/bench_app.py --no-old        # the player alone
+    python benchmarks/bench_app.py --floor         # a bare Streamlit page's click (the floor)
 
-1. Starts ``streamlit run app.py`` and opens it in Debian's Chromium (Playwright); prints the
-   seconds from the server's start to the first drawn Plotly chart (numba's cache warm).
-2. For each size and tree method, on an uploaded table (20 rounds, depth 3): a step, a
-   round-slider move, a view switch, a node click (first visit: its candidates computed;
-   second: cached) and Play at 0.5 s a round —
-   - the server's share: the fragment's own time in Streamlit's AppTest (the round's; for a
-     node click the view's, which is all such a click reruns);
-   - in Chromium at 1280x720: from the key press or click to the page's last change
-     (``common.SETTLE``), Play as the time between the rounds on screen.
-   The goal is 150 ms; lines say how many moves met it.
-   Then what a step costs whatever Streamlit does: how many of the page's charts a step
-   re-creates (a new chart element, not an update of the old one), and the time Plotly alone
-   takes to redraw that step's figures (the ones the page drew, taken from it) from one round
-   to the next on a page with nothing else (Plotly.js from the plotly package).
-3. The learning-rate comparison's training (4 etas x 200 rounds, 10,000 rows).
-4. ``--floor``: the same browser measure on a bare Streamlit page (``bare_page.py``: a Step
-   button in a fragment, a heading and 0, 1 or 3 small Plotly charts that change at every step):
-   what Streamlit and Plotly cost per click on this machine whatever the app does.
+For each size and tree method a regression table (``wide_csv``: n rows x 30 standard normal
+features, 4 decimals, and y) is uploaded into the app, trained with the app's defaults (20
+rounds, depth 3), in Debian's Chromium (Playwright, ``common.chromium``) with the viewport
+set to each size in ``--viewports`` in turn (one page, one upload).
+
+**The player** (this commit's ``streamlit run app.py``; ``viz/player.js``). Every figure is
+the page's own clock: ``window.boostscopePlayer.timings``, which the player records per
+gesture from the key or input event's ``timeStamp`` to the animation frame after its draw
+(``Plotly.react`` of the fit, the loss and the tree resolved), and ``drawn``, the rounds it
+drew in order.
+
+- step: → pressed (Playwright's keyboard, the page focused), one a second (a lecturer's
+  pace: each step's rest report, ~300 ms later, reruns the app's round stage, so the next
+  step meets whatever that rerun does to the page); from the first round, back to it
+  (untimed) at the last.
+- slider: the range input's value set to a random other round and an ``input`` event
+  dispatched, one a second; slider drag: one input event per animation frame from the first
+  round to the last and back (a pointer dragging the thumb), every event's time to the draw
+  that shows it (draws a drag outruns are merged, so a late event waits for one).
+- Play at 20 and at 30 rounds/s (the speed ``<select>``), from the first round to the last
+  (``--passes`` times): the time between consecutive rounds drawn (each tick's ``timeStamp``
+  plus its ms to the frame after the draw), the rounds/s that makes, and the rounds
+  skipped (a gap in ``drawn``).
+- node click: a mouse click on a node of the tree the player draws (``nodeCenter``), nodes
+  not yet clicked at that round. *numbers*: from the ``pointerdown``'s ``timeStamp`` to the
+  first animation frame with the node's numbers box (``.bsp-info``) showing that node;
+  *details*: to the first frame after the Streamlit rerun it causes has finished
+  (``data-test-script-state`` running, then notRunning) with the tree view showing "Node
+  <id> of round <r>" and its candidates chart (``.st-key-cand_chart``) holding new data.
+- the trace: the component's data (``ui/player.py``: the trace's JSON, ``goto``, keys,
+  Plotly's URL), bytes, and its build time: ``ui.stage.stage_trace`` on the app's model in
+  Streamlit's AppTest with the model's trace cache emptied (as just after training: the
+  trees' table, every round's fit and tree, ``round_trace``), then its JSON.
+
+**Today's path** (the old stage, every step a Streamlit rerun: ``--old-ref``, default
+``main``) is checked out with ``git worktree add --detach`` into a temporary directory,
+warmed (``boost.warmup()``: its numba cache is its own) and served on another port. Its step,
+slider and node click are measured by its own ``bench_app.py`` (imported from that worktree
+in a subprocess, so its ``common`` serves its own app): ``upload``, and ``_timed`` — from the
+key press or click to the page's last change once the page has been still for 700 ms
+(``common.SETTLE``); a step is → on the page, a slider move → on the focused thumb, a node
+click a click on a tree marker (a first visit: the node's candidates computed). The old
+stage's fastest Play is 4 rounds/s (0.25 s a round): no old figure for Play at 20 or 30.
+
+One table, old beside new, the ratio of the medians (old / new), and the goals: median
+≤ 50 ms and p95 ≤ 100 ms for a step, a slider move and Play's time between rounds (Play
+also: no round skipped); a node's numbers ≤ 50 ms and its details ≤ 300 ms (median and p95).
+p95 is the nearest-rank 95th percentile: of 5 samples it is the largest. Old and new are
+measured one after the other (never two servers at once), on a machine that may be shared:
+its load average is printed with the figures.
+
+``--floor``: the click on a bare Streamlit page (``bare_page.py``: a Step button in a
+fragment, a heading and 0, 1 or 3 small Plotly charts that change at every step), to the
+page's last change: what one Streamlit rerun costs here, whatever the app does (the floor of
+a node's details).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import random
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from common import FIRST_CHART, ROOT, chromium, serve, settle_script, stop
 
 sys.path.insert(0, str(ROOT))
 
+STEP_GOAL = (50.0, 100.0)  # median, p95 ms: a step, a slider move, Play's time between rounds
+NUMBERS_GOAL = 50.0  # ms: a clicked node's numbers in the page
+DETAILS_GOAL = 300.0  # ms: its candidates and arithmetic (the view's rerun)
+PLAY_SPEEDS = (20, 30)  # rounds/s
+PACE_MS = 1000  # between timed steps and slider moves
+REPORT_MS = 300  # viz/player.js: REPORT_AFTER
 
-def first_chart_seconds(port: int = 8765) -> float:
-    """From ``streamlit run`` to the first drawn chart, with the browser already open (as a
-    lecturer's would be)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = chromium(p)
-        page = browser.new_page()
-        start = time.perf_counter()
-        proc = serve(port, timeout=300)
-        try:
-            page.goto(f"http://127.0.0.1:{port}/?sample=noisy_1d")
-            page.wait_for_selector(FIRST_CHART, timeout=120_000)
-            elapsed = time.perf_counter() - start
-        finally:
-            stop(proc)
-            browser.close()
-    return elapsed
+# The player the page shows (a rerun may mount a new one: the last still in the document).
+PLAYER = ("(window.boostscopePlayer?.players || []).filter(p => p.root.isConnected).at(-1)")
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+READY = f"""() => {{ const p = {PLAYER};
+    return !!p && window.boostscopePlayer.drawn.length > 0 && !p.drawing && !p.dirty; }}"""
 
 
-def server_latencies(n_rows: int, n_features: int, method: str,
-                     repeats: int = 5) -> dict[str, list[float]]:
-    """The server's share of each interaction, in Streamlit's AppTest on the same table as
-    ``browser_latencies``: the round fragment's own time (``Stage.stage_ms``: a step, a
-    round or a view change reruns that fragment), for a node click the view's fragment inside
-    it (``Stage.view_ms``: all a click in the view reruns)."""
-    import io
-
-    from streamlit.testing.v1 import AppTest
-
-
-    csv = io.StringIO()
-    wide_csv(csv, n_rows, n_features)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    at.query_params["tree_method"] = method
-    at.run()
-    at.get("file_uploader")[0].set_value(("wide.csv", csv.getvalue().encode(), "text/csv")).run()
-    app = at.session_state["app"]
-    assert app.model.config["tree_method"] == method, app.model.config["tree_method"]
-    out = {"step": [], "round slider": [], "view switch": []}
-    for _ in range(repeats):
-        at.button(key="step_forward").click().run()
-        out["step"].append(at.session_state["app"].stage.stage_ms)
-    for r in range(repeats):
-        at.slider(key="round").set_value(2 + (r * 7) % 15).run()
-        out["round slider"].append(at.session_state["app"].stage.stage_ms)
-    for _ in range(repeats):
-        for slug in ("residuals", "tree"):
-            at.session_state["app"].stage.view = slug
-            at.run()
-            out["view switch"].append(at.session_state["app"].stage.stage_ms)
-    at.slider(key="round").set_value(1).run()
-    for visit in ("node click, first visit", "node click, second visit"):
-        out[visit] = []
-        for node in range(repeats):
-            at.session_state["app"].stage.node = node
-            at.run()
-            out[visit].append(at.session_state["app"].stage.view_ms)  # a click reruns the view
-    assert not at.exception
-    return out
-
-
+# ----------------------------------------------------------------------------- shared
 def wide_csv(path, n_rows: int, n_features: int) -> None:
-    """A regression table: ``n_features`` standard normal columns (4 decimals) and y."""
+    """A regression table: ``n_features`` standard normal columns (4 decimals) and y (the
+    old bench's table, so both stages train the same model)."""
     import pandas as pd
 
     rng = np.random.default_rng(1)
@@ -109,17 +113,407 @@ def wide_csv(path, n_rows: int, n_features: int) -> None:
         path, index=False, float_format="%.4f")
 
 
-def upload(page, csv, n_rows: int, n_columns: int) -> None:
-    """Upload ``csv`` and wait for its model's first screen."""
+def p95(ms: list[float]) -> float:
+    """The nearest-rank 95th percentile."""
+    s = sorted(ms)
+    return s[max(0, math.ceil(0.95 * len(s)) - 1)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+# ------------------------------------------------------------------------ the player
+def _upload(page, csv: Path, n_rows: int, n_columns: int) -> None:
+    """Upload ``csv`` and wait for the player to draw its model at rest."""
+    before = page.evaluate(f"() => {PLAYER}?.trace?.id ?? null")
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
-    page.get_by_text(f"{n_rows:,} rows × {n_columns} columns").first.wait_for(timeout=300_000)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           timeout=600_000)
-    page.wait_for_selector(".st-key-fit .js-plotly-plot", timeout=300_000)
-    page.wait_for_timeout(2000)
+    page.get_by_text(f"{n_rows:,} rows × {n_columns} columns").first.wait_for(timeout=600_000)
+    page.wait_for_function(f"() => {{ const p = {PLAYER}; return p && p.trace.id !== "
+                           f"{json.dumps(before)}; }}", timeout=600_000)
+    page.wait_for_function(READY, timeout=120_000)
+    _rest(page)
+    unsized = f"() => {PLAYER}.panels.filter(x => !x.size).map(x => x.name)"
+    if page.evaluate(unsized):
+        # viz/player.js: setTrace lays out the new panels only when the page's size changed
+        # since the last trace (layout() keeps its layoutKey), so after a second trace the
+        # panels have no size and the tree's draw throws; a resize lays them out.
+        print(f"    player: after the upload, panels {page.evaluate(unsized)} had no size "
+              "(the tree not drawn); resized the window to lay them out", flush=True)
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"] - 16, "height": size["height"]})
+        page.wait_for_timeout(500)
+        page.set_viewport_size(size)
+        page.wait_for_timeout(500)
+        page.wait_for_function(READY, timeout=120_000)
+        _rest(page)
+        if page.evaluate(unsized):
+            raise SystemExit("the player's panels have no size after a resize")
 
 
-def _timed(page, act) -> float:
+def _idle(page) -> None:
+    """Streamlit's script not running, twice 250 ms apart."""
+    for _ in range(2):
+        page.wait_for_selector(IDLE, timeout=600_000)
+        page.wait_for_timeout(250)
+
+
+def _rest(page) -> None:
+    """The player's draws done, its round reported (~300 ms) and the rerun that causes
+    finished."""
+    page.wait_for_function(f"() => {{ const p = {PLAYER}; return p && !p.drawing && !p.dirty "
+                           "&& !p.playing; }", timeout=120_000)
+    page.wait_for_timeout(REPORT_MS + 200)
+    _idle(page)
+
+
+def _clear(page) -> None:
+    page.evaluate("() => { const b = window.boostscopePlayer; b.timings.length = 0; "
+                  "b.drawn.length = 0; }")
+
+
+def _timings(page, gesture: str) -> list[dict]:
+    return page.evaluate(f"() => window.boostscopePlayer.timings.filter(g => g.gesture === "
+                         f"{json.dumps(gesture)})")
+
+
+def _state(page) -> dict:
+    return page.evaluate(f"() => {{ const p = {PLAYER}; return {{r: p.r, lo: p.lo, hi: p.hi, "
+                         "selected: p.selected}; }")
+
+
+def _to_first(page) -> None:
+    """Home (untimed), at rest."""
+    page.evaluate("() => document.activeElement?.blur()")
+    page.keyboard.press("Home")
+    _rest(page)
+
+
+def _count(page, gesture: str, n: int) -> None:
+    page.wait_for_function(f"() => window.boostscopePlayer.timings.filter(g => g.gesture === "
+                           f"{json.dumps(gesture)}).length >= {n}", timeout=60_000)
+
+
+def player_steps(page, repeats: int) -> list[float]:
+    """→ once a second from the first round: ms to the frame after each step's draw."""
+    _to_first(page)
+    _clear(page)
+    for i in range(repeats):
+        if _state(page)["r"] >= _state(page)["hi"]:
+            _to_first(page)
+        t = time.perf_counter()
+        page.keyboard.press("ArrowRight")
+        _count(page, "step", i + 1)
+        page.wait_for_timeout(max(0.0, PACE_MS - (time.perf_counter() - t) * 1000))
+    _rest(page)
+    return [g["ms"] for g in _timings(page, "step")]
+
+
+_SCRUB = f"""([r]) => {{ const s = {PLAYER}.slider; s.value = r;
+    s.dispatchEvent(new Event('input', {{bubbles: true}})); }}"""
+_DRAG = f"""async () => {{ const p = {PLAYER}, s = p.slider;
+    const up = [...Array(p.hi - p.lo + 1).keys()].map(i => p.lo + i);
+    for (const v of [...up, ...up.reverse().slice(1)]) {{
+        await new Promise(r => requestAnimationFrame(r));
+        s.value = v; s.dispatchEvent(new Event('input', {{bubbles: true}}));
+    }} }}"""
+
+
+def player_slider(page, repeats: int, seed: int = 0) -> tuple[list[float], list[float]]:
+    """The slider set to a random other round once a second, then dragged (an input event
+    a frame) from the first round to the last and back: (ms of each jump, of each drag
+    event)."""
+    rng = random.Random(seed)
+    _clear(page)
+    for i in range(repeats):
+        s = _state(page)
+        target = rng.choice([r for r in range(s["lo"], s["hi"] + 1) if r != s["r"]])
+        t = time.perf_counter()
+        page.evaluate(_SCRUB, [target])
+        _count(page, "scrub", i + 1)
+        page.wait_for_timeout(max(0.0, PACE_MS - (time.perf_counter() - t) * 1000))
+    _rest(page)
+    jumps = [g["ms"] for g in _timings(page, "scrub")]
+    _to_first(page)
+    _clear(page)
+    page.evaluate(_DRAG)
+    _rest(page)
+    return jumps, [g["ms"] for g in _timings(page, "scrub")]
+
+
+def player_play(page, speed: int, passes: int) -> dict:
+    """Play at ``speed`` rounds/s from the first round to the last, ``passes`` times: the
+    ms between consecutive rounds drawn, rounds/s, rounds skipped, tick-to-frame ms."""
+    page.evaluate(f"""() => {{ const s = {PLAYER}.speedSelect; s.value = '{speed}';
+        s.dispatchEvent(new Event('change', {{bubbles: true}})); }}""")
+    gaps, ticks_ms, skipped, rates, duplicates = [], [], 0, [], 0
+    for _ in range(passes):
+        _to_first(page)
+        _clear(page)
+        page.locator(".bsp-bar button[data-act=play]").last.click()
+        page.wait_for_function(f"() => {{ const p = {PLAYER}; return !p.playing && !p.drawing "
+                               "&& p.r === p.hi; }", timeout=120_000)
+        ticks = _timings(page, "tick")
+        drawn = page.evaluate("() => [...window.boostscopePlayer.drawn]")
+        at = [g["start"] + g["ms"] for g in ticks]
+        gaps += [b - a for a, b in zip(at, at[1:], strict=False)]
+        ticks_ms += [g["ms"] for g in ticks]
+        rates.append((len(at) - 1) * 1000 / (at[-1] - at[0]))
+        for a, b in zip(drawn, drawn[1:], strict=False):
+            skipped += max(0, b - a - 1)
+            duplicates += b == a
+        _rest(page)
+    return {"gaps": gaps, "ticks": ticks_ms, "skipped": skipped, "rate": min(rates),
+            "duplicates": duplicates}
+
+
+# Installed per click: the pointerdown's timeStamp, the first frame with the node's numbers
+# box showing it, and the first frame after the rerun the click causes has run and finished
+# with the view showing the node and its candidates chart redrawn.
+_NODE_PROBE = """([id, round]) => {
+    const q = () => document.querySelector('.st-key-cand_chart .js-plotly-plot');
+    const gd = q();
+    const probe = window.nodeProbe = {t0: null, numbers: null, details: null,
+        running: false, gd, data: gd && gd.data};
+    const state = () => document.querySelector('[data-testid="stApp"]')
+        ?.getAttribute('data-test-script-state');
+    const down = (e) => { if (probe.t0 === null) probe.t0 = e.timeStamp; };
+    document.addEventListener('pointerdown', down, {capture: true, once: true});
+    const app = document.querySelector('[data-testid="stApp"]');
+    const watch = new MutationObserver(() => {
+        if (probe.t0 !== null && state() === 'running') probe.running = true; });
+    watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    const header = `Node ${id} of round ${round}`;
+    const frame = () => {
+        const now = performance.now();
+        if (probe.t0 !== null) {
+            if (state() === 'running') probe.running = true;
+            const info = document.querySelector('.bsp-tree .bsp-info');
+            if (probe.numbers === null && info && !info.hidden && info.dataset.node == id)
+                probe.numbers = now;
+            const chart = q();
+            if (probe.details === null && probe.running && state() === 'notRunning'
+                && chart && chart.data && (chart !== probe.gd || chart.data !== probe.data)
+                && [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+                       .some(m => m.innerText.startsWith(header)))
+                probe.details = now;
+        }
+        if (probe.details === null) requestAnimationFrame(frame);
+        else watch.disconnect();
+    };
+    requestAnimationFrame(frame);
+}"""
+
+
+def player_nodes(page, repeats: int, visited: set) -> tuple[list[float], list[float]]:
+    """Clicks on nodes of the round's tree not clicked before at that round: (ms to the
+    node's numbers, ms to its details)."""
+    numbers, details = [], []
+    for _ in range(repeats):
+        info = page.evaluate(f"""() => {{ const p = {PLAYER};
+            const t = p.panels.find(x => x.name === 'tree');
+            t.box.scrollIntoView({{block: 'center'}});
+            return {{round: p.r, selected: p.selected ?? 0,
+                     ids: t.plan ? [...t.plan.y.keys()] : []}}; }}""")
+        todo = [i for i in info["ids"] if i != info["selected"]
+                and (info["round"], i) not in visited]
+        if not todo:
+            break
+        node = todo[0]
+        visited.add((info["round"], node))
+        page.wait_for_timeout(300)  # the scroll
+        c = page.evaluate(f"() => window.boostscopePlayer.nodeCenter({node}, {PLAYER})")
+        page.evaluate(_NODE_PROBE, [node, info["round"]])
+        page.mouse.click(c["x"], c["y"])
+        page.wait_for_function("() => window.nodeProbe.details !== null", timeout=300_000)
+        probe = page.evaluate("() => window.nodeProbe")
+        if probe["numbers"] is None:
+            raise SystemExit(f"node {node}: its numbers never showed")
+        numbers.append(probe["numbers"] - probe["t0"])
+        details.append(probe["details"] - probe["t0"])
+        page.mouse.move(5, 5)
+        _rest(page)
+    return numbers, details
+
+
+def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port: int,
+                     viewports: list[tuple[int, int]], repeats: int, nodes: int,
+                     passes: int) -> dict:
+    """This commit's app: every measure of the player at each viewport."""
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with sync_playwright() as p:
+        proc = serve(port, timeout=300)
+        browser = chromium(p)
+        try:
+            w, h = viewports[0]
+            page = browser.new_page(viewport={"width": w, "height": h})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{port}/?tree_method={method}")
+            page.wait_for_selector(FIRST_CHART, timeout=300_000)
+            _upload(page, csv, n_rows, n_features + 1)
+            visited: set = set()
+            for w, h in viewports:
+                page.set_viewport_size({"width": w, "height": h})
+                page.wait_for_timeout(1000)
+                _rest(page)
+                m = out[f"{w}x{h}"] = {}
+                m["step"] = player_steps(page, repeats)
+                m["slider"], m["slider drag"] = player_slider(page, repeats)
+                for speed in PLAY_SPEEDS:
+                    m[f"play {speed}"] = player_play(page, speed, passes)
+                m["node numbers"], m["node details"] = player_nodes(page, nodes, visited)
+                print(f"    player {w}x{h} measured ({load()})", flush=True)
+            if errors:  # reported, not fatal: the figures stand
+                distinct = sorted(set(errors))
+                print(f"    the page raised {len(errors)} errors: {distinct[:3]}", flush=True)
+            if page.get_by_test_id("stException").count():
+                raise SystemExit("the app showed an exception")
+        finally:
+            browser.close()
+            stop(proc)
+    return out
+
+
+def trace_cost(csv: Path, method: str) -> dict:
+    """The component's data for the app's model (AppTest, this commit): bytes, and the
+    trace's build time from an emptied trace cache, and its JSON's."""
+    from streamlit.testing.v1 import AppTest
+
+    import ui.player as ui_player
+    from boost.trace.cache import ByteCache
+    from ui import stage
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    at.query_params["tree_method"] = method
+    at.run()
+    at.get("file_uploader")[0].set_value((csv.name, csv.read_bytes(), "text/csv")).run()
+    assert not at.exception, at.exception
+    app = at.session_state["app"]
+    model = app.model.last_good
+    assert model.config["tree_method"] == method, model.config["tree_method"]
+    builds, texts = [], []
+    for _ in range(3):
+        model.traces.clear()
+        model.booster.trace.cache = ByteCache()  # as just after training
+        start = time.perf_counter()
+        trace = stage.stage_trace(app, model, 0)
+        builds.append((time.perf_counter() - start) * 1000)
+        ui_player._TEXTS.clear()
+        start = time.perf_counter()
+        text = ui_player._text(trace)
+        texts.append((time.perf_counter() - start) * 1000)
+    data = json.dumps({"trace": text, "goto": trace["goto"], "keys": True,
+                       "plotly": "/component/ui.charts.boostscope_chart/plotly.min.js"})
+    return {"bytes": len(data.encode()), "build_ms": statistics.median(builds),
+            "json_ms": statistics.median(texts), "rounds": trace["rounds"],
+            "window": trace["window"]}
+
+
+# ----------------------------------------------------------------------- today's path
+def old_worktree(ref: str, keep: bool) -> tuple[Path, bool]:
+    """``ref`` checked out (detached) in a temporary worktree, its numba cache warmed:
+    (its path, whether this run made it). With ``keep`` a kept one of the same commit is
+    reused (its numba cache warm)."""
+    sha = subprocess.run(["git", "rev-parse", ref], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    path = Path(tempfile.gettempdir()) / f"boostscope-bench-{sha[:12]}"
+    made = False
+    if not (keep and (path / "app.py").exists()):
+        if not keep:
+            path = Path(tempfile.mkdtemp(prefix=f"boostscope-bench-{sha[:12]}-")) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", str(path), sha], cwd=ROOT,
+                       check=True, capture_output=True)
+        made = True
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import boost; boost.warmup()"], cwd=path,
+                   check=True, env={**os.environ, "PYTHONPATH": str(path)})
+    print(f"  today's path: {ref} ({sha[:12]}) in {path}, numba warm-up "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    return path, made
+
+
+def remove_worktree(path: Path) -> None:
+    subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=False,
+                   capture_output=True)
+    if path.name == "tree":
+        path.parent.rmdir()  # mkdtemp's
+
+
+# Run with the old worktree's benchmarks/ as the current directory: ``bench_app`` and its
+# ``common`` are the old commit's (``common.ROOT``: the old worktree, the app it serves).
+OLD_DRIVER = r'''
+import json, sys
+sys.path.insert(0, ".")
+import bench_app as old
+from playwright.sync_api import sync_playwright
+
+a = json.loads(sys.argv[1])
+out = {}
+with sync_playwright() as p:
+    proc = old.serve(a["port"], timeout=300)
+    browser = old.chromium(p)
+    try:
+        w, h = a["viewports"][0]
+        page = browser.new_page(viewport={"width": w, "height": h})
+        page.goto(f"http://127.0.0.1:{a['port']}/?tree_method={a['method']}")
+        page.wait_for_selector(old.FIRST_CHART, timeout=300_000)
+        old.upload(page, a["csv"], a["n"], a["f"] + 1)
+        page.evaluate(old.settle_script())
+        first = page.locator(".st-key-first button")
+        thumb = page.locator('.st-key-round input[type="range"]')
+        for v, (w, h) in enumerate(a["viewports"]):
+            page.set_viewport_size({"width": w, "height": h})
+            page.wait_for_timeout(1500)
+            m = out[f"{w}x{h}"] = {}
+            old._timed(page, first.click)  # untimed: from the first round
+            page.evaluate("() => document.activeElement?.blur()")
+            m["step"] = [old._timed(page, lambda: page.keyboard.press("ArrowRight"))
+                         for _ in range(a["repeats"])]
+            m["slider"] = []
+            for _ in range(a["repeats"]):
+                thumb.focus()
+                m["slider"].append(old._timed(page, lambda: page.keyboard.press("ArrowRight")))
+            m["node"] = []
+            points = old._tree_points(page)
+            for i in range(v * a["nodes"], min((v + 1) * a["nodes"], points.count())):
+                point = old._tree_points(page).nth(i)
+                point.scroll_into_view_if_needed()
+                box = point.bounding_box()
+                m["node"].append(old._timed(page, lambda b=box: old._click(page, b)))
+        assert page.get_by_test_id("stException").count() == 0
+    finally:
+        browser.close()
+        old.stop(proc)
+print(json.dumps(out))
+'''
+
+
+def old_latencies(worktree: Path, csv: Path, n_rows: int, n_features: int, method: str,
+                  port: int, viewports: list[tuple[int, int]], repeats: int,
+                  nodes: int) -> dict:
+    """Today's path measured by its own bench_app.py (see ``OLD_DRIVER``)."""
+    args = {"csv": str(csv), "n": n_rows, "f": n_features, "method": method, "port": port,
+            "viewports": viewports, "repeats": repeats, "nodes": nodes}
+    done = subprocess.run([sys.executable, "-c", OLD_DRIVER, json.dumps(args)],
+                          cwd=worktree / "benchmarks", capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(worktree)})
+    if done.returncode:
+        raise SystemExit(f"today's path could not be measured:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------------------- floor
+def _timed_settle(page, act) -> float:
     """ms from the key press or click ``act`` makes to the last change it caused on the
     page (``common.SETTLE``)."""
     page.evaluate("() => window.settle.arm()")
@@ -129,136 +523,10 @@ def _timed(page, act) -> float:
     return result["last"] - result["change"]
 
 
-def _click(page, box) -> None:
-    """Click the middle of ``box``, then move the pointer off the chart (a pointer resting on
-    a node would keep Plotly's hover label changing the page)."""
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.move(5, 715)
-
-
-def _tree_points(page):
-    """The tree chart's node markers (split and leaf markers; not the labels)."""
-    return page.locator(".st-key-tree_chart .scatterlayer .trace path.point")
-
-
-# The page's charts as Plotly holds them, with each one's size; each chart element is tagged
-# the first time it is seen, so a later call can count the ones that are new.
-_CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
-    const box = gd.getBoundingClientRect();
-    const seen = gd.__seen === true;
-    gd.__seen = true;
-    return {seen, width: box.width, height: box.height,
-            data: JSON.parse(JSON.stringify(gd.data)),
-            layout: JSON.parse(JSON.stringify(gd.layout))};
-})"""
-# Plotly.react of every figure from one state to the other and back, until the frame after it
-# is painted: ms per redraw.
-_REACT = """async ([before, after, repeats]) => {
-    const painted = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-    const config = {displayModeBar: false};
-    for (let i = 0; i < before.length; i++)
-        await Plotly.newPlot('chart' + i, before[i].data, before[i].layout, config);
-    const out = [];
-    for (let k = 0; k < repeats; k++) {
-        const figures = k % 2 ? before : after;
-        const t0 = performance.now();
-        for (let i = 0; i < figures.length; i++)
-            await Plotly.react('chart' + i, figures[i].data, figures[i].layout, config);
-        await painted();
-        out.push(performance.now() - t0);
-    }
-    return out;
-}"""
-
-
-def step_cost(browser, page, repeats: int) -> tuple[int, int, list[float]]:
-    """A step (→) on ``page``: (charts on the page, how many of them it re-created, ms
-    Plotly alone takes to redraw its figures on a bare page in ``browser``)."""
-    from ui.charts import PLOTLY_JS
-
-    before = page.evaluate(_CHARTS)
-    _timed(page, lambda: page.keyboard.press("ArrowRight"))
-    after = page.evaluate(_CHARTS)
-    if len(before) != len(after):
-        raise SystemExit("a step changed the number of charts; cannot compare them")
-    bare = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        bare.set_content("".join(f'<div id="chart{i}" style="width:{f["width"]}px;'
-                                 f'height:{f["height"]}px"></div>' for i, f in enumerate(after)))
-        bare.add_script_tag(path=str(PLOTLY_JS))  # the app's own Plotly.js
-        ms = bare.evaluate(_REACT, [before, after, repeats])
-    finally:
-        bare.close()
-    return len(after), sum(not f["seen"] for f in after), ms
-
-
-def browser_latencies(n_rows: int, n_features: int, method: str, port: int = 8766,
-                      repeats: int = 5) -> dict[str, list[float]]:
-    """In Chromium at 1280x720, on an uploaded ``n_rows`` x ``n_features`` table trained with
-    ``method`` (the app's other defaults: 20 rounds, depth 3): ms from the key press or click
-    to the page's last change for a step (→), a round-slider move (its thumb, →), a view
-    switch (Residuals and gradients, then back to Tree and splits), a node click (a node's
-    first visit, then a second) and Play (the time between rounds at 0.5 s per round)."""
-    import tempfile
-    from pathlib import Path
-
-    from playwright.sync_api import sync_playwright
-
-    from ui.views import VIEWS
-
-    out = {}
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        csv = Path(tmp) / f"wide_{n_rows}x{n_features}.csv"
-        wide_csv(csv, n_rows, n_features)
-        proc = serve(port, timeout=300)
-        browser = chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(f"http://127.0.0.1:{port}/?tree_method={method}")
-            page.wait_for_selector(FIRST_CHART, timeout=180_000)
-            upload(page, csv, n_rows, n_features + 1)
-            page.evaluate(settle_script())
-            page.evaluate("() => document.activeElement?.blur()")  # keys to the page
-            out["step"] = [_timed(page, lambda: page.keyboard.press("ArrowRight"))
-                           for _ in range(repeats)]
-            charts, remade, plotly_ms = step_cost(browser, page, repeats)
-            out["charts a step re-creates"] = [remade, charts]
-            out["Plotly alone, per step"] = plotly_ms
-            thumb = page.locator('.st-key-round input[type="range"]')
-            out["round slider"] = []
-            for _ in range(repeats):
-                thumb.focus()
-                out["round slider"].append(_timed(page, lambda: page.keyboard.press(
-                    "ArrowRight")))
-            view = page.locator(".st-key-view")
-            out["view switch"] = []
-            for _ in range(repeats):
-                for slug in ("residuals", "tree"):
-                    button = view.get_by_role("radio", name=VIEWS[slug].TITLE, exact=True)
-                    out["view switch"].append(_timed(page, button.click))
-            for visit in ("node click, first visit", "node click, second visit"):
-                out[visit] = []
-                for i in range(min(repeats, _tree_points(page).count())):
-                    point = _tree_points(page).nth(i)
-                    point.scroll_into_view_if_needed()
-                    box = point.bounding_box()
-                    out[visit].append(_timed(page, lambda b=box: _click(page, b)))
-            pace, redraws = _play_pace(page)
-            out["play at 500 ms a round"] = [pace]
-            out["play, ms between redraws"] = [redraws]
-            assert page.get_by_test_id("stException").count() == 0
-        finally:
-            browser.close()
-            stop(proc)
-    return out
-
-
-def floor_latencies(port: int = 8767, repeats: int = 8) -> dict[str, list[float]]:
+def floor_latencies(port: int, repeats: int = 8) -> dict[str, list[float]]:
     """ms from the click on the bare page's Step button to the page's last change, with no
     chart, one and three (``bare_page.py``), in Chromium at 1280x720."""
     import shutil
-    import tempfile
-    from pathlib import Path
 
     from playwright.sync_api import sync_playwright
 
@@ -277,98 +545,159 @@ def floor_latencies(port: int = 8767, repeats: int = 8) -> dict[str, list[float]
                 button = page.get_by_role("button", name="Step")
                 name = (f"bare page, {charts} chart{'s' if charts > 1 else ''}" if charts
                         else "bare page, text only")
-                out[name] = [_timed(page, button.click) for _ in range(repeats)]
+                out[name] = [_timed_settle(page, button.click) for _ in range(repeats)]
         finally:
             browser.close()
             stop(proc)
     return out
 
 
-def _play_pace(page, seconds: float = 6.0) -> tuple[float, float]:
-    """Play at 0.5 s a round from round 0 for about ``seconds``: (ms of wall time per round
-    shown, ms between successive redraws on screen). A redraw slower than the speed skips
-    rounds (``stage.advance``), so the first holds the speed while the second may not."""
-    page.locator(".st-key-first button").click()
-    page.wait_for_function("() => [...document.querySelectorAll('h4')].some(h => "
-                           "/Round 0 of/.test(h.innerText))", timeout=30_000)
-    speed = page.locator('.st-key-speed input[type="range"]')
-    speed.focus()
-    page.keyboard.press("ArrowLeft")  # the default 1 s a round -> 0.5 s
-    page.wait_for_function("() => document.querySelector('.st-key-speed').innerText"
-                           ".includes('0.5 s')", timeout=30_000)
-    page.wait_for_timeout(1500)
-    page.evaluate("""() => { window.ticks = []; let last = -1;
-        const watch = () => { const h = [...document.querySelectorAll('h4')]
-            .find(e => /Round \\d+ of/.test(e.innerText));
-          const r = h ? +h.innerText.match(/Round (\\d+)/)[1] : -1;
-          if (r !== last) { window.ticks.push([performance.now(), r]); last = r; }
-          requestAnimationFrame(watch); };
-        requestAnimationFrame(watch); }""")
-    page.locator(".st-key-play button").click()
-    page.wait_for_timeout(seconds * 1000)
-    page.locator(".st-key-pause button").click()  # Pause is its own button (ui.stage)
-    ticks = [t for t in page.evaluate("() => window.ticks") if t[1] > 0][1:]  # after the 1st
-    (t0, r0), (t1, r1) = ticks[0], ticks[-1]
-    gaps = [b[0] - a[0] for a, b in zip(ticks, ticks[1:], strict=False)]
-    return (t1 - t0) / max(1, r1 - r0), statistics.median(gaps)
+# ----------------------------------------------------------------------------- table
+def _ms(ms: list[float] | None) -> tuple[str, str]:
+    if not ms:
+        return "—", "—"
+    return f"{statistics.median(ms):.0f}", f"{p95(ms):.0f}"
 
 
-def learning_rate_seconds(n_rows: int = 10_000, rounds: int = 200) -> float:
-    """Four models (eta 0.01, 0.1, 0.3, 1.0), 200 rounds each, on 10k rows, app defaults."""
-    import boost
-
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(n_rows, 4))
-    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + rng.normal(scale=0.3, size=n_rows)
-    boost.train({"max_depth": 3}, X[:100], y[:100], 2)
-    t = time.perf_counter()
-    for eta in (0.01, 0.1, 0.3, 1.0):
-        boost.train({"eta": eta, "max_depth": 3}, X, y, rounds, evals=[(X[:2000], y[:2000],
-                                                                        "valid")])
-    return time.perf_counter() - t
+def _verdict(ms: list[float] | None, median_goal: float, p95_goal: float,
+             extra: bool = True) -> str:
+    if not ms:
+        return "n/a"
+    ok = statistics.median(ms) <= median_goal and p95(ms) <= p95_goal and extra
+    return "pass" if ok else "FAIL"
 
 
-GOAL_MS = 150
+def rows(case: str, new: dict, old: dict | None) -> list[list[str]]:
+    """The table's lines for one case (size, method, viewport)."""
+    out = []
+
+    def line(measure, new_ms, old_ms, goal, verdict, note=""):
+        nm, np95 = _ms(new_ms)
+        om, op95 = _ms(old_ms)
+        ratio = (f"{statistics.median(old_ms) / statistics.median(new_ms):.0f}x"
+                 if old_ms and new_ms and statistics.median(new_ms) > 0 else "")
+        out.append([case, measure, f"{nm} / {np95}", f"{om} / {op95}" if old_ms else "—",
+                    ratio, goal, verdict + note])
+
+    steps = f"≤{STEP_GOAL[0]:.0f} / ≤{STEP_GOAL[1]:.0f}"
+    line("step (→)", new["step"], old and old["step"], steps, _verdict(new["step"], *STEP_GOAL))
+    line("slider (jump)", new["slider"], old and old["slider"], steps,
+         _verdict(new["slider"], *STEP_GOAL))
+    line("slider drag (per event)", new["slider drag"], None, steps,
+         _verdict(new["slider drag"], *STEP_GOAL))
+    for speed in PLAY_SPEEDS:
+        play = new[f"play {speed}"]
+        line(f"Play {speed}/s: between rounds", play["gaps"], None, steps + ", 0 skipped",
+             _verdict(play["gaps"], STEP_GOAL[0] + 0.5, STEP_GOAL[1],
+                      play["skipped"] == 0 and play["rate"] >= 19.5),
+             f" ({play['rate']:.1f} rounds/s, {play['skipped']} skipped)")
+    line("node click: numbers", new["node numbers"], old and old["node"],
+         f"≤{NUMBERS_GOAL:.0f} / ≤{NUMBERS_GOAL:.0f}",
+         _verdict(new["node numbers"], NUMBERS_GOAL, NUMBERS_GOAL))
+    line("node click: details", new["node details"], old and old["node"],
+         f"≤{DETAILS_GOAL:.0f} / ≤{DETAILS_GOAL:.0f}",
+         _verdict(new["node details"], DETAILS_GOAL, DETAILS_GOAL))
+    return out
 
 
-def _line(name: str, ms: list[float]) -> str:
-    return (f"  {name:<26} median {statistics.median(ms):6.0f} ms, max {max(ms):6.0f} ms  "
-            f"({sum(t <= GOAL_MS for t in ms)} of {len(ms)} within {GOAL_MS} ms)")
+def details(m: dict, old: dict | None) -> str:
+    """Every sample of one case, for the record."""
+    plays = ", ".join(
+        f"Play {s}/s: gaps {_ms(p['gaps'])}, tick to frame {_ms(p['ticks'])}, "
+        f"{p['rate']:.1f} rounds/s, skipped {p['skipped']}, repeated draws {p['duplicates']}"
+        for s, p in ((s, m[f"play {s}"]) for s in PLAY_SPEEDS))
+    text = (f"step {_ms(m['step'])}, slider {_ms(m['slider'])}, drag {_ms(m['slider drag'])}"
+            f", {plays}, node numbers {[round(x) for x in m['node numbers']]}, details "
+            f"{[round(x) for x in m['node details']]}")
+    if old:
+        text += "; old " + json.dumps({k: [round(x) for x in v] for k, v in old.items()})
+    return text
+
+
+def print_table(table: list[list[str]]) -> None:
+    head = ["case", "measure", "new ms med / p95", "old ms med / p95", "old/new", "goal ms",
+            "new meets goal"]
+    widths = [max(len(r[i]) for r in [head, *table]) for i in range(len(head))]
+    for r in [head, ["-" * w for w in widths], *table]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000x30,100000x30")
     parser.add_argument("--methods", default="exact,hist")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--skip-first-chart", action="store_true")
+    parser.add_argument("--viewports", default="1280x720,1920x1080")
+    parser.add_argument("--quick", action="store_true",
+                        help="10000x30, the first method, 1280x720, fewer repeats")
+    parser.add_argument("--repeats", type=int, default=20,
+                        help="steps and slider jumps per viewport (the player)")
+    parser.add_argument("--old-repeats", type=int, default=5,
+                        help="steps and slider moves per viewport (today's path)")
+    parser.add_argument("--nodes", type=int, default=5, help="node clicks per viewport")
+    parser.add_argument("--passes", type=int, default=3, help="Play passes per speed")
+    parser.add_argument("--old-ref", default="main", help="today's path (the old stage)")
+    parser.add_argument("--no-old", action="store_true", help="the player alone")
+    parser.add_argument("--keep-old", action="store_true",
+                        help="keep today's worktree (and its numba cache) for the next run")
     parser.add_argument("--floor", action="store_true",
                         help="only the bare Streamlit page's clicks (bare_page.py)")
     args = parser.parse_args()
     if args.floor:
         print("a bare Streamlit page in Chromium at 1280x720, click to last change:")
-        for name, ms in floor_latencies().items():
-            print(_line(name, ms))
+        for name, ms in floor_latencies(free_port()).items():
+            print(f"  {name:<26} median {statistics.median(ms):6.0f} ms, "
+                  f"p95 {p95(ms):6.0f} ms")
+        print(f"({load()})")
         return
-    if not args.skip_first_chart:
-        print(f"first chart after `streamlit run` (warm cache): {first_chart_seconds():.1f} s")
-    for size in args.sizes.split(","):
-        n, f = (int(v) for v in size.split("x"))
-        for method in args.methods.split(","):
-            print(f"\n{n:,} rows x {f} features, {method} (20 rounds, depth 3), 1280x720:")
-            print(" the server's share (the fragment's run, AppTest):")
-            for name, ms in server_latencies(n, f, method, args.repeats).items():
-                print(_line(name, ms))
-            print(" in Chromium, from the key press or click to the page's last change:")
-            for name, ms in browser_latencies(n, f, method, repeats=args.repeats).items():
-                if name.startswith("play"):
-                    print(f"  {name:<26} {ms[0]:6.0f} ms")
-                elif name.startswith("charts"):
-                    print(f"  {name:<26} {ms[0]} of {ms[1]}")
-                else:
-                    print(_line(name, ms))
-    print(f"\nlearning-rate comparison, 4 etas x 200 rounds on 10,000 rows: "
-          f"{learning_rate_seconds():.2f} s")
+    if args.quick:
+        args.sizes, args.methods = "10000x30", args.methods.split(",")[0]
+        args.viewports, args.repeats, args.passes = "1280x720", 12, 2
+    viewports = [tuple(int(v) for v in s.split("x")) for s in args.viewports.split(",")]
+    print(f"bench_app.py {' '.join(sys.argv[1:])}  ({time.strftime('%Y-%m-%d %H:%M')}, "
+          f"{load()})", flush=True)
+    worktree, made = (None, False) if args.no_old else old_worktree(args.old_ref,
+                                                                    args.keep_old)
+    table, traces = [], []
+    try:
+        for size in args.sizes.split(","):
+            n, f = (int(v) for v in size.split("x"))
+            for method in args.methods.split(","):
+                print(f"\n{n:,} rows x {f} features, {method}:", flush=True)
+                with tempfile.TemporaryDirectory() as tmp:
+                    csv = Path(tmp) / f"wide_{n}x{f}.csv"
+                    wide_csv(csv, n, f)
+                    cost = trace_cost(csv, method)
+                    traces.append((f"{n // 1000}k {method}", cost))
+                    print(f"  trace: {cost['bytes'] / 1e3:.0f} kB, build {cost['build_ms']:.0f}"
+                          f" ms + JSON {cost['json_ms']:.0f} ms ({load()})", flush=True)
+                    new = player_latencies(csv, n, f, method, free_port(), viewports,
+                                           args.repeats, args.nodes, args.passes)
+                    old = None
+                    if worktree is not None:
+                        old = old_latencies(worktree, csv, n, f, method, free_port(),
+                                            viewports, args.old_repeats, args.nodes)
+                        print(f"    today's path measured ({load()})", flush=True)
+                for w, h in viewports:
+                    vp = f"{w}x{h}"
+                    case = f"{n // 1000}k {method} {vp}"
+                    m = new[vp]
+                    print(f"  {case}: {details(m, old and old[vp])}", flush=True)
+                    table += rows(case, m, old and old[vp])
+    finally:
+        if made and not args.keep_old:
+            remove_worktree(worktree)
+    print(f"\nThe player (new) beside today's path (old: {args.old_ref}, every step a Streamlit "
+          "rerun), ms.\nnew: key/input event's timeStamp to the frame after the draw (the "
+          "page's own timings); old: the key press or click to the page's last change "
+          "(700 ms still).\nOld node click: its numbers and details come with one rerun "
+          "(same figure in both lines). Old Play: at most 4 rounds/s (no figure).")
+    print_table(table)
+    print("\nThe component's data (trace JSON + goto, keys, Plotly's URL) and its build "
+          "(stage_trace from an emptied trace cache; then its JSON):")
+    for case, c in traces:
+        print(f"  {case:<10} {c['bytes'] / 1e3:8.0f} kB   build {c['build_ms']:5.0f} ms   "
+              f"JSON {c['json_ms']:4.0f} ms   ({c['rounds']} rounds, window {c['window']})")
+    print(f"({load()})")
 
 
 if __name__ == "__main__":
