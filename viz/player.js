@@ -637,7 +637,8 @@ class Player {
   load(trace, plotlyUrl) {
     if (typeof trace === "string") trace = JSON.parse(trace);
     this.plotlyReady = loadPlotly(plotlyUrl);
-    if (trace.id !== this.trace?.id) this.setTrace(trace);
+    const fresh = trace.id !== this.trace?.id;
+    if (fresh) this.setTrace(trace);
     else this.trace.goto = trace.goto;
     const goto = trace.goto;
     if (goto && goto.token !== this.gotoToken) {  // obeyed once per token
@@ -646,9 +647,11 @@ class Player {
       this.reported = this.clamp(goto.round);
       this.stop(false);
       this.go(goto.round, null, "goto");
-    } else {
+    } else if (fresh) {
       this.go(this.r, null, "trace");
     }
+    // else: the same trace and token (a rerun of the host, e.g. after a node click): what
+    // is drawn is already right, and a redraw would cost all three charts for nothing
   }
 
   setTrace(trace) {
@@ -681,6 +684,7 @@ class Player {
       }
       this.panels.push(panel);
     }
+    this.layoutKey = null;  // new panels have no size yet, whatever the window's size
     this.layout();
   }
 
@@ -776,7 +780,11 @@ class Player {
     const gestures = this.pending.splice(0);
     try {
       const Plotly = await this.plotlyReady;
-      await Promise.all(this.panels.map((p) => this.drawPanel(Plotly, p, r)));
+      if (displayed(this.root)) {
+        await Promise.all(this.panels.map((p) => this.drawPanel(Plotly, p, r)));
+      } else {
+        this.layoutKey = null;  // drawn when shown again (relayoutSoon)
+      }
     } catch (error) {
       console.error(error);
     }
@@ -918,6 +926,9 @@ class Player {
     if (this.relayoutFrame || !this.panels) return;
     this.relayoutFrame = requestAnimationFrame(() => {
       this.relayoutFrame = null;
+      // hidden or removed (a tab switched, a rerun dropping the player): nothing to size;
+      // lay out afresh once shown again (the ResizeObserver hears of that too)
+      if (!displayed(this.root)) { this.layoutKey = null; return; }
       if (this.layout()) this.requestDraw();
     });
   }
@@ -1008,6 +1019,12 @@ function markerCenter(panel, id) {  // a node's marker on the screen (client px)
   if (!panel.plan?.y.has(id) || !full) return null;
   const rect = panel.plot.getBoundingClientRect();
   return dataToClient(panel, panel.plan.x.get(id), panel.plan.y.get(id));
+}
+
+// Plotly can neither lay out nor resize a plot that is not displayed (it throws "Resize must
+// be passed a displayed plot div element"): hidden panels wait until they are shown.
+function displayed(element) {
+  return element.isConnected && element.getClientRects().length > 0;
 }
 
 function textEntry(target) {  // a key typed here is the element's own
