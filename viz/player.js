@@ -877,14 +877,15 @@ class Player {
       const axis = `${m[2]}axis${(trace[`${m[2]}axis`] || m[2]).slice(1)}`;
       let lo = Infinity;
       let hi = -Infinity;
-      if (p.round) [lo, hi] = [this.lo + (p.offset || 0), this.hi + (p.offset || 0)];
+      // a round's marker: the axis of rounds spans them all, exactly (as the loss curves do)
+      if (p.round) [lo, hi] = [(p.offset || 0), this.trace.rounds + (p.offset || 0)];
       else {
         for (const v of arrays[p.array].data) {
           if (Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
         }
       }
-      const [a, b] = out[axis] || [Infinity, -Infinity];
-      out[axis] = [Math.min(a, lo), Math.max(b, hi)];
+      const [a, b, rounds] = out[axis] || [Infinity, -Infinity, true];
+      out[axis] = [Math.min(a, lo), Math.max(b, hi), rounds && !!p.round];
     }
     return out;
   }
@@ -1124,23 +1125,25 @@ function freeze(Plotly, panel, ranges, key) {
   const layout = panel.figure.layout;
   const full = panel.plot._fullLayout;
   if (!full) return null;
+  const own = panel.chart.spec.figure.layout;  // the axes as the figure has them
   panel.thawed ??= structuredClone({ margin: layout.margin, axes: Object.fromEntries(
     Object.keys(full).filter((k) => /^[xy]axis\d*$/.test(k))
-      .map((k) => [k, { range: layout[k]?.range, autorange: layout[k]?.autorange,
-        automargin: layout[k]?.automargin }])) });
-  for (const [name, [lo, hi]] of Object.entries(ranges)) {
+      .map((k) => [k, { range: own[k]?.range, autorange: own[k]?.autorange,
+        automargin: own[k]?.automargin }])) });
+  for (const [name, [lo, hi, rounds]] of Object.entries(ranges)) {
     const axis = full[name];
-    if (!axis || !["linear", "log"].includes(axis.type) || layout[name]?.range) continue;
+    // (Plotly writes its autorange back into the layout: the figure's own says if it is fixed)
+    if (!axis || !["linear", "log"].includes(axis.type) || own[name]?.range) continue;
     const log = axis.type === "log";
     if (log && !(lo > 0)) continue;
     const [a, b] = log ? [Math.log10(lo), Math.log10(hi)] : [lo, hi];
-    const pad = (b - a || 1) * 0.05;
+    const pad = (b - a || 1) * 0.05;  // only where a round reaches beyond the figure's range
     const [r0, r1] = axis.range;
     layout[name] = { ...layout[name], autorange: false,
-      range: [Math.min(r0, a - pad), Math.max(r1, b + pad)] };
+      range: rounds ? [a, b] : [a < r0 ? a - pad : r0, b > r1 ? b + pad : r1] };
   }
   for (const name of Object.keys(panel.thawed.axes)) {
-    if (!layout[name]?.range && full[name]?.range) {  // an axis no round moves: as drawn
+    if (!ranges[name] && full[name]?.range) {  // an axis no round moves: as drawn
       layout[name] = { ...layout[name], autorange: false, range: [...full[name].range] };
     }
   }
@@ -1204,7 +1207,8 @@ function moveInPlace(Plotly, panel, changed) {
         .find((g) => g.__data__?.[0]?.trace?.index === i);
       const points = group?.querySelectorAll(".points path.point").length;
       if (!group || value.length !== cd.length || !["markers", "lines"].includes(trace.mode)
-        || (trace.mode === "markers" && points !== cd.length)) return false;
+        || (trace.mode === "markers" && points !== cd.length)
+        || (trace.mode === "lines" && !LINE_PATHS[trace.line?.shape ?? "linear"])) return false;
       plan.push(() => { gd.data[i][attr] = value; for (let k = 0; k < cd.length; k++) cd[k][attr] = value[k]; });
       plan.push(group);  // redrawn once both axes are set
     }
@@ -1212,8 +1216,45 @@ function moveInPlace(Plotly, panel, changed) {
   const groups = new Set();
   for (const step of plan) if (step instanceof Element) groups.add(step); else step();
   for (const group of groups) redrawScatter(gd, group);
-  return Object.keys(shapes).length ? Plotly.relayout(gd, shapes) : Promise.resolve();
+  if (!Object.keys(shapes).length || moveLines(gd, shapes)) return Promise.resolve();
+  return Plotly.relayout(gd, shapes);
 }
+
+// The loss chart's round line (a vertical line shape, x in data, y in paper units) moved in
+// place: its path's x set (Plotly.relayout would cost ~20 ms for it). False, touching
+// nothing, for any other shape or change.
+function moveLines(gd, shapes) {
+  const moves = new Map();
+  for (const [key, value] of Object.entries(shapes)) {
+    const [, i, end] = /^shapes\[(\d+)\]\.(\w+)$/.exec(key);
+    if (end !== "x0" && end !== "x1") return false;
+    moves.set(Number(i), { ...moves.get(Number(i)), [end]: value });
+  }
+  const plan = [];
+  for (const [i, { x0, x1 }] of moves) {
+    const shape = gd._fullLayout.shapes?.[i];
+    const path = gd.querySelector(`.shapelayer path[data-index="${i}"]`);
+    const xa = shape && gd._fullLayout[`xaxis${shape.xref.slice(1)}`];
+    const d = path?.getAttribute("d") ?? "";
+    const m = /^M[\d.e+-]+,([\d.e+-]+)L[\d.e+-]+,([\d.e+-]+)$/.exec(d);
+    if (!xa || !m || shape.type !== "line" || x0 === undefined || x0 !== (x1 ?? x0)
+      || xa.type !== "linear") return false;
+    const x = xa._offset + xa.c2p(x0);
+    plan.push(() => {
+      path.setAttribute("d", `M${x},${m[1]}L${x},${m[2]}`);
+      for (const s of [gd.layout.shapes[i], shape]) Object.assign(s, { x0, x1: x1 ?? x0 });
+    });
+  }
+  for (const step of plan) step();
+  return true;
+}
+
+const round2 = (v) => Math.round(v * 100) / 100;  // as Plotly writes a path's coordinates
+// A line's path as Plotly's Drawing.linearPath and Drawing.steps.hv write it.
+const LINE_PATHS = {
+  linear: (pts) => `M${pts.map((p) => p.join(",")).join("L")}`,
+  hv: (pts) => `M${pts[0].join(",")}${pts.slice(1).map(([x, y]) => `H${x}V${y}`).join("")}`,
+};
 
 function redrawScatter(gd, group) {  // a scatter trace's markers or line at its calcdata
   const cd = group.__data__;
@@ -1230,8 +1271,9 @@ function redrawScatter(gd, group) {  // a scatter trace's markers or line at its
     });
   } else {
     const line = group.querySelector("path.js-line");
-    const pts = cd.map(px).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-    if (line && pts.length) line.setAttribute("d", `M${pts.map((p) => p.join(",")).join("L")}`);
+    const pts = cd.map(px).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y))
+      .map(([x, y]) => [round2(x), round2(y)]);
+    if (line && pts.length) line.setAttribute("d", LINE_PATHS[trace.line?.shape ?? "linear"](pts));
   }
 }
 

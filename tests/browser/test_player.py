@@ -337,3 +337,41 @@ def test_a_hidden_chart_is_not_resized(browser, tmp_path):
     page.evaluate("() => document.getElementById('host').remove()")
     page.wait_for_timeout(300)
     assert not errors
+
+
+_DRAWN_SVG = """() => [...document.querySelectorAll(
+      '.bsp-fit .scatterlayer .trace, .bsp-loss .scatterlayer .trace')]
+    .map(g => [...g.querySelectorAll('path.point')].map(p => p.getAttribute('transform'))
+      .concat([...g.querySelectorAll('path.js-line')].map(p => p.getAttribute('d'))))
+    .concat([...document.querySelectorAll('.bsp-loss .shapelayer path')]
+      .map(p => p.getAttribute('d')))
+    .concat([...document.querySelectorAll('.bsp-panel .legendtext, .bsp-panel .gtitle')]
+      .map(t => t.textContent))"""
+
+
+def test_a_round_drawn_in_place_is_plotly_react_s(browser, exact, hist, tmp_path):
+    """Rounds after the first draw move Plotly's SVG in place (points, lines, names, title,
+    the loss chart's round line): the same SVG as Plotly.react draws for that round."""
+    for case in (exact, hist):
+        page = _open(browser, case, tmp_path, "inplace")
+        for _ in range(7):
+            page.keyboard.press("ArrowRight")
+        _at_rest(page)
+        fast = page.evaluate(_DRAWN_SVG)
+        draws = page.evaluate("() => window.boostscopePlayer.timings.at(-1).drawMs")
+        page.evaluate("""() => { const p = window.boostscopePlayer.players[0];
+            for (const panel of p.panels) { panel.frozen = null; panel.drawnKey = null; }
+            p.requestDraw(); }""")
+        _at_rest(page)
+        assert page.evaluate(_DRAWN_SVG) == fast
+        assert set(draws) == {"fit", "loss", "tree"}
+        # hover reads the round's values
+        same = page.evaluate("""() => {
+            const gd = document.querySelector('.bsp-fit .js-plotly-plot');
+            return gd.calcdata.every(cd => cd.every((d, k) => {
+              const y = gd.data[cd[0].trace.index].y; return !y || !ArrayBuffer.isView(y)
+                || Object.is(Math.fround(d.y), Math.fround(y[k]))
+                || (isNaN(d.y) && isNaN(y[k])); })); }""")
+        assert same
+        assert not page.errors
+        page.close()
