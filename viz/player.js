@@ -746,15 +746,19 @@ class Player {
     clearTimeout(this.reportTimer);
     const interval = () => 1000 / this.speed;
     let last = event?.timeStamp || performance.now();
+    // the next round once its time has come and the last one is on screen: slower when the
+    // draw is, never a round skipped. Called in an animation frame (the loop below, and the
+    // frame that shows the last round), it draws in that frame: no frame lost between rounds.
+    this.advance = (now) => {
+      if (!this.playing || now - last < interval() - 4 || this.drawing || this.dirty) return;
+      last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
+      if (this.r >= this.hi) { this.stop(true); return; }
+      this.inFrame = true;
+      try { this.go(this.r + 1, { timeStamp: now }, "tick"); } finally { this.inFrame = false; }
+    };
     const tick = (now) => {
       if (!this.playing) return;
-      // the next round once its time has come and the last one is on screen: slower when
-      // the draw is, never a round skipped
-      if (now - last >= interval() - 4 && !this.drawing && !this.dirty) {
-        last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
-        if (this.r >= this.hi) return this.stop(true);
-        this.go(this.r + 1, { timeStamp: now }, "tick");
-      }
+      this.advance(now);
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
@@ -768,11 +772,12 @@ class Player {
   }
 
   // ---------------------------------------------------------------------------- draw
-  requestDraw() {
+  requestDraw() {  // at most one draw at a time; gestures meanwhile merge into the next
     if (this.drawing) { this.dirty = true; return; }
     this.drawing = true;
     this.dirty = false;
-    requestAnimationFrame(() => this.draw());
+    if (this.inFrame) this.draw();  // Play's tick, already in an animation frame
+    else requestAnimationFrame(() => this.draw());
   }
 
   async draw() {
@@ -803,6 +808,7 @@ class Player {
       reg.drawn.push(r);
       this.drawing = false;
       if (this.dirty) this.requestDraw();
+      else this.advance?.(now);  // playing: the next round in this very frame
     });
   }
 
