@@ -16,8 +16,12 @@ export default function (component) {
     chart.style.width = "100%";
     parentElement.appendChild(chart);
     // The column's width changes without a window resize (the sidebar opens or closes).
+    // Plotly's resize throws ("Resize must be passed a displayed plot div element") on a
+    // chart that is hidden or already removed (a rerun dropping it, a closed tab).
     new ResizeObserver(() => {
-      if (chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
+      const shown = chart.isConnected && chart.getClientRects().length > 0
+        && getComputedStyle(chart).display !== "none";
+      if (shown && chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
     }).observe(chart);
   }
   chart.style.height = `${data.height}px`;

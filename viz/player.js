@@ -654,7 +654,8 @@ class Player {
   load(trace, plotlyUrl) {
     if (typeof trace === "string") trace = JSON.parse(trace);
     this.plotlyReady = loadPlotly(plotlyUrl);
-    if (trace.id !== this.trace?.id) this.setTrace(trace);
+    const fresh = trace.id !== this.trace?.id;
+    if (fresh) this.setTrace(trace);
     else {
       this.trace.goto = trace.goto;
       this.layout();  // the player may have moved on the page (a lesson's text above it)
@@ -667,9 +668,11 @@ class Player {
       this.reported = this.clamp(goto.round);
       this.stop(false);
       this.go(goto.round, null, "goto");
-    } else {
+    } else if (fresh) {
       this.go(this.r, null, "trace");
     }
+    // else: the same trace and token (a rerun of the host, e.g. after a node click): what
+    // is drawn is already right, and a redraw would cost all three charts for nothing
   }
 
   // The panels fill the window below the player's top: when what is above it grows or
@@ -711,7 +714,7 @@ class Player {
       }
       this.panels.push(panel);
     }
-    this.layoutKey = null;  // new panels: sized even when the window's size is the same
+    this.layoutKey = null;  // new panels have no size yet, whatever the window's size
     this.layout();
   }
 
@@ -775,15 +778,19 @@ class Player {
     clearTimeout(this.reportTimer);
     const interval = () => 1000 / this.speed;
     let last = event?.timeStamp || performance.now();
+    // the next round once its time has come and the last one is on screen: slower when the
+    // draw is, never a round skipped. Called in an animation frame (the loop below, and the
+    // frame that shows the last round), it draws in that frame: no frame lost between rounds.
+    this.advance = (now) => {
+      if (!this.playing || now - last < interval() - 4 || this.drawing || this.dirty) return;
+      last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
+      if (this.r >= this.hi) { this.stop(true); return; }
+      this.inFrame = true;
+      try { this.go(this.r + 1, { timeStamp: now }, "tick"); } finally { this.inFrame = false; }
+    };
     const tick = (now) => {
       if (!this.playing) return;
-      // the next round once its time has come and the last one is on screen: slower when
-      // the draw is, never a round skipped
-      if (now - last >= interval() - 4 && !this.drawing && !this.dirty) {
-        last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
-        if (this.r >= this.hi) return this.stop(true);
-        this.go(this.r + 1, { timeStamp: now }, "tick");
-      }
+      this.advance(now);
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
@@ -797,47 +804,84 @@ class Player {
   }
 
   // ---------------------------------------------------------------------------- draw
-  requestDraw() {
+  requestDraw() {  // at most one draw at a time; gestures meanwhile merge into the next
     if (this.drawing) { this.dirty = true; return; }
     this.drawing = true;
     this.dirty = false;
-    requestAnimationFrame(() => this.draw());
+    if (this.inFrame) this.draw();  // Play's tick, already in an animation frame
+    else requestAnimationFrame(() => this.draw());
   }
 
   async draw() {
     const r = this.r;
     const gestures = this.pending.splice(0);
+    const drawMs = {};
     try {
       const Plotly = await this.plotlyReady;
-      await Promise.all(this.panels.map((p) => this.drawPanel(Plotly, p, r)));
+      if (displayed(this.root)) {
+        // Plotly draws synchronously and resolves later: the time in the call is the draw's
+        await Promise.all(this.panels.map((p) => {
+          const t0 = performance.now();
+          const done = this.drawPanel(Plotly, p, r);
+          drawMs[p.name] = performance.now() - t0;
+          return done;
+        }));
+      } else {
+        this.layoutKey = null;  // drawn when shown again (relayoutSoon)
+      }
     } catch (error) {
       console.error(error);
     }
     requestAnimationFrame(() => {  // the frame after the draw: what the eye sees
       const now = performance.now();
       const reg = registry();
-      for (const g of gestures) reg.timings.push({ ...g, ms: now - g.start });
+      reg.drawMs = drawMs;
+      for (const g of gestures) reg.timings.push({ ...g, ms: now - g.start, drawMs });
       reg.drawn.push(r);
       this.drawing = false;
       if (this.dirty) this.requestDraw();
+      else this.advance?.(now);  // playing: the next round in this very frame
     });
   }
 
   drawPanel(Plotly, panel, r) {
-    if (panel.name === "tree") this.treeFigure(panel, r);
-    else this.patchFigure(panel, r);
-    const { figure } = panel;
-    const config = { displaylogo: false, responsive: false, scrollZoom: false,
-      modeBarButtonsToRemove: ["select2d", "lasso2d"] };
-    const drawn = Plotly.react(panel.plot, figure.data, figure.layout, config);
-    if (panel.name !== "tree" || this.selected === null) return drawn;
+    if (panel.name === "tree") return this.drawTree(Plotly, panel, r);
+    const changed = this.patchFigure(panel, r);
+    if (panel.frozen === this.layoutKey) {
+      if (!changed.length) return Promise.resolve();
+      // points moved, texts rewritten in Plotly's own SVG when that is all the round changes
+      const moved = moveInPlace(Plotly, panel, changed);
+      if (moved) return moved;
+      return react(Plotly, panel);
+    }
+    // the first draw at this size: Plotly lays the chart out, then its axes and margins are
+    // fixed for the rounds to come (no autorange or automargin pass at each round)
+    return react(Plotly, panel).then(() => freeze(Plotly, panel, this.rangeOf(panel), this.layoutKey));
+  }
+
+  drawTree(Plotly, panel, r) {
+    // the tree changes with the round, the selection and the size only (not at a rerun)
+    const key = `${r}|${this.selected}|${this.layoutKey}`;
+    if (panel.drawnKey === key) return Promise.resolve();
+    panel.drawnKey = key;
+    this.treeFigure(panel, r);
+    const drawn = react(Plotly, panel);
+    if (this.selected === null) return drawn;
     return drawn.then(() => placeInfo(panel, this.selected));  // the tree as now drawn
   }
 
-  patchFigure(panel, r) {  // the chart's one figure, at round r
+  patchFigure(panel, r) {  // the chart's one figure, at round r; what changed
     const { spec, arrays } = panel.chart;
     const fig = panel.figure;
     const n = this.trace.rounds;
+    const changed = [];  // [path, value] of what this round changes
+    const set = (path, value) => {
+      const old = getPath(fig, path);
+      if (old === value || (Array.isArray(old) && Array.isArray(value) && old.length === 1
+        && value.length === 1 && old[0] === value[0])) return;
+      setPath(fig, path, value);
+      changed.push([path, value]);
+    };
     for (const p of spec.patches || []) {
       let value = r + (p.offset || 0);
       if (!p.round) {
@@ -846,14 +890,42 @@ class Player {
         if (row < 0 || row >= a.shape[0]) continue;  // e.g. "round r - 1" at round 0 (hidden)
         value = rowOf(a, row);
       }
-      setPath(fig, p.path, p.list ? [value] : value);
+      set(p.path, p.list ? [value] : value);
     }
     for (const t of spec.texts || []) {
       const text = r === 0 && t.at0 !== undefined ? t.at0 : t.template
         .replaceAll("{r-1}", r - 1).replaceAll("{r}", r).replaceAll("{n}", n);
-      setPath(fig, t.path, text);
+      set(t.path, text);
     }
-    for (const s of spec.shown || []) setPath(fig, s.path, r >= s.from);
+    for (const s of spec.shown || []) set(s.path, r >= s.from);
+    return changed;
+  }
+
+  // The axis ranges over every round: the trace holds every round's arrays, so a chart's
+  // axes are fixed once (Plotly's autorange at each redraw costs, and moving axes hide the
+  // change from one round to the next). {axis name: [min, max]} of the patched x and y.
+  rangeOf(panel) {
+    const { spec, arrays } = panel.chart;
+    const full = panel.plot._fullData || [];
+    const out = {};
+    for (const p of spec.patches || []) {
+      const m = /^data\.(\d+)\.([xy])$/.exec(p.path);
+      const trace = m && full.find((t) => t.index === Number(m[1]));
+      if (!trace) continue;
+      const axis = `${m[2]}axis${(trace[`${m[2]}axis`] || m[2]).slice(1)}`;
+      let lo = Infinity;
+      let hi = -Infinity;
+      // a round's marker: the axis of rounds spans them all, exactly (as the loss curves do)
+      if (p.round) [lo, hi] = [(p.offset || 0), this.trace.rounds + (p.offset || 0)];
+      else {
+        for (const v of arrays[p.array].data) {
+          if (Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
+        }
+      }
+      const [a, b, rounds] = out[axis] || [Infinity, -Infinity, true];
+      out[axis] = [Math.min(a, lo), Math.max(b, hi), rounds && !!p.round];
+    }
+    return out;
   }
 
   treeFigure(panel, r) {
@@ -951,6 +1023,9 @@ class Player {
     if (this.relayoutFrame || !this.panels) return;
     this.relayoutFrame = requestAnimationFrame(() => {
       this.relayoutFrame = null;
+      // hidden or removed (a tab switched, a rerun dropping the player): nothing to size;
+      // lay out afresh once shown again (the ResizeObserver hears of that too)
+      if (!displayed(this.root)) { this.layoutKey = null; return; }
       if (this.layout()) this.requestDraw();
     });
   }
@@ -986,7 +1061,7 @@ class Player {
       const s = sizes.of[p.name];
       Object.assign(p.box.style, { gridArea: s.area, height: `${s.height}px` });
       p.size = s;
-      if (p.name !== "tree") fitChart(p, s, this.fonts);
+      if (p.name !== "tree") { thaw(p); fitChart(p, s, this.fonts); }
       p.info && (p.info.style.fontSize = `${this.fonts.label}px`);
     }
     return true;
@@ -1046,6 +1121,12 @@ function markerCenter(panel, id) {  // a node's marker on the screen (client px)
   return dataToClient(panel, panel.plan.x.get(id), panel.plan.y.get(id));
 }
 
+// Plotly can neither lay out nor resize a plot that is not displayed (it throws "Resize must
+// be passed a displayed plot div element"): hidden panels wait until they are shown.
+function displayed(element) {
+  return element.isConnected && element.getClientRects().length > 0;
+}
+
 function textEntry(target) {  // a key typed here is the element's own
   if (!(target instanceof Element)) return false;
   if (target.isContentEditable || target.closest("[contenteditable=''],[contenteditable=true]")) {
@@ -1065,6 +1146,180 @@ function textEntry(target) {  // a key typed here is the element's own
   if (target.getAttribute("role") === "combobox") return false;
   return !["range", "checkbox", "radio", "button", "submit", "reset", "color", "file",
     "image"].includes(type);
+}
+
+const CONFIG = { displaylogo: false, responsive: false, scrollZoom: false,
+  modeBarButtonsToRemove: ["select2d", "lasso2d"] };
+
+function react(Plotly, panel) {
+  const { figure } = panel;
+  return Plotly.react(panel.plot, figure.data, figure.layout, CONFIG);
+}
+
+function getPath(obj, path) {
+  let o = obj;
+  for (const k of path.split(".")) { if (o === undefined || o === null) return undefined; o = o[k]; }
+  return o;
+}
+
+// After a chart's first draw at a size: its axes' ranges widened to every round's values
+// (as Plotly's autorange pads: 5%) and its margins fixed where automargin put them, so that
+// a round's Plotly.react skips the autorange and automargin passes; thaw undoes it when the
+// size changes.
+function freeze(Plotly, panel, ranges, key) {
+  const layout = panel.figure.layout;
+  const full = panel.plot._fullLayout;
+  if (!full) return null;
+  const own = panel.chart.spec.figure.layout;  // the axes as the figure has them
+  panel.thawed ??= structuredClone({ margin: layout.margin, axes: Object.fromEntries(
+    Object.keys(full).filter((k) => /^[xy]axis\d*$/.test(k))
+      .map((k) => [k, { range: own[k]?.range, autorange: own[k]?.autorange,
+        automargin: own[k]?.automargin }])) });
+  for (const [name, [lo, hi, rounds]] of Object.entries(ranges)) {
+    const axis = full[name];
+    // (Plotly writes its autorange back into the layout: the figure's own says if it is fixed)
+    if (!axis || !["linear", "log"].includes(axis.type) || own[name]?.range) continue;
+    const log = axis.type === "log";
+    if (log && !(lo > 0)) continue;
+    const [a, b] = log ? [Math.log10(lo), Math.log10(hi)] : [lo, hi];
+    const pad = (b - a || 1) * 0.05;  // only where a round reaches beyond the figure's range
+    const [r0, r1] = axis.range;
+    layout[name] = { ...layout[name], autorange: false,
+      range: rounds ? [a, b] : [a < r0 ? a - pad : r0, b > r1 ? b + pad : r1] };
+  }
+  for (const name of Object.keys(panel.thawed.axes)) {
+    if (!ranges[name] && full[name]?.range) {  // an axis no round moves: as drawn
+      layout[name] = { ...layout[name], autorange: false, range: [...full[name].range] };
+    }
+  }
+  // drawn once more with those ranges, then the margins automargin found are kept
+  return react(Plotly, panel).then(() => {
+    const size = panel.plot._fullLayout._size;
+    layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b };
+    for (const name of Object.keys(panel.thawed.axes)) layout[name].automargin = false;
+    panel.frozen = key;
+  });
+}
+
+function thaw(panel) {  // the figure's own ranges and margins again (a new size)
+  if (!panel.thawed) return;
+  const layout = panel.figure.layout;
+  layout.margin = panel.thawed.margin;
+  for (const [name, axis] of Object.entries(panel.thawed.axes)) {
+    layout[name] = { ...layout[name], ...axis };
+    for (const k of ["range", "autorange", "automargin"]) if (axis[k] === undefined) delete layout[name][k];
+  }
+  panel.thawed = null;
+  panel.frozen = null;
+}
+
+// A round's draw without Plotly, when its axes are frozen and the round only moves the points
+// of marker or line traces and rewrites names, hover templates and the title: Plotly's SVG
+// nodes moved in place (Plotly.react redraws every marker, axis and label: 50-100 ms for the
+// fit's 1000 markers on a loaded 2-core machine). gd.data and gd.calcdata are kept in step,
+// so hover reads the round's values. Returns false, having touched nothing, for anything
+// else (a trace shown or hidden, a heatmap): Plotly.react draws it. Otherwise a promise.
+function moveInPlace(Plotly, panel, changed) {
+  const gd = panel.plot;
+  const plan = [];
+  const shapes = {};  // the round's line on the loss chart: Plotly.relayout redraws shapes only
+  for (const [path, value] of changed) {
+    const m = /^data\.(\d+)\.(x|y|name|hovertemplate)$/.exec(path);
+    const shape = /^layout\.shapes\.(\d+)\.([xy][01])$/.exec(path);
+    if (shape) { shapes[`shapes[${shape[1]}].${shape[2]}`] = value; continue; }
+    if (!m) {
+      if (path !== "layout.title.text") return false;
+      const title = gd.querySelector(".g-gtitle .gtitle");
+      if (!title || /[<&]/.test(value) || title.childElementCount) return false;
+      plan.push(() => { title.textContent = value; gd.layout.title.text = value; });
+      continue;
+    }
+    const i = Number(m[1]);
+    const attr = m[2];
+    const cd = (gd.calcdata || []).find((c) => c[0]?.trace?.index === i);
+    const trace = cd?.[0].trace;
+    if (!trace || trace.type !== "scatter" || trace.visible !== true) return false;
+    if (attr === "hovertemplate") {
+      plan.push(() => { gd.data[i].hovertemplate = value; trace.hovertemplate = value; });
+    } else if (attr === "name") {
+      const entry = [...gd.querySelectorAll(".legend .traces")]
+        .find((g) => g.__data__?.[0]?.trace?.index === i);
+      const text = entry?.querySelector(".legendtext");
+      if (!trace.showlegend || !text || /[<&]/.test(value)) return false;
+      plan.push(() => { text.textContent = value; gd.data[i].name = value; trace.name = value; });
+    } else {
+      const group = [...gd.querySelectorAll(".scatterlayer .trace")]
+        .find((g) => g.__data__?.[0]?.trace?.index === i);
+      const points = group?.querySelectorAll(".points path.point").length;
+      if (!group || value.length !== cd.length || !["markers", "lines"].includes(trace.mode)
+        || (trace.mode === "markers" && points !== cd.length)
+        || (trace.mode === "lines" && !LINE_PATHS[trace.line?.shape ?? "linear"])) return false;
+      plan.push(() => { gd.data[i][attr] = value; for (let k = 0; k < cd.length; k++) cd[k][attr] = value[k]; });
+      plan.push(group);  // redrawn once both axes are set
+    }
+  }
+  const groups = new Set();
+  for (const step of plan) if (step instanceof Element) groups.add(step); else step();
+  for (const group of groups) redrawScatter(gd, group);
+  if (!Object.keys(shapes).length || moveLines(gd, shapes)) return Promise.resolve();
+  return Plotly.relayout(gd, shapes);
+}
+
+// The loss chart's round line (a vertical line shape, x in data, y in paper units) moved in
+// place: its path's x set (Plotly.relayout would cost ~20 ms for it). False, touching
+// nothing, for any other shape or change.
+function moveLines(gd, shapes) {
+  const moves = new Map();
+  for (const [key, value] of Object.entries(shapes)) {
+    const [, i, end] = /^shapes\[(\d+)\]\.(\w+)$/.exec(key);
+    if (end !== "x0" && end !== "x1") return false;
+    moves.set(Number(i), { ...moves.get(Number(i)), [end]: value });
+  }
+  const plan = [];
+  for (const [i, { x0, x1 }] of moves) {
+    const shape = gd._fullLayout.shapes?.[i];
+    const path = gd.querySelector(`.shapelayer path[data-index="${i}"]`);
+    const xa = shape && gd._fullLayout[`xaxis${shape.xref.slice(1)}`];
+    const d = path?.getAttribute("d") ?? "";
+    const m = /^M[\d.e+-]+,([\d.e+-]+)L[\d.e+-]+,([\d.e+-]+)$/.exec(d);
+    if (!xa || !m || shape.type !== "line" || x0 === undefined || x0 !== (x1 ?? x0)
+      || xa.type !== "linear") return false;
+    const x = xa._offset + xa.c2p(x0);
+    plan.push(() => {
+      path.setAttribute("d", `M${x},${m[1]}L${x},${m[2]}`);
+      for (const s of [gd.layout.shapes[i], shape]) Object.assign(s, { x0, x1: x1 ?? x0 });
+    });
+  }
+  for (const step of plan) step();
+  return true;
+}
+
+const round2 = (v) => Math.round(v * 100) / 100;  // as Plotly writes a path's coordinates
+// A line's path as Plotly's Drawing.linearPath and Drawing.steps.hv write it.
+const LINE_PATHS = {
+  linear: (pts) => `M${pts.map((p) => p.join(",")).join("L")}`,
+  hv: (pts) => `M${pts[0].join(",")}${pts.slice(1).map(([x, y]) => `H${x}V${y}`).join("")}`,
+};
+
+function redrawScatter(gd, group) {  // a scatter trace's markers or line at its calcdata
+  const cd = group.__data__;
+  const trace = cd[0].trace;
+  const xa = gd._fullLayout[`xaxis${trace.xaxis.slice(1)}`];
+  const ya = gd._fullLayout[`yaxis${trace.yaxis.slice(1)}`];
+  const px = (d) => [xa.c2p(d.x), ya.c2p(d.y)];
+  if (trace.mode === "markers") {
+    const points = group.querySelectorAll(".points path.point");
+    points.forEach((node, k) => {
+      const [x, y] = px(cd[k]);
+      const ok = Number.isFinite(x) && Number.isFinite(y);
+      node.setAttribute("transform", ok ? `translate(${x},${y})` : "translate(-1e4,-1e4)");
+    });
+  } else {
+    const line = group.querySelector("path.js-line");
+    const pts = cd.map(px).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y))
+      .map(([x, y]) => [round2(x), round2(y)]);
+    if (line && pts.length) line.setAttribute("d", LINE_PATHS[trace.line?.shape ?? "linear"](pts));
+  }
 }
 
 // Grid areas and pixel sizes of the panels.

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from datasets import make_data
-from harness import SHOTS, SMALLEST_FONT
+from harness import ROOT, SHOTS, SMALLEST_FONT
 
 import boost
 from boost.trace.rounds import ROUND_GRID
@@ -236,3 +236,142 @@ def test_screenshots(browser, exact, tmp_path, size):
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     assert page.evaluate("() => document.documentElement.scrollHeight") <= height
     assert not page.errors
+
+
+# ------------------------------------------------------------------- the host's reruns
+_PLOTS = "[...document.querySelectorAll('.bsp-panel .js-plotly-plot')]"
+_COUNT_DRAWS = f"""() => {{ window.plotDraws = 0;
+    for (const gd of {_PLOTS}) gd.on('plotly_afterplot', () => window.plotDraws++); }}"""
+
+
+def test_a_new_trace_at_the_same_size_is_laid_out_and_drawn(browser, exact, hist, tmp_path):
+    """An upload's new model: a second trace in the same window (layout() once returned
+    early, the new panels had no size and the tree's draw threw)."""
+    page = _open(browser, exact, tmp_path, "second")
+    page.evaluate("""(trace) => { const p = window.boostscopePlayer.players[0];
+        window.boostscopePlayer.drawn.length = 0; p.load(trace, null); }""", hist.trace)
+    page.wait_for_function("() => window.boostscopePlayer.drawn.length > 0"
+                           " && !window.boostscopePlayer.players[0].drawing")
+    page.keyboard.press("ArrowRight")  # round 0 has no tree
+    _at_rest(page)
+    sizes = page.evaluate("() => window.boostscopePlayer.players[0].panels.map("
+                          "p => [p.name, p.size?.width ?? null])")
+    assert [n for n, _ in sizes] == ["fit", "loss", "tree"] and all(w for _, w in sizes), sizes
+    names = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
+                          ".data.map(t => t.name)")
+    assert "node labels" in names
+    assert page.evaluate("() => window.boostscopePlayer.players[0].trace.id") == hist.trace["id"]
+    assert not page.errors
+
+
+def test_a_rerun_with_the_same_trace_and_token_redraws_nothing(browser, exact, tmp_path):
+    """The host's fragment reruns (a node click, a rest report): the same trace and goto
+    token are sent again, and nothing is drawn again."""
+    page = _open(browser, exact, tmp_path, "rerun")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    _at_rest(page)
+    page.evaluate(_COUNT_DRAWS)
+    drawn = page.evaluate("() => window.boostscopePlayer.drawn.length")
+    page.evaluate("(trace) => window.boostscopePlayer.players[0].load(trace, null)",
+                  exact.trace)  # the same id and token as the page opened with
+    page.wait_for_timeout(600)
+    assert page.evaluate("() => window.plotDraws") == 0
+    assert page.evaluate("() => window.boostscopePlayer.drawn.length") == drawn
+    assert page.inner_text(STATUS).startswith("Round 3 of")  # not pulled back to the goto
+    # a new token is obeyed (and drawn)
+    page.evaluate("""(trace) => window.boostscopePlayer.players[0].load(
+        {...trace, goto: {round: 5, node: null, token: 99}}, null)""", exact.trace)
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith("Round 5 of")
+    assert page.evaluate("() => window.plotDraws") > 0
+    assert not page.errors
+
+
+def test_hidden_then_shown_again_without_errors(browser, exact, tmp_path):
+    """A player hidden (a tab switched) while the window resizes: no draw or resize of a
+    plot that is not displayed; shown again, it is laid out at the new size."""
+    page = _open(browser, exact, tmp_path, "hidden")
+    page.evaluate("() => { window.boostscopePlayer.players[0].root.style.display = 'none'; }")
+    page.set_viewport_size({"width": 1100, "height": 700})
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(500)
+    page.evaluate("() => { window.boostscopePlayer.players[0].root.style.display = ''; }")
+    page.wait_for_timeout(300)
+    _at_rest(page)
+    width = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
+                          "._fullLayout.width")
+    assert width == page.evaluate("() => window.boostscopePlayer.players[0].panels.find("
+                                  "p => p.name === 'tree').size.width")
+    assert page.inner_text(STATUS).startswith("Round 1 of")
+    assert not page.errors
+
+
+def test_a_hidden_chart_is_not_resized(browser, tmp_path):
+    """ui/chart.js (the app's charts): its ResizeObserver fires when the chart is hidden or
+    removed; Plotly's resize of a plot not displayed throws ("Resize must be passed a
+    displayed plot div element")."""
+    import plotly.offline
+
+    chart_js = (ROOT / "ui" / "chart.js").read_text(encoding="utf-8").replace(
+        "export default function", "window.chartComponent = function")
+    path = tmp_path / "chart.html"
+    path.write_text("<!DOCTYPE html><html><body><div id='host'></div><script>"
+                    + plotly.offline.get_plotlyjs() + "</script><script>"
+                    + "window.BoostScopePlotlyLoaded = Promise.resolve(window.Plotly);\n"
+                    + chart_js + "</script></body></html>", encoding="utf-8")
+    page = browser.new_page(viewport={"width": 900, "height": 600})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.evaluate("""() => window.chartComponent({parentElement: document.getElementById('host'),
+        setTriggerValue: () => {}, data: {height: 300, plotly: '', config: {}, select: false,
+        figure: JSON.stringify({data: [{type: 'scatter', y: [1, 3, 2]}], layout: {}})}})""")
+    page.wait_for_function("() => !!document.querySelector('.boostscope-chart .main-svg')")
+    page.evaluate("() => { document.getElementById('host').style.display = 'none'; }")
+    page.wait_for_timeout(300)
+    page.evaluate("() => { document.getElementById('host').style.display = '';"
+                  " document.getElementById('host').style.width = '500px'; }")
+    page.wait_for_timeout(300)
+    page.evaluate("() => document.getElementById('host').remove()")
+    page.wait_for_timeout(300)
+    assert not errors
+
+
+_DRAWN_SVG = """() => [...document.querySelectorAll(
+      '.bsp-fit .scatterlayer .trace, .bsp-loss .scatterlayer .trace')]
+    .map(g => [...g.querySelectorAll('path.point')].map(p => p.getAttribute('transform'))
+      .concat([...g.querySelectorAll('path.js-line')].map(p => p.getAttribute('d'))))
+    .concat([...document.querySelectorAll('.bsp-loss .shapelayer path')]
+      .map(p => p.getAttribute('d')))
+    .concat([...document.querySelectorAll('.bsp-panel .legendtext, .bsp-panel .gtitle')]
+      .map(t => t.textContent))"""
+
+
+def test_a_round_drawn_in_place_is_plotly_react_s(browser, exact, hist, tmp_path):
+    """Rounds after the first draw move Plotly's SVG in place (points, lines, names, title,
+    the loss chart's round line): the same SVG as Plotly.react draws for that round."""
+    for case in (exact, hist):
+        page = _open(browser, case, tmp_path, "inplace")
+        for _ in range(7):
+            page.keyboard.press("ArrowRight")
+        _at_rest(page)
+        fast = page.evaluate(_DRAWN_SVG)
+        draws = page.evaluate("() => window.boostscopePlayer.timings.at(-1).drawMs")
+        page.evaluate("""() => { const p = window.boostscopePlayer.players[0];
+            for (const panel of p.panels) { panel.frozen = null; panel.drawnKey = null; }
+            p.requestDraw(); }""")
+        _at_rest(page)
+        assert page.evaluate(_DRAWN_SVG) == fast
+        assert set(draws) == {"fit", "loss", "tree"}
+        # hover reads the round's values
+        same = page.evaluate("""() => {
+            const gd = document.querySelector('.bsp-fit .js-plotly-plot');
+            return gd.calcdata.every(cd => cd.every((d, k) => {
+              const y = gd.data[cd[0].trace.index].y; return !y || !ArrayBuffer.isView(y)
+                || Object.is(Math.fround(d.y), Math.fround(y[k]))
+                || (isNaN(d.y) && isNaN(y[k])); })); }""")
+        assert same
+        assert not page.errors
+        page.close()
