@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from datasets import make_data
-from harness import SHOTS, SMALLEST_FONT
+from harness import SHOTS, SMALLEST_FONT, new_page
 
 import boost
 from boost.trace.rounds import ROUND_GRID
@@ -57,7 +57,7 @@ def hist():
 def _open(browser, case, tmp_path, name, width=1280, height=720):
     path = tmp_path / f"{name}.html"
     path.write_text(offline_html(case.trace, "BoostScope test"), encoding="utf-8")
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = new_page(browser, viewport={"width": width, "height": height})
     requests, errors = [], []
     page.on("request", lambda r: requests.append(r.url))
     page.on("pageerror", lambda e: errors.append(str(e)))
