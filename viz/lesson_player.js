@@ -6,8 +6,9 @@
 // numbers already (Python filled them in, as the app's lesson bar does).
 //
 // Inlined after player.js into the same module script (viz/export.py): it takes the
-// player's `mount` as an argument instead of importing it, and its top-level names start
-// with `lesson` / `Lesson` so that they never meet player.js's.
+// player's `mount` as an argument instead of importing it, builds its elements with
+// player.js's `el`, and its own top-level names start with `lesson` / `Lesson` so that they
+// never meet player.js's.
 
 const LESSON_STYLE = `
 .bsl { font-family: "Source Sans Pro", Arial, sans-serif; color: #111; display: flex;
@@ -32,16 +33,6 @@ const LESSON_STYLE = `
 .bsl-answer { background: #FFF4E5; border-left: 4px solid #E69F00; padding: 2px 8px; }
 `;
 
-function lessonEl(tag, attrs = {}, parent = null) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
 function lessonTextEntry(target) {  // a key typed here is the element's own
   if (!(target instanceof Element)) return false;
   if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") {
@@ -60,14 +51,14 @@ class LessonHost {
     this.revealed = false;
     this.token = 0;
     if (!document.getElementById("bsl-style")) {
-      lessonEl("style", { id: "bsl-style", text: LESSON_STYLE }, document.head);
+      el("style", { id: "bsl-style", text: LESSON_STYLE }, document.head);
     }
-    this.root = lessonEl("div", { class: "bsl", "data-testid": "boostscope-lesson" }, element);
-    const bar = lessonEl("div", { class: "bsl-bar" }, this.root);
-    this.where = lessonEl("div", { class: "bsl-where", "aria-live": "polite" }, bar);
-    this.note = lessonEl("span", { class: "bsl-note" }, bar);
+    this.root = el("div", { class: "bsl", "data-testid": "boostscope-lesson" }, element);
+    const bar = el("div", { class: "bsl-bar" }, this.root);
+    this.where = el("div", { class: "bsl-where", "aria-live": "polite" }, bar);
+    this.note = el("span", { class: "bsl-note" }, bar);
     const button = (act, text, title) => {
-      const b = lessonEl("button", { type: "button", "data-act": act, class: `bsl-${act}`,
+      const b = el("button", { type: "button", "data-act": act, class: `bsl-${act}`,
         title, text }, bar);
       b.addEventListener("mousedown", (e) => e.preventDefault());  // focus stays on the page
       b.addEventListener("click", () => this.act(act));
@@ -76,10 +67,10 @@ class LessonHost {
     this.buttons = { back: button("back", "‹ Back", "Back (←)"),
       reveal: button("reveal", "Reveal", "Reveal the answer (↓)"),
       next: button("next", "Next ›", "Next (→)") };
-    const say = lessonEl("div", { class: "bsl-say" }, this.root);
-    this.say = lessonEl("p", { class: "bsl-text" }, say);
-    this.second = lessonEl("p", {}, say);
-    this.playerBox = lessonEl("div", { class: "bsl-player" }, this.root);
+    const say = el("div", { class: "bsl-say" }, this.root);
+    this.say = el("p", { class: "bsl-text" }, say);
+    this.second = el("p", {}, say);
+    this.playerBox = el("div", { class: "bsl-player" }, this.root);
     window.addEventListener("keydown", (e) => this.onKey(e), true);
     this.show();
   }
@@ -119,7 +110,7 @@ class LessonHost {
     const step = this.current;
     const open = this.revealed && step.revealed ? step.revealed : null;
     const at = open ? open.at : step.at;
-    this.where.replaceChildren(lessonEl("b", { text: this.lesson.title }),
+    this.where.replaceChildren(el("b", { text: this.lesson.title }),
       document.createTextNode(` · step ${this.step + 1} of ${steps.length}`));
     const appPanels = at.app_panels || [];
     this.note.textContent = appPanels.length ? `in the app: ${appPanels.join(", ")}` : "";

@@ -62,19 +62,105 @@ def stop_server(proc):
 
 NOT_RUNNING = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
+# What the server tells the page about its runs, counted as each message arrives (before
+# Streamlit's own handler sees it): ``started`` and ``ended`` count the session's "script is
+# running" turning on and off, ``finished`` the script_finished messages, and ``running`` is
+# the server's last word. The page's ``data-test-script-state`` cannot be trusted for this:
+# it is React state, and when the messages of a short run (the status turning on, the
+# deltas, script_finished, the status turning off) are handled before React renders, React
+# batches RUNNING and NOT_RUNNING into one render that changes nothing, so no
+# MutationObserver hears of the run (benchmarks/lost_press.py: about 1 press in 150 on a
+# busy machine). Installed before the page loads (``new_page``); a ForwardMsg's top-level
+# fields are read by hand (ForwardMsg.proto: 6 script_finished, 9 session_status_changed
+# whose field 2 is script_is_running).
+WATCH_SOCKET = r"""(() => {
+  if (window.__bsSocket) return;
+  const watch = window.__bsSocket = {started: 0, ended: 0, finished: 0, running: false,
+                                     sent: 0, log: []};
+  const varint = (b, i) => {
+    let v = 0, m = 1;
+    for (;;) { const x = b[i++]; v += (x & 127) * m; m *= 128; if (x < 128) return [v, i]; }
+  };
+  const fields = (b, each) => {  // each(field, wireType, value or [start, end])
+    let i = 0;
+    while (i < b.length) {
+      let key; [key, i] = varint(b, i);
+      const f = Math.floor(key / 8), w = key & 7;
+      if (w === 0) { let v; [v, i] = varint(b, i); each(f, w, v); }
+      else if (w === 2) { let n; [n, i] = varint(b, i); each(f, w, [i, i + n]); i += n; }
+      else if (w === 1) i += 8;
+      else if (w === 5) i += 4;
+      else return;
+    }
+  };
+  const heard = (data) => {
+    if (!(data instanceof ArrayBuffer)) return;
+    const b = new Uint8Array(data);
+    fields(b, (f, w, v) => {
+      const state = document.querySelector('[data-testid="stApp"]')
+        ?.getAttribute('data-test-script-state');
+      if (f === 6 && w === 0) {
+        watch.finished += 1;
+        watch.log.push([performance.now(), 'finished', state]);
+      } else if (f === 9 && w === 2) {
+        let on = false;
+        fields(b.subarray(v[0], v[1]), (g, u, x) => { if (g === 2 && u === 0) on = !!x; });
+        if (on && !watch.running) watch.started += 1;
+        if (!on && watch.running) watch.ended += 1;
+        watch.running = on;
+        watch.log.push([performance.now(), on ? 'running' : 'notRunning', state]);
+      }
+    });
+    if (watch.log.length > 40) watch.log.splice(0, watch.log.length - 40);
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      if (!String(url).includes('_stcore/stream')) return;
+      this.addEventListener('message', (e) => heard(e.data));  // before Streamlit's
+      const send = this.send;
+      this.send = (d) => { watch.sent += 1; return send.call(this, d); };
+    }
+  };
+})()"""
+
+
+def new_page(browser, **options):
+    """``browser.new_page(**options)`` with the socket watch (``WATCH_SOCKET``) installed
+    before anything loads: ``run_of`` then knows of every run the server made."""
+    page = browser.new_page(**options)
+    page.add_init_script(WATCH_SOCKET)
+    return page
+
+
 # Counts the changes of the app's script state since ``window.__bsRuns`` was last set to 0
-# (set at rest: any change is a run starting, rerunRequested or running). A MutationObserver
-# is told of every state the page commits, however briefly it holds it.
+# (set at rest: any change is a run starting, rerunRequested or running), and resets the
+# socket watch's counts. The MutationObserver is told of every state React commits, but
+# React may commit none for a short run (above): on a page with the socket watch the
+# server's messages decide.
 _WATCH_RUNS = """() => {
   window.__bsRuns = 0;
+  const s = window.__bsSocket;
+  if (s) { s.started = 0; s.ended = 0; s.finished = 0; s.sent = 0; }
   if (window.__bsWatch) return;
   window.__bsWatch = new MutationObserver(records => { window.__bsRuns += records.length; });
   window.__bsWatch.observe(document.body, {subtree: true, attributes: true,
                                            attributeFilter: ['data-test-script-state']});
 }"""
-_RAN_AND_IDLE = """() => window.__bsRuns > 0 && document.querySelector(
-  '[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'"""
-
+# A run started since the watch was reset and none is in progress: by the server's word
+# where the page has the socket watch, else by the page's script state.
+_RAN_AND_IDLE = """() => {
+  const state = document.querySelector('[data-testid="stApp"]')
+    ?.getAttribute('data-test-script-state');
+  const s = window.__bsSocket;
+  if (s) return s.started > 0 && s.finished > 0 && !s.running && state === 'notRunning';
+  return window.__bsRuns > 0 && state === 'notRunning';
+}"""
+# No run in progress: the page says notRunning and, with the socket watch, so did the
+# server last (a run whose RUNNING React has not rendered yet is still a run).
+_IDLE = """() => document.querySelector('[data-testid="stApp"]')
+  ?.getAttribute('data-test-script-state') === 'notRunning' && !window.__bsSocket?.running"""
 # Every chart component on the page and every panel of the player drawn by Plotly (it has
 # its layout and at least one trace group on its SVG), and no run in progress.
 _CHARTS_DRAWN = """() => {
@@ -99,15 +185,21 @@ _POINTER_GONE = """() => {
 def idle(page, timeout=180_000):
     """No run in progress. After ``page.goto`` the page says "initial" until its first run,
     so this also waits for that run to end."""
-    page.wait_for_selector(NOT_RUNNING, timeout=timeout)
+    page.wait_for_function(_IDLE, timeout=timeout)
+
+
+# The next frame's work done: what React was asked to render by the last message is on the
+# page (it renders in a task of its own after the message's).
+_SETTLED = """() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"""
 
 
 @contextmanager
 def run_of(page, timeout=180_000):
     """Wait for the run the ``with`` block's action starts (a click, a key press, an upload)
-    to finish: the app's script state leaves notRunning and comes back to it. (A page
-    between two runs briefly holds both runs' elements, so wait for what the run shows
-    too.)"""
+    to finish: on a page made by ``new_page``, the server said a run started and ended (its
+    script_finished and its session status), else the app's script state left notRunning
+    and came back to it. (A page between two runs briefly holds both runs' elements, so
+    wait for what the run shows too.)"""
     idle(page, timeout)
     page.evaluate(_WATCH_RUNS)
     yield
@@ -115,6 +207,7 @@ def run_of(page, timeout=180_000):
         page.wait_for_function(_RAN_AND_IDLE, timeout=timeout)
     except Exception as error:
         raise AssertionError(f"no run: {page.evaluate(_WHAT_THE_PAGE_HOLDS)}") from error
+    page.evaluate(_SETTLED)
 
 
 # What a page that started no run holds: the focused element and the app's script state.
@@ -126,7 +219,10 @@ _WHAT_THE_PAGE_HOLDS = """() => {
           focus: a ? a.outerHTML.slice(0, 300) : null,
           focusConnected: a ? a.isConnected : null,
           focusKey: a?.closest('[class*="st-key-"]')?.className.match(/st-key-\\S+/)?.[0] ?? null,
-          connection: document.querySelector('[data-testid="stStatusWidget"]')?.innerText ?? null};
+          connection: document.querySelector('[data-testid="stStatusWidget"]')?.innerText ?? null,
+          // the socket watch: frames the page sent since the action, the server's runs
+          socket: window.__bsSocket ? {...window.__bsSocket, log: window.__bsSocket.log.slice(-6)}
+            : null};
 }"""
 
 
@@ -146,7 +242,7 @@ def pointer_gone(page, x, y, timeout=10_000):
 def open_page(browser, url, width=1280, height=720):
     """A new page at ``url``, its run finished and its charts drawn, with no exception or
     error on it."""
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = new_page(browser, viewport={"width": width, "height": height})
     page.goto(url)
     idle(page)
     charts_drawn(page, timeout=180_000)
@@ -214,3 +310,18 @@ SMALLEST_FONT = """() => {
   }
   return min;
 }"""
+
+
+def open_file(browser, path, ready: str, width=1280, height=720, timeout=30_000):
+    """An offline file (``path``) opened from disk in a new page, once ``ready`` (a JS
+    predicate) holds; the page's ``requests`` (every URL it asked for) and ``errors`` (page
+    errors and console errors) are kept on it."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.wait_for_function(ready, timeout=timeout)
+    page.requests, page.errors = requests, errors
+    return page

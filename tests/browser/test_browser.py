@@ -10,6 +10,7 @@ from harness import (
     charts_drawn,
     click_node,
     idle,
+    new_page,
     player_button,
     player_drawn,
     run_of,
@@ -19,7 +20,7 @@ from playwright.sync_api import expect
 
 @pytest.fixture(scope="module")
 def page(server, browser):
-    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page = new_page(browser, viewport={"width": 1500, "height": 1000})
     yield page
     page.close()
 

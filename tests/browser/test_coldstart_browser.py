@@ -11,6 +11,7 @@ from harness import (
     _status,
     charts_drawn,
     idle,
+    new_page,
     player_button,
     pointer_gone,
     run_of,
@@ -29,7 +30,7 @@ def cold_server(tmp_path_factory):
 
 
 def test_the_first_screen_does_not_wait_for_the_compile(cold_server, browser):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(cold_server)
     idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
@@ -49,7 +50,7 @@ def test_the_first_screen_does_not_wait_for_the_compile(cold_server, browser):  
 
 
 def test_larger_data_says_it_compiles_for_it(cold_server, browser):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(cold_server + "/?sample=diabetes")
     spinner = page.get_by_test_id("stSpinner")
     expect(spinner).to_contain_text("Compiling the engine for this data (first start only",

@@ -4,7 +4,7 @@ screens saved under tests/screenshots/lab/ (compare-*.png). Uses test_browser.py
 
 import re
 
-from harness import SHOTS, charts_drawn, idle, pointer_gone, run_of
+from harness import SHOTS, charts_drawn, idle, new_page, pointer_gone, run_of
 from playwright.sync_api import expect
 
 LAB_SHOTS = SHOTS / "lab"
@@ -38,7 +38,7 @@ def _shoot(page, selector: str, name: str) -> None:
 
 def test_pin_change_eta_and_compare_at_720p(browser, server):  # noqa: F811
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server + "/?sample=noisy_1d&round=1")
     _wait(page)
     _click(page, "side_pin")
@@ -76,7 +76,7 @@ def test_pin_change_eta_and_compare_at_720p(browser, server):  # noqa: F811
 
 def test_a_shared_compare_link_at_1080p(browser, server):  # noqa: F811
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page = new_page(browser, viewport={"width": 1920, "height": 1080})
     page.goto(server + "/?sample=diabetes&view=compare&round=1&max_depth=3"
               "&pin=min_child_weight-20&pin=lambda-20&pin=max_depth-4~eta-0.1")
     _wait(page)

@@ -5,7 +5,7 @@ Uses test_browser.py's server."""
 
 import re
 
-from harness import SHOTS, _status, charts_drawn, idle, player_button, run_of
+from harness import SHOTS, _status, charts_drawn, idle, new_page, player_button, run_of
 from playwright.sync_api import expect
 from uploads import with_saved_values, xlsx_bytes
 
@@ -26,7 +26,7 @@ def _workbook() -> bytes:
 
 def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # noqa: F811
     UPLOAD_SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server + "/?sample=moons")
     idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)

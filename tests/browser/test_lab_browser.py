@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from harness import SHOTS, SMALLEST_FONT, charts_drawn, idle, pointer_gone, run_of
+from harness import SHOTS, SMALLEST_FONT, charts_drawn, idle, new_page, pointer_gone, run_of
 from playwright.sync_api import expect
 
 from ui import guide
@@ -24,7 +24,7 @@ PLACE = """(gd, [lx, ly]) => {const l = gd._fullLayout; const r = gd.getBounding
 
 @pytest.fixture()
 def page(browser):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     yield page
     page.close()
 
@@ -145,7 +145,7 @@ def test_the_guide_walked_to_its_end_and_its_model_loaded(page, server):  # noqa
 
 
 def test_2d_heatmap_at_1080p(browser, server):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page = new_page(browser, viewport={"width": 1920, "height": 1080})
     _run(page, server, "sample=moons&view=lab&lab=max_depth,min_child_weight&lab_n=4")
     _shoot(page, "lab_chart", "lab-2d-1080p")
     page.close()

@@ -15,6 +15,7 @@ from harness import (
     charts_drawn,
     click_node,
     idle,
+    new_page,
     player_drawn,
     pointer_gone,
     run_of,
@@ -36,7 +37,7 @@ CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
 def projector(server):  # noqa: F811
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": W, "height": H})
+        page = new_page(browser, viewport={"width": W, "height": H})
         yield page
         browser.close()
 
@@ -197,7 +198,7 @@ def test_presenter_screenshots(projector, server, size):  # noqa: F811
     panels fill the window's height, nothing reaches out of it, no text under 16 px."""
     width, height = size
     PRESENT_SHOTS.mkdir(parents=True, exist_ok=True)
-    page = projector.context.browser.new_page(viewport={"width": width, "height": height})
+    page = new_page(projector.context.browser, viewport={"width": width, "height": height})
     page.goto(f"{server}/?present=1&sample=moons&round=4&max_depth=3")
     _wait(page)
     player_drawn(page)

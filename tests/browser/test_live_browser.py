@@ -4,7 +4,7 @@ screens are saved under tests/screenshots/lab/ (live-*.png). Uses test_browser.p
 
 import re
 
-from harness import SHOTS, _status, idle, pointer_gone, run_of
+from harness import SHOTS, _status, idle, new_page, pointer_gone, run_of
 from playwright.sync_api import expect
 
 from ui.training import LIVE_ROWS
@@ -26,7 +26,7 @@ def _losses(page) -> tuple[float, float]:
 
 def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F811
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server + "/?sample=diabetes&round=20&eta=0.3")
     idle(page)
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
@@ -55,7 +55,7 @@ def test_moving_eta_retrains_without_train_at_720p(browser, server):  # noqa: F8
 
 
 def test_over_the_live_limit_train_applies_the_change(browser, server, tmp_path):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server + "/?round=20")
     idle(page)
     expect(_status(page)).to_contain_text("Round 20 of 20", timeout=60_000)
@@ -91,7 +91,7 @@ def test_over_the_live_limit_train_applies_the_change(browser, server, tmp_path)
 
 
 def test_live_sidebar_at_1080p(browser, server):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page = new_page(browser, viewport={"width": 1920, "height": 1080})
     page.goto(server + "/?sample=moons&round=10&max_depth=5")
     idle(page)
     expect(_status(page)).to_contain_text("Round 10 of 20", timeout=60_000)

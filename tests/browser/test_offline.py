@@ -6,7 +6,7 @@ page asks the network for nothing. A screenshot of the lesson at 1280×720 goes 
 tests/screenshots/offline/."""
 
 import pytest
-from harness import SHOTS, SMALLEST_FONT
+from harness import SHOTS, SMALLEST_FONT, open_file
 
 from ui import lecture
 from ui.lecture import main
@@ -28,15 +28,7 @@ def files(tmp_path_factory):
 
 
 def _open(browser, path, width=1280, height=720):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    requests, errors = [], []
-    page.on("request", lambda r: requests.append(r.url))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(path.as_uri())
-    page.wait_for_function(READY, timeout=30_000)
-    page.requests, page.errors = requests, errors
-    return page
+    return open_file(browser, path, READY, width, height)
 
 
 def _at_rest(page):

@@ -15,6 +15,7 @@ from harness import (
     charts_drawn,
     click_node,
     idle,
+    new_page,
     player_button,
     player_drawn,
     pointer_gone,
@@ -46,7 +47,7 @@ def _no_failure(page):
 def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  # noqa: F811
     MODELS.mkdir(parents=True, exist_ok=True)
     model_path, sample_path = _files(tmp_path)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(f"{server}/?sample=moons&rounds=20&max_depth=3")
     idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from datasets import make_data
-from harness import ROOT, SHOTS, SMALLEST_FONT
+from harness import ROOT, SHOTS, SMALLEST_FONT, open_file
 
 import boost
 from boost.trace.rounds import ROUND_GRID
@@ -57,15 +57,7 @@ def hist():
 def _open(browser, case, tmp_path, name, width=1280, height=720):
     path = tmp_path / f"{name}.html"
     path.write_text(offline_html(case.trace, "BoostScope test"), encoding="utf-8")
-    page = browser.new_page(viewport={"width": width, "height": height})
-    requests, errors = [], []
-    page.on("request", lambda r: requests.append(r.url))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(path.as_uri())
-    page.wait_for_function(READY, timeout=20_000)
-    page.requests, page.errors = requests, errors
-    return page
+    return open_file(browser, path, READY, width, height, timeout=20_000)
 
 
 def _at_rest(page):
