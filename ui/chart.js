@@ -4,6 +4,7 @@
 //   figure  the figure's JSON (plotly.io.to_json), as text
 //   config  Plotly's config (the toolbar, the camera button's format)
 //   height  the chart's height in px
+//   rem     the height is for a 1280 px wide window at 20 px per rem: grow it with the rem
 //   plotly  where Plotly.js is served (loaded once per page)
 //   select  whether a click on a point is reported: the trigger "select" gets
 //           {selection: {points: [{customdata, curve_number, point_number}]}}
@@ -24,8 +25,10 @@ export default function (component) {
       if (shown && chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
     }).observe(chart);
   }
-  chart.style.height = `${data.height}px`;
+  // rem: a presenter panel, sized for 1280x720 in px and grown with the window's type
+  chart.style.height = data.rem ? `${data.height / 20}rem` : `${data.height}px`;
   const figure = JSON.parse(data.figure);
+  if (data.rem) delete figure.layout.height;  // Plotly fills the panel
   chart.report = data.select ? setTriggerValue : null;
   if (data.select) {
     // As st.plotly_chart does: a click selects the point under the pointer, found at the

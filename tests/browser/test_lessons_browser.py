@@ -89,9 +89,9 @@ def _check_screen(page, name: str) -> str:
     size, text = page.evaluate(SMALLEST_FONT)
     assert size >= 16, f"{name}: '{text}' is {size} px"
     said = page.locator(".st-key-lesson_say").inner_text()
+    page.screenshot(path=str(LESSON_SHOTS / f"{name}.png"))
     for number, in_view in page.evaluate(NAMED_IN_PANEL, said):
         assert in_view, f"{name}: {number}, which the text names, is out of view"
-    page.screenshot(path=str(LESSON_SHOTS / f"{name}.png"))
     return said
 
 

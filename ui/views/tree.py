@@ -314,8 +314,8 @@ def node_panel(state: AppState, shown: Shown) -> None:
     start = first_named(steps, state.screen.said)
     with st.container(height=shown.height or "content", border=False, key="node_panel"):
         if shown.large and shown.height:  # in rem: the panel grows with the window's type
-            st.html(f"<style>.st-key-node_panel {{ height: {shown.height / REM}rem "
-                    "!important; }</style>")
+            st.html("<style>.st-key-node_panel, div:has(> .st-key-node_panel) { height: "
+                    f"{shown.height / REM}rem !important; }}</style>")
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
         if start:  # the number the lesson's text names goes on top, in view
             with st.expander(f"{start} earlier step{'s' if start > 1 else ''}"):
