@@ -325,3 +325,11 @@ def open_file(browser, path, ready: str, width=1280, height=720, timeout=30_000)
     page.wait_for_function(ready, timeout=timeout)
     page.requests, page.errors = requests, errors
     return page
+
+
+def presses_in_one_go(page, key: str, n: int) -> None:
+    """``n`` presses of ``key`` given to the page in one task (as a held key's repeats come),
+    so that no rest — the player's ~300 ms without a step — can fall between two of them
+    however slowly a busy machine delivers Playwright's presses one by one."""
+    page.evaluate("""([key, n]) => { for (let i = 0; i < n; i++) window.dispatchEvent(
+        new KeyboardEvent('keydown', {key, bubbles: true, cancelable: true})); }""", [key, n])

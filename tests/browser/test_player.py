@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from datasets import make_data
-from harness import ROOT, SHOTS, SMALLEST_FONT, open_file
+from harness import ROOT, SHOTS, SMALLEST_FONT, open_file, presses_in_one_go
 
 import boost
 from boost.trace.rounds import ROUND_GRID
@@ -94,8 +94,7 @@ def _expected_labels(trace: dict, r: int, fmt: int) -> list[dict]:
 
 def test_keys_step_and_the_figure_is_the_rounds(browser, exact, tmp_path):
     page = _open(browser, exact, tmp_path, "keys")
-    for _ in range(10):
-        page.keyboard.press("ArrowRight")
+    presses_in_one_go(page, "ArrowRight", 10)  # (one by one, a busy machine rests between)
     _at_rest(page)
     assert page.inner_text(STATUS).startswith(f"Round 10 of {ROUNDS}")
     # ten steps, one report, at rest
