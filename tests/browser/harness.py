@@ -101,6 +101,7 @@ WATCH_SOCKET = r"""(() => {
         ?.getAttribute('data-test-script-state');
       if (f === 6 && w === 0) {
         watch.finished += 1;
+        watch.finishedAfterSend = watch.sent > 0;
         watch.log.push([performance.now(), 'finished', state]);
       } else if (f === 9 && w === 2) {
         let on = false;
@@ -142,7 +143,7 @@ def new_page(browser, **options):
 _WATCH_RUNS = """() => {
   window.__bsRuns = 0;
   const s = window.__bsSocket;
-  if (s) { s.started = 0; s.ended = 0; s.finished = 0; s.sent = 0; }
+  if (s) { s.started = 0; s.ended = 0; s.finished = 0; s.sent = 0; s.finishedAfterSend = false; }
   if (window.__bsWatch) return;
   window.__bsWatch = new MutationObserver(records => { window.__bsRuns += records.length; });
   window.__bsWatch.observe(document.body, {subtree: true, attributes: true,
@@ -154,7 +155,11 @@ _RAN_AND_IDLE = """() => {
   const state = document.querySelector('[data-testid="stApp"]')
     ?.getAttribute('data-test-script-state');
   const s = window.__bsSocket;
-  if (s) return s.started > 0 && s.finished > 0 && !s.running && state === 'notRunning';
+  // a run started and finished since the action; or the action's request went out while a
+  // run was going (started before the count), which Streamlit restarts with the new values
+  // without saying "running" again: a run finished after the request
+  if (s) return (s.started > 0 || s.finishedAfterSend) && s.finished > 0 && !s.running
+    && state === 'notRunning';
   return window.__bsRuns > 0 && state === 'notRunning';
 }"""
 # No run in progress: the page says notRunning and, with the socket watch, so did the
