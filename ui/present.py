@@ -124,15 +124,14 @@ def panels(state: AppState, model: Model, chosen: list[str], trace: dict,
     them, with the transport over them) and the others, drawn here for the round the
     player rests on. With none of the player's, its transport stands over the panels."""
     here = [slug for slug in chosen if slug not in PLAYER_PANELS]
-    if len(here) == len(chosen):  # the transport alone over the panels: they are lower
+    if not here:  # the player draws them all
+        stage.player_ui(state, trace)
+        return
+    if len(here) == len(chosen):  # its transport alone over the panels: they are lower
+        stage.player_ui(state, trace)
         height -= TRANSPORT
     shown = Shown(model.booster, model.prep, model.config, state.stage.round, True,
                   height=height, compact=True, width=(WIDTH - 20 * len(chosen)) // len(chosen))
-    if len(here) == len(chosen):
-        stage.player_ui(state, trace)
-    elif not here:
-        stage.player_ui(state, trace)
-        return
     for col, slug in zip(st.columns(len(chosen)), chosen, strict=True):
         with col:
             if slug in here:
@@ -155,7 +154,7 @@ def present_stage(state: AppState, model: Model) -> None:
     state.screen.clear(said=not state.lesson.slug)
     try:
         chosen = chosen_panels(state)
-        klass = (state.views.klass or 0) if model.booster.num_groups > 1 else 0
+        klass = state.views.class_shown(model.booster.num_groups)
         trace = stage.stage_trace(state, model, klass, large=True, fill=True,
                                   panels=[s for s in chosen if s in PLAYER_PANELS])
         if state.lesson.slug:  # the lesson's bar is drawn by the app

@@ -101,10 +101,10 @@ def class_choice(state: AppState, booster, class_names) -> int:
     if booster.num_groups == 1:
         return 0
     names = class_names or [str(k) for k in range(booster.num_groups)]
-    picked = st.segmented_control("Class (one tree per class per round)",
-                                  list(range(booster.num_groups)), key=ViewKeep.klass.key,
-                                  format_func=lambda k: f"{k}: {names[k]}")
-    return 0 if picked is None else int(picked)
+    st.segmented_control("Class (one tree per class per round)",
+                         list(range(booster.num_groups)), key=ViewKeep.klass.key,
+                         format_func=lambda k: f"{k}: {names[k]}")
+    return state.views.class_shown(booster.num_groups)
 
 
 def stage_trace(state: AppState, model: Model, klass: int, large: bool = False,
@@ -118,25 +118,26 @@ def stage_trace(state: AppState, model: Model, klass: int, large: bool = False,
 
 def model_trace(model: Model, klass: int = 0, large: bool = False, fill: bool = False,
                 panels=PANELS) -> dict:
-    """A model's round trace, built once per model and what it draws (kept on the model,
-    which the training cache shares between sessions); its ``goto`` is round 0."""
-    key = (klass, large, fill, tuple(panels))
-    built = model.traces.get(key)
-    if built is None:
-        booster, prep = model.booster, model.prep
-        X = prep.X_train.to_numpy(dtype=float)
-        target = booster.data.y is not None
-        # without a target (a model file's sample) the trace holds the trees alone
-        y = prep.y_train if target else np.full(len(X), np.nan)
-        data = booster.trace.rounds(X, y, sample_rows(len(X)), klass)
-        best = None if booster.best_iteration is None else booster.best_iteration + 1
-        built = round_trace(data, booster.loss_history() if target else None,
-                            booster.metric_name, prep.class_names, booster.params,
-                            model_key=model.config.get("digest", ""), large=large,
-                            fill=fill, panels=panels, best_round=best,
-                            missing_features=missing_features(model.config, prep.X_train))
-        model.traces[key] = built
-    return built
+    """A model's round trace, built once per model and what it draws (kept in the model's
+    own cache, which every session showing the model shares); its ``goto`` is round 0."""
+    key = ("player trace", klass, large, fill, tuple(panels))
+    return model.booster.trace.cache.get(
+        key, lambda: _model_trace(model, klass, large, fill, panels))
+
+
+def _model_trace(model: Model, klass: int, large: bool, fill: bool, panels) -> dict:
+    booster, prep = model.booster, model.prep
+    X = prep.X_train.to_numpy(dtype=float)
+    target = booster.data.y is not None
+    # without a target (a model file's sample) the trace holds the trees alone
+    y = prep.y_train if target else np.full(len(X), np.nan)
+    data = booster.trace.rounds(X, y, sample_rows(len(X)), klass)
+    best = None if booster.best_iteration is None else booster.best_iteration + 1
+    return round_trace(data, booster.loss_history() if target else None,
+                       booster.metric_name, prep.class_names, booster.params,
+                       model_key=model.config.get("digest", ""), large=large, fill=fill,
+                       panels=panels, best_round=best,
+                       missing_features=missing_features(model.config, prep.X_train))
 
 
 def render_view(state: AppState, shown: Shown, view) -> None:

@@ -86,8 +86,6 @@ class Model:
     booster: object
     prep: object
     config: dict
-    traces: dict = field(default_factory=dict, repr=False, compare=False)  # its round
-    # traces for the page's player, by what they draw (``ui.stage.stage_trace``)
 
 
 @dataclass(frozen=True)
@@ -273,6 +271,11 @@ class ViewKeep:
     growth_step = Widget()  # the growth order view: splits replayed (None: all)
     compare_left = Widget()  # the compare view's two trees (model names)
     compare_right = Widget()
+
+    def class_shown(self, num_groups: int) -> int:
+        """The class whose trees are on screen: the one chosen on a multi-class model (0
+        when the choice was clicked off), else 0."""
+        return (self.klass or 0) if num_groups > 1 else 0
 
 
 @dataclass

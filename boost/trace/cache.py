@@ -26,14 +26,14 @@ BUDGET = 64 * 2**20  # bytes per model: an exact root's sorted columns at 100k x
 
 def size_of(value, _depth: int = 0) -> int:
     """The bytes an answer holds: arrays and frames by their buffers, records and containers
-    by their parts (a few levels deep), anything else by ``sys.getsizeof``."""
+    by their parts (up to six levels deep), anything else by ``sys.getsizeof``."""
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, pd.DataFrame):  # deep: text columns (a tree's IDs, reasons) count
         return int(value.memory_usage(index=True, deep=True).sum())
     if isinstance(value, pd.Series):
         return int(value.memory_usage(index=True, deep=True))
-    if _depth > 3:
+    if _depth > 5:  # (a round trace: trace, chart, arrays, array, its base64 text)
         return sys.getsizeof(value)
     if isinstance(value, dict):
         return sum(size_of(v, _depth + 1) for v in value.values()) + sys.getsizeof(value)

@@ -24,7 +24,7 @@ def render(state: AppState, shown: Shown) -> None:
         st.info("Residuals and gradients need the sample's target: choose its column under "
                 "*Open an XGBoost model* and open the model again.")
         return
-    klass = state.views.klass if booster.num_groups > 1 else 0
+    klass = state.views.class_shown(booster.num_groups)
     before, after = booster.round_views(r)
     used = booster.rows_used(r, klass) if booster.params["subsample"] < 1 else None
     figure = make_residual_figure(before, after, booster.objective, klass, shown.large,

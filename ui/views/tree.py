@@ -46,7 +46,7 @@ def render(state: AppState, shown: Shown) -> None:
         return
     frame = booster.trace.trees()
     df = frame[frame.Round == r]
-    klass = (state.views.klass or 0) if booster.num_groups > 1 else 0
+    klass = state.views.class_shown(booster.num_groups)
     tree = df[df.Class == klass]
     sampling_caption(booster, r, klass)
     node = state.stage.node if state.stage.node in set(tree.Node) else 0
@@ -287,7 +287,7 @@ def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
         _baseline_note(booster)
         return None
     frame = booster.trace.trees()
-    klass = (state.views.klass or 0) if booster.num_groups > 1 else 0  # a class clicked off: 0
+    klass = state.views.class_shown(booster.num_groups)
     return frame[(frame.Round == r) & (frame.Class == klass)]
 
 
