@@ -53,6 +53,7 @@ from .sidebar import feature_columns, inferred_task, objectives_for
 from .stage import model_trace
 from .state import Model, Shown
 from .training import TrainingError, train_cached
+from .training import config_of as training_config
 
 USAGE_ERROR = 2
 PARAM_NAMES = tuple(p.name for p in APP_PARAMS)  # what --param may set: the app's parameters
@@ -153,9 +154,8 @@ def config_of(table: Table, params: dict, target: str | None = None,
     task = OBJECTIVES[objective].task if objective != "auto" else "auto"
     if objective == "auto":  # as sidebar.set_columns: the task's default objective
         objective = objectives_for(inferred_task(table.digest, target, frame))[0]
-    return {"digest": table.digest, "name": table.name, "target": target,
-            "features": tuple(features), "task": task, "weight": None, "objective": objective,
-            **params}
+    return training_config(table.digest, table.name, target, features, task, None,
+                           objective, params)
 
 
 def train(config: dict, table: Table) -> Model:
@@ -192,15 +192,11 @@ class LessonBuild:
     def __init__(self, lesson: Lesson):
         self.lesson = lesson
         self.tables: dict[str, Table] = {}
-        self.models: dict[tuple, Model] = {}
         self.traces: list[dict] = []
         self.index: dict[str, int] = {}  # trace id -> its place in ``traces``
 
     def model(self, config: dict, table: Table) -> Model:
-        key = tuple(sorted((k, str(v)) for k, v in config.items()))
-        if key not in self.models:
-            self.models[key] = train(config, table)
-        return self.models[key]
+        return train(config, table)  # once per configuration (``train_cached``)
 
     def trace_index(self, model: Model) -> int:
         trace = trace_of(model)

@@ -42,12 +42,17 @@ def current_config(app: AppState) -> dict:
     """Everything training depends on, as plain values (the cache key): the data's digest,
     the column choices and every app parameter of ``boost.params.PARAMETERS``."""
     inputs = app.inputs
-    data = inputs.data
-    return {
-        "digest": data.digest, "name": data.name, "target": inputs.target,
-        "features": tuple(inputs.features), "task": inputs.task,
-        "weight": inputs.weight or None, "objective": inputs.objective, **inputs.params(),
-    }
+    return config_of(inputs.data.digest, inputs.data.name, inputs.target, inputs.features,
+                     inputs.task, inputs.weight or None, inputs.objective, inputs.params())
+
+
+def config_of(digest: str, name: str, target: str, features, task: str, weight: str | None,
+              objective: str, params: dict) -> dict:
+    """A training configuration (the cache key) of a table's digest and name, its column
+    choices and every app parameter's value: the session's (``current_config``) or the
+    offline lecture's (``ui/lecture.py``)."""
+    return {"digest": digest, "name": name, "target": target, "features": tuple(features),
+            "task": task, "weight": weight, "objective": objective, **params}
 
 
 def engine_params(config: dict, prep: tables.Prepared) -> dict:
