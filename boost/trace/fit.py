@@ -106,6 +106,19 @@ def mesh_points(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
     return np.array(np.meshgrid(gx, gy)).reshape(2, -1).T
 
 
+def fit_points(X: np.ndarray, rows: np.ndarray, kind: str, points: int = GRID
+               ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """(the axes drawn, the points predicted at) of a fit of ``kind``: a curve's grid over
+    the feature, a surface's mesh (``points`` per axis) or the drawn rows themselves."""
+    if kind == "curve":
+        axis = curve_grid(X[:, 0])
+        return (axis,), axis[:, None]
+    if kind == "surface":
+        gx, gy = surface_axes(X, points)
+        return (gx, gy), mesh_points(gx, gy)
+    return (), X[rows]
+
+
 def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     """``X``, ``y``: the rows the fit is drawn against (the training rows); ``rows``: which
     of them to draw (the grids span every row); ``grid``: the surface's points per axis."""
@@ -118,26 +131,22 @@ def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     common = {"objective": booster.objective, "round_idx": r, "feature_names": names,
               "rows": rows, "y": y[rows], "y_range": y_range}
     kind = fit_kind(X.shape[1], booster.objective)
+    axes, at = fit_points(X, rows, kind, grid)
+    x = None if kind == "rows" else X[rows]
     if kind == "curve":
-        grid = curve_grid(X[:, 0])[:, None]
-        return Fit(kind="curve", x=X[rows], grid=(grid[:, 0],),
-                   now=predictions_at(booster, grid, r),
-                   before=predictions_at(booster, grid, r - 1) if r > 0 else None,
-                   step=booster.tree_output(grid, r) if r > 0 else None, leaves=None,
+        return Fit(kind="curve", x=x, grid=axes, now=predictions_at(booster, at, r),
+                   before=predictions_at(booster, at, r - 1) if r > 0 else None,
+                   step=booster.tree_output(at, r) if r > 0 else None, leaves=None,
                    **common)
     if kind == "surface":
-        gx, gy = surface_axes(X, grid)
-        mesh = mesh_points(gx, gy)
         leaves = None
         if r > 0 and booster.num_groups == 1:  # the round's tree's rectangles, one per leaf
-            leaves = leaf_of_rows(booster.forest, np.ascontiguousarray(mesh, dtype=np.float32),
+            leaves = leaf_of_rows(booster.forest, np.ascontiguousarray(at, dtype=np.float32),
                                   booster.tree_index(r))
-        return Fit(kind="surface", x=X[rows], grid=(gx, gy),
-                   now=predictions_at(booster, mesh, r), before=None, step=None,
-                   leaves=leaves, **common)
-    drawn = X[rows]
-    return Fit(kind="rows", x=None, grid=(), now=predictions_at(booster, drawn, r),
-               before=predictions_at(booster, drawn, r - 1) if r > 0 else None, step=None,
+        return Fit(kind="surface", x=x, grid=axes, now=predictions_at(booster, at, r),
+                   before=None, step=None, leaves=leaves, **common)
+    return Fit(kind="rows", x=x, grid=axes, now=predictions_at(booster, at, r),
+               before=predictions_at(booster, at, r - 1) if r > 0 else None, step=None,
                leaves=None, **common)
 
 

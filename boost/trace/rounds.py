@@ -19,7 +19,7 @@ from .. import objectives
 from .._dtypes import REASON_NAMES
 from ..data import as_features
 from ..tree import initial_margin, leaf_of_rows
-from .fit import curve_grid, fit_kind, mesh_points, surface_axes
+from .fit import fit_kind, fit_points
 
 # The player's mesh: points per axis, coarser than the static fit's ``GRID``. The page holds
 # the mesh's predictions (float32) and the round's leaves (uint8) for every round, 5 bytes a
@@ -85,14 +85,7 @@ def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) ->
     rows = np.asarray(rows)
     kind = fit_kind(X.shape[1], booster.objective)
     x = None if kind == "rows" else X[rows]
-    if kind == "curve":
-        grid = (curve_grid(X[:, 0]),)
-        at = grid[0][:, None]
-    elif kind == "surface":
-        grid = surface_axes(X, points)
-        at = mesh_points(*grid)
-    else:
-        grid, at = (), X[rows]
+    grid, at = fit_points(X, rows, kind, points)
     now, own, leaves = _staged(booster, at, class_idx)
     return RoundsData(
         kind=kind, objective=booster.objective, n_rounds=booster.num_boosted_rounds(),
