@@ -7,8 +7,8 @@
 //
 // Inlined after player.js into the same module script (viz/export.py): it takes the
 // player's `mount` as an argument instead of importing it, builds its elements with
-// player.js's `el`, and its own top-level names start with `lesson` / `Lesson` so that they
-// never meet player.js's.
+// player.js's `el`, leaves keys typed into a field alone by player.js's `textEntry`, and its
+// own top-level names start with `lesson` / `Lesson` so that they never meet player.js's.
 
 const LESSON_STYLE = `
 .bsl { font-family: "Source Sans Pro", Arial, sans-serif; color: #111; display: flex;
@@ -32,15 +32,6 @@ const LESSON_STYLE = `
   text-align: center; line-height: 1.3em; font-size: 0.85em; vertical-align: 0.08em; }
 .bsl-answer { background: #FFF4E5; border-left: 4px solid #E69F00; padding: 2px 8px; }
 `;
-
-function lessonTextEntry(target) {  // a key typed here is the element's own
-  if (!(target instanceof Element)) return false;
-  if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") {
-    return true;
-  }
-  return target.tagName === "INPUT" && !["range", "checkbox", "radio", "button"]
-    .includes((target.type || "text").toLowerCase());
-}
 
 class LessonHost {
   constructor(element, lesson, mount, report) {
@@ -97,7 +88,7 @@ class LessonHost {
   }
 
   onKey(e) {
-    if (e.ctrlKey || e.altKey || e.metaKey || lessonTextEntry(e.target)) return;
+    if (e.ctrlKey || e.altKey || e.metaKey || textEntry(e.target)) return;
     const what = { ArrowLeft: "back", ArrowRight: "next", ArrowDown: "reveal" }[e.key];
     if (!what) return;
     e.preventDefault();
