@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import CURRENT, PALETTE, layout, short
+from .theme import BELOW, CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
 
@@ -77,11 +77,11 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
             "font": {"color": CURRENT}}
     fig = go.Figure(data=traces, layout=layout(
         f"Gain of every split on {feature}", large, height=440,
-        xtitle=f"threshold ({feature} < threshold goes left)",
-        ytitle=f"gain = S_L + S_R − {short(parent)}", shapes=shapes, annotations=[note]))
-    # The legend below the plot: four entries would wrap over the title.
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left",
-                              "x": 0.0})
+        xtitle=f"threshold: {feature} < it goes left",  # short: a half-width column cut it
+        ytitle=f"gain = S_L + S_R − {short(parent)}", shapes=shapes, annotations=[note],
+        # four entries would wrap over the title on top; placed a fixed distance under the
+        # plot they ran into the x axis's title in a half-width column: at the bottom edge
+        legend=BELOW, margin={"b": 150}))
     valid = part[part.Valid].Threshold.to_numpy()
     if len(valid) >= 2 and valid[-1] > valid[0]:
         # Frame the valid thresholds: the blocked "every present value on one side" ones sit

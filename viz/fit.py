@@ -10,11 +10,7 @@ import plotly.graph_objects as go
 from boost import objectives
 from boost.trace.fit import Fit
 
-from .theme import CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type
-
-# The legend under the plot: in a half-width column a legend on top runs into the title.
-BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
-         "x": 0}
+from .theme import BELOW, CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type
 
 
 def _task(fit) -> str:

@@ -14,6 +14,11 @@ CURRENT = PALETTE[5]
 PREVIOUS = "#7F7F7F"
 DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
 
+# A legend under the plot, at the figure's bottom edge (the margin below the plot holds it
+# and the x axis's title): in a half-width column, a legend on top runs into the title.
+BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
+         "x": 0}
+
 BASE_FONT = 15
 LARGE_FONT = 21
 
