@@ -19,6 +19,7 @@ when the player records them, ``drawMs`` (per chart, ms of the last draws).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -32,8 +33,10 @@ from common import ROOT, chromium
 
 sys.path.insert(0, str(ROOT))
 
+# what the trace is built by (a cached trace from other code may lack what the page reads)
+TRACE_CODE = ("viz/player.py", "viz/tree.py", "boost/trace/rounds.py", "viz/fit.py", "viz/loss.py")
 READY = ("() => window.boostscopePlayer?.drawn.length > 0"
-         " && !!document.querySelector('.bsp-tree .main-svg')")
+         " && !!document.querySelector('.bsp-tree .bsp-tree-svg, .bsp-tree .main-svg')")
 IDLE = "() => { const p = window.boostscopePlayer.players[0]; return !p.drawing && !p.playing; }"
 
 
@@ -161,8 +164,11 @@ def main() -> None:
                               capture_output=True, text=True).stdout
 
     print(f"bench_player_offline.py {' '.join(sys.argv[1:])}  ({load()})", flush=True)
-    cache = Path(tempfile.gettempdir()) / f"bench_player_offline_{args.rows}x{args.rounds}.json"
-    if cache.exists():  # the model is the same at every run (seeded): trained once
+    # the model is the same at every run (seeded): trained once per version of the trace's code
+    code = hashlib.sha256(b"".join((ROOT / f).read_bytes() for f in TRACE_CODE)).hexdigest()[:12]
+    cache = Path(tempfile.gettempdir()) / (
+        f"bench_player_offline_{args.rows}x{args.rounds}_{code}.json")
+    if cache.exists():
         trace = json.loads(cache.read_text())
     else:
         trace = build_trace(args.rows, args.rounds)

@@ -415,109 +415,155 @@ function placeEdgeLabels(plan, byId, kids, band, bottom, font, plotW, missingFea
   return 34;
 }
 
-// ---------------------------------------------------------- the tree's figure (viz/tree.py)
-const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"];
-const SPLIT = PALETTE[0];
-const LEAF = PALETTE[2];
-const CURRENT = PALETTE[5];
-const GHOST = "#767676";
-const GHOST_TEXT = "#595959";
-const TEXT = "#222222";
-const HALO = "1px 1px 1px #fff, -1px -1px 1px #fff, 1px -1px 1px #fff, -1px 1px 1px #fff";
+// ------------------------------------------------------------- the tree, drawn as SVG
+// The tree is new at every round: it is written as one SVG (a few hundred elements, a
+// millisecond or two), not handed to Plotly, whose layout pass costs 30-40 ms a round. It
+// draws what viz/tree.py draws, in the colours the trace brings (track.style, viz.tree's).
 
-function treeTraces(plan, track, selected, font) {
+const esc = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const f1 = (v) => (Math.round(v * 10) / 10).toString();
+
+// Where plan coordinates (x in leaf slots, y in px below the plot's top, negative) are drawn
+function geometry(plan, margin) {
+  return { l: margin.l, t: margin.t, x0: plan.xRange[0], s: plan.slotPx };
+}
+const gx = (g, x) => g.l + (x - g.x0) * g.s;
+const gy = (g, y) => g.t - y;
+
+function shape(kind, cx, cy, size, attrs) {  // a marker: "square" or "circle", centred
+  const r = size / 2;
+  return kind === "square"
+    ? `<rect x="${f1(cx - r)}" y="${f1(cy - r)}" width="${f1(size)}" height="${f1(size)}" ${attrs}/>`
+    : `<circle cx="${f1(cx)}" cy="${f1(cy)}" r="${f1(r)}" ${attrs}/>`;
+}
+
+function cross(cx, cy, r, color, width) {  // "+" (a folded node) or, turned, "×" (refused)
+  return `<path d="M${f1(cx - r)} ${f1(cy)}H${f1(cx + r)}M${f1(cx)} ${f1(cy - r)}V${f1(cy + r)}" `
+    + `stroke="${color}" stroke-width="${width}" fill="none"/>`;
+}
+
+function xMark(cx, cy, r, color) {
+  return `<path d="M${f1(cx - r)} ${f1(cy - r)}L${f1(cx + r)} ${f1(cy + r)}M${f1(cx - r)} `
+    + `${f1(cy + r)}L${f1(cx + r)} ${f1(cy - r)}" stroke="${color}" stroke-width="2" fill="none"/>`;
+}
+
+function textLines(text, cx, cy, font, attrs) {  // "<br>"-separated lines centred on (cx, cy)
+  const lines = text.split("<br>");
+  const lh = LINE_HEIGHT * font;
+  const first = cy - ((lines.length - 1) * lh) / 2;
+  const spans = lines.map((line, i) => `<tspan x="${f1(cx)}" y="${f1(first + i * lh)}">`
+    + `${esc(line)}</tspan>`).join("");
+  return `<text ${attrs} font-size="${font}" text-anchor="middle" dominant-baseline="central" `
+    + `paint-order="stroke" stroke="#fff" stroke-width="3" stroke-linejoin="round">${spans}</text>`;
+}
+
+// The marker groups of viz/tree.py, in its legend's order: [name, test, fill, kind(n)]
+function markerGroups(plan, style) {
+  const folded = (n) => plan.hidden.has(n.id);
+  const box = (n) => (n.name !== "Leaf" ? "square" : "circle");
+  return [
+    ["split", (n) => n.name !== "Leaf" && !n.leaf && !n.pruned && !folded(n),
+      () => style.split, () => "square"],
+    ["collapsed (+ hidden)", (n) => folded(n) && !n.pruned,  // pruned to a leaf: ghosts below
+      (n) => (n.leaf ? style.leaf : style.split), (n) => (n.leaf ? "circle" : "square")],
+    ["leaf", (n) => n.leaf && !n.pruned && !folded(n), () => style.leaf, () => "circle"],
+    ["pruned (ghost)", (n) => n.pruned, () => style.pruned, box],
+  ];
+}
+
+// The whole tree panel as SVG markup: title, legend, edges, markers, labels, selection.
+function treeSvg(plan, track, selected, fonts, size, margin, title) {
+  const style = track.style;
+  const out = [];
+  const { width, height } = size;
+  out.push(`<text class="bsp-title" x="${margin.l}" y="8" font-size="${fonts.title}" `
+    + `dominant-baseline="hanging" fill="${style.text}">${esc(title)}</text>`);
+  if (!plan) return wrapSvg(out, width, height);
+  const g = geometry(plan, margin);
   const r = plan.marker / 2;
   const byId = new Map(plan.nodes.map((n) => [n.id, n]));
-  const line = (color, width, dash) => ({ color, width, dash });
-  const lines = (xs, ys, style, extra = {}) => ({ type: "scatter", mode: "lines", x: xs, y: ys,
-    line: style, hoverinfo: "skip", showlegend: false, name: "", ...extra });
-  const edge = [[], []];
-  const ghost = [[], []];
+  const legend = [];  // [name, markup of its symbol at (cx, cy), size]
+  // edges: kept and pruned (dotted)
+  const edge = [];
+  const ghost = [];
   for (const n of plan.nodes) {
     if (!byId.has(n.parent)) continue;
-    const [xs, ys] = n.pruned ? ghost : edge;
-    xs.push(plan.x.get(n.parent), plan.x.get(n.id), null);
-    ys.push(plan.leaveY.get(n.parent), plan.y.get(n.id) + r, null);
+    const d = `M${f1(gx(g, plan.x.get(n.parent)))} ${f1(gy(g, plan.leaveY.get(n.parent)))}`
+      + `L${f1(gx(g, plan.x.get(n.id)))} ${f1(gy(g, plan.y.get(n.id) + r))}`;
+    (n.pruned ? ghost : edge).push(d);
   }
-  const traces = [lines(...edge, line("#888", 2)), lines(...ghost, line(GHOST, 1.5, "dot"))];
-  // hist/approx: a split γ refused before growing it, as two dashed stubs with a cross
-  const stubs = [[], []];
-  const tips = [[], []];
-  const dx = Math.min(0.3, 18 / plan.slotPx);
-  for (const n of plan.nodes.filter((m) => m.kind === 3)) {
-    const x0 = plan.x.get(n.id);
-    const y0 = plan.leaveY.get(n.id);
-    for (const side of [-dx, dx]) {
-      stubs[0].push(x0, x0 + side, null);
-      stubs[1].push(y0, y0 - 22, null);
-      tips[0].push(x0 + side);
-      tips[1].push(y0 - 22);
+  if (edge.length) out.push(`<path d="${edge.join("")}" stroke="${style.edge}" stroke-width="2" fill="none"/>`);
+  if (ghost.length) {
+    out.push(`<path d="${ghost.join("")}" stroke="${style.ghost}" stroke-width="1.5" `
+      + `stroke-dasharray="2 3" fill="none"/>`);
+  }
+  // hist/approx: a split γ refused before growing it, as two dotted stubs with a cross
+  const refused = plan.nodes.filter((n) => n.kind === 3);
+  if (refused.length) {
+    const dx = Math.min(0.3, 18 / plan.slotPx);
+    const tip = fonts.label * 0.3;
+    for (const n of refused) {
+      const x0 = gx(g, plan.x.get(n.id));
+      const y0 = gy(g, plan.leaveY.get(n.id));
+      for (const side of [-dx, dx]) {
+        const x1 = x0 + side * plan.slotPx;
+        out.push(`<path d="M${f1(x0)} ${f1(y0)}L${f1(x1)} ${f1(y0 + 22)}" stroke="${style.ghost}" `
+          + `stroke-width="1.5" stroke-dasharray="2 3" fill="none"/>`, xMark(x1, y0 + 22, tip, style.ghost));
+      }
     }
+    legend.push(["refused by γ", (cx, cy) => xMark(cx, cy, tip, style.ghost)]);
   }
-  if (tips[0].length) {
-    traces.push(lines(...stubs, line(GHOST, 1.5, "dot")), {
-      type: "scatter", mode: "markers", x: tips[0], y: tips[1], name: "refused by γ",
-      hoverinfo: "skip", marker: { color: GHOST, symbol: "x-thin-open", size: font * 0.9,
-        line: { width: 2, color: GHOST } } });
-  }
-  traces.push(...markerTraces(plan, track));
-  if (plan.edgeLabels.length) {
-    traces.push({ type: "scatter", mode: "text", name: "edge labels", hoverinfo: "skip",
-      showlegend: false, cliponaxis: false, x: plan.edgeLabels.map((e) => e[0]),
-      y: plan.edgeLabels.map((e) => e[1]), text: plan.edgeLabels.map((e) => e[2]),
-      textfont: { size: font, color: "#555555", shadow: HALO } });
-  }
-  const ids = [...plan.label.keys()];
-  traces.push({ type: "scatter", mode: "text", name: "node labels", hoverinfo: "skip",
-    showlegend: false, cliponaxis: false, textposition: "middle center", customdata: ids,
-    x: ids.map((id) => plan.label.get(id)[0]), y: ids.map((id) => plan.label.get(id)[1]),
-    text: ids.map((id) => plan.label.get(id)[2]),
-    textfont: { size: font, shadow: HALO,
-      color: ids.map((id) => (byId.get(id).pruned ? GHOST_TEXT : TEXT)) } });
-  if (selected !== null && plan.y.has(selected)) {
-    traces.push({ type: "scatter", mode: "markers", name: "selected", showlegend: false,
-      hoverinfo: "skip", x: [plan.x.get(selected)], y: [plan.y.get(selected)],
-      marker: { size: plan.marker + 8, color: "rgba(0,0,0,0)",
-        line: { width: 2.5, color: CURRENT } } });
-  }
-  return traces;
-}
-
-function markerTraces(plan, track) {  // clickable: the node id in customdata
-  const folded = (n) => plan.hidden.has(n.id);
-  const groups = [
-    ["split", (n) => n.name !== "Leaf" && !n.leaf && !n.pruned && !folded(n), SPLIT, "square"],
-    ["collapsed (+ hidden)", (n) => folded(n) && !n.pruned, SPLIT, "square-cross"],
-    ["leaf", (n) => n.leaf && !n.pruned && !folded(n), LEAF, "circle"],
-    ["pruned (ghost)", (n) => n.pruned, "#E3E3E3", "circle"],
-  ];
-  const out = [];
-  for (const [name, test, color, symbol] of groups) {
+  // markers, one group per node (data-node: the node's id, for tests and the hover)
+  for (const [name, test, fill, kind] of markerGroups(plan, style)) {
     const part = plan.nodes.filter(test);
     if (!part.length) continue;
-    let colors = color;
-    let symbols = symbol;
-    if (name.startsWith("pruned")) symbols = part.map((n) => (n.name !== "Leaf" ? "square" : "circle"));
-    if (name.startsWith("collapsed")) {  // a node pruned to a leaf keeps its ghosts below
-      colors = part.map((n) => (n.leaf ? LEAF : SPLIT));
-      symbols = part.map((n) => (n.leaf ? "circle-cross" : "square-cross"));
+    for (const n of part) {
+      const cx = gx(g, plan.x.get(n.id));
+      const cy = gy(g, plan.y.get(n.id));
+      let m = shape(kind(n), cx, cy, plan.marker, `fill="${fill(n)}" stroke="#fff" stroke-width="1.5"`);
+      if (name.startsWith("collapsed")) m += cross(cx, cy, r * 0.55, "#fff", 2);
+      if (n.pruned) {
+        m += shape(kind(n), cx, cy, plan.marker + 2, `fill="none" stroke="${style.ghost_text}" `
+          + `stroke-width="1.5" stroke-dasharray="4 3"`);
+      }
+      out.push(`<g class="bsp-node" data-node="${n.id}">${m}</g>`);
     }
-    out.push({ type: "scatter", mode: "markers", name, customdata: part.map((n) => n.id),
-      x: part.map((n) => plan.x.get(n.id)), y: part.map((n) => plan.y.get(n.id)),
-      marker: { color: colors, symbol: symbols, size: plan.marker,
-        line: { width: 1.5, color: "white" } },
-      hovertext: part.map((n) => hoverText(n, track)),
-      hovertemplate: "%{hovertext}<extra></extra>" });
+    const sample = part[0];
+    legend.push([name, (cx, cy, s) => shape(kind(sample), cx, cy, s,
+      `fill="${fill(sample)}" stroke="${sample.pruned ? style.ghost_text : "#fff"}" stroke-width="1.5"`
+      + (sample.pruned ? ' stroke-dasharray="4 3"' : ""))
+      + (name.startsWith("collapsed") ? cross(cx, cy, s * 0.28, "#fff", 2) : "")]);
   }
-  return out;
+  // labels: the edges' (yes / no / missing), then the nodes'
+  for (const [x, y, text] of plan.edgeLabels) {
+    out.push(textLines(text, gx(g, x), gy(g, y), fonts.label, `class="bsp-edge" fill="${style.edge_text}"`));
+  }
+  for (const [id, [x, y, text]] of plan.label) {
+    out.push(textLines(text, gx(g, x), gy(g, y), fonts.label, `class="bsp-label" data-node="${id}" `
+      + `fill="${byId.get(id).pruned ? style.ghost_text : style.text}"`));
+  }
+  if (selected !== null && plan.y.has(selected)) {
+    out.push(`<circle class="bsp-selected" cx="${f1(gx(g, plan.x.get(selected)))}" `
+      + `cy="${f1(gy(g, plan.y.get(selected)))}" r="${f1(r + 4)}" fill="none" `
+      + `stroke="${style.current}" stroke-width="2.5"/>`);
+  }
+  // the legend, one row under the title (as Plotly's horizontal legend was)
+  const lf = fonts.label + 2;
+  const ly = margin.t - lf * 0.8 - 4;
+  let lx = margin.l;
+  for (const [name, symbol] of legend) {
+    out.push(`<g class="bsp-legend">${symbol(lx + lf * 0.5, ly, lf * 0.8)}<text x="${f1(lx + lf * 1.3)}" `
+      + `y="${f1(ly)}" font-size="${lf}" dominant-baseline="central" fill="${style.text}">`
+      + `${esc(name)}</text></g>`);
+    lx += lf * 1.3 + name.length * CHAR_WIDTH * lf + lf * 1.2;
+  }
+  return wrapSvg(out, width, height);
 }
 
-function ghostOutlines(plan) {  // a dashed square or circle around each pruned node
-  const r = plan.marker / 2 + 1;
-  return plan.nodes.filter((n) => n.pruned).map((n) => ({
-    type: n.name !== "Leaf" ? "rect" : "circle", xref: "x", yref: "y", xsizemode: "pixel",
-    ysizemode: "pixel", xanchor: plan.x.get(n.id), yanchor: plan.y.get(n.id), x0: -r, x1: r,
-    y0: -r, y1: r, line: { color: GHOST_TEXT, width: 1.5, dash: "dash" }, layer: "above" }));
+function wrapSvg(parts, width, height) {
+  return `<svg class="bsp-tree-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" `
+    + `height="${height}" viewBox="0 0 ${width} ${height}" `
+    + `font-family="Source Sans Pro, Arial, sans-serif">${parts.join("")}</svg>`;
 }
 
 // ------------------------------------------------------------------------- the player
@@ -547,6 +593,10 @@ const STYLE = `
 .bsp-info { position: absolute; right: 6px; top: 6px; max-width: min(36em, 92%);
   background: rgba(255,255,255,0.96); border: 1px solid #D55E00; border-radius: 6px;
   padding: 6px 28px 6px 10px; line-height: 1.35; box-shadow: 0 2px 6px rgba(0,0,0,0.15); }
+.bsp-hover { position: absolute; pointer-events: none; max-width: min(32em, 90%);
+  background: rgba(255,255,255,0.97); border: 1px solid #888; border-radius: 4px;
+  padding: 4px 8px; line-height: 1.3; box-shadow: 0 1px 4px rgba(0,0,0,0.15); z-index: 2; }
+.bsp-tree .bsp-plot { cursor: default; }
 .bsp-info button { position: absolute; right: 4px; top: 2px; border: none; background: none;
   font-size: 1.2em; cursor: pointer; color: #444; }
 `;
@@ -708,9 +758,11 @@ class Player {
         panel.figure = structuredClone(charts[name].spec.figure);
         panel.baseFonts = captureFonts(panel.figure.layout);
       } else {
-        panel.figure = { data: [], layout: {} };
         panel.info = el("div", { class: "bsp-info", hidden: "" }, box);
+        panel.hover = el("div", { class: "bsp-hover", hidden: "" }, box);
         box.addEventListener("click", (e) => this.onTreeClick(panel, e));
+        plot.addEventListener("pointermove", (e) => this.onTreeHover(panel, e));
+        plot.addEventListener("pointerleave", () => { panel.hover.hidden = true; });
       }
       this.panels.push(panel);
     }
@@ -845,7 +897,7 @@ class Player {
   }
 
   drawPanel(Plotly, panel, r) {
-    if (panel.name === "tree") return this.drawTree(Plotly, panel, r);
+    if (panel.name === "tree") return this.drawTree(panel, r);
     const changed = this.patchFigure(panel, r);
     if (panel.frozen === this.layoutKey) {
       if (!changed.length) return Promise.resolve();
@@ -859,15 +911,13 @@ class Player {
     return react(Plotly, panel).then(() => freeze(Plotly, panel, this.rangeOf(panel), this.layoutKey));
   }
 
-  drawTree(Plotly, panel, r) {
+  drawTree(panel, r) {
     // the tree changes with the round, the selection and the size only (not at a rerun)
     const key = `${r}|${this.selected}|${this.layoutKey}`;
     if (panel.drawnKey === key) return Promise.resolve();
     panel.drawnKey = key;
     this.treeFigure(panel, r);
-    const drawn = react(Plotly, panel);
-    if (this.selected === null) return drawn;
-    return drawn.then(() => placeInfo(panel, this.selected));  // the tree as now drawn
+    return Promise.resolve();
   }
 
   patchFigure(panel, r) {  // the chart's one figure, at round r; what changed
@@ -934,38 +984,20 @@ class Player {
     const nodes = treeNodes(track, r, this.lo);
     const f = this.fonts;
     const margin = { l: 12, r: 12, t: Math.round(f.title * 1.3 + f.label * 1.6 + 14), b: 8 };
-    const layout = {
-      paper_bgcolor: "white", plot_bgcolor: "white", width, margin,
-      font: { size: f.chart, family: "Source Sans Pro, Arial, sans-serif", color: "#111111" },
-      title: { text: r === 0 ? "Round 0: the baseline (no tree yet)" : `Tree of round ${r}`,
-        font: { size: f.title }, x: 0, xanchor: "left", y: 1, yref: "container",
-        yanchor: "top", pad: { t: 8, l: 12 } },
-      legend: { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "bottom",
-        font: { size: f.label + 2 }, itemclick: false, itemdoubleclick: false,
-        itemsizing: "constant" },
-      hoverlabel: { font: { size: f.label } },
-      dragmode: "pan", hovermode: "closest", clickmode: "event",
-      xaxis: { visible: false, showgrid: false, range: [0, 1], fixedrange: true },
-      yaxis: { visible: false, showgrid: false, range: [-1, 0], fixedrange: true },
-    };
-    panel.plan = null;
-    if (!nodes.length) {
-      panel.figure = { data: [], layout: { ...layout, height } };
-      this.showInfo(panel, r);
-      return;
+    const title = r === 0 ? "Round 0: the baseline (no tree yet)" : `Tree of round ${r}`;
+    let plan = null;
+    if (nodes.length) {
+      const opts = { gamma: track.gamma, width, font: f.label, marker: f.marker, margin,
+        missingFeatures: track.missing_features ?? null };
+      plan = this.foldToFit(nodes, opts, this.fill ? height : Infinity);
     }
-    const opts = { gamma: track.gamma, width, font: f.label, marker: f.marker, margin,
-      missingFeatures: track.missing_features ?? null };
-    const plan = this.foldToFit(nodes, opts, this.fill ? height : Infinity);
     panel.plan = plan;
+    panel.geom = plan && geometry(plan, margin);
     panel.labelFont = f.label;
-    const h = this.fill ? height : Math.max(plan.height, 260);
-    layout.height = h;
-    layout.xaxis.range = plan.xRange;
-    layout.yaxis.range = [-(h - margin.t - margin.b), 0];  // y in px: top-aligned
-    layout.shapes = ghostOutlines(plan);
+    const h = this.fill || !plan ? height : Math.max(plan.height, 260);
     if (!this.fill) panel.box.style.height = `${h}px`;
-    panel.figure = { data: treeTraces(plan, track, this.selected, f.label), layout };
+    panel.plot.innerHTML = treeSvg(plan, track, this.selected, f, { width, height: h }, margin, title);
+    panel.hover.hidden = true;
     this.showInfo(panel, r);
   }
 
@@ -1005,6 +1037,28 @@ class Player {
       if (d <= bestD) { bestD = d; best = id; }
     }
     return best;
+  }
+
+  onTreeHover(panel, e) {  // a node's numbers beside it while the pointer is on it
+    const id = this.nodeAt(panel, e);
+    const hover = panel.hover;
+    if (id === null || id === this.selected) { hover.hidden = true; return; }
+    if (hover.hidden || hover.dataset.node !== String(id)) {
+      const node = treeNodes(this.tree, this.r, this.lo).find((n) => n.id === id);
+      if (!node) { hover.hidden = true; return; }
+      hover.innerHTML = hoverText(node, this.tree);
+      hover.dataset.node = id;
+      hover.style.fontSize = `${this.fonts.label}px`;
+      hover.hidden = false;
+    }
+    const box = panel.box.getBoundingClientRect();
+    const c = markerCenter(panel, id);
+    const gap = panel.plan.marker / 2 + 8;
+    let x = c.x - box.left + gap;
+    let y = c.y - box.top + gap;
+    if (x + hover.offsetWidth > box.width - 4) x = c.x - box.left - gap - hover.offsetWidth;
+    if (y + hover.offsetHeight > box.height - 4) y = c.y - box.top - gap - hover.offsetHeight;
+    Object.assign(hover.style, { left: `${Math.max(4, x)}px`, top: `${Math.max(4, y)}px` });
   }
 
   showInfo(panel, r) {
@@ -1073,8 +1127,11 @@ class Player {
 function placeInfo(panel, selected) {
   const info = panel.info;
   const plan = panel.plan;
-  if (!plan || !panel.plot._fullLayout) return;
+  if (!plan) return;
   const box = panel.box.getBoundingClientRect();
+  const svg = panel.plot.getBoundingClientRect();
+  const [ox, oy] = [svg.left - box.left, svg.top - box.top];
+  const g = panel.geom;
   const w = info.offsetWidth;
   const h = info.offsetHeight;
   const points = [];
@@ -1082,13 +1139,11 @@ function placeInfo(panel, selected) {
   const cost = new Map(plan.nodes.map((n) => [n.id, n.id === selected ? 1000
     : 1 + 2 * (deepest - n.depth)]));
   for (const id of plan.y.keys()) {
-    const c = markerCenter(panel, id);
     const [lx, ly, text] = plan.label.get(id);
-    const l = dataToClient(panel, lx, ly);
     const [tw, th] = textSize(text, panel.labelFont);
     const weight = cost.get(id);
-    points.push({ x: c.x - box.left, y: c.y - box.top, r: plan.marker / 2, weight },
-      { x: l.x - box.left, y: l.y - box.top, rx: tw / 2, ry: th / 2, weight });
+    points.push({ x: ox + gx(g, plan.x.get(id)), y: oy + gy(g, plan.y.get(id)), r: plan.marker / 2,
+      weight }, { x: ox + gx(g, lx), y: oy + gy(g, ly), rx: tw / 2, ry: th / 2, weight });
   }
   const corners = [[box.width - w - 6, 6], [box.width - w - 6, box.height - h - 6],
     [6, box.height - h - 6], [6, 6]];
@@ -1107,18 +1162,11 @@ function placeInfo(panel, selected) {
     right: "auto" });
 }
 
-function dataToClient(panel, x, y) {
-  const full = panel.plot._fullLayout;
-  const rect = panel.plot.getBoundingClientRect();
-  return { x: rect.left + full.xaxis._offset + full.xaxis.l2p(x),
-    y: rect.top + full.yaxis._offset + full.yaxis.l2p(y) };
-}
-
 function markerCenter(panel, id) {  // a node's marker on the screen (client px)
-  const full = panel.plot._fullLayout;
-  if (!panel.plan?.y.has(id) || !full) return null;
+  if (!panel?.plan?.y.has(id) || !panel.geom) return null;
   const rect = panel.plot.getBoundingClientRect();
-  return dataToClient(panel, panel.plan.x.get(id), panel.plan.y.get(id));
+  return { x: rect.left + gx(panel.geom, panel.plan.x.get(id)),
+    y: rect.top + gy(panel.geom, panel.plan.y.get(id)) };
 }
 
 // Plotly can neither lay out nor resize a plot that is not displayed (it throws "Resize must

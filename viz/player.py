@@ -23,6 +23,7 @@ from boost.trace.rounds import TREE_COLUMNS, RoundsData
 
 from .fit import make_fit_figure
 from .loss import loss_line, make_loss_figure
+from .tree import STYLE as TREE_STYLE
 
 VERSION = 1
 BUDGET_BYTES = 8 * 2**20  # a trace beyond this holds a window of rounds around the asked one
@@ -254,7 +255,7 @@ def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
     track["slots"] = typed(np.r_[0, trees.slots].astype(np.int32)[lo:hi + 1], lo)
     track.update(features=list(data.feature_names), reasons=list(trees.reasons),
                  class_idx=trees.class_idx, gamma=float(params["gamma"]),
-                 missing_features=sorted(missing_features))
+                 missing_features=sorted(missing_features), style=dict(TREE_STYLE))
     track["lambda"], track["eta"] = float(params["lambda"]), float(params["eta"])
     return track
 

@@ -22,6 +22,12 @@ LEAF = PALETTE[2]
 GHOST = "#767676"  # pruned nodes, refused stubs: 4.5:1 on white
 GHOST_TEXT = "#595959"  # their labels: 7:1 on white
 TEXT = "#222222"
+EDGE = "#888"
+EDGE_TEXT = "#555555"
+PRUNED = "#E3E3E3"  # a pruned node's fill
+# The tree's colours by role, for the page's player too (its round trace carries them)
+STYLE = {"split": SPLIT, "leaf": LEAF, "pruned": PRUNED, "ghost": GHOST, "ghost_text": GHOST_TEXT,
+         "text": TEXT, "edge": EDGE, "edge_text": EDGE_TEXT, "current": CURRENT}
 HALO = "1px 1px 1px #fff, -1px -1px 1px #fff, 1px -1px 1px #fff, -1px 1px 1px #fff"
 # px: the tree view's chart in a 1280 px window with the sidebar open (1200 without it, 1460
 # at 1920 px); the chart stretches to its column, so labels laid out for 820 px fit wider.
@@ -124,7 +130,7 @@ def _edge_traces(plan: Plan) -> list:
         xs += [plan.x[parent], plan.x[node], None]
         ys += [plan.leave_y[parent], plan.y[node] + r, None]
     return [
-        go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#888", "width": 2},
+        go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": EDGE, "width": 2},
                    hoverinfo="skip", showlegend=False, name=""),
         go.Scatter(x=ghost_x, y=ghost_y, mode="lines",
                    line={"color": GHOST, "width": 1.5, "dash": "dot"}, hoverinfo="skip",
@@ -142,7 +148,7 @@ def _label_traces(plan: Plan, large: bool) -> list:
         xs, ys, texts = zip(*plan.edge_labels, strict=True)
         traces.append(go.Scatter(x=xs, y=ys, mode="text", text=texts, name="edge labels",
                                  hoverinfo="skip", showlegend=False, cliponaxis=False,
-                                 textfont={"size": font, "color": "#555555",
+                                 textfont={"size": font, "color": EDGE_TEXT,
                                            "shadow": HALO}))
     traces.append(go.Scatter(
         x=[plan.label[n][0] for n in nodes], y=[plan.label[n][1] for n in nodes],
@@ -200,7 +206,7 @@ def _node_traces(plan: Plan, gamma: float, missing_features) -> list:
         ("split", (f.Feature != "Leaf") & ~f.Leaf & ~f.Pruned & ~folded, SPLIT, "square"),
         ("collapsed (+ hidden)", folded & ~f.Pruned, SPLIT, "square-cross"),
         ("leaf", f.Leaf & ~f.Pruned & ~folded, LEAF, "circle"),
-        ("pruned (ghost)", f.Pruned, "#E3E3E3", "circle"),  # squares for splits
+        ("pruned (ghost)", f.Pruned, PRUNED, "circle"),  # squares for splits
     ]
     size = plan.marker
     for name, mask, color, symbol in groups:

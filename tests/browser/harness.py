@@ -166,21 +166,24 @@ _RAN_AND_IDLE = """() => {
 # server last (a run whose RUNNING React has not rendered yet is still a run).
 _IDLE = """() => document.querySelector('[data-testid="stApp"]')
   ?.getAttribute('data-test-script-state') === 'notRunning' && !window.__bsSocket?.running"""
-# Every chart component on the page and every panel of the player drawn by Plotly (it has
-# its layout and at least one trace group on its SVG), and no run in progress.
+# Every chart component on the page and every panel of the player drawn (a Plotly chart has
+# its layout and at least one trace group on its SVG; the tree is its own SVG), and no run in
+# progress.
 _CHARTS_DRAWN = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (app?.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const charts = [...document.querySelectorAll(
     '.boostscope-chart, [data-testid="boostscope-player"] .bsp-plot')];
-  return charts.length > 0 && charts.every(c => c.classList.contains('js-plotly-plot')
-    && c._fullLayout && c._fullData && c.querySelector('.main-svg'));
+  return charts.length > 0 && charts.every(c => c.querySelector(':scope > .bsp-tree-svg')
+    || (c.classList.contains('js-plotly-plot') && c._fullLayout && c._fullData
+        && c.querySelector('.main-svg')));
 }"""
 
 # Nothing left over from the pointer on screen: no Plotly hover label, no Streamlit
 # tooltip, every chart's hover toolbar faded out (Plotly fades it over 0.3 s).
 _POINTER_GONE = """() => {
   if ([...document.querySelectorAll('.hoverlayer')].some(h => h.childElementCount)) return false;
+  if ([...document.querySelectorAll('.bsp-hover')].some(h => !h.hidden)) return false;
   if (document.querySelector('[data-testid="stTooltipContent"]')) return false;
   return [...document.querySelectorAll('.modebar--hover > :not(.watermark)')]
     .every(b => getComputedStyle(b).opacity === '0');
@@ -274,7 +277,7 @@ def player_drawn(page, timeout=60_000):
     page.wait_for_function("""() => {
       const p = window.boostscopePlayer?.players.at(-1);
       return !!p && p.root.isConnected && window.boostscopePlayer.drawn.length > 0
-        && !!p.root.querySelector('.bsp-tree .main-svg') && !p.drawing;
+        && !!p.root.querySelector('.bsp-tree .bsp-tree-svg') && !p.drawing;
     }""", timeout=timeout, polling="raf")
 
 

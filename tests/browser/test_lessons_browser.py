@@ -28,7 +28,7 @@ LESSON_SHOTS = SHOTS / "lessons"
 PRESENT_SHOTS = SHOTS / "present"
 W, H = 1280, 720
 
-CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')]
+CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot, .bsp-tree-svg')]
   .map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
   .map(r => [r.left, r.top, r.right, r.bottom])"""
 

@@ -58,8 +58,7 @@ def test_the_model_file_steps_with_the_arrow(browser, files):
     want = (f"Round 3 of {ROUNDS} — train rmse {history['train'].iloc[3]:.4g}, "
             f"valid rmse {history['valid'].iloc[3]:.4g}")
     assert page.inner_text(STATUS) == want
-    title = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
-                          ".layout.title.text")
+    title = page.text_content(".bsp-tree .bsp-title")
     assert title == "Tree of round 3"
     _offline(page)
     page.close()

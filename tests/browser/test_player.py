@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from datasets import make_data
 from harness import ROOT, SHOTS, SMALLEST_FONT, open_file, presses_in_one_go
+from playwright.sync_api import expect
 
 import boost
 from boost.trace.rounds import ROUND_GRID
@@ -20,7 +21,7 @@ from viz.tree_layout import node_text
 
 ROUNDS = 30
 READY = ("() => window.boostscopePlayer?.drawn.length > 0"
-         " && !!document.querySelector('.bsp-tree .main-svg')")
+         " && !!document.querySelector('.bsp-tree .bsp-tree-svg')")
 STATUS = ".bsp-status"
 
 
@@ -200,9 +201,12 @@ def test_a_node_click_is_reported_and_shown(browser, exact, tmp_path):
     page.keyboard.press("ArrowRight")
     _at_rest(page)
     assert "node 0" in info.inner_text()
-    names = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
-                          ".data.map(t => t.name)")
-    assert "selected" in names
+    ring = page.locator(".bsp-tree .bsp-selected")
+    expect(ring).to_have_count(1)
+    center = page.evaluate("() => window.boostscopePlayer.nodeCenter(0)")
+    ring_box = ring.bounding_box()
+    assert abs(ring_box["x"] + ring_box["width"] / 2 - center["x"]) < 1.5
+    assert abs(ring_box["y"] + ring_box["height"] / 2 - center["y"]) < 1.5
     assert not page.errors
 
 
@@ -248,9 +252,8 @@ def test_a_new_trace_at_the_same_size_is_laid_out_and_drawn(browser, exact, hist
     sizes = page.evaluate("() => window.boostscopePlayer.players[0].panels.map("
                           "p => [p.name, p.size?.width ?? null])")
     assert [n for n, _ in sizes] == ["fit", "loss", "tree"] and all(w for _, w in sizes), sizes
-    names = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
-                          ".data.map(t => t.name)")
-    assert "node labels" in names
+    labels = page.locator(".bsp-tree text.bsp-label")
+    assert labels.count() == len(page.evaluate("() => window.boostscopePlayer.labels(1, 0)"))
     assert page.evaluate("() => window.boostscopePlayer.players[0].trace.id") == hist.trace["id"]
     assert not page.errors
 
@@ -275,7 +278,8 @@ def test_a_rerun_with_the_same_trace_and_token_redraws_nothing(browser, exact, t
         {...trace, goto: {round: 5, node: null, token: 99}}, null)""", exact.trace)
     _at_rest(page)
     assert page.inner_text(STATUS).startswith("Round 5 of")
-    assert page.evaluate("() => window.plotDraws") > 0
+    assert page.evaluate("() => window.boostscopePlayer.drawn.length") > drawn
+    assert page.locator(".bsp-tree .bsp-title").text_content() == "Tree of round 5"
     assert not page.errors
 
 
@@ -290,8 +294,8 @@ def test_hidden_then_shown_again_without_errors(browser, exact, tmp_path):
     page.evaluate("() => { window.boostscopePlayer.players[0].root.style.display = ''; }")
     page.wait_for_timeout(300)
     _at_rest(page)
-    width = page.evaluate("() => document.querySelector('.bsp-tree .js-plotly-plot')"
-                          "._fullLayout.width")
+    width = page.evaluate("() => Number(document.querySelector('.bsp-tree .bsp-tree-svg')"
+                          ".getAttribute('width'))")
     assert width == page.evaluate("() => window.boostscopePlayer.players[0].panels.find("
                                   "p => p.name === 'tree').size.width")
     assert page.inner_text(STATUS).startswith("Round 1 of")
