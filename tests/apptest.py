@@ -29,13 +29,23 @@ def open_app(**query) -> AppTest:
     return at
 
 
-def player(at) -> dict:
-    """The round trace the page's player was sent, with its ``goto`` and ``keys``."""
+def player_data(at) -> dict:
+    """What the page's player was sent: the trace's id, its JSON (None when the page holds
+    it), ``goto`` and ``keys``."""
     for element in at.get("bidi_component"):
         if element.proto.component_name == "boostscope_player":
-            data = json.loads(element.proto.json)
-            return {**json.loads(data["trace"]), "goto": data["goto"], "keys": data["keys"]}
+            return json.loads(element.proto.json)
     raise AssertionError("no player on the page")
+
+
+def player(at) -> dict:
+    """The round trace the page's player draws, with its ``goto`` and ``keys`` (a trace the
+    page holds, named by id, is the one sent before)."""
+    import ui.player
+
+    data = player_data(at)
+    text = data["trace"] if data["trace"] is not None else ui.player._TEXTS[data["id"]]
+    return {**json.loads(text), "goto": data["goto"], "keys": data["keys"]}
 
 
 def status(at) -> str:

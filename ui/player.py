@@ -33,25 +33,44 @@ def _text(trace: dict) -> str:
 
 
 def player(trace: dict, key: str, on_round: Callable[[int], None],
-           on_node: Callable[[int, int], None], keys: bool = True) -> None:
+           on_node: Callable[[int, int], None], keys: bool = True, held: bool = False,
+           on_held: Callable[[str, bool], None] = lambda trace_id, holds: None) -> None:
     """Draw the player for ``trace``; ``on_round(r)`` when it comes to rest on round r,
     ``on_node(r, node)`` when a node of round r's tree is clicked (each is followed by a
     rerun of the enclosing fragment). ``keys``: the page's ← → Space Home End step it (a
-    lesson keeps ← → for its own steps)."""
+    lesson keeps ← → for its own steps).
+
+    ``held``: the page said it holds this trace, so it is named by its id alone (a rerun at
+    rest or after a node click does not send the model's every round again). The page says
+    so with each report (``on_held(id, True)``) and asks again for a trace it does not hold
+    (``on_held(id, False)``, then a rerun sends it)."""
+
+    def value(name: str):
+        value = (st.session_state.get(key) or {}).get(name)
+        if not isinstance(value, dict):
+            return None
+        if isinstance(value.get("holds"), str):
+            on_held(value["holds"], True)
+        return value
 
     def rested() -> None:
-        value = (st.session_state.get(key) or {}).get("round")
-        if isinstance(value, dict) and isinstance(value.get("round"), int):
-            on_round(value["round"])
+        v = value("round")
+        if v is not None and isinstance(v.get("round"), int):
+            on_round(v["round"])
 
     def clicked() -> None:
-        value = (st.session_state.get(key) or {}).get("node")
-        if isinstance(value, dict) and isinstance(value.get("node"), int):
-            on_node(int(value.get("round", 0)), value["node"])
+        v = value("node")
+        if v is not None and isinstance(v.get("node"), int):
+            on_node(int(v.get("round", 0)), v["node"])
 
-    _PLAYER(key=key, data={"trace": _text(trace), "goto": trace["goto"],
-                           "keys": keys, "plotly": plotly_url()},
-            on_round_change=rested, on_node_change=clicked)
+    def needed() -> None:
+        v = (st.session_state.get(key) or {}).get("need")
+        if isinstance(v, dict) and isinstance(v.get("id"), str):
+            on_held(v["id"], False)
+
+    _PLAYER(key=key, data={"id": trace["id"], "trace": None if held else _text(trace),
+                           "goto": trace["goto"], "keys": keys, "plotly": plotly_url()},
+            on_round_change=rested, on_node_change=clicked, on_need_change=needed)
 
 
 def offline_button(trace: dict, title: str, key: str,

@@ -93,7 +93,8 @@ def player_ui(state: AppState, trace: dict) -> None:
     back into ``Stage``."""
     player(trace, "player", on_round=lambda r: state.stage.rests_on(r),
            on_node=lambda r, node: state.stage.rests_on(r, node),
-           keys=state.lesson.slug is None)
+           keys=state.lesson.slug is None, held=trace["id"] in state.stage.held,
+           on_held=state.stage.page_holds)
 
 
 def class_choice(state: AppState, booster, class_names) -> int:

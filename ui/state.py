@@ -217,6 +217,8 @@ class Stage:
     # redraws the sidebar's list; the Lab loaded a model
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
     view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
+    # round traces the page said it holds (by id): sent once, then named by id alone
+    held: frozenset = frozenset()
 
     view = Widget()
     verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
@@ -235,6 +237,10 @@ class Stage:
         self.round = r
         if node is not None:
             self.node = node
+
+    def page_holds(self, trace_id: str, holds: bool = True) -> None:
+        """The page has (or, ``holds=False``, has lost) the round trace ``trace_id``."""
+        self.held = self.held | {trace_id} if holds else self.held - {trace_id}
 
     def keep_within(self, n: int) -> None:
         """The round on screen within a model's ``n`` rounds."""

@@ -3,7 +3,8 @@
 // server; the host hears of the round only at rest.
 //
 // Two ways in:
-//   export default (component)   Streamlit's components v2: {data: {trace, plotly},
+//   export default (component)   Streamlit's components v2: {data: {id, trace (JSON, or
+//                                null once the page holds it), goto, keys, plotly},
 //                                parentElement, setTriggerValue}; runs again whenever data
 //                                changes, so everything here is idempotent per trace id.
 //   mount(element, trace, {plotly, report})   any other host (the offline file).
@@ -1022,9 +1023,9 @@ class Player {
     const id = this.nodeAt(panel, e);
     if (id === null) return;
     this.selected = id;
+    this.report("node", { round: this.r, node: id });  // first: the server's part starts now
     this.showInfo(panel, this.r);  // at once, from the trace
     this.requestDraw();
-    this.report("node", { round: this.r, node: id });
   }
 
   nodeAt(panel, e) {  // the node whose marker is under the pointer (within a few px)
@@ -1441,19 +1442,27 @@ export function mount(element, trace, { plotly, report } = {}) {
   return player;
 }
 
-// Streamlit sends the trace's JSON (the same text while the model is the same) and, beside
-// it, where the page should be (goto) and whether it owns the keys.
-let parsed = { text: null, trace: null };
+// Streamlit sends the trace's JSON once per model; once the page has said it holds it (in
+// every report), only its id. The page keeps the last few it parsed, and asks for one it
+// does not hold (a trigger "need": Python sends it again).
+const held = new Map();  // trace id -> the parsed trace, oldest first
+const HOLD = 4;
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  if (parsed.text !== data.trace) {
-    parsed = { text: data.trace,
-      trace: typeof data.trace === "string" ? JSON.parse(data.trace) : data.trace };
+  let base = held.get(data.id);
+  if (typeof data.trace === "string" && !base) {
+    base = JSON.parse(data.trace);
+    held.set(data.id, base);
+    while (held.size > HOLD) held.delete(held.keys().next().value);
   }
-  const trace = data.goto ? { ...parsed.trace, goto: data.goto } : parsed.trace;
+  if (!base) {
+    setTriggerValue("need", { id: data.id });
+    return;
+  }
+  const trace = data.goto ? { ...base, goto: data.goto } : base;
   const player = mount(parentElement, trace, { plotly: data.plotly,
-    report: (name, value) => setTriggerValue(name, value) });
+    report: (name, value) => setTriggerValue(name, { ...value, holds: data.id }) });
   player.keys = data.keys !== false;
 }
 

@@ -1,6 +1,8 @@
 """The app's flows with Streamlit's AppTest (no browser)."""
 
 
+import json
+
 import numpy as np
 import pytest
 from apptest import (  # noqa: F401  (clear_caches: autouse)
@@ -9,6 +11,7 @@ from apptest import (  # noqa: F401  (clear_caches: autouse)
     clear_caches,
     open_app,
     player,
+    player_data,
     rest_on,
     status,
 )
@@ -29,6 +32,27 @@ def test_sample_opens_at_the_baseline():
     assert trace["rounds"] == 20 and trace["goto"]["round"] == 0
     assert trace["fit"] is not None and trace["loss"] is not None and trace["tree"] is not None
     assert not at.error
+
+
+def test_a_trace_the_page_holds_is_named_not_sent_again():
+    at = _app()
+    sent = player_data(at)
+    assert isinstance(sent["trace"], str) and json.loads(sent["trace"])["id"] == sent["id"]
+    # the page reports (a round at rest) saying it holds the trace: later runs name it
+    at.session_state["app"].stage.page_holds(sent["id"])
+    rest_on(at, 3)
+    again = player_data(at)
+    assert again["trace"] is None and again["id"] == sent["id"]
+    assert again["goto"]["token"] == sent["goto"]["token"]  # at rest: the page is there already
+    assert player(at)["rounds"] == 20
+    # a page that lost it (asked with "need"): the next run sends it again
+    at.session_state["app"].stage.page_holds(sent["id"], False)
+    assert player_data(at.run())["trace"] == sent["trace"]
+    # another model is another trace: sent whole, whatever the page held
+    at.session_state["app"].stage.page_holds(sent["id"])
+    at.slider(key="p_eta").set_value(0.05).run()
+    other = player_data(at)
+    assert other["id"] != sent["id"] and isinstance(other["trace"], str)
 
 
 def test_rounds_at_rest_never_retrain(monkeypatch):
