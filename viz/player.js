@@ -117,11 +117,20 @@ function gainLine(n, gamma, fmt) {
   return below ? `gain ${gain} < γ ${num(gamma, digits)}` : `gain ${gain}`;
 }
 
+function nameLines(name, width) {  // as viz.tree_layout.name_lines: at most two lines
+  if (name.length <= width) return [name];
+  let k = width;
+  for (let i = width; i >= Math.floor(width / 2); i--) {
+    if (" _-".includes(name[i - 1])) { k = i; break; }
+  }
+  return [name.slice(0, k).replace(/ +$/, ""), trunc(name.slice(k).replace(/^ +/, ""), width)];
+}
+
 function splitLine(n, fmt) {
   const [width, digits] = [[18, 4], [10, 3], [6, 2], [4, 2], [4, 0]][fmt];
-  const feature = trunc(n.name, width);
-  if (fmt === LAST_FORMAT) return feature;  // the threshold is in the hover text
-  return fmt >= 2 ? `${feature}<${num(n.split, digits)}` : `${feature} < ${num(n.split, digits)}`;
+  if (fmt === LAST_FORMAT) return trunc(n.name, width);  // the threshold is in the hover text
+  if (fmt >= 2) return `${trunc(n.name, width)}<${num(n.split, digits)}`;
+  return `${nameLines(n.name, width).join("<br>")} < ${num(n.split, digits)}`;
 }
 
 // A node's label in format fmt, as viz.tree_layout.node_text writes it.
@@ -617,7 +626,7 @@ const icon = (name) => `<svg viewBox="0 0 16 16" width="0.9em" height="0.9em" `
 const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
 
 const registry = () => {
-  window.boostscopePlayer ??= { timings: [], drawn: [], players: [] };
+  window.boostscopePlayer ??= { timings: [], drawn: [], players: [], parsed: 0 };
   return window.boostscopePlayer;
 };
 
@@ -1450,9 +1459,11 @@ const HOLD = 4;
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  let base = held.get(data.id);
+  const own = parentElement.boostscopePlayer?.trace;  // what this player already draws
+  let base = held.get(data.id) ?? (own?.id === data.id ? own : undefined);
   if (typeof data.trace === "string" && !base) {
     base = JSON.parse(data.trace);
+    registry().parsed += 1;
     held.set(data.id, base);
     while (held.size > HOLD) held.delete(held.keys().next().value);
   }
@@ -1465,6 +1476,9 @@ export default function (component) {
     report: (name, value) => setTriggerValue(name, { ...value, holds: data.id }) });
   player.keys = data.keys !== false;
 }
+
+// For tests: the traces the page holds (a test empties it to see the page ask for one).
+registry().held = held;
 
 // For tests and benchmarks: the labels the page composes for round r in format fmt.
 registry().labels = (round, fmt, player = null) => {

@@ -119,14 +119,24 @@ def _gain_line(row, gamma: float, fmt: int) -> str:
     return f"gain {gain} < γ {num(gamma, digits)}" if below else f"gain {gain}"
 
 
+def name_lines(name: str, width: int) -> list[str]:
+    """A feature's name in at most two lines of ``width`` characters, broken after a space,
+    "_" or "-" in the line's second half where there is one, "…" only past two lines."""
+    if len(name) <= width:
+        return [name]
+    k = next((k for k in range(width, width // 2 - 1, -1) if name[k - 1] in " _-"), width)
+    return [name[:k].rstrip(" "), trunc(name[k:].lstrip(" "), width)]
+
+
 def _split_line(row, fmt: int) -> str:
+    """The split's test; in the two richest formats a long name takes two lines."""
     width, digits = ((18, 4), (10, 3), (6, 2), (4, 2), (4, 0))[fmt]
-    feature = trunc(str(row.Feature), width)
+    feature = str(row.Feature)
     if fmt == LAST_FORMAT:  # the feature only: the threshold is in the hover text
-        return feature
+        return trunc(feature, width)
     if fmt >= 2:
-        return f"{feature}<{num(row.Split, digits)}"
-    return f"{feature} < {num(row.Split, digits)}"
+        return f"{trunc(feature, width)}<{num(row.Split, digits)}"
+    return "<br>".join(name_lines(feature, width)) + f" < {num(row.Split, digits)}"
 
 
 def node_text(row, fmt: int, gamma: float, hidden: int = 0) -> str:

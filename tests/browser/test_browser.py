@@ -74,6 +74,7 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     # the tree view below shows the root until a node of the player's tree is clicked
     expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Node 0, worked out")).to_be_visible()
+    parsed = page.evaluate("() => window.boostscopePlayer.parsed")
     with run_of(page):
         click_node(page, 2)
     expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 2")
@@ -83,6 +84,19 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     assert page.locator('[data-testid="stException"]').count() == 0
     charts_drawn(page)
     page.screenshot(path=str(SHOTS / "browser-node.png"), full_page=True)
+    # the click's rerun named the trace the page holds: nothing parsed again
+    assert page.evaluate("() => window.boostscopePlayer.parsed") == parsed
+    # a page that lost it (its copies emptied, its player's forgotten) asks, and is sent it
+    page.evaluate("""() => { const reg = window.boostscopePlayer; reg.held.clear();
+        const p = reg.players.filter(x => x.root.isConnected).at(-1);
+        p.trace = {...p.trace, id: 'forgotten'}; }""")
+    with run_of(page):
+        click_node(page, 1)
+    page.wait_for_function(f"() => window.boostscopePlayer.parsed > {parsed}", timeout=30_000)
+    expect(page.get_by_text("Node 1, worked out")).to_be_visible(timeout=30_000)
+    player_drawn(page)
+    assert page.evaluate("() => window.boostscopePlayer.players.filter(x => x.root.isConnected)"
+                         ".at(-1).trace.id") != "forgotten"
 
 
 def test_ten_steps_send_no_websocket_message(page, server):

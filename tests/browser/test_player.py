@@ -164,13 +164,21 @@ def test_home_end_space_and_play_to_the_end(browser, exact, tmp_path):
     assert all(u.startswith(("file:", "data:")) for u in page.requests), page.requests
 
 
-@pytest.mark.parametrize("which", ["exact", "hist"])
+# Names as spreadsheets have them: two lines broken after a space or "_", or cut with "…"
+LONG_NAMES = ["worst concave points", "flipper_length_mm_and_more_words",
+              "abcdefghijklmnopqrstuvwxyz0123456789", "x"]
+
+
+@pytest.mark.parametrize("which", ["exact", "hist", "long names"])
 def test_tree_labels_are_node_text(browser, which, request, tmp_path):
-    case = request.getfixturevalue(which)
+    case = request.getfixturevalue("exact" if which == "exact" else "hist")
+    if which == "long names":
+        tree = {**case.trace["tree"], "features": LONG_NAMES}
+        case = SimpleNamespace(trace={**case.trace, "tree": tree})
     kinds = set(_decode(case.trace["tree"]["kind"]).tolist())
     # the models hold what γ does: ghosts and cuts (exact), refused splits (hist)
     assert kinds >= ({0, 1, 2, 4, 5} if which == "exact" else {0, 1, 3})
-    page = _open(browser, case, tmp_path, which)
+    page = _open(browser, case, tmp_path, which.replace(" ", "_"))
     got = page.evaluate("""(n) => { const out = [];
         for (let r = 1; r <= n; r++) for (let f = 0; f <= 4; f++)
           out.push(window.boostscopePlayer.labels(r, f));

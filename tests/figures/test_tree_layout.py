@@ -15,7 +15,7 @@ import pytest
 
 import boost
 from viz.tree import make_tree_figure
-from viz.tree_layout import default_collapsed, num
+from viz.tree_layout import default_collapsed, name_lines, num
 
 WIDTHS = [(1200, False), (1200, True), (820, False), (820, True), (700, False), (700, True)]
 NAMES = ["bmi", "s5_serum_triglycerides", "age", "blood_pressure_mean", "x4"]
@@ -159,3 +159,15 @@ def test_wide_trees_start_with_their_deepest_levels_collapsed():
     assert len(text) == 127  # each folded node hides its 2 children and 4 grandchildren
     assert all(text[n].endswith(("<br>+6", "<br>+ 6 hidden")) for n in folded.customdata)
     _assert_readable(fig, tree[tree.Depth <= 6], large=False)
+
+
+@pytest.mark.parametrize(("name", "width", "lines"), [
+    ("mean radius", 18, ["mean radius"]),  # fits: one line
+    ("worst concave points", 18, ["worst concave", "points"]),  # broken after the space
+    ("worst concave points", 10, ["worst", "concave p…"]),  # the second line cut
+    ("bill_length_mm", 10, ["bill_", "length_mm"]),  # after "_", kept on the first line
+    ("abcdefghijklmnopqrstuvwxyz", 10, ["abcdefghij", "klmnopqrs…"]),  # nowhere to break
+    ("ab cdefghijklmnop", 10, ["ab cdefghi", "jklmnop"]),  # a space in the first half only
+])
+def test_long_feature_names_take_two_lines_before_an_ellipsis(name, width, lines):
+    assert name_lines(name, width) == lines
