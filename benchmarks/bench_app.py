@@ -281,32 +281,29 @@ _NODE_PROBE = """([id, round]) => {
     const q = () => document.querySelector('.st-key-cand_chart .js-plotly-plot');
     const gd = q();
     const probe = window.nodeProbe = {t0: null, numbers: null, details: null,
-        running: false, gd, data: gd && gd.data};
+        gd, data: gd && gd.data};
     const state = () => document.querySelector('[data-testid="stApp"]')
         ?.getAttribute('data-test-script-state');
     const down = (e) => { if (probe.t0 === null) probe.t0 = e.timeStamp; };
     document.addEventListener('pointerdown', down, {capture: true, once: true});
-    const app = document.querySelector('[data-testid="stApp"]');
-    const watch = new MutationObserver(() => {
-        if (probe.t0 !== null && state() === 'running') probe.running = true; });
-    watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
     const header = `Node ${id} of round ${round}`;
     const frame = () => {
         const now = performance.now();
         if (probe.t0 !== null) {
-            if (state() === 'running') probe.running = true;
             const info = document.querySelector('.bsp-tree .bsp-info');
             if (probe.numbers === null && info && !info.hidden && info.dataset.node == id)
                 probe.numbers = now;
+            // the run over (not "a run was seen": React may render a short run's running
+            // and notRunning as one, so the attribute never says running), the node's
+            // header and a new candidates chart on the page
             const chart = q();
-            if (probe.details === null && probe.running && state() === 'notRunning'
+            if (probe.details === null && state() === 'notRunning'
                 && chart && chart.data && (chart !== probe.gd || chart.data !== probe.data)
                 && [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
-                       .some(m => m.innerText.startsWith(header)))
+                       .some(m => m.textContent.startsWith(header)))  // (no layout forced)
                 probe.details = now;
         }
         if (probe.details === null) requestAnimationFrame(frame);
-        else watch.disconnect();
     };
     requestAnimationFrame(frame);
 }"""
