@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 import boost
-from viz.player import PANELS, round_trace
+from viz.player import PANELS, round_trace, window
 from viz.theme import sample_rows
 
 from . import downloads, url, verify
@@ -111,33 +111,54 @@ def class_choice(state: AppState, booster, class_names) -> int:
 def stage_trace(state: AppState, model: Model, klass: int, large: bool = False,
                 fill: bool = False, panels=PANELS) -> dict:
     """The round trace of the model on screen (docs/player.md) with where the page should
-    be (``goto``: the stage's round, node and token)."""
+    be (``goto``: the stage's round, node and token). A model beyond the trace's budget is
+    sent as a window of rounds; the window moves only when the page asks for a round outside
+    it (it reports that round at once), so rests inside it send nothing new."""
     stage = state.stage
-    return {**model_trace(model, klass, large, fill, panels),
+    around = stage.round if stage.around is None else stage.around
+    lo, hi = trace_window(model, klass, around)
+    if not lo <= stage.round <= hi:
+        around = stage.round
+    stage.around = around
+    return {**model_trace(model, klass, large, fill, panels, around),
             "goto": {"round": int(stage.round), "node": stage.node, "token": stage.token}}
 
 
-def model_trace(model: Model, klass: int = 0, large: bool = False, fill: bool = False,
-                panels=PANELS) -> dict:
-    """A model's round trace, built once per model and what it draws (kept in the model's
-    own cache, which every session showing the model shares); its ``goto`` is round 0."""
-    key = ("player trace", klass, large, fill, tuple(panels))
-    return model.booster.trace.cache.get(
-        key, lambda: _model_trace(model, klass, large, fill, panels))
-
-
-def _model_trace(model: Model, klass: int, large: bool, fill: bool, panels) -> dict:
+def _rounds(model: Model, klass: int):
+    """Every round's fit of the drawn rows and the trees of class ``klass`` (the model's
+    trace keeps it)."""
     booster, prep = model.booster, model.prep
     X = prep.X_train.to_numpy(dtype=float)
-    target = booster.data.y is not None
     # without a target (a model file's sample) the trace holds the trees alone
-    y = prep.y_train if target else np.full(len(X), np.nan)
-    data = booster.trace.rounds(X, y, sample_rows(len(X)), klass)
+    y = prep.y_train if booster.data.y is not None else np.full(len(X), np.nan)
+    return booster.trace.rounds(X, y, sample_rows(len(X)), klass)
+
+
+def trace_window(model: Model, klass: int = 0, around: int = 0) -> tuple[int, int]:
+    """The rounds a trace centred on ``around`` holds: all of them within the budget."""
+    return window(_rounds(model, klass), around)
+
+
+def model_trace(model: Model, klass: int = 0, large: bool = False, fill: bool = False,
+                panels=PANELS, around: int = 0) -> dict:
+    """A model's round trace, built once per model, window and what it draws (kept in the
+    model's own cache, which every session showing the model shares); its ``goto`` is
+    round 0."""
+    lo, hi = trace_window(model, klass, around)
+    key = ("player trace", klass, large, fill, tuple(panels), lo, hi)
+    return model.booster.trace.cache.get(
+        key, lambda: _model_trace(model, klass, large, fill, panels, around))
+
+
+def _model_trace(model: Model, klass: int, large: bool, fill: bool, panels,
+                 around: int) -> dict:
+    booster, prep = model.booster, model.prep
+    target = booster.data.y is not None
     best = None if booster.best_iteration is None else booster.best_iteration + 1
-    return round_trace(data, booster.loss_history() if target else None,
+    return round_trace(_rounds(model, klass), booster.loss_history() if target else None,
                        booster.metric_name, prep.class_names, booster.params,
                        model_key=model.config.get("digest", ""), large=large, fill=fill,
-                       panels=panels, best_round=best,
+                       panels=panels, best_round=best, around=around,
                        missing_features=missing_features(model.config, prep.X_train))
 
 

@@ -219,6 +219,8 @@ class Stage:
     view_ms: float = 0.0  # the view's part of it: all a click in the view reruns
     # round traces the page said it holds (by id): sent once, then named by id alone
     held: frozenset = frozenset()
+    # the round a model's window of rounds is centred on (a model beyond the trace's budget)
+    around: int | None = None
 
     view = Widget()
     verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)

@@ -594,6 +594,7 @@ const STYLE = `
   background: #fff; }
 .bsp-bar label { white-space: nowrap; }
 .bsp-panels { position: relative; display: grid; gap: 8px; }
+.bsp-loading .bsp-panels { opacity: 0.45; transition: opacity 0.2s; }
 /* a wide filled screen (a projector at 1080p and up): the status and the transport share
    one row, so the panels get its height */
 .bsp.bsp-onerow { display: grid; grid-template-columns: auto 1fr; align-items: center;
@@ -748,9 +749,15 @@ class Player {
     this.trace = trace;
     const { charts, tree } = decodeTrace(trace);
     this.tree = tree;
+    // the rounds drawn from this trace [lo, hi] (a window, for a model beyond the budget) and
+    // the rounds the transport reaches [first, last]: all of them where the host sends the
+    // window around any round asked for (fetches), else the window's
     [this.lo, this.hi] = trace.window || [0, trace.rounds];
-    this.slider.min = this.lo;
-    this.slider.max = this.hi;
+    [this.first, this.last] = this.fetches ? [0, trace.rounds] : [this.lo, this.hi];
+    this.fetching = null;
+    this.root.classList.remove("bsp-loading");
+    this.slider.min = this.first;
+    this.slider.max = this.last;
     const speeds = (trace.speeds || [1, 2, 5, 10, 20, 30]).filter((s) => s > 0 && s <= 30);
     this.speed = speeds.includes(trace.speed) ? trace.speed : speeds[Math.min(2, speeds.length - 1)];
     this.speedSelect.replaceChildren(...speeds.map((s) => el("option", { value: s,
@@ -781,7 +788,7 @@ class Player {
   }
 
   clamp(r) {
-    return Math.max(this.lo, Math.min(this.hi, Math.round(Number(r) || 0)));
+    return Math.max(this.first, Math.min(this.last, Math.round(Number(r) || 0)));
   }
 
   // ----------------------------------------------------------------------- gestures
@@ -789,7 +796,7 @@ class Player {
     active = this;
     if (what === "play") return this.playing ? this.stop(true) : this.play(event);
     this.stop(false);
-    const to = { first: this.lo, last: this.hi, back: this.r - 1, step: this.r + 1 }[what];
+    const to = { first: this.first, last: this.last, back: this.r - 1, step: this.r + 1 }[what];
     return this.go(to, event, what);
   }
 
@@ -813,8 +820,22 @@ class Player {
     this.r = r;
     this.slider.value = r;
     this.status.textContent = this.statusOf(r);
+    if (r < this.lo || r > this.hi) { this.fetch(r); return; }
     this.requestDraw();
     if (why !== "goto" && why !== "trace" && why !== "tick") this.reportSoon();
+  }
+
+  // A round outside the trace's window: the host is told at once and sends the window
+  // around it (a new trace); until then the panels show the last round drawn, dimmed.
+  fetch(r) {
+    this.fetching = r;
+    this.root.classList.add("bsp-loading");
+    this.status.textContent = `${this.statusOf(r)} (loading its rounds…)`;
+    clearTimeout(this.reportTimer);
+    if (this.reported !== r) {
+      this.reported = r;
+      this.report("round", { round: r });
+    }
   }
 
   statusOf(r) {
@@ -834,7 +855,7 @@ class Player {
 
   // ---------------------------------------------------------------------------- Play
   play(event) {
-    if (this.r >= this.hi) this.go(this.lo, null, "tick");  // Play at the end starts over
+    if (this.r >= this.last) this.go(this.first, null, "tick");  // Play at the end starts over
     this.playing = true;
     this.playButton.innerHTML = `${icon("pause")} Pause`;
     clearTimeout(this.reportTimer);
@@ -844,9 +865,10 @@ class Player {
     // draw is, never a round skipped. Called in an animation frame (the loop below, and the
     // frame that shows the last round), it draws in that frame: no frame lost between rounds.
     this.advance = (now) => {
-      if (!this.playing || now - last < interval() - 4 || this.drawing || this.dirty) return;
+      if (!this.playing || now - last < interval() - 4 || this.drawing || this.dirty
+        || this.fetching !== null) return;  // (a window of rounds on its way: wait for it)
       last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
-      if (this.r >= this.hi) { this.stop(true); return; }
+      if (this.r >= this.last) { this.stop(true); return; }
       this.inFrame = true;
       try { this.go(this.r + 1, { timeStamp: now }, "tick"); } finally { this.inFrame = false; }
     };
@@ -1440,13 +1462,14 @@ function fitChart(panel, size, fonts) {
 }
 
 // ---------------------------------------------------------------------------- hosts
-export function mount(element, trace, { plotly, report } = {}) {
+export function mount(element, trace, { plotly, report, fetches = false } = {}) {
   let player = element.boostscopePlayer;
   if (!player) {
     player = new Player(element);
     element.boostscopePlayer = player;
   }
   player.report = report || (() => {});
+  player.fetches = fetches;  // the host sends the window around a round reported outside it
   player.load(trace, plotly);
   return player;
 }
@@ -1472,7 +1495,7 @@ export default function (component) {
     return;
   }
   const trace = data.goto ? { ...base, goto: data.goto } : base;
-  const player = mount(parentElement, trace, { plotly: data.plotly,
+  const player = mount(parentElement, trace, { plotly: data.plotly, fetches: true,
     report: (name, value) => setTriggerValue(name, { ...value, holds: data.id }) });
   player.keys = data.keys !== false;
 }

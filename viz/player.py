@@ -104,10 +104,11 @@ def _round_bytes(data: RoundsData) -> float:
     return per * 4 / 3
 
 
-def window(data: RoundsData, around: int, budget: int = BUDGET_BYTES) -> tuple[int, int]:
-    """[lo, hi]: every round when the trace fits ``budget``, else as many as fit, centred on
-    ``around``."""
+def window(data: RoundsData, around: int, budget: int | None = None) -> tuple[int, int]:
+    """[lo, hi]: every round when the trace fits ``budget`` (``BUDGET_BYTES``), else as many
+    as fit, centred on ``around``."""
     n = data.n_rounds
+    budget = BUDGET_BYTES if budget is None else budget
     k = max(1, int(budget // _round_bytes(data)))
     if k > n:
         return 0, n
@@ -266,7 +267,7 @@ def round_trace(data: RoundsData, history: pd.DataFrame | None, metric: str,
                 node: int | None = None, token: int = 0, large: bool = False,
                 fill: bool = False, panels=PANELS, best_round: int | None = None,
                 missing_features=(), around: int | None = None,
-                budget: int = BUDGET_BYTES) -> dict:
+                budget: int | None = None) -> dict:
     """The trace of docs/player.md. ``data``: ``trace.rounds``' record; ``history``: the
     loss history (None without a target); ``params``: the model's (eta, lambda, gamma);
     ``round_idx``/``node``/``token``: where the page goes (``goto``); ``around``: the round

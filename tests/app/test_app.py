@@ -55,6 +55,29 @@ def test_a_trace_the_page_holds_is_named_not_sent_again():
     assert other["id"] != sent["id"] and isinstance(other["trace"], str)
 
 
+def test_a_model_beyond_the_budget_is_sent_in_windows_that_follow_the_page(monkeypatch):
+    import viz.player
+    from viz.player import _round_bytes
+
+    from ui.stage import _rounds
+
+    at = _app(rounds="60")
+    data = _rounds(at.session_state["app"].model.last_good, 0)
+    monkeypatch.setattr(viz.player, "BUDGET_BYTES", 10.5 * _round_bytes(data))  # 10 rounds
+    at.run()
+    first = player(at)
+    assert first["window"] == [0, 9] and first["rounds"] == 60
+    # a rest inside the window: the same trace
+    assert player(rest_on(at, 7))["id"] == first["id"]
+    # the page reports a round outside it (at once): the window around that round
+    moved = player(rest_on(at, 41))
+    assert moved["window"] == [36, 45] and moved["id"] != first["id"]
+    assert moved["goto"]["token"] == first["goto"]["token"]  # the page is there already
+    # and it stays while the page rests inside it
+    assert player(rest_on(at, 44))["id"] == moved["id"]
+    assert player(rest_on(at, 60))["window"] == [51, 60]
+
+
 def test_rounds_at_rest_never_retrain(monkeypatch):
     at = _app(sample="noisy_1d")
     import boost

@@ -4,6 +4,7 @@ numbers are the trace's, the tree's labels are viz.tree_layout.node_text's, a no
 reported, and the page asks the network for nothing."""
 
 import base64
+import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -16,7 +17,7 @@ import boost
 from boost.trace.rounds import ROUND_GRID
 from viz.export import offline_html
 from viz.fit import make_fit_figure
-from viz.player import round_trace
+from viz.player import _round_bytes, round_trace
 from viz.tree_layout import node_text
 
 ROUNDS = 30
@@ -378,3 +379,60 @@ def test_a_round_drawn_in_place_is_plotly_react_s(browser, exact, hist, tmp_path
         assert same
         assert not page.errors
         page.close()
+
+
+# ------------------------------------------------------------------ windows of rounds
+# A host that sends the window of rounds around a round the page reports outside its own
+# (as the app does for a model beyond the trace's budget), a moment later.
+_WINDOWS_HOST = """
+window.boostscopePlayer.reports = [];
+const all = JSON.parse(document.getElementById("windows").textContent);
+const host = document.getElementById("player");
+const report = (name, value) => {
+  window.boostscopePlayer.reports.push({name, value});
+  const next = all.find(t => t.window[0] <= value.round && value.round <= t.window[1]);
+  if (name === "round" && next.id !== host.boostscopePlayer.trace.id) {
+    setTimeout(() => mount(host, next, {fetches: true, report}), 150);
+  }
+};
+mount(host, all[0], {fetches: true, report});
+"""
+
+
+def test_rounds_beyond_the_window_are_asked_for_and_drawn(browser, exact, tmp_path):
+    m = exact
+    data = m.model.trace.rounds(m.X, m.y, m.rows)
+    budget = 10.5 * _round_bytes(data)  # ten rounds a trace
+    traces = [round_trace(data, m.model.loss_history(), m.model.metric_name, None,
+                          m.model.params, model_key="w", fill=True, large=True, around=a,
+                          budget=budget) for a in (0, 10, 20, 30)]
+    assert [t["window"] for t in traces] == [[0, 9], [5, 14], [15, 24], [21, 30]]
+    html = offline_html(traces[0], "windows")
+    start = html.index("// The offline host")
+    html = (html[:start] + _WINDOWS_HOST + html[html.index("</script></body>"):]).replace(
+        '<body><div id="player"></div>', '<body><div id="player"></div>'
+        f'<script type="application/json" id="windows">{json.dumps(traces)}</script>')
+    path = tmp_path / "windows.html"
+    path.write_text(html, encoding="utf-8")
+    page = open_file(browser, path, READY, 1280, 720, timeout=20_000)
+    player = "window.boostscopePlayer.players[0]"
+    assert page.evaluate(f"() => [{player}.slider.min, {player}.slider.max]") == ["0", "30"]
+    # End: round 30 is outside [0, 9]; the page asks at once and draws it when it comes
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => {player}.trace.window[1] === 30 && !{player}.drawing")
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith(f"Round 30 of {ROUNDS}")
+    assert page.text_content(".bsp-tree .bsp-title") == "Tree of round 30"
+    assert _reports(page) == [{"name": "round", "value": {"round": 30}}]
+    # Play from round 3 runs through every window without skipping a round
+    page.evaluate(f"() => {player}.go(3, null, 'trace')")
+    _at_rest(page)
+    page.evaluate("() => { window.boostscopePlayer.drawn.length = 0; }")
+    page.select_option(".bsp-bar select", "30")
+    page.keyboard.press("Space")
+    page.wait_for_function(f"() => !{player}.playing", timeout=60_000)
+    _at_rest(page)
+    drawn = page.evaluate("() => window.boostscopePlayer.drawn")
+    assert drawn == list(range(4, ROUNDS + 1)), drawn
+    assert not page.evaluate(f"() => {player}.root.classList.contains('bsp-loading')")
+    assert not page.errors
