@@ -141,21 +141,9 @@ def _upload(page, csv: Path, n_rows: int, n_columns: int) -> None:
     page.wait_for_function(READY, timeout=120_000)
     _rest(page)
     unsized = f"() => {PLAYER}.panels.filter(x => !x.size).map(x => x.name)"
-    if page.evaluate(unsized):
-        # viz/player.js: setTrace lays out the new panels only when the page's size changed
-        # since the last trace (layout() keeps its layoutKey), so after a second trace the
-        # panels have no size and the tree's draw throws; a resize lays them out.
-        print(f"    player: after the upload, panels {page.evaluate(unsized)} had no size "
-              "(the tree not drawn); resized the window to lay them out", flush=True)
-        size = page.viewport_size
-        page.set_viewport_size({"width": size["width"] - 16, "height": size["height"]})
-        page.wait_for_timeout(500)
-        page.set_viewport_size(size)
-        page.wait_for_timeout(500)
-        page.wait_for_function(READY, timeout=120_000)
-        _rest(page)
-        if page.evaluate(unsized):
-            raise SystemExit("the player's panels have no size after a resize")
+    if page.evaluate(unsized):  # (viz/player.js once left a second trace's panels unsized)
+        raise SystemExit(f"the player's panels {page.evaluate(unsized)} have no size after "
+                         "the upload")
 
 
 def _idle(page) -> None:
