@@ -7,16 +7,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import streamlit as st
 import streamlit.components.v2 as components_v2
 
+import boost
 from viz.export import PLAYER_JS, offline_html
 
+from . import url
 from .charts import plotly_url
+from .state import AppState, Shown
 
 _PLAYER = components_v2.component("boostscope_player", js=PLAYER_JS.read_text(),
                                   isolate_styles=False)
+# An element with nothing to show: its container takes no room (no gap in the column)
+_NODE_CLICKS = components_v2.component(
+    "boostscope_node_clicks", js=Path(__file__).with_name("node_clicks.js").read_text(),
+    css=".st-key-node_clicks { display: none; }", isolate_styles=False)
 _TEXTS: dict[str, str] = {}  # a trace's JSON by its id: serialised once, not at every rerun
 _KEEP_TEXTS = 16
 
@@ -71,6 +79,33 @@ def player(trace: dict, key: str, on_round: Callable[[int], None],
     _PLAYER(key=key, data={"id": trace["id"], "trace": None if held else _text(trace),
                            "goto": trace["goto"], "keys": keys, "plotly": plotly_url()},
             on_round_change=rested, on_node_change=clicked, on_need_change=needed)
+
+
+def node_part(state: AppState, shown: Shown, view: str, draw: Callable[[], None]) -> None:
+    """``draw`` (a view's node part: the selected node's candidates and worked arithmetic)
+    as a fragment of its own. While it is on the page, the player sends a click on a node of
+    its round here, so the click reruns this part alone (and writes the URL), not the stage
+    around it; ``view``: the view's slug (for the URL)."""
+    st.fragment(_node_part)(state, shown, view, draw)
+
+
+def _node_part(state: AppState, shown: Shown, view: str, draw: Callable[[], None]) -> None:
+    def clicked() -> None:
+        value = (st.session_state.get("node_clicks") or {}).get("node")
+        if isinstance(value, dict) and isinstance(value.get("node"), int):
+            state.stage.rests_on(shown.round, value["node"])
+
+    _NODE_CLICKS(key="node_clicks", data={"round": int(shown.round)}, on_node_change=clicked)
+    # a fragment's exception stops at the fragment: the stage's own guard never sees it
+    try:
+        draw()
+    except boost.NoTrainingTrace as exc:  # (an opened model's sample without the rows)
+        st.info(str(exc), icon=":material/info:")
+    except Exception as exc:
+        st.error(f"This node could not be drawn ({type(exc).__name__}: {exc}). Click another "
+                 "node or step to another round; the trained model is kept.")
+    if url.writes(state):
+        url.share(state, shown.config, view)
 
 
 def offline_button(trace: dict, title: str, key: str,

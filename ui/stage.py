@@ -58,15 +58,8 @@ def view_stage(state: AppState, shown: Shown) -> None:
 def _view_stage(state: AppState, shown: Shown) -> None:
     rerun_if_asked(state.stage)  # a callback in the view (the Lab, a pin) changed the model
     render_view(state, shown, VIEWS[state.stage.view or DEFAULT])  # only the chosen view runs
-    if writes_url(state):
+    if url.writes(state):
         url.share(state, shown.config, DEFAULT)
-
-
-def writes_url(state: AppState) -> bool:
-    """Whether the screen's round and view go into the URL: not in presenter mode or a
-    lesson (their own links), nor on an opened model file (which a link cannot reopen)."""
-    return (state.opened.file is None and not state.presenter.on
-            and state.lesson.slug is None)
 
 
 def _round_stage(state: AppState, model: Model) -> None:

@@ -201,6 +201,12 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
     return link
 
 
+def writes(app: AppState) -> bool:
+    """Whether the screen's round and view go into the URL: not in presenter mode or a
+    lesson (their own links), nor on an opened model file (which a link cannot reopen)."""
+    return app.opened.file is None and not app.presenter.on and app.lesson.slug is None
+
+
 def share(app: AppState, config: dict, default_view: str) -> None:
     """Write the URL that reproduces the screen: sample, columns, parameters, round, view,
     node, presenter mode, lesson step, pins, and the Lab's or the generalisation view's own

@@ -1495,8 +1495,14 @@ export default function (component) {
     return;
   }
   const trace = data.goto ? { ...base, goto: data.goto } : base;
-  const player = mount(parentElement, trace, { plotly: data.plotly, fetches: true,
-    report: (name, value) => setTriggerValue(name, { ...value, holds: data.id }) });
+  const report = (name, value) => {
+    // a node of the round the page's node part shows (ui/node_clicks.js): that part reruns
+    // alone; anything else reruns the stage that holds the player
+    const nodes = window.boostscopeNodeClicks;
+    if (name === "node" && nodes && nodes.round === value.round) nodes.send(value);
+    else setTriggerValue(name, { ...value, holds: data.id });
+  };
+  const player = mount(parentElement, trace, { plotly: data.plotly, fetches: true, report });
   player.keys = data.keys !== false;
 }
 

@@ -68,6 +68,9 @@ def test_shared_link_reopens_the_view(page, server):
 
 
 def test_clicking_a_tree_node_shows_its_candidates(page, server):
+    heard = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: heard.append(
+        frame if isinstance(frame, bytes) else frame.encode())))
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
     player_drawn(page)
@@ -75,8 +78,14 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Node 0, worked out")).to_be_visible()
     parsed = page.evaluate("() => window.boostscopePlayer.parsed")
+    before = len(heard)
     with run_of(page):
         click_node(page, 2)
+    # the click reran the node's part alone: its candidates and arithmetic came, the
+    # stage around it (the player, the view's other parts) was not sent again
+    click = heard[before:]
+    assert any(b"Node 2, worked out" in f for f in click)
+    assert not any(b"boostscope_player" in f or b"Follow a row" in f for f in click)
     expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 2")
     expect(page.get_by_text("Node 2, worked out")).to_be_visible(timeout=30_000)
     expect(page.locator(".st-key-cand_chart .js-plotly-plot")).to_be_visible(timeout=30_000)
@@ -91,9 +100,10 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
         const p = reg.players.filter(x => x.root.isConnected).at(-1);
         p.trace = {...p.trace, id: 'forgotten'}; }""")
     with run_of(page):
-        click_node(page, 1)
+        page.keyboard.press("ArrowRight")  # a rest reruns the stage, which names the trace
     page.wait_for_function(f"() => window.boostscopePlayer.parsed > {parsed}", timeout=30_000)
-    expect(page.get_by_text("Node 1, worked out")).to_be_visible(timeout=30_000)
+    expect(_status(page)).to_contain_text("Round 2 of 20")
+    expect(page.get_by_text("Node 2 of round 2")).to_be_visible(timeout=30_000)
     player_drawn(page)
     assert page.evaluate("() => window.boostscopePlayer.players.filter(x => x.root.isConnected)"
                          ".at(-1).trace.id") != "forgotten"

@@ -20,6 +20,7 @@ from viz.pruning import refused as is_refused
 from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed
 
+from .. import player
 from ..charts import class_name, clicked_id, show
 from ..state import AppState, Shown, ViewKeep
 from ..training import missing_features
@@ -55,12 +56,19 @@ def render(state: AppState, shown: Shown) -> None:
         key="follow_row",
         placeholder="row of the sample" if booster.on_sample else "row of the training set",
         help="Draws the path of one row from the root to its leaf.")
-    if follow is not None:
+
+    def node_part() -> None:  # (the selected node read at each run of its part)
+        node = state.stage.node if state.stage.node in set(tree.Node) else 0
+        st.markdown(f"**Node {node} of round {r}"
+                    + (f", class {class_name(shown, klass)}" if booster.num_groups > 1 else "")
+                    + "** — click another node of the tree above to see its splits")
+        node_detail(state, shown, tree, node, klass)
+
+    if follow is not None:  # the row's path and its collapse buttons follow the node too
         follow_row(state, shown, tree, node, klass, follow)
-    st.markdown(f"**Node {node} of round {r}"
-                + (f", class {class_name(shown, klass)}" if booster.num_groups > 1 else "")
-                + "** — click another node of the tree above to see its splits")
-    node_detail(state, shown, tree, node, klass)
+        node_part()
+    else:  # a node clicked in the player reruns this part alone
+        player.node_part(state, shown, SLUG, node_part)
     with st.expander(f"Tree of round {r} as a table (XGBoost's trees_to_dataframe + trace)"):
         columns = [c for c in TABLE_COLUMNS if c != "Class" or booster.num_groups > 1]
         st.caption("Gain is XGBoost's loss change of a split; for leaves it holds the leaf "
