@@ -57,9 +57,8 @@ def test_a_trace_the_page_holds_is_named_not_sent_again():
 
 def test_a_model_beyond_the_budget_is_sent_in_windows_that_follow_the_page(monkeypatch):
     import viz.player
-    from viz.player import _round_bytes
-
     from ui.stage import _rounds
+    from viz.player import _round_bytes
 
     at = _app(rounds="60")
     data = _rounds(at.session_state["app"].model.last_good, 0)
