@@ -21,7 +21,7 @@ def clear_caches():
 
 def open_app(**query) -> AppTest:
     """The app opened with ``query`` as its URL's values, run once, without an exception."""
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=600)  # (a busy machine compiling: minutes)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
