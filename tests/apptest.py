@@ -11,6 +11,9 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
+RUN_TIMEOUT = 600  # s a script run may take: a busy machine compiling the engine takes minutes
+
+
 @pytest.fixture(autouse=True)
 def clear_caches():
     """Streamlit's caches are per process: each test starts without the last one's models."""
@@ -21,7 +24,7 @@ def clear_caches():
 
 def open_app(**query) -> AppTest:
     """The app opened with ``query`` as its URL's values, run once, without an exception."""
-    at = AppTest.from_file(APP, default_timeout=600)  # (a busy machine compiling: minutes)
+    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()

@@ -2,17 +2,16 @@
 value clamped into the widget's range (or the default) and the correction said."""
 
 import math
-from pathlib import Path
 
 import pytest
 import streamlit as st
+from apptest import APP, RUN_TIMEOUT
 from streamlit.testing.v1 import AppTest
 
 from boost.params import APP_PARAMS, PARAMETERS
 from ui import url
 from ui.views import LEGACY, VIEWS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 HOSTILE = ("0", "-1", "1e308", "-1e308", "nan", "inf", "-inf", "", "text", "0x10", "1_0",
            "<img src=x onerror=alert(1)>", "__import__('os').system('true')", "[1]", " 3 ")
 
@@ -127,7 +126,7 @@ def test_the_app_opens_every_hostile_link(kind):
         ends = dict(zip(("low", "high", "below", "above"), edges(p), strict=False))
         query[p.key] = ends.get(kind, kind) if p.kind is not str else kind
     query["no_such_parameter"] = "1"
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
@@ -213,7 +212,7 @@ def test_at_most_four_pins_each_once():
 @pytest.mark.parametrize("pins", [["eta-abc~gamma-1e308", "<script>alert(1)</script>"],
                                   ["max_depth-99"] * 7, ["eta-0.5"], [""]])
 def test_the_app_opens_hostile_pin_links(pins):
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT)
     at.query_params.update({"sample": "four_points", "view": "compare", "round": "1",
                             "pin": pins})
     at.run()
