@@ -426,6 +426,9 @@ def test_rounds_beyond_the_window_are_asked_for_and_drawn(browser, exact, tmp_pa
     assert _reports(page) == [{"name": "round", "value": {"round": 30}}]
     # Play from round 3 runs through every window without skipping a round
     page.evaluate(f"() => {player}.go(3, null, 'trace')")
+    # (round 3 is outside [21, 30]: drawn once its window has come, however long that takes)
+    page.wait_for_function(f"() => {player}.fetching === null && {player}.trace.window[0] === 0"
+                           f" && !{player}.drawing && window.boostscopePlayer.drawn.at(-1) === 3")
     _at_rest(page)
     page.evaluate("() => { window.boostscopePlayer.drawn.length = 0; }")
     page.select_option(".bsp-bar select", "30")
