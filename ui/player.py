@@ -12,11 +12,11 @@ from pathlib import Path
 import streamlit as st
 import streamlit.components.v2 as components_v2
 
-import boost
 from viz.export import PLAYER_JS, offline_html
 
 from . import url
 from .charts import plotly_url
+from .guard import guarded
 from .state import AppState, Shown
 
 _PLAYER = components_v2.component("boostscope_player", js=PLAYER_JS.read_text(),
@@ -40,6 +40,13 @@ def _text(trace: dict) -> str:
     return text
 
 
+def _trigger(key: str, name: str) -> dict:
+    """The value the page sent with trigger ``name`` of component ``key`` (an empty dict for
+    none, or for anything but a JSON object: the page's values are checked, not trusted)."""
+    value = (st.session_state.get(key) or {}).get(name)
+    return value if isinstance(value, dict) else {}
+
+
 def player(trace: dict, key: str, on_round: Callable[[int], None],
            on_node: Callable[[int, int], None], keys: bool = True, held: bool = False,
            on_held: Callable[[str, bool], None] = lambda trace_id, holds: None) -> None:
@@ -53,27 +60,25 @@ def player(trace: dict, key: str, on_round: Callable[[int], None],
     so with each report (``on_held(id, True)``) and asks again for a trace it does not hold
     (``on_held(id, False)``, then a rerun sends it)."""
 
-    def value(name: str):
-        value = (st.session_state.get(key) or {}).get(name)
-        if not isinstance(value, dict):
-            return None
+    def report(name: str) -> dict:
+        value = _trigger(key, name)
         if isinstance(value.get("holds"), str):
             on_held(value["holds"], True)
         return value
 
     def rested() -> None:
-        v = value("round")
-        if v is not None and isinstance(v.get("round"), int):
+        v = report("round")
+        if isinstance(v.get("round"), int):
             on_round(v["round"])
 
     def clicked() -> None:
-        v = value("node")
-        if v is not None and isinstance(v.get("node"), int):
+        v = report("node")
+        if isinstance(v.get("node"), int):
             on_node(int(v.get("round", 0)), v["node"])
 
     def needed() -> None:
-        v = (st.session_state.get(key) or {}).get("need")
-        if isinstance(v, dict) and isinstance(v.get("id"), str):
+        v = _trigger(key, "need")
+        if isinstance(v.get("id"), str):
             on_held(v["id"], False)
 
     _PLAYER(key=key, data={"id": trace["id"], "trace": None if held else _text(trace),
@@ -91,19 +96,13 @@ def node_part(state: AppState, shown: Shown, view: str, draw: Callable[[], None]
 
 def _node_part(state: AppState, shown: Shown, view: str, draw: Callable[[], None]) -> None:
     def clicked() -> None:
-        value = (st.session_state.get("node_clicks") or {}).get("node")
-        if isinstance(value, dict) and isinstance(value.get("node"), int):
+        value = _trigger("node_clicks", "node")
+        if isinstance(value.get("node"), int):
             state.stage.rests_on(shown.round, value["node"])
 
     _NODE_CLICKS(key="node_clicks", data={"round": int(shown.round)}, on_node_change=clicked)
     # a fragment's exception stops at the fragment: the stage's own guard never sees it
-    try:
-        draw()
-    except boost.NoTrainingTrace as exc:  # (an opened model's sample without the rows)
-        st.info(str(exc), icon=":material/info:")
-    except Exception as exc:
-        st.error(f"This node could not be drawn ({type(exc).__name__}: {exc}). Click another "
-                 "node or step to another round; the trained model is kept.")
+    guarded(draw, "This node", "Click another node or step to another round")
     if url.writes(state):
         url.share(state, shown.config, view)
 

@@ -16,6 +16,7 @@ from viz.player import PANELS, round_trace, window
 from viz.theme import sample_rows
 
 from . import downloads, url, verify
+from .guard import guarded, lacks
 from .opened import is_opened
 from .player import offline_button, player
 from .state import AppState, Model, Shown, Stage, ViewKeep
@@ -39,11 +40,8 @@ def round_stage(state: AppState, model: Model) -> None:
 
 
 def _guarded(state: AppState, draw, *args) -> None:
-    try:
-        draw(state, *args)
-    except Exception as exc:
-        st.error(f"This round could not be drawn ({type(exc).__name__}: {exc}). Step to "
-                 "another round or choose other columns; the trained model is kept.")
+    guarded(lambda: draw(state, *args), "This round",
+            "Step to another round or choose other columns")
 
 
 def view_stage(state: AppState, shown: Shown) -> None:
@@ -171,4 +169,4 @@ def render_view(state: AppState, shown: Shown, view) -> None:
     try:
         view.render(state, shown)
     except boost.NoTrainingTrace as exc:
-        st.info(str(exc), icon=":material/info:")
+        lacks(exc)

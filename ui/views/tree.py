@@ -50,7 +50,6 @@ def render(state: AppState, shown: Shown) -> None:
     klass = state.views.class_shown(booster.num_groups)
     tree = df[df.Class == klass]
     sampling_caption(booster, r, klass)
-    node = state.stage.node if state.stage.node in set(tree.Node) else 0
     follow = st.number_input(
         "Follow a row through the tree", 0, len(prep.y_train) - 1, value=None,
         key="follow_row",
@@ -58,14 +57,14 @@ def render(state: AppState, shown: Shown) -> None:
         help="Draws the path of one row from the root to its leaf.")
 
     def node_part() -> None:  # (the selected node read at each run of its part)
-        node = state.stage.node if state.stage.node in set(tree.Node) else 0
+        node = selected(state, tree)
         st.markdown(f"**Node {node} of round {r}"
                     + (f", class {class_name(shown, klass)}" if booster.num_groups > 1 else "")
                     + "** — click another node of the tree above to see its splits")
         node_detail(state, shown, tree, node, klass)
 
     if follow is not None:  # the row's path and its collapse buttons follow the node too
-        follow_row(state, shown, tree, node, klass, follow)
+        follow_row(state, shown, tree, selected(state, tree), klass, follow)
         node_part()
     else:  # a node clicked in the player reruns this part alone
         player.node_part(state, shown, SLUG, node_part)
@@ -299,14 +298,19 @@ def _round_tree(state: AppState, shown: Shown) -> pd.DataFrame | None:
     return frame[(frame.Round == r) & (frame.Class == klass)]
 
 
+def selected(state: AppState, tree: pd.DataFrame) -> int:
+    """The selected node of ``tree``: the one clicked, or the root until a node of this tree
+    is clicked (no panel is a dead end)."""
+    return state.stage.node if state.stage.node in set(tree.Node) else 0
+
+
 def _node_row(state: AppState, shown: Shown):
     """The round's tree and the selected node's row: the root until a node is clicked (no
     panel is a dead end)."""
     tree = _round_tree(state, shown)
     if tree is None:
         return None, None
-    node = state.stage.node if state.stage.node in set(tree.Node) else 0
-    return tree, tree[tree.Node == node].iloc[0]
+    return tree, tree[tree.Node == selected(state, tree)].iloc[0]
 
 
 def node_panel(state: AppState, shown: Shown) -> None:
