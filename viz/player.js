@@ -447,12 +447,12 @@ function shape(kind, cx, cy, size, attrs) {  // a marker: "square" or "circle", 
     : `<circle cx="${f1(cx)}" cy="${f1(cy)}" r="${f1(r)}" ${attrs}/>`;
 }
 
-function cross(cx, cy, r, color, width) {  // "+" (a folded node) or, turned, "×" (refused)
+function cross(cx, cy, r, color, width) {  // "+": a folded node
   return `<path d="M${f1(cx - r)} ${f1(cy)}H${f1(cx + r)}M${f1(cx)} ${f1(cy - r)}V${f1(cy + r)}" `
     + `stroke="${color}" stroke-width="${width}" fill="none"/>`;
 }
 
-function xMark(cx, cy, r, color) {
+function xMark(cx, cy, r, color) {  // "×": a split γ refused
   return `<path d="M${f1(cx - r)} ${f1(cy - r)}L${f1(cx + r)} ${f1(cy + r)}M${f1(cx - r)} `
     + `${f1(cy + r)}L${f1(cx + r)} ${f1(cy - r)}" stroke="${color}" stroke-width="2" fill="none"/>`;
 }
@@ -492,7 +492,7 @@ function treeSvg(plan, track, selected, fonts, size, margin, title) {
   const g = geometry(plan, margin);
   const r = plan.marker / 2;
   const byId = new Map(plan.nodes.map((n) => [n.id, n]));
-  const legend = [];  // [name, markup of its symbol at (cx, cy), size]
+  const legend = [];  // [name, (cx, cy, size) => its symbol's markup]
   // edges: kept and pruned (dotted)
   const edge = [];
   const ghost = [];
@@ -1066,12 +1066,14 @@ class Player {
   }
 
   nodeAt(panel, e) {  // the node whose marker is under the pointer (within a few px)
-    if (!panel.plan) return null;
+    const { plan, geom } = panel;
+    if (!plan || !geom) return null;
+    const rect = panel.plot.getBoundingClientRect();  // once: this runs at every pointer move
+    const [px, py] = [e.clientX - rect.left, e.clientY - rect.top];
     let best = null;
-    let bestD = (panel.plan.marker / 2 + 6) ** 2;
-    for (const id of panel.plan.y.keys()) {
-      const c = markerCenter(panel, id);
-      const d = c ? (c.x - e.clientX) ** 2 + (c.y - e.clientY) ** 2 : Infinity;
+    let bestD = (plan.marker / 2 + 6) ** 2;
+    for (const [id, y] of plan.y) {
+      const d = (gx(geom, plan.x.get(id)) - px) ** 2 + (gy(geom, y) - py) ** 2;
       if (d <= bestD) { bestD = d; best = id; }
     }
     return best;
