@@ -17,6 +17,7 @@ from boost.params import APP_PARAMS, BY_NAME, Param
 from . import tables, training, url
 from .samples import BY_KEY, SAMPLES
 from .state import AppState, Data, Inputs, param_key
+from .tables.numbers import STYLES
 
 NO_WEIGHT = ""  # the weight choice "none" (a selectbox shows None as no choice at all)
 WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
@@ -61,10 +62,16 @@ def data_ui(app: AppState) -> Data | None:
                  help="Bundled data sets; sample_data/README.md gives their sources.")
     upload = st.file_uploader("…or upload a table", type=list(tables.UPLOAD_TYPES),
                               key="upload", help=UPLOAD_HELP)
-    data = inputs.upload.read(upload)
+    seen = inputs.upload.seen  # the same file again: another decimal mark was chosen
+    again = upload is not None and seen is not None and upload.file_id == seen[0]
+    data = inputs.upload.read(upload, numbers=inputs.numbers if again else None)
     if data is not None:
-        apply_presets(app, {})  # the sample's presets nobody changed end with it
-        set_data(app, data, target=None)
+        if again:  # the same columns: the user's choices of them stay
+            set_data(app, data, target=inputs.target, keep=True)
+        else:
+            apply_presets(app, {})  # the sample's presets nobody changed end with it
+            set_data(app, data, target=None)
+        inputs.numbers = data.numbers.style if data.numbers and data.numbers.choice else None
     if upload is not None and inputs.upload.error:
         st.error(inputs.upload.error + " The previous data stay loaded.")
     return inputs.data
@@ -106,15 +113,19 @@ def apply_presets(app: AppState, presets: dict, keep=()) -> None:
     inputs.presets = dict(presets)
 
 
-def set_data(app: AppState, data: Data, target: str | None) -> None:
-    """New data: reset the column choices *before* their widgets are drawn."""
+def set_data(app: AppState, data: Data, target: str | None, keep: bool = False) -> None:
+    """New data: reset the column choices *before* their widgets are drawn (``keep``: the
+    same table read again, its column choices kept where they still apply)."""
     inputs = app.inputs
+    features, weight = list(inputs.features), inputs.weight
     inputs.data = data
     columns = list(data.frame.columns)
     inputs.target = target if target in columns else tables.default_target(data.frame)
-    weight = app.link.take_weight()  # a shared link's weight, once
+    if not keep:
+        weight = app.link.take_weight()  # a shared link's weight, once
     inputs.weight = weight if weight in columns and weight != inputs.target else NO_WEIGHT
-    inputs.features = default_features(inputs)
+    kept = [c for c in features if c in columns and c not in (inputs.target, inputs.weight)]
+    inputs.features = kept if keep and kept else default_features(inputs)
     app.model.forget()
     app.opened.drop()  # new data to train on closes an opened model file
 
@@ -155,6 +166,15 @@ def columns_ui(app: AppState) -> Columns:
     frame, columns = data.frame, list(data.frame.columns)
     st.caption(f"**{data.name}**: {len(frame):,} rows × {len(columns)} columns. "
                + " ".join(data.notes))
+    if data.numbers is not None and data.numbers.choice:
+        either = data.numbers.either
+        st.selectbox("Numbers", list(STYLES), key=Inputs.numbers.key,
+                     format_func=STYLES.get,
+                     help="How the file writes its numbers: 1,234.5 or 1.234,5 (most of "
+                          "Europe). Read from the file; change it if its numbers came out "
+                          "wrong" + (f" — the columns it changes: {', '.join(either[:8])}"
+                                     + (" …" if len(either) > 8 else "") if either else "")
+                          + ".")
     st.selectbox("Target (what to predict)", columns, key=Inputs.target.key,
                  on_change=_target_changed, args=(inputs,))
     numeric = [c for c in columns if c != inputs.target

@@ -35,6 +35,7 @@ import streamlit as st
 from boost.params import APP_PARAMS, BY_NAME
 
 from . import tables
+from .tables.numbers import NumberReading
 
 _KEY = "app"
 WIDGETS: dict[str, Widget] = {}  # every widget value kept in the session, by key
@@ -69,14 +70,16 @@ class Widget:
 
 @dataclass
 class Data:
-    """A loaded table: its display name, the digest of its bytes, the frame, the reader's
-    notes and the columns flagged as unusable (name -> why)."""
+    """A loaded table: its display name, the digest of its bytes (and of the decimal mark
+    it was read with, where that is a choice), the frame, the reader's notes, the columns
+    flagged as unusable (name -> why) and how its numbers were read."""
 
     name: str
     digest: str
     frame: pd.DataFrame
     notes: list[str]
     flags: dict[str, str]
+    numbers: NumberReading | None = None  # how its numbers were read (its decimal mark)
 
 
 @dataclass
@@ -112,33 +115,45 @@ class Shown:
 # --------------------------------------------------------------------------- the parts
 @dataclass
 class Reader:
-    """One uploader's reader: the upload already read and why it failed (None: it did not).
-    Held by ``Inputs`` (the sidebar's data) and by ``Opening`` (an opened model's sample);
-    only their owners (``ui/sidebar.py``, ``ui/opened.py``) call ``read``."""
+    """One uploader's reader: the upload already read (and with which decimal mark) and why
+    it failed (None: it did not). Held by ``Inputs`` (the sidebar's data) and by
+    ``Opening`` (an opened model's sample); only their owners (``ui/sidebar.py``,
+    ``ui/opened.py``) call ``read``."""
 
-    seen: str | None = None
+    seen: tuple | None = None
     error: str | None = None
 
-    def is_new(self, upload) -> bool:
-        """Whether ``upload`` is a file not read yet."""
-        return upload is not None and self.seen != upload.file_id
+    def is_new(self, upload, numbers: str | None = None) -> bool:
+        """Whether ``upload`` is a file not read yet (or not with ``numbers``, a decimal
+        mark chosen; None: whichever the file was read with)."""
+        if upload is None:
+            return False
+        if self.seen is None or self.seen[0] != upload.file_id:
+            return True
+        return numbers is not None and numbers != self.seen[1]
 
-    def read(self, upload, flags: bool = True) -> Data | None:
-        """The upload's table the first time this upload is seen; None if there is none, it
-        was read before, or it cannot be read (``error`` says why). ``flags``: find the
-        columns that are poor features."""
-        if not self.is_new(upload):
+    def read(self, upload, flags: bool = True, numbers: str | None = None) -> Data | None:
+        """The upload's table the first time this upload is seen (or the first time with
+        ``numbers``, the decimal mark the user chose; None: the file's own); None if there
+        is none, it was read before, or it cannot be read (``error`` says why). ``flags``:
+        find the columns that are poor features."""
+        if not self.is_new(upload, numbers):
             return None
-        self.seen = upload.file_id
+        self.seen = (upload.file_id, numbers)
         raw = upload.getvalue()
         try:
-            table = tables.read_table(raw, upload.name)
+            table = tables.read_table(raw, upload.name, numbers)
         except tables.DataError as exc:
             self.error = str(exc)
             return None
         self.error = None
-        return Data(upload.name, tables.digest(raw), table.frame, table.notes,
-                    tables.column_flags(table.frame) if flags else {})
+        reading = table.numbers
+        if reading is not None and reading.choice:  # read with the file's own: say which
+            self.seen = (upload.file_id, reading.style)
+        digest = tables.digest(raw if reading is None or not reading.choice  # the choice
+                               else raw + f"\0{reading.style}".encode())  # reads it anew
+        return Data(upload.name, digest, table.frame, table.notes,
+                    tables.column_flags(table.frame) if flags else {}, reading)
 
 
 @dataclass
@@ -157,6 +172,7 @@ class Inputs:
     weight = Widget("")  # "": every row counts once
     task = Widget("auto")
     objective = Widget("auto", key=param_key("objective"))  # chosen per task
+    numbers = Widget(None)  # the upload's decimal mark (tables.numbers.STYLES): None, its own
 
     def param(self, name: str):
         p = BY_NAME[name]

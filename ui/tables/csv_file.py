@@ -8,6 +8,7 @@ import io
 import pandas as pd
 
 from .checks import DataError, check_unique, looks_numeric
+from .numbers import NumberReading, read_styled
 
 DELIMITERS = [",", ";", "\t", "|"]
 
@@ -38,7 +39,10 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts[best] else ","
 
 
-def read_csv(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
+def read_csv(raw: bytes, filename: str, numbers: str | None = None
+             ) -> tuple[pd.DataFrame, list[str], NumberReading]:
+    """The table, notes on how it was read, and how its numbers were read (``numbers``: the
+    user's choice of decimal mark, else the file's own, ``numbers.read_styled``)."""
     text, encoding = _decode(raw)
     delimiter = _sniff_delimiter(text)
     rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
@@ -49,20 +53,28 @@ def read_csv(raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
     notes = [f"Read as {encoding}, separated by {_delimiter_name(delimiter)}"
              + ("" if has_header else ", with no header row (columns named col_1, col_2, ...)")
              + "."]
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=delimiter, header=0 if has_header else None,
-                            skip_blank_lines=True, engine="python")
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise DataError(
-            f"{filename} could not be read as a table ({exc}). Check that every row has the "
-            "same number of separators."
-        ) from None
-    if not has_header:
-        frame.columns = [f"col_{i + 1}" for i in range(frame.shape[1])]
-    frame.columns = [str(c).strip() for c in frame.columns]
+
+    def read(**kwargs) -> pd.DataFrame:
+        try:
+            frame = pd.read_csv(io.StringIO(text), sep=delimiter,
+                                header=0 if has_header else None, skip_blank_lines=True,
+                                engine="python", **kwargs)
+        except (pd.errors.ParserError, ValueError) as exc:
+            raise DataError(
+                f"{filename} could not be read as a table ({exc}). Check that every row has "
+                "the same number of separators."
+            ) from None
+        if not has_header:
+            frame.columns = [f"col_{i + 1}" for i in range(frame.shape[1])]
+        frame.columns = [str(c).strip() for c in frame.columns]
+        return frame
+    frame = read()
     if has_header:  # pandas renames a repeated name ("a.1"): check the header as written
         check_unique([c.strip() for c in rows[0]], filename)
-    return frame, notes
+    frame, reading = read_styled(frame, read(dtype=str), delimiter, numbers)
+    if reading.note():
+        notes.append(reading.note())
+    return frame, notes, reading
 
 
 def _delimiter_name(d: str) -> str:

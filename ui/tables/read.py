@@ -11,6 +11,7 @@ from . import excel_file, parquet_file
 from .checks import MAX_BYTES, DataError, check_columns, check_unique
 from .csv_file import read_csv
 from .excel_file import OLE2_MAGIC, ZIP_MAGIC
+from .numbers import NumberReading, read_styled
 from .parquet_file import PARQUET_MAGIC
 
 UPLOAD_TYPES = ("csv", "tsv", "txt", "parquet", "xlsx", "xls")  # .xls: to say what to do
@@ -18,8 +19,12 @@ UPLOAD_TYPES = ("csv", "tsv", "txt", "parquet", "xlsx", "xls")  # .xls: to say w
 
 @dataclass
 class Table:
+    """A table as read, notes on how, and how its numbers were read (CSV and Excel: the
+    decimal mark, ``numbers.NumberReading``; None for Parquet, whose columns are typed)."""
+
     frame: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    numbers: NumberReading | None = None
 
 
 def kind_of(raw: bytes, filename: str) -> str:
@@ -53,8 +58,9 @@ def read(kind_: str, raw: bytes, filename: str) -> tuple[pd.DataFrame, list[str]
     raise excel_file.ole2_error(raw, filename)
 
 
-def read_table(raw: bytes, filename: str = "data.csv") -> Table:
+def read_table(raw: bytes, filename: str = "data.csv", numbers: str | None = None) -> Table:
     """Parse an uploaded CSV/TSV, Parquet file or Excel workbook (told by its first bytes).
+    ``numbers``: the decimal mark the user chose (``numbers.STYLES``), else the file's own.
     Raises ``DataError`` with what is wrong and how to fix it."""
     if not raw or not raw.strip():
         raise DataError(f"{filename} is empty: upload a CSV with a header row and data rows.")
@@ -64,8 +70,9 @@ def read_table(raw: bytes, filename: str = "data.csv") -> Table:
             "Upload a sample of the rows."
         )
     kind = kind_of(raw, filename)
+    reading = None
     if kind == "csv":
-        frame, notes = read_csv(raw, filename)
+        frame, notes, reading = read_csv(raw, filename, numbers)
         one_column = "if the file uses another separator, save it with commas."
     else:
         frame, notes = read(kind, raw, filename)
@@ -79,4 +86,9 @@ def read_table(raw: bytes, filename: str = "data.csv") -> Table:
     if len(frame) < 2:
         raise DataError(f"{filename} has {len(frame)} data row(s); training needs at least 2.")
     check_unique(list(frame.columns), filename)
-    return Table(frame=frame, notes=notes)
+    if kind == "excel":  # numbers typed into text cells ("10,38"); number cells are typed
+        texts = [c for c in frame.columns if frame[c].dtype.kind not in "iufbmM"]
+        read_, reading = read_styled(frame[texts], frame[texts].astype(object), style=numbers)
+        frame = frame.assign(**{c: read_[c] for c in reading.columns})
+        notes += [reading.note()] if reading.note() else []
+    return Table(frame=frame, notes=notes, numbers=reading)
