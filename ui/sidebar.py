@@ -59,22 +59,37 @@ def data_ui(app: AppState) -> Data | None:
     st.header("Data")
     st.selectbox("Sample data", [s.key for s in SAMPLES], key=Inputs.sample.key,
                  format_func=lambda k: BY_KEY[k].title, on_change=use_sample, args=(app,),
+                 placeholder=f"{inputs.data.name} (your upload)" if inputs.data else None,
                  help="Bundled data sets; sample_data/README.md gives their sources.")
     upload = st.file_uploader("…or upload a table", type=list(tables.UPLOAD_TYPES),
-                              key="upload", help=UPLOAD_HELP)
-    seen = inputs.upload.seen  # the same file again: another decimal mark was chosen
-    again = upload is not None and seen is not None and upload.file_id == seen[0]
-    data = inputs.upload.read(upload, numbers=inputs.numbers if again else None)
-    if data is not None:
-        if again:  # the same columns: the user's choices of them stay
-            set_data(app, data, target=inputs.target, keep=True)
-        else:
-            apply_presets(app, {})  # the sample's presets nobody changed end with it
-            set_data(app, data, target=None)
-        inputs.numbers = data.numbers.style if data.numbers and data.numbers.choice else None
+                              key="upload", help=UPLOAD_HELP, on_change=_uploaded, args=(app,))
     if upload is not None and inputs.upload.error:
         st.error(inputs.upload.error + " The previous data stay loaded.")
     return inputs.data
+
+
+def _uploaded(app: AppState) -> None:
+    read_upload(app)
+
+
+def _numbers_chosen(app: AppState) -> None:
+    read_upload(app, app.inputs.numbers)
+
+
+def read_upload(app: AppState, numbers: str | None = None) -> None:
+    """Read the uploader's file (before the widgets are drawn: a callback), or read it again
+    with the decimal mark ``numbers`` the user chose, keeping the column choices."""
+    inputs = app.inputs
+    data = inputs.upload.read(st.session_state.get("upload"), numbers=numbers)
+    if data is None:
+        return
+    if numbers is not None:  # the same columns: the user's choices of them stay
+        set_data(app, data, target=inputs.target, keep=True)
+    else:
+        apply_presets(app, {})  # the sample's presets nobody changed end with it
+        set_data(app, data, target=None)
+        inputs.sample = None  # the data are the upload's: no sample is on screen
+    inputs.numbers = data.numbers.style if data.numbers and data.numbers.choice else None
 
 
 def ensure_data(app: AppState) -> None:
@@ -84,6 +99,8 @@ def ensure_data(app: AppState) -> None:
 
 
 def use_sample(app: AppState, initial: bool = False) -> None:
+    if app.inputs.sample is None:  # (the choice cleared: the data on screen stay)
+        return
     sample = BY_KEY[app.inputs.sample]
     digest, frame, notes = read_sample(sample.key)
     target = sample.target
@@ -169,7 +186,7 @@ def columns_ui(app: AppState) -> Columns:
     if data.numbers is not None and data.numbers.choice:
         either = data.numbers.either
         st.selectbox("Numbers", list(STYLES), key=Inputs.numbers.key,
-                     format_func=STYLES.get,
+                     format_func=STYLES.get, on_change=_numbers_chosen, args=(app,),
                      help="How the file writes its numbers: 1,234.5 or 1.234,5 (most of "
                           "Europe). Read from the file; change it if its numbers came out "
                           "wrong" + (f" — the columns it changes: {', '.join(either[:8])}"

@@ -212,7 +212,8 @@ def share(app: AppState, config: dict, default_view: str) -> None:
     node, presenter mode, lesson step, pins, and the Lab's or the generalisation view's own
     values. ``default_view``: the view shown when the URL names none."""
     inputs, stage, view = app.inputs, app.stage, app.stage.view or default_view
-    sample = inputs.sample if config["name"] == BY_KEY[inputs.sample].title else None
+    sample = (inputs.sample if inputs.sample and config["name"] == BY_KEY[inputs.sample].title
+              else None)
     values = {"sample": sample, "target": config["target"], "task": config["task"],
               "weight": config["weight"], "objective": config["objective"]}
     values.update({p.key: config[p.name] for p in APP_PARAMS})

@@ -83,6 +83,8 @@ def test_the_app_reads_a_european_upload_and_the_choice_keeps_the_columns():
     assert at.selectbox(key="target").value == "diagnosis"
     assert set(at.multiselect(key="features").value) == {"mean radius", "area", "texture",
                                                          "count", "weight"}
+    sample = at.selectbox(key="sample")  # no sample on screen: the upload is named
+    assert sample.value is None and sample.proto.placeholder == "eu.csv (your upload)"
     numbers = at.selectbox(key="numbers")
     assert numbers.value == COMMA
     assert any("decimal comma (1.234,5) in 4 columns" in c.value for c in at.caption)
