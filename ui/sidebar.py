@@ -53,6 +53,9 @@ def read_sample(key: str) -> tuple[str, pd.DataFrame, list[str]]:
     return tables.digest(raw), table.frame, table.notes
 
 
+FOLD_FEATURES = 8  # more columns than this: the feature choice folds into an expander
+
+
 def data_ui(app: AppState) -> Data | None:
     """Sample picker and uploader; keeps the last good table, which it returns."""
     inputs = app.inputs
@@ -198,8 +201,13 @@ def columns_ui(app: AppState) -> Columns:
                and pd.api.types.is_numeric_dtype(frame[c])]
     if inputs.weight not in [NO_WEIGHT, *numeric]:
         inputs.weight = NO_WEIGHT
-    st.multiselect("Features", [c for c in columns if c not in (inputs.target, inputs.weight)],
-                   key=Inputs.features.key)
+    options = [c for c in columns if c not in (inputs.target, inputs.weight)]
+    if len(options) > FOLD_FEATURES:  # thirty chips would push the parameters out of reach
+        # (a label that stays: a changed one is a new expander, closed under the pointer)
+        with st.expander(f"Features (of {len(options)} columns)"):
+            st.multiselect("Features", options, key=Inputs.features.key)
+    else:
+        st.multiselect("Features", options, key=Inputs.features.key)
     st.selectbox("Sample weights (optional)", [NO_WEIGHT, *numeric], key=Inputs.weight.key,
                  format_func=lambda c: c or "none: every row counts once",
                  on_change=_weight_changed, args=(inputs,), help=WEIGHT_HELP)

@@ -56,3 +56,14 @@ def test_bad_uploads_keep_the_previous_data(name, raw, message):
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "previous data stay loaded" in at.error[0].value
     assert status(at).startswith("Round 0 of 20 — train logloss")  # moons still shown
+
+
+def test_many_features_fold_into_an_expander():
+    wide = "".join(f"x{i}," for i in range(12)) + "y\n" + "\n".join(
+        ",".join(str((r * 7 + i) % 5) for i in range(12)) + f",{r % 3}" for r in range(30))
+    at = _upload(open_app(sample="moons"), "wide.csv", wide.encode())
+    assert [e.label for e in at.expander if e.label.startswith("Features")] == [
+        "Features (of 12 columns)"]
+    assert len(at.multiselect(key="features").value) == 12
+    narrow = _upload(open_app(sample="moons"), "n.csv", b"a,b,y\n1,2,0\n3,4,1\n5,1,0\n")
+    assert not [e for e in narrow.expander if e.label.startswith("Features")]
