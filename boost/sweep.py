@@ -132,13 +132,13 @@ def _train_point(shared: _Shared, p, num_boost_round, stopping_rounds, stop: thr
 
 def _frame(points, results, metric, eval_names) -> pd.DataFrame:
     keys = list(points[0])
-    rows = []
+    names = list(dict.fromkeys(["train", *eval_names]))  # (an evaluation set named "train"
+    rows = []                                              # is the training set's column)
     for i, (point, (history, facts)) in enumerate(zip(points, results, strict=True)):
         for r, fact in enumerate(facts, start=1):
-            losses = [history["train"][r]] + [history[name][r] for name in eval_names]
+            losses = [history[name][r] for name in names]
             rows.append((i, *(point[k] for k in keys), r, *losses, *fact))
-    columns = ["point", *keys, "round", f"train-{metric}",
-               *(f"{name}-{metric}" for name in eval_names), *FACTS]
+    columns = ["point", *keys, "round", *(f"{name}-{metric}" for name in names), *FACTS]
     frame = pd.DataFrame(rows, columns=columns)
     frame.attrs["metric"] = metric
     frame.attrs["evals"] = list(eval_names)

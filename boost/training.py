@@ -170,10 +170,10 @@ def _check_evals(evals, names, p):
         X_e, y_e, name = item[:3]
         if not isinstance(name, str) or not name:
             raise ValueError(f"evals[{i}]: the name must be a non-empty string.")
-        if name in seen or name == "train":
+        if name in seen:
             raise ValueError(
                 f"evals[{i}]: the name {name!r} is already used; give each evaluation set "
-                "a different name ('train' is the training set's)."
+                "a different name."
             )
         seen.add(name)
         X32, _ = as_features(X_e, expected_names=names, what=f"evals[{i}] X")
@@ -410,9 +410,10 @@ class Rounds:
     def boost(self) -> None:
         p, X32 = self.p, self.X32
         g, h, train_loss = self.gradients_and_loss()
-        self.history = {"train": [train_loss]}
-        for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
-            self.history[name] = [self.loss_of(m, y_e, w_e)]
+        self.own = [train_loss]  # the training set's loss
+        self.evals = {name: [self.loss_of(m, y_e, w_e)]
+                      for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins,
+                                                        strict=True)}
         with _threads(p.nthread):
             if self.make_grower is not None:
                 self.grower = self.make_grower()
@@ -450,15 +451,22 @@ class Rounds:
             self.builder.add(k, nodes)
         self.new_trees = self.builder.build(first_tree)
 
+    @property
+    def history(self) -> dict[str, list]:
+        """The loss per round of the training set ('train') and of each evaluation set, by
+        its name; an evaluation set the user named 'train' (XGBoost's idiom: the training
+        data passed again) is the 'train' column."""
+        return {"train": self.own, **self.evals}
+
     def record(self, train_loss) -> bool:
         """The round's losses and checkpoint; True when early stopping ends training."""
-        self.history["train"].append(train_loss)
-        done = len(self.history["train"]) - 1
+        self.own.append(train_loss)
+        done = len(self.own) - 1
         if done % self.every == 0 and done < self.num_boost_round:
             self.checkpoints[done] = self.margin.copy()
             self.checkpoints[done].flags.writeable = False
         for (name, X_e, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
             add_tree_outputs(self.new_trees, X_e, m, 0, self.p.num_output_group)
-            self.history[name].append(self.loss_of(m, y_e, w_e))
-        last = self.history[self.eval_sets[-1][0]][-1] if self.eval_sets else None
+            self.evals[name].append(self.loss_of(m, y_e, w_e))
+        last = self.evals[self.eval_sets[-1][0]][-1] if self.eval_sets else None
         return self.stopper is not None and self.stopper.update(done - 1, last)

@@ -60,7 +60,7 @@ def test_bad_evals_and_rounds():
     with pytest.raises(ValueError, match="1 feature\\(s\\) but the model was trained on 2"):
         boost.train({}, X, y, 1, evals=[(X[:, :1], y, "valid")])
     with pytest.raises(ValueError, match="already used"):
-        boost.train({}, X, y, 1, evals=[(X, y, "train")])
+        boost.train({}, X, y, 1, evals=[(X, y, "valid"), (X, y, "valid")])
     with pytest.raises(ValueError, match="num_boost_round"):
         boost.train({}, X, y, -1)
 

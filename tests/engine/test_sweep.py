@@ -180,3 +180,25 @@ def test_multiple_eval_sets_and_weights_are_named_as_evals_result():
     bst = boost.train({"objective": "reg:absoluteerror", "eta": 0.3}, X, y, 5,
                       evals=[(A, a, "a"), (B, b, "b", np.full(80, 2.0))])
     assert frame["b-mae"].tolist() == bst.evals_result()["b"]["mae"]
+
+
+@pytest.mark.parametrize("method", ["exact", "hist"])
+def test_the_xgboost_idiom_evals_named_train_equals_xgboost(method):
+    # evals=[(X, y, "train"), (X_val, y_val, "valid")]: XGBoost's own examples' line
+    X, y = make_data(seed=13, n=300, nan=0.05, objective="binary:logistic")
+    X_val, y_val = make_data(seed=14, n=150, nan=0.05, objective="binary:logistic")
+    params = {"objective": "binary:logistic", "tree_method": method, "max_depth": 3}
+    evals = [(X, y, "train"), (X_val, y_val, "valid")]
+    ours = boost.train(params, X, y, 10, evals=evals)
+    ref, _ = _xgb(params, X, y, 10, X_val, y_val)
+    assert list(ours.evals_result()) == ["train", "valid"]
+    for name in ("train", "valid"):
+        np.testing.assert_allclose(ours.evals_result()[name]["logloss"], ref[name]["logloss"],
+                                   rtol=1e-5)
+    assert list(ours.loss_history().columns) == ["train", "valid"]
+    frame = boost.sweep(params, X, y, {"eta": [0.3, 0.5]}, 10, evals=evals)
+    assert list(frame.columns[3:5]) == ["train-logloss", "valid-logloss"]
+    assert frame.attrs["evals"] == ["train", "valid"]
+    first = frame[frame["point"] == 0]
+    np.testing.assert_allclose(first["train-logloss"], ref["train"]["logloss"], rtol=1e-5)
+    np.testing.assert_allclose(first["valid-logloss"], ref["valid"]["logloss"], rtol=1e-5)
