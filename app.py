@@ -127,7 +127,8 @@ def above_stage(app: state.AppState) -> tuple[bool, state.Model] | None:
     panels.link_notes(app)
     model = opened.model(app) or training.trained(app)
     if model is None:
-        st.info("Choose data to train on.")
+        if app.model.config is None:  # (else training said why it could not)
+            st.info("Choose data to train on.")
         return None
     open_round(app, model)
     if app.opened.file is not None:

@@ -157,8 +157,8 @@ def training_text(engine: str) -> str:
 
 
 def trained(app: AppState) -> Model | None:
-    """The model of the configuration last asked for; the previous good model (and the
-    reason) when that one cannot train."""
+    """The model of the configuration last asked for; when that one cannot train, the
+    reason, and the previous good model if it is of the same data (else None)."""
     part, data = app.model, app.inputs.data
     if part.config is None:
         return None
@@ -168,8 +168,17 @@ def trained(app: AppState) -> Model | None:
             booster, prep = train_cached(part.config, data.frame, engine)
     except TrainingError as exc:
         previous = part.last_good
-        st.error(f"Cannot train: {exc}" + (" Showing the previous model." if previous else ""))
-        return previous
+        if previous is not None and previous.config.get("digest") == part.config.get("digest"):
+            st.error(f"Cannot train: {exc} Showing the previous model (these data, the "
+                     "settings before).")
+            return previous
+        # a model of other data would be read as this table's: it is not shown
+        st.error(f"Cannot train on {data.name}: {exc}" + (
+            f" The model of {previous.config['name']} is not shown (other data); "
+            f"{data.name} stays loaded with its columns, and pins are kept."
+            if previous is not None else ""))
+        part.last_good = None
+        return None
     part.last_good = Model(booster, prep, part.config)
     return part.last_good
 

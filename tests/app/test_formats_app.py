@@ -67,3 +67,17 @@ def test_many_features_fold_into_an_expander():
     assert len(at.multiselect(key="features").value) == 12
     narrow = _upload(open_app(sample="moons"), "n.csv", b"a,b,y\n1,2,0\n3,4,1\n5,1,0\n")
     assert not [e for e in narrow.expander if e.label.startswith("Features")]
+
+
+def test_an_upload_that_cannot_train_puts_the_other_datas_model_away():
+    from apptest import player_data
+    raw = b"name;y\n" + b"\n".join(f"id{i};{i % 2}".encode() for i in range(40))
+    at = _upload(open_app(sample="moons"), "ids.csv", raw)
+    error = " ".join(e.value for e in at.error)
+    assert error.startswith("Cannot train on ids.csv: Text column(s) ['name']")
+    assert "They are the only features" in error
+    assert "The model of Two moons (2-D, two classes) is not shown (other data)" in error
+    assert at.session_state["app"].model.last_good is None
+    with pytest.raises(AssertionError, match="no player"):
+        player_data(at)  # no stage: nothing of the moons model on screen
+    assert not at.info  # (the error says why; no "choose data")

@@ -179,9 +179,14 @@ def _encode_features(X: pd.DataFrame, notes: list[str]):
                  and not pd.api.types.is_bool_dtype(X[c])]
     too_many = [c for c in text_cols if X[c].nunique() > MAX_CATEGORIES]
     if too_many:
+        rest = [c for c in X.columns if c not in too_many]
         raise DataError(
             f"Text column(s) {too_many} have more than {MAX_CATEGORIES} different values; "
-            "one-hot encoding them would add too many columns. Remove them from the features."
+            "one-hot encoding them would add too many columns. "
+            + ("Remove them from the features." if rest else
+               "They are the only features: the table needs a column of numbers (or of "
+               "fewer kinds of text) to learn from. If its numbers came out as text, check "
+               "their decimal mark and separators.")
         )
     if text_cols:
         X = pd.get_dummies(X, columns=text_cols, prefix_sep="=", dummy_na=False, dtype=float)
