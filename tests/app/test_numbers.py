@@ -32,11 +32,11 @@ def test_text_that_is_no_number_stays_text(text):
     assert not pd.api.types.is_numeric_dtype(frame.x)
 
 
-EUROPEAN = ("mean radius;area;texture;count;weight;diagnosis\n"
-            "17,99;1.001,0;10,38;3;1.234;1\n"
-            "20,57;1.326,0;17,77;12;2.500;1\n"
-            "11,42;386,1;20,38;7;1.000;0\n"
-            "12,45;1.234;14,1;5;3.250;0\n").encode()
+EUROPEAN = (b"mean radius;area;texture;count;weight;diagnosis\n"
+            b"17,99;1.001,0;10,38;3;1.234;1\n"
+            b"20,57;1.326,0;17,77;12;2.500;1\n"
+            b"11,42;386,1;20,38;7;1.000;0\n"
+            b"12,45;1.234;14,1;5;3.250;0\n")
 
 
 def test_a_european_table_reads_as_numbers_with_its_note():
@@ -54,7 +54,7 @@ def test_a_european_table_reads_as_numbers_with_its_note():
 
 def test_a_column_that_reads_both_ways_follows_the_file_and_the_choice():
     # "1.234" alone is a thousand and more in Europe and one and a bit elsewhere
-    raw = "a;b;y\n1,5;1.234;1\n2,25;2.500;0\n".encode()
+    raw = b"a;b;y\n1,5;1.234;1\n2,25;2.500;0\n"
     own = tables.read_table(raw, "t.csv")
     assert own.numbers.either == ("b",) and own.numbers.style == COMMA
     assert own.frame.b.tolist() == [1234.0, 2500.0]
