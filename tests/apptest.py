@@ -57,6 +57,12 @@ def status(at) -> str:
     return player(at)["status"][at.session_state["app"].stage.round]
 
 
+def formulas(at) -> str:
+    """Every formula on the page: ``st.latex`` blocks and the worked arithmetic's markdown
+    (one text of ``$...$`` formulas a node)."""
+    return " ".join([x.value for x in at.latex] + [m.value for m in at.markdown if "$" in m.value])
+
+
 def rest_on(at, r: int, node: int | None = None) -> AppTest:
     """What the page's player does when it comes to rest on round ``r`` (or a node of it is
     clicked): the round (and node) back in the app's stage, and a run."""

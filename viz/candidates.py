@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 from .theme import BELOW, CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
+MARKED = 150  # candidates a series draws with markers; more are a line (a marker each is
+# a blur at that density, and thousands of them slow the page's redraw at every click)
 
 
 def feature_order(features: pd.Series) -> list[str]:
@@ -36,8 +38,9 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
         if len(directions) == 1:
             name = "candidates"
         valid = side[side.Valid]
-        traces.append(go.Scatter(
-            x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(), mode="lines+markers",
+        traces.append(go.Scatter(  # a marker a candidate while they can be told apart
+            x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(),
+            mode="lines+markers" if len(valid) <= MARKED else "lines",
             name=name, line={"color": PALETTE[i], "width": 2}, marker={"size": 7},
             customdata=np.c_[valid.SumGradLeft, valid.SumHessLeft, valid.SumGradRight,
                              valid.SumHessRight, valid.CountLeft, valid.CountRight],
@@ -153,16 +156,18 @@ def top_candidates(cand: pd.DataFrame, n: int = 15, ranges: dict | None = None,
     sampling, only the features the node drew (what the search could choose from)."""
     if "Sampled" in cand.columns and not cand.Sampled.all():
         cand = cand[cand.Sampled]
-    valid = cand[cand.Valid]
-    if len(valid) > n:
-        valid = valid.iloc[np.argpartition(-valid.Gain.to_numpy(), n - 1)[:n]]
-    rest = cand[~cand.Valid].head(max(0, n - len(valid)))
-    top = pd.concat([valid.sort_values("Gain", ascending=False), rest]).head(n)
-    top = top.assign(Missing=np.where(top.DefaultLeft, "left", "right"),
-                     Note=_notes(top, refused))
-    table = top[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
-    table.insert(0, "Split", split_labels(top, ranges))
-    return table.reset_index(drop=True)
+    valid, gain = cand.Valid.to_numpy(), cand.Gain.to_numpy()
+    best = np.flatnonzero(valid)
+    if len(best) > n:
+        best = best[np.argpartition(-gain[best], n - 1)[:n]]
+    best = best[np.argsort(-gain[best], kind="stable")]
+    top = cand.iloc[np.r_[best, np.flatnonzero(~valid)[:n - len(best)]]]
+    columns = {"Split": split_labels(top, ranges)}
+    for name, label in TABLE_COLUMNS.items():
+        columns[label] = (np.where(top.DefaultLeft, "left", "right") if name == "Missing"
+                          else _notes(top, refused) if name == "Note"
+                          else top[name].to_numpy())
+    return pd.DataFrame(columns)
 
 
 def best_per_feature(cand: pd.DataFrame, ranges: dict | None = None,
@@ -173,25 +178,28 @@ def best_per_feature(cand: pd.DataFrame, ranges: dict | None = None,
     column sampling a column ``Drawn`` says which features the node could split on.
     Sorted by gain, features without a valid split last. ``cand``: the whole table, or a
     ``CandidateSummary``'s with its ``counts`` (candidates per feature)."""
-    sampled = "Sampled" in cand.columns and not cand.Sampled.all()
-    if not isinstance(cand.index, pd.RangeIndex):
-        cand = cand.reset_index(drop=True)
-    usable = cand.loc[cand.Valid & ~np.isinf(cand.Gain), ["Feature", "Gain"]]  # 2 columns
-    # idxmax: the first row of the largest gain, in scan order (the search's tie rule)
-    firsts = cand.loc[usable.groupby("Feature", sort=False).Gain.idxmax()]
-    features = feature_order(cand.Feature)
-    best = firsts.set_index("Feature").reindex(features)
-    labels = dict(zip(firsts.Feature, split_labels(firsts, ranges), strict=True))
-    chosen = set(cand.Feature[cand.Best])
-    mark = NOTES["refused" if refused else "chosen"]
+    codes, names = pd.factorize(cand.Feature, sort=False)  # features in scan order
+    features = [str(f) for f in names]
+    gain = cand.Gain.to_numpy(dtype=float)
+    usable = np.flatnonzero(cand.Valid.to_numpy() & ~np.isinf(gain))
+    # per feature, the first row of its largest gain: sorted by feature, gain down, row
+    usable = usable[np.lexsort((usable, -gain[usable], codes[usable]))]
+    firsts = usable[np.r_[True, codes[usable][1:] != codes[usable][:-1]]] if len(usable) else usable
+    labels = np.full(len(features), "no valid split", dtype=object)
+    labels[codes[firsts]] = split_labels(cand.iloc[firsts], ranges)
+    gains = np.full(len(features), np.nan)
+    gains[codes[firsts]] = gain[firsts]
+    chosen = np.zeros(len(features), dtype=bool)
+    chosen[codes[cand.Best.to_numpy()]] = True
     summary = pd.DataFrame({
-        "Feature": features, "Best split": [labels.get(f, "no valid split") for f in features],
-        "Gain": best.Gain.to_numpy(dtype=float),
-        "Candidates": (cand.Feature.value_counts(sort=False) if counts is None
-                       else counts).reindex(features).to_numpy(),
-        "Chosen": [mark if f in chosen else "" for f in features]})
-    if sampled:
-        drawn = set(feature_order(cand.Feature[cand.Sampled]))
-        summary["Drawn"] = [f in drawn for f in features]
-    return summary.sort_values("Gain", ascending=False, na_position="last",
-                               kind="stable").reset_index(drop=True)
+        "Feature": features, "Best split": labels, "Gain": gains,
+        "Candidates": (np.bincount(codes, minlength=len(features)) if counts is None
+                       else counts.reindex(features).to_numpy()),
+        "Chosen": np.where(chosen, NOTES["refused" if refused else "chosen"], "")})
+    if "Sampled" in cand.columns and not cand.Sampled.all():
+        drawn = np.zeros(len(features), dtype=bool)
+        drawn[codes[cand.Sampled.to_numpy()]] = True
+        summary["Drawn"] = drawn
+    # by gain, largest first, features without a valid split last, ties in scan order
+    order = np.argsort(np.where(np.isnan(gains), np.inf, -gains), kind="stable")
+    return summary.iloc[order].reset_index(drop=True)

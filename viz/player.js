@@ -600,7 +600,9 @@ const STYLE = `
 .bsp.bsp-onerow { display: grid; grid-template-columns: auto 1fr; align-items: center;
   column-gap: 1em; }
 .bsp-onerow .bsp-panels { grid-column: 1 / -1; }
-.bsp-panel { position: relative; min-width: 0; min-height: 0; overflow: hidden; }
+/* strict: a panel's size comes from the grid, never from what it holds, so a change inside
+   (the node's numbers, the hover box, a redrawn tree) lays out the panel alone, not the page */
+.bsp-panel { position: relative; min-width: 0; min-height: 0; overflow: hidden; contain: strict; }
 .bsp-info { position: absolute; right: 6px; top: 6px; max-width: min(36em, 92%);
   background: rgba(255,255,255,0.96); border: 1px solid #D55E00; border-radius: 6px;
   padding: 6px 28px 6px 10px; line-height: 1.35; box-shadow: 0 2px 6px rgba(0,0,0,0.15); }

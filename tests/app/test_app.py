@@ -9,6 +9,7 @@ from apptest import (  # noqa: F401  (clear_caches: autouse)
     APP,
     charts,
     clear_caches,
+    formulas,
     open_app,
     player,
     player_data,
@@ -212,7 +213,7 @@ def test_selected_node_shows_its_candidates():
     assert any("Best candidate splits of node 0" in m.value for m in at.markdown)
     table = next(d.value for d in at.dataframe if "Note" in d.value.columns)
     best = table[table.Note == "★"].iloc[0]
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert "= 120.333" in latex and r"\eta \cdot w" in latex
     assert best.Split == "x < 15" and best.Gain == pytest.approx(120.33, abs=0.01)
     assert at.query_params["node"] == "0"
@@ -253,7 +254,7 @@ def test_hist_refuses_the_split_exact_keeps():
     refused = tables["hist"][tables["hist"].Note == "★ refused"].iloc[0]
     assert refused.Split == "x < 20 (bin [10])"
     assert refused.Gain == pytest.approx(120.33, abs=0.01)
-    latex = " ".join(x.value for x in hist.latex)
+    latex = formulas(hist)
     assert r"\text{refused: the node stays a leaf}" in latex
     # no node in the link: the root is selected, and its refusal is said
     overview = _app(**{k: v for k, v in common.items() if k != "node"}, tree_method="hist")
@@ -318,7 +319,7 @@ def test_objective_from_the_url_trains_and_shows_its_formulas():
     at = _app(sample="diabetes", objective="count:poisson", round="2")
     assert "poisson-nloglik" in status(at)
     assert at.selectbox(key="p_objective").value == "count:poisson"
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert "e^{m} - y" in latex and r"e^{m + \text{max\_delta\_step}}" in latex
     assert at.query_params["objective"] == "count:poisson"
     assert not at.error
@@ -357,7 +358,7 @@ def test_subsample_draws_the_left_out_rows_and_first_order_says_least_squares():
     residual = next(f for f in _figures(at) if "removed" in f["layout"]["title"]["text"])
     names = [t.get("name") for t in residual["data"]]
     assert "rows left out (subsample)" in names and "rows the tree was grown on" in names
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert "least squares" in latex
     assert at.segmented_control(key="p_boosting").value == "first_order"
 

@@ -106,3 +106,23 @@ def test_the_booster_hands_out_copies_of_shared_answers():
     gains = table.Gain.copy()
     table["Gain"] = 0.0
     pd.testing.assert_series_equal(bst.candidate_summary(2, 0).table.Gain, gains)
+
+
+def test_thin_keeps_each_runs_extremes_the_best_and_the_blocking_edges():
+    from boost.trace.nodes import thin
+    n = 5000
+    x = np.arange(n, dtype=float)
+    gain = np.sin(x / 300.0) * 10 + (x % 7)  # wiggles inside every run
+    valid = np.ones(n, dtype=bool)
+    valid[1200:1300] = False
+    best = np.zeros(n, dtype=bool)
+    best[4321] = True
+    frame = pd.DataFrame({"Threshold": x, "Gain": gain, "Valid": valid, "Best": best})
+    kept = thin(frame, points=600)
+    assert len(kept) <= 600 + 1 + 4 and kept.Best.sum() == 1  # + the best, 2 edges x 2
+    assert {1199, 1200, 1299, 1300} <= set(kept.index)  # where blocking starts and ends
+    edges = np.linspace(0, n, 301).astype(int)
+    for a, b in zip(edges[:-1], edges[1:], strict=True):  # each run's extremes, by hand
+        assert a + int(np.argmax(gain[a:b])) in kept.index
+        assert a + int(np.argmin(gain[a:b])) in kept.index
+    assert len(thin(frame.head(600))) == 600  # a screen's worth: kept whole

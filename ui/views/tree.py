@@ -182,6 +182,15 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
     row, cand = detail.numbers, detail.summary.table  # each feature's best, top, blocked
     drawn = set(feature_order(cand.Feature[cand.Sampled]))
     left, right = st.columns([1, 1.1])
+    with right:
+        if booster.on_sample:
+            sample_node(booster, row, cand)
+        else:
+            worked_ui(shown, detail)
+    if int(detail.summary.counts.sum()) == 0:  # no chart, no tables of nothing
+        left.markdown(f"**No candidate splits at node {detail.node_id}**: its rows cannot "
+                      "be divided (a single row, or each feature has one value among them).")
+        return
     with left:
         features = detail.features
         default = detail.best.Feature if detail.best is not None else features[0]
@@ -197,11 +206,6 @@ def node_detail(state: AppState, shown: Shown, tree: pd.DataFrame, node: int,
                                     float(booster.params["gamma"]),
                                     large=shown.large, refused=refused), "cand_chart", state,
              shown)
-    with right:
-        if booster.on_sample:
-            sample_node(booster, row, cand)
-        else:
-            worked_ui(shown, detail)
     _candidate_tables(shown, detail, refused, drawn, features)
 
 
@@ -230,18 +234,24 @@ def sample_node(booster, row: pd.Series, cand: pd.DataFrame) -> None:
 
 
 def worked_ui(shown: Shown, detail) -> None:
-    """The node's worked arithmetic with the LaTeX and CSV downloads."""
+    """The node's worked arithmetic (one block of formulas: each element costs the page a
+    message and a render at every node click) with the LaTeX and CSV downloads, written when
+    pressed."""
     r, node = shown.round, detail.node_id
-    st.markdown(f"**Node {node}, worked out**")
     steps = _worked(shown, detail)
-    for step in steps:
-        st.latex(step.latex)
+    st.markdown(f"**Node {node}, worked out**\n\n" + formulas(steps))
     title = f"BoostScope round {r}, node {node}"
-    a, b = st.columns(2)
-    a.download_button("LaTeX", steps_latex(steps, title), f"round{r}_node{node}.tex",
-                      icon=":material/download:", key="dl_tex")
-    b.download_button("CSV", steps_table(steps).to_csv(index=False),
-                      f"round{r}_node{node}.csv", icon=":material/download:", key="dl_csv")
+    with st.container(horizontal=True):
+        st.download_button("LaTeX", lambda: steps_latex(steps, title), f"round{r}_node{node}.tex",
+                           icon=":material/download:", key="dl_tex", on_click="ignore")
+        st.download_button("CSV", lambda: steps_table(steps).to_csv(index=False),
+                           f"round{r}_node{node}.csv", icon=":material/download:",
+                           key="dl_csv", on_click="ignore")
+
+
+def formulas(steps: list) -> str:
+    """Worked steps as one markdown text: a formula a paragraph, set in display style."""
+    return "\n\n".join(f"$\\displaystyle {s.latex}$" for s in steps)
 
 
 def _candidate_tables(shown: Shown, detail, refused: bool, drawn: set, features: list
@@ -250,17 +260,17 @@ def _candidate_tables(shown: Shown, detail, refused: bool, drawn: set, features:
     summary, node, klass = detail.summary, detail.node_id, detail.class_idx
     cand = summary.table
     ranges = detail.bin_ranges
+    total = int(summary.counts.sum())
     table = best_per_feature(cand, ranges, refused, counts=summary.counts)
     drawn_note = "; Drawn: could this node split on it (colsample)" if len(drawn) < len(
         features) else ""
     st.markdown(f"**Best split of each feature at node {node}** (sorted by gain{drawn_note})")
-    st.dataframe(table, hide_index=True, width="content",
+    st.dataframe(table, hide_index=True,
                  column_config={**NUMBERS, "Chosen": st.column_config.TextColumn(width=110)},
                  height=min(35 * (len(table) + 1) + 3, 388))
     listed = (f"; listed: the {len(drawn)} features this node drew"
               if len(drawn) < len(features) else "")
     on = " recomputed on the sample" if booster.on_sample else ""
-    total = int(summary.counts.sum())
     st.markdown(f"**Best candidate splits of node {node}{on}** ({total:,} in all{listed}; "
                 "G, H and similarity S of both children)")
     st.caption(f"Note: {NOTES_HELP}." + (" hist/approx: a threshold is a cut between bins; "
@@ -331,8 +341,8 @@ def node_panel(state: AppState, shown: Shown) -> None:
         st.markdown(f"**Node {int(row.Node)} of round {shown.round}, worked out**")
         if start:  # the number the lesson's text names goes on top, in view
             with st.expander(f"{start} earlier step{'s' if start > 1 else ''}"):
-                st.markdown("\n\n".join(f"$\\displaystyle {s.latex}$" for s in steps[:start]))
-        st.markdown("\n\n".join(f"$\\displaystyle {s.latex}$" for s in steps[start:]))
+                st.markdown(formulas(steps[:start]))
+        st.markdown(formulas(steps[start:]))
 
 
 REM = 20  # px per rem at 1280 px wide, where presenter panels' heights are set (ui/present.py)
