@@ -63,3 +63,44 @@ def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # no
     error.scroll_into_view_if_needed()
     page.screenshot(path=str(UPLOAD_SHOTS / "old-xls-refused.png"))
     page.close()
+
+
+def _eu(x: float, decimals: int) -> str:
+    """``x`` written the European way: points between thousands, a decimal comma."""
+    return f"{x:,.{decimals}f}".replace(",", " ").replace(".", ",").replace(" ", ".")
+
+
+def _european_csv() -> bytes:
+    """A breast-cancer-like table exported the European way: semicolons, decimal commas,
+    points between thousands; 'weight' (1.250, 2.500) reads both ways, a thousand and more
+    in this file."""
+    lines = ["mean radius;mean area;mean texture;weight;diagnosis"]
+    for i in range(60):
+        radius = 10 + (i * 37 % 100) / 10
+        lines.append(";".join([_eu(radius, 2), _eu(3.1416 * radius ** 2, 1),
+                               _eu(14 + i % 9 * 1.5, 1), f"{1 + i % 4}.{i % 7 * 125:03d}",
+                               str(int(radius > 15))]))
+    return "\n".join(lines).encode()
+
+
+def test_a_european_csv_is_read_as_numbers(browser, server, tmp_path):  # noqa: F811
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
+    page.goto(server + "/?sample=moons")
+    idle(page)
+    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
+    csv = tmp_path / "cancer-eu.csv"
+    csv.write_bytes(_european_csv())
+    with run_of(page):
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
+    note = page.locator("p").filter(has_text="cancer-eu.csv: 60 rows × 5 columns").first
+    expect(note).to_contain_text("separated by semicolons", timeout=60_000)
+    expect(note).to_contain_text("Numbers with decimal comma (1.234,5) in 4 columns: mean "
+                                 "radius, mean area, mean texture, weight.")
+    expect(_status(page)).to_contain_text(re.compile(r"Round 0 of 20 — train logloss"))
+    expect(page.get_by_role("combobox", name="Sample data")).to_have_attribute(
+        "placeholder", "cancer-eu.csv (your upload)")
+    expect(page.get_by_role("combobox", name="Numbers")).to_have_value(
+        "decimal comma (1.234,5)")
+    note.scroll_into_view_if_needed()
+    charts_drawn(page)
+    page.screenshot(path=str(UPLOAD_SHOTS / "european-csv.png"))
