@@ -123,8 +123,9 @@ def test_a_lesson_sends_each_model_once(four_points):
     assert len({t["id"] for t in data["traces"]}) == 4
     assert all("goto" not in t for t in data["traces"])
     first, second = data["steps"][0], data["steps"][1]
-    assert first["at"] == {"trace": 0, "round": 1, "node": 0, "panels": ["fit", "tree"],
-                           "app_panels": ["node"]}
+    # (step 1 shows the baseline: round 1's fit would answer step 2's question)
+    assert first["at"] == {"trace": 0, "round": 0, "node": 0, "panels": ["fit"],
+                           "app_panels": []}
     assert second["at"]["round"] == 0 and second["revealed"]["at"]["round"] == 1
     # the engine's numbers, as the app's lesson bar says them
     assert "are −10.5, 6.5, 7.5 and −7.5." in first["say"]

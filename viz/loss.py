@@ -69,7 +69,9 @@ def make_loss_comparison_figure(histories: dict[str, pd.DataFrame], round_idx: i
                     showlegend=False, marker={"color": color, "size": 11,
                                               "line": {"width": 2, "color": "white"}},
                     hoverinfo="skip"))
+    valid = any("valid" in h.columns for h in histories.values())  # (say only what is drawn)
+    key = " (solid: validation, dotted: train)" if valid else " (training rows)"
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}) by round (solid: validation, dotted: train)", large, height=380,
+        f"Loss ({metric}) by round{key}", large, height=380,
         xtitle="round (0 = baseline)", ytitle=metric, shapes=[round_marker(round_idx)],
         legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0}))

@@ -176,3 +176,29 @@ def test_the_number_a_step_names_starts_the_arithmetic_panel():
     shown = panel[-1]  # the steps from the named one on (the earlier ones folded above)
     assert any("earlier step" in e.label for e in at.expander)
     assert shown[:shown.index("55.125")].count("displaystyle") <= 2  # in the first two steps
+
+
+def test_lesson_sentences_match_what_the_screen_draws():
+    # pruning step 1: exact's and hist's thresholds differ but divide the four x's alike
+    at = _app(lesson="pruning")
+    said = _said(at)
+    x = [10.0, 20.0, 25.0, 35.0]  # the four points' x (sample_data/four_points.csv)
+    import re
+    thresholds = [float(t) for t in re.findall(r"x < ([\d.]+)", said)]
+    assert thresholds == [15, 30, 20, 35], said
+    for exact, hist in ((thresholds[0], thresholds[2]), (thresholds[1], thresholds[3])):
+        assert [v < exact for v in x] == [v < hist for v in x]
+    # pruning step 3: the trees' ends are counted, not asserted equal
+    for _ in range(3):
+        at.button(key="lesson_next").click().run()
+    assert re.search(r"(Both end with \d+ splits?|exact ends with \d+ splits?, hist with \d+)",
+                     _said(at)), _said(at)
+    # learning-rate step 4: as many η as the chart draws, and the winner named
+    lr = _app(lesson="learning-rate", step="4")
+    assert _said(lr).startswith("Four learning rates, 100 rounds each.")
+    lr.button(key="lesson_reveal").click().run()
+    revealed = " ".join(m.value for m in lr.markdown)
+    race = dict(re.findall(r"η = ([\d.]+): ([\d.]+) \(round", revealed))
+    assert set(race) == {"0.01", "0.1", "0.3", "1"}, revealed
+    winner = min(race, key=lambda k: float(race[k]))
+    assert f"η = {winner}, at its best round." in revealed

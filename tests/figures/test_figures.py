@@ -177,3 +177,17 @@ def test_at_least_raises_every_font_of_a_figure():
     assert fig.layout.xaxis.tickfont.size == 16 and fig.layout.yaxis2.title.font.size == 16
     assert fig.layout.legend.font.size == 16 and fig.layout.font.size == 16
     assert fig.layout.title.font.size == 30  # larger sizes stay
+
+
+def test_the_loss_comparison_title_promises_a_validation_curve_only_when_drawn():
+    import pandas as pd
+
+    from viz.loss import make_loss_comparison_figure
+    train = pd.DataFrame({"train": [0.7, 0.5, 0.4]})
+    both = train.assign(valid=[0.72, 0.6, 0.55])
+    only = make_loss_comparison_figure({"newton": train, "first order": train}, 1, "logloss")
+    assert only.layout.title.text.endswith("(training rows)")
+    assert {t.name for t in only.data if t.name} == {"newton: train", "first order: train"}
+    drawn = make_loss_comparison_figure({"newton": both}, 1, "logloss")
+    assert drawn.layout.title.text.endswith("(solid: validation, dotted: train)")
+    assert [t.line.dash for t in drawn.data if t.name] == ["dot", "solid"]

@@ -33,7 +33,7 @@ LESSON = Lesson(
     steps=(
         Step("Four drug dosages x and how well each worked, y. Every prediction starts at "
              "base_score {base:g}, so the residuals y − {base:g} are {res}.",
-             round=1, node=0, panels=("fit", "node"),
+             round=0, node=0, panels=("fit",),  # (round 1's fit would answer step 2)
              numbers=lambda f: {"base": f.base_score, "res": listed(f.residuals(0))}),
         Step("The root holds all four residuals. Its similarity score is (sum of residuals)² "
              "/ (number of residuals + λ) = {sim:.4g}.",

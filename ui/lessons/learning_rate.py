@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..state import ViewKeep
+from ..url import parse_etas
 from .steps import Lesson, Step
 
 
@@ -10,12 +12,20 @@ def _at(f):
 
 
 def _race(f):
-    out = {}
-    for name, eta in (("a", 1.0), ("b", 0.3), ("c", 0.1)):
+    """Each η of the learning-rates chart (its default list, as the lesson's panel shows it)
+    at its best validation round, and the lowest."""
+    race = []
+    for eta in parse_etas(ViewKeep.etas.default):
         other = f.other(eta=eta)
-        out[name] = other.loss("valid", other.best_round())
-        out[name + "r"] = other.best_round()
-    return out
+        best = other.best_round()
+        race.append((eta, other.loss("valid", best), best))
+    winner = min(race, key=lambda item: item[1])
+    return {"n": COUNTS.get(len(race), str(len(race))).capitalize(),
+            "race": "; ".join(f"η = {eta:g}: {loss:.4g} (round {r})" for eta, loss, r in race),
+            "winner": f"η = {winner[0]:g}"}
+
+
+COUNTS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 LESSON = Lesson(
@@ -33,11 +43,10 @@ LESSON = Lesson(
         Step("η = 0.1: each tree moves the fit a tenth of the way. After {r} rounds "
              "training {t:.3g}, validation {v:.3g}: still far from the data.",
              params={"eta": 0.1}, round=5, panels=("fit", "loss"), numbers=_at),
-        Step("All three, 100 rounds each.", params={"eta": 0.3}, round=100,
+        Step("{n} learning rates, 100 rounds each.", params={"eta": 0.3}, round=100,
              panels=("fit", "loss"), numbers=_race,
              ask="Which η reaches the lowest validation loss?",
-             reveal="η = 1: {a:.3g} (round {ar}); η = 0.3: {b:.3g} (round {br}); η = 0.1: "
-                    "{c:.3g} (round {cr}).",
+             reveal="{winner}, at its best round. {race}.",
              then={"panels": ("learning-rates", "fit")}),
         Step("Why small steps generalise: each tree is fit to residuals that are part "
              "signal, part noise. A small η keeps only a little of each tree, so the noise "

@@ -7,13 +7,20 @@ from .steps import Lesson, Step
 
 def _both(f):
     hist = f.other(tree_method="hist")
-    return {"g0": f.node(0).Gain, "g2": f.node(2).Gain, "h0": hist.node(0).Gain}
+    grown = [f.other(gamma=0.0), f.other(tree_method="hist", gamma=0.0)]  # every split
+    return {"g0": f.node(0).Gain, "g2": f.node(2).Gain, "h0": hist.node(0).Gain,
+            "e0": grown[0].node(0).Split, "e2": grown[0].node(2).Split,
+            "t0": grown[1].node(0).Split, "t2": grown[1].node(2).Split}
 
 
 def _noisy(f):
     exact, hist = f.gamma(), f.other(tree_method="hist").gamma()
+    ends = ("Both end with {k} split{s}" if len(exact.kept) == len(hist.kept)
+            else "exact ends with {k} split{s}, hist with {h}")
     return {"grown": exact.grown, "pruned": len(exact.pruned), "refused": len(hist.refused),
-            "gamma": f.config["gamma"]}
+            "gamma": f.config["gamma"],
+            "ends": ends.format(k=len(exact.kept), h=len(hist.kept),
+                                s="" if len(exact.kept) == 1 else "s")}
 
 
 LESSON = Lesson(
@@ -24,8 +31,11 @@ LESSON = Lesson(
     params={"base_score": "0.5", "lambda": 0.0, "max_depth": 2, "eta": 0.3,
             "tree_method": "exact", "num_boost_round": 10},
     steps=(
-        Step("With γ = 0 both methods grow the same tree on the four points: the root "
-             "splits with gain {g0:.2f}, its right child with {g2:.2f}.",
+        Step("With γ = 0 both methods split the four points the same way. exact writes a "
+             "threshold halfway between two values (x < {e0:g}, then x < {e2:g}), hist the "
+             "cut where the next value's bin starts (x < {t0:g}, then x < {t2:g}): the same "
+             "rows go each way. The root splits with gain {g0:.2f}, its right child with "
+             "{g2:.2f}.",
              params={"gamma": 0.0}, round=1, panels=("pruning",), numbers=_both),
         Step("γ = 130 lies between the two gains.", params={"gamma": 0.0}, round=1,
              panels=("pruning",), numbers=_both,
@@ -36,8 +46,8 @@ LESSON = Lesson(
              then={"params": {"gamma": 130.0}}),
         Step("On 200 noisy points, round 5, γ = {gamma:g}: exact grew {grown} splits and "
              "pruned {pruned} of them (drawn as ghosts); hist refused {refused} before growing "
-             "(a leaf that keeps the split it declined). The same tree either way; each "
-             "removed split shows its gain against γ.",
+             "(a leaf that keeps the split it declined). {ends}; each removed split shows "
+             "its gain against γ.",
              sample="noisy_1d", params={"gamma": 20.0, "max_depth": 2, "lambda": 1.0,
                                         "base_score": ""},
              round=5, panels=("pruning",), numbers=_noisy),
