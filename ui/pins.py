@@ -9,6 +9,8 @@ owns.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import streamlit as st
 
 from boost.params import APP_PARAMS, BY_NAME
@@ -40,12 +42,45 @@ def differences(pin: dict, reference: dict) -> list[str]:
 
 
 def label(pin: dict, reference: dict, limit: int = 3) -> str:
-    """A pin's short label: what differs from the current parameters."""
+    """What differs between a pin and ``reference`` (the compare view's table: a pin
+    against the current model)."""
     parts = differences(pin, reference)
     if not parts:
         return "same parameters"
     more = f", +{len(parts) - limit} more" if len(parts) > limit else ""
     return ", ".join(parts[:limit]) + more
+
+
+def labels(kept: list[dict], limit: int = 3) -> list[str]:
+    """Each pin named by its own parameters, so a label keeps its meaning while the knobs
+    move. Among the parameters that differ among the pins, a pin is named by those where it
+    departs from the pins' common value (a value most pins share; on a tie none is
+    common), or by all of them where it departs from none; a lone pin (or pins alike) by
+    what sets it apart from the defaults."""
+    varying = [p for p in APP_PARAMS if len({repr(pin.get(p.name)) for pin in kept}) > 1]
+    if not varying:
+        varying = [p for p in APP_PARAMS
+                   if any(pin.get(p.name) != url.widget_default(p) for pin in kept)]
+    common = {}
+    for p in varying:
+        counts = Counter(repr(pin.get(p.name)) for pin in kept)
+        (value, n), *rest = counts.most_common()
+        if not rest or rest[0][1] < n:
+            common[p.name] = value
+    out = []
+    for pin in kept:
+        own = [p for p in varying if common.get(p.name) != repr(pin.get(p.name))]
+        parts = [f"{p.key} {_value(p.name, pin[p.name])}" for p in own or varying
+                 if p.name in pin]
+        more = f", +{len(parts) - limit} more" if len(parts) > limit else ""
+        out.append(", ".join(parts[:limit]) + more if parts else "the default parameters")
+    return out
+
+
+def twin(config: dict, kept: list[dict]) -> int | None:
+    """The pin (1-based) that holds the same parameters as ``config``, if one does."""
+    pin = pin_of(config)
+    return kept.index(pin) + 1 if pin in kept else None
 
 
 def name(i: int) -> str:
@@ -100,12 +135,10 @@ def open_compare(state: AppState) -> None:
     state.stage.show_view(VIEW)
 
 
-def pins_ui(state: AppState, where: str, reference: dict | None = None,
-            in_fragment: bool = False) -> None:
-    """'Pin model' and each pin with its label (what differs from ``reference``, by default
-    the sidebar's parameters) and a remove button (×). ``where`` prefixes the widgets' keys (the
-    sidebar and the compare view each draw one)."""
-    reference = reference or state.inputs.params()
+def pins_ui(state: AppState, where: str, in_fragment: bool = False) -> None:
+    """'Pin model' and each pin with its label (``labels``: its own parameters) and a remove
+    button (×). ``where`` prefixes the widgets' keys (the sidebar and the compare view each
+    draw one)."""
     left, right = st.columns(2)
     left.button("Pin model", key=f"{where}_pin", icon=":material/push_pin:",
                 on_click=add, args=(state, in_fragment), disabled=state.inputs.data is None,
@@ -118,9 +151,9 @@ def pins_ui(state: AppState, where: str, reference: dict | None = None,
                      use_container_width=True, help="Open the Compare view.")
     if state.pins.note:
         st.warning(state.pins.note, icon=":material/push_pin:")
-    for i, pin in enumerate(state.pins.kept):
+    for i, said in enumerate(labels(state.pins.kept)):
         text, cross = st.columns([5, 1], vertical_alignment="center")
-        text.markdown(f"**{name(i + 1)}**: {url.shown(label(pin, reference), 200)}")
+        text.markdown(f"**{name(i + 1)}**: {url.shown(said, 200)}")
         cross.button("", key=f"{where}_unpin_{i}", icon=":material/close:",
                      on_click=remove, args=(state, i, in_fragment),
                      help=f"Remove {name(i + 1)}")

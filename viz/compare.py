@@ -39,9 +39,11 @@ def _legend_below() -> dict:
 def make_loss_overlay_figure(histories: dict[str, pd.DataFrame], colors: dict[str, str],
                              round_idx: int, metric: str, large: bool = False) -> go.Figure:
     """Every model's loss by round (``Booster.loss_history()``): validation solid, train
-    dashed, one colour per model, the current round marked."""
+    dashed, one colour per model, the current round marked. The first model (the current
+    one) is drawn over the others, so it stays in sight where a pin's curves are the same;
+    the legend keeps the given order."""
     traces = []
-    for name, history in histories.items():
+    for rank, (name, history) in reversed(list(enumerate(histories.items()))):
         color = colors[name]
         shown = False
         for column, dash in (("valid", "solid"), ("train", "dash")):
@@ -49,13 +51,15 @@ def make_loss_overlay_figure(histories: dict[str, pd.DataFrame], colors: dict[st
                 continue
             traces.append(go.Scatter(
                 x=history.index.to_numpy(), y=history[column].to_numpy(), mode="lines",
-                name=name, legendgroup=name, showlegend=not shown,
+                name=name, legendgroup=name, showlegend=not shown, legendrank=rank + 1,
                 line={"color": color, "dash": dash, "width": 3 if dash == "solid" else 2},
                 hovertemplate=f"{name}, round %{{x}}<br>{column} {metric} = %{{y:.5g}}"
                               "<extra></extra>"))
             shown = True
+    valid = any("valid" in h.columns for h in histories.values())  # (say only what is drawn)
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}): validation solid, train dashed", large, height=400,
+        f"Loss ({metric}): " + ("validation solid, train dashed" if valid else
+                                "training rows"), large, height=400,
         xtitle="round (0 = baseline)", ytitle=metric, shapes=[round_marker(round_idx)],
         legend=_legend_below(), margin={"b": 90}))
 

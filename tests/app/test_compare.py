@@ -105,3 +105,38 @@ def test_remove_a_pin_in_the_view_and_no_pins_explains_how():
     assert at.session_state["app"].pins.kept == [] and "pin" not in at.query_params
     assert any("Pin model" in i.value for i in at.info)
     assert list(_table(at).model) == ["current"]
+
+
+def test_pins_are_named_by_their_own_parameters_and_the_current_model_by_its_twin():
+    base = {p.name: url.widget_default(p) for p in pins.APP_PARAMS}
+    a = {**base, "eta": 0.1}
+    b = {**base, "eta": 0.1, "max_depth": 5}
+    c = {**base, "eta": 0.5, "max_depth": 5}
+    # what differs among the pins, each pin's own values: not its distance from the knobs
+    # (eta 0.1 and max_depth 5 are the pins' common values: a pin is named by where it
+    # departs from them, or by all that vary where it departs from none)
+    assert pins.labels([a, b, c]) == [f"max_depth {base['max_depth']}",
+                                      "eta 0.1, max_depth 5", "eta 0.5"]
+    assert pins.labels([a, {**base, "eta": 0.6}]) == ["eta 0.1", "eta 0.6"]  # a tie
+    assert pins.labels([a]) == ["eta 0.1"]  # a lone pin: what sets it apart from defaults
+    assert pins.labels([base]) == ["the default parameters"]
+    assert pins.labels([a, a]) == ["eta 0.1", "eta 0.1"]
+    config = {**base, "digest": "d", "target": "y"}  # (a model's configuration)
+    assert pins.twin({**config, "eta": 0.1, "max_depth": 5}, [a, b, c]) == 2
+    assert pins.twin(config, [a, b, c]) is None
+
+
+def test_pin_change_pin_keeps_the_current_model_in_sight():
+    at = open_app(sample="noisy_1d", view="compare", eta="0.3")
+    at.button(key="side_pin").click().run()
+    at.slider(key="p_eta").set_value(0.6).run()
+    at.button(key="side_pin").click().run()
+    app = at.session_state["app"]
+    assert [p["eta"] for p in app.pins.kept] == [0.3, 0.6]
+    sidebar = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**pin 1**: eta 0.3" in sidebar and "**pin 2**: eta 0.6" in sidebar
+    loss = next(c for c in charts(at) if c["layout"]["title"]["text"].startswith("Loss"))
+    names = [t["name"] for t in loss["data"] if t.get("showlegend", True)]
+    assert names[-1] == "current (= pin 2)"  # drawn last: over pin 2's same curves
+    ranks = {t["name"]: t["legendrank"] for t in loss["data"]}
+    assert ranks["current (= pin 2)"] < ranks["pin 1: eta 0.3"] < ranks["pin 2: eta 0.6"]

@@ -58,7 +58,7 @@ def render(state: AppState, shown: Shown) -> None:
     if not shown.compact:
         st.caption("Each pin keeps a model's parameters and is trained on the data and columns "
                    "on screen; every chart gives a model the same colour.")
-        pins.pins_ui(state, "cmp", shown.config, in_fragment=True)
+        pins.pins_ui(state, "cmp", in_fragment=True)
     entries = _entries(state, shown)
     colors = {e.legend: e.color for e in entries}
     booster, r = shown.booster, shown.round
@@ -81,10 +81,13 @@ def render(state: AppState, shown: Shown) -> None:
 def _entries(state: AppState, shown: Shown) -> list[Entry]:
     """The current model and every pin that trains on the data on screen (each pin that
     cannot is said, once)."""
-    entries = [Entry(0, pins.CURRENT, pins.CURRENT, shown.config, shown.booster)]
+    twin = pins.twin(shown.config, state.pins.kept)  # (drawn over it: named so)
+    entries = [Entry(0, pins.CURRENT, pins.CURRENT if twin is None
+                     else f"{pins.CURRENT} (= {pins.name(twin)})", shown.config, shown.booster)]
+    said = pins.labels(state.pins.kept)
     with st.spinner("Training the pinned models…", show_time=True):
         for i, pin in enumerate(state.pins.kept, 1):
-            text = pins.label(pin, shown.config)
+            text = said[i - 1]
             try:
                 model = pins.train_pin(state, pin, shown.config)
             except TrainingError as exc:
