@@ -132,7 +132,7 @@ def remove(state: AppState, i: int, full_rerun: bool) -> None:
 
 
 def open_compare(state: AppState) -> None:
-    state.stage.show_view(VIEW)
+    state.stage.show_view(VIEW, scroll=True)
 
 
 def pins_ui(state: AppState, where: str, in_fragment: bool = False) -> None:

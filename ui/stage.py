@@ -7,6 +7,7 @@ it through its methods."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -22,6 +23,11 @@ from .player import offline_button, player
 from .state import AppState, Model, Shown, Stage, ViewKeep
 from .training import missing_features
 from .views import DEFAULT, VIEWS
+
+# An element with nothing to show (its container takes no room): it scrolls the view in
+_SCROLL_TO = st.components.v2.component(
+    "boostscope_scroll_to", js=Path(__file__).with_name("scroll_to.js").read_text(),
+    css=".st-key-scroll_to { display: none; }", isolate_styles=False)
 
 
 def rerun_if_asked(state: Stage) -> None:
@@ -166,6 +172,9 @@ def render_view(state: AppState, shown: Shown, view) -> None:
                 + "; train a model in BoostScope (close the opened one) for this view.",
                 icon=":material/info:")
         return
+    asked = state.stage.scroll_to
+    if asked is not None and asked[0] == view.SLUG:
+        _SCROLL_TO(key="scroll_to", data={"token": asked[1]})
     try:
         view.render(state, shown)
     except boost.NoTrainingTrace as exc:

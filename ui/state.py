@@ -237,6 +237,9 @@ class Stage:
     held: frozenset = frozenset()
     # the round a model's window of rounds is centred on (a model beyond the trace's budget)
     around: int | None = None
+    # a view opened from elsewhere (the sidebar's Compare) is brought into the window: the
+    # view and a count of such openings
+    scroll_to: tuple[str, int] | None = None
 
     view = Widget()
     verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
@@ -268,8 +271,12 @@ class Stage:
     def select(self, node: int | None) -> None:
         self.node = node
 
-    def show_view(self, slug: str) -> None:
+    def show_view(self, slug: str, scroll: bool = False) -> None:
+        """Show view ``slug``; ``scroll``: bring it into the window (opened from the
+        sidebar, away from the view's own choice)."""
         self.view = slug
+        if scroll:
+            self.scroll_to = (slug, (self.scroll_to or ("", 0))[1] + 1)
 
     def ask_full_run(self, full: bool = True) -> None:
         """One full run of the app at the next chance (``rerun_if_asked``): a callback in a

@@ -56,6 +56,10 @@ def test_pin_change_eta_and_compare_at_720p(browser, server):  # noqa: F811
         expect(slider).to_have_attribute("aria-valuetext", f"0.{hundredths:02d}")
     expect(page.get_by_text(said, exact=True).first).to_be_visible(timeout=30_000)
     _click(page, "side_compare")
+    # the view opens in the window (below the stage, it was out of sight at 720p)
+    page.wait_for_function("""() => { const r = document.querySelector('.st-key-cmp_pin_loss')
+        ?.getBoundingClientRect(); return r && r.top >= 0 && r.top < innerHeight / 2; }""",
+                           timeout=30_000)
     for key in ("cmp_pin_loss", "cmp_pin_fit", "cmp_pin_tree_left", "cmp_pin_tree_right",
                 "cmp_pin_leaves"):
         expect(page.locator(f".st-key-{key} .js-plotly-plot")).to_be_visible(timeout=60_000)
