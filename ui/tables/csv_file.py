@@ -8,7 +8,8 @@ import io
 import pandas as pd
 
 from .checks import DataError, check_unique, looks_numeric
-from .numbers import NumberReading, read_styled
+from .dates import read_dates
+from .numbers import COMMA, NumberReading, read_styled
 
 DELIMITERS = [",", ";", "\t", "|"]
 
@@ -74,7 +75,8 @@ def read_csv(raw: bytes, filename: str, numbers: str | None = None
     frame, reading = read_styled(frame, read(dtype=str), delimiter, numbers)
     if reading.note():
         notes.append(reading.note())
-    return frame, notes, reading
+    frame, said = read_dates(frame, day_first=reading.style == COMMA)
+    return frame, notes + said, reading
 
 
 def _delimiter_name(d: str) -> str:
