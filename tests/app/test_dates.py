@@ -29,7 +29,7 @@ def test_a_date_column_reads_as_days_since_1970(texts, sep, want):
 
 
 def test_ambiguous_slashed_dates_follow_the_files_decimal_mark():
-    raw = "d;v;y\n01/02/2024;1,5;0\n03/04/2024;2,5;1\n".encode()  # European: day first
+    raw = b"d;v;y\n01/02/2024;1,5;0\n03/04/2024;2,5;1\n"  # European: day first
     assert tables.read_table(raw, "d.csv").frame.d.tolist() == pytest.approx(
         [_days(2024, 2, 1), _days(2024, 4, 3)])
 
