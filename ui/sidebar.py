@@ -65,14 +65,10 @@ def data_ui(app: AppState) -> Data | None:
                  placeholder=f"{inputs.data.name} (your upload)" if inputs.data else None,
                  help="Bundled data sets; sample_data/README.md gives their sources.")
     upload = st.file_uploader("…or upload a table", type=list(tables.UPLOAD_TYPES),
-                              key="upload", help=UPLOAD_HELP, on_change=_uploaded, args=(app,))
+                              key="upload", help=UPLOAD_HELP, on_change=read_upload, args=(app,))
     if upload is not None and inputs.upload.error:
         st.error(inputs.upload.error + " The previous data stay loaded.")
     return inputs.data
-
-
-def _uploaded(app: AppState) -> None:
-    read_upload(app)
 
 
 def _numbers_chosen(app: AppState) -> None:

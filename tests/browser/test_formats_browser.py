@@ -24,17 +24,21 @@ def _workbook() -> bytes:
     return with_saved_values(raw, saved)
 
 
-def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # noqa: F811
+def _upload(browser, server, path, raw: bytes):
+    """A 1280x720 page on the moons sample, trained, then ``raw`` uploaded as ``path``."""
     UPLOAD_SHOTS.mkdir(parents=True, exist_ok=True)
     page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server + "/?sample=moons")
     idle(page)
     expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
-
-    book = tmp_path / "marks.xlsx"
-    book.write_bytes(_workbook())
+    path.write_bytes(raw)
     with run_of(page):
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(book))
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    return page
+
+
+def test_excel_upload_then_an_old_xls_keeps_it(browser, server, tmp_path):  # noqa: F811
+    page = _upload(browser, server, tmp_path / "marks.xlsx", _workbook())
     note = page.locator("p").filter(has_text="marks.xlsx: 40 rows × 3 columns").first
     expect(note).to_be_visible(timeout=60_000)
     expect(note).to_contain_text("Read sheet 'Marks'")
@@ -84,14 +88,7 @@ def _european_csv() -> bytes:
 
 
 def test_a_european_csv_is_read_as_numbers(browser, server, tmp_path):  # noqa: F811
-    page = new_page(browser, viewport={"width": 1280, "height": 720})
-    page.goto(server + "/?sample=moons")
-    idle(page)
-    expect(_status(page)).to_contain_text("Round 0 of 20", timeout=60_000)
-    csv = tmp_path / "cancer-eu.csv"
-    csv.write_bytes(_european_csv())
-    with run_of(page):
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(csv))
+    page = _upload(browser, server, tmp_path / "cancer-eu.csv", _european_csv())
     note = page.locator("p").filter(has_text="cancer-eu.csv: 60 rows × 5 columns").first
     expect(note).to_contain_text("separated by semicolons", timeout=60_000)
     expect(note).to_contain_text("Numbers with decimal comma (1.234,5) in 4 columns: mean "

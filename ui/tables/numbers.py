@@ -58,37 +58,35 @@ def _dotted(values: pd.Series) -> bool:
     return values.astype(str).str.contains(".", regex=False).any()
 
 
-def _votes(text: pd.DataFrame, columns) -> tuple[int, int]:
-    """(columns that read only with decimal commas, columns that read only with decimal
-    points and hold a decimal point): the file's own evidence."""
-    commas = points = 0
-    for c in columns:
-        point, comma = reads_as(text[c], POINT), reads_as(text[c], COMMA)
-        commas += comma and not point
-        points += point and not comma and _dotted(text[c])
-    return commas, points
+def _ways(text: pd.DataFrame) -> dict[str, tuple[bool, bool]]:
+    """{column: (reads with decimal points, reads with decimal commas)}, each column's text
+    matched once for the file's way, its reading and the choice."""
+    return {c: (reads_as(text[c], POINT), reads_as(text[c], COMMA)) for c in text.columns}
 
 
-def file_style(text: pd.DataFrame, delimiter: str | None = None) -> str:
-    """The way the file writes its numbers: the way more of its unambiguous columns read;
-    on a tie, decimal commas in a semicolon-separated file (a European export), else
-    decimal points."""
-    commas, points = _votes(text, text.columns)
+def file_style(text: pd.DataFrame, delimiter: str | None = None, ways=None) -> str:
+    """The way the file writes its numbers: the way more of its unambiguous columns read
+    (decimal points counted only where a column holds one); on a tie, decimal commas in a
+    semicolon-separated file (a European export), else decimal points."""
+    ways = ways or _ways(text)
+    commas = sum(comma and not point for point, comma in ways.values())
+    points = sum(point and not comma and _dotted(text[c]) for c, (point, comma) in ways.items())
     if commas != points:
         return COMMA if commas > points else POINT
     return COMMA if delimiter == ";" else POINT
 
 
-def read_numbers(frame: pd.DataFrame, text: pd.DataFrame, style: str
+def read_numbers(frame: pd.DataFrame, text: pd.DataFrame, style: str, ways=None
                  ) -> tuple[pd.DataFrame, dict[str, str]]:
     """``frame`` (as read, numbers in decimal points) with the columns ``style`` changes
     read again from ``text`` (the same table, every cell as written), and {column: the way
     it was read} for those. A text column that reads as numbers is read the way it reads
     (``style`` when both); with ``style`` = ``COMMA``, a number column whose every value
     also reads with decimal commas ("1.234": a thousand and more) is read that way."""
+    ways = ways or _ways(text)
     styles = {}
     for column in frame.columns:
-        point, comma = reads_as(text[column], POINT), reads_as(text[column], COMMA)
+        point, comma = ways[column]
         if frame[column].dtype.kind in "iufb":  # pandas read it with decimal points
             if style == COMMA and comma and _dotted(text[column]):
                 styles[column] = COMMA
@@ -102,11 +100,12 @@ def read_numbers(frame: pd.DataFrame, text: pd.DataFrame, style: str
     return out, styles
 
 
-def both_ways(text: pd.DataFrame) -> list[str]:
+def both_ways(text: pd.DataFrame, ways=None) -> list[str]:
     """The columns whose numbers read either way and differ ("1,234" is 1234 or 1.234):
     where the choice of style matters."""
-    return [c for c in text.columns if reads_as(text[c], POINT) and reads_as(text[c], COMMA)
-            and text[c].astype(str).str.contains("[.,]").any()]
+    ways = ways or _ways(text)
+    return [c for c, (point, comma) in ways.items()
+            if point and comma and text[c].astype(str).str.contains("[.,]").any()]
 
 
 @dataclass(frozen=True)
@@ -141,6 +140,7 @@ def read_styled(frame: pd.DataFrame, text: pd.DataFrame, delimiter: str | None =
                 style: str | None = None) -> tuple[pd.DataFrame, NumberReading]:
     """``read_numbers`` with the file's own way (``file_style``) unless ``style`` is
     given (the user's choice)."""
-    style = style if style in STYLES else file_style(text, delimiter)
-    out, columns = read_numbers(frame, text, style)
-    return out, NumberReading(style, columns, tuple(both_ways(text)))
+    ways = _ways(text)
+    style = style if style in STYLES else file_style(text, delimiter, ways)
+    out, columns = read_numbers(frame, text, style, ways)
+    return out, NumberReading(style, columns, tuple(both_ways(text, ways)))
