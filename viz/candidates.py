@@ -78,20 +78,20 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
     note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,
             "yanchor": "bottom", "text": f"γ = {gamma:g}", "showarrow": False,
             "font": {"color": CURRENT}}
-    fig = go.Figure(data=traces, layout=layout(
+    valid = part[part.Valid].Threshold.to_numpy()
+    frame = {}
+    if len(valid) >= 2 and valid[-1] > valid[0]:
+        # Frame the valid thresholds: the blocked "every present value on one side" ones sit
+        # at sentinel thresholds (about twice the largest value) and would squash the peak.
+        pad = 0.05 * (valid[-1] - valid[0])
+        frame = {"range": [float(valid[0] - pad), float(valid[-1] + pad)]}
+    return go.Figure(data=traces, layout=layout(
         f"Gain of every split on {feature}", large, height=440,
         xtitle=f"threshold: {feature} < it goes left",  # short: a half-width column cut it
         ytitle=f"gain = S_L + S_R − {short(parent)}", shapes=shapes, annotations=[note],
         # four entries would wrap over the title on top; placed a fixed distance under the
         # plot they ran into the x axis's title in a half-width column: at the bottom edge
-        legend=BELOW, margin={"b": 150}))
-    valid = part[part.Valid].Threshold.to_numpy()
-    if len(valid) >= 2 and valid[-1] > valid[0]:
-        # Frame the valid thresholds: the blocked "every present value on one side" ones sit
-        # at sentinel thresholds (about twice the largest value) and would squash the peak.
-        pad = 0.05 * (valid[-1] - valid[0])
-        fig.update_xaxes(range=[float(valid[0] - pad), float(valid[-1] + pad)])
-    return fig
+        legend=BELOW, margin={"b": 150}, xaxis=frame))
 
 
 def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
