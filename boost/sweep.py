@@ -27,6 +27,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .cv import check_folds, check_stopping, fold_inputs, kfold, run_folds
 from .exact import SortedColumns
 from .objectives import metric_name
 from .params import BY_NAME, parse_params
@@ -130,6 +131,41 @@ def _train_point(shared: _Shared, p, num_boost_round, stopping_rounds, stop: thr
     return run.history, facts
 
 
+def _train_point_cv(shared: list[_Shared], p, num_boost_round, stopping_rounds,
+                    stop: threading.Event):
+    """One grid point scored by cross-validation: (the folds' losses per round, the means
+    over the folds of the trees' facts per round)."""
+
+    def on_round(runs):
+        if stop.is_set():
+            raise SweepCancelled
+        return tuple(np.mean([_round_facts(run.new_trees) for run in runs], axis=0))
+
+    scores = run_folds(p, [s.data for s in shared], num_boost_round, stopping_rounds,
+                       make_grower=lambda k: shared[k].grower(p),
+                       base_margins=[s.intercepts[(p.base_score, p.loss)][1] for s in shared],
+                       on_round=on_round)
+    return scores, scores.facts
+
+
+def _frame_cv(points, results, metric, nfold) -> pd.DataFrame:
+    """The cross-validated sweep's rows: per (point, round) the mean and standard deviation
+    over the folds of the training and test loss (xgboost.cv's columns), every round
+    trained (early stopping's patience included: the best round is the table's to find)."""
+    keys = list(points[0])
+    rows = []
+    for i, (point, (scores, facts)) in enumerate(zip(points, results, strict=True)):
+        train, test = scores.train[1:], scores.test[1:]
+        for r, fact in enumerate(facts, start=1):
+            rows.append((i, *(point[k] for k in keys), r, train[r - 1].mean(),
+                         train[r - 1].std(), test[r - 1].mean(), test[r - 1].std(), *fact))
+    columns = ["point", *keys, "round", f"train-{metric}-mean", f"train-{metric}-std",
+               f"test-{metric}-mean", f"test-{metric}-std", *FACTS]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame.attrs.update(metric=metric, evals=["test"], nfold=nfold)
+    return frame
+
+
 def _frame(points, results, metric, eval_names) -> pd.DataFrame:
     keys = list(points[0])
     names = list(dict.fromkeys(["train", *eval_names]))  # (an evaluation set named "train"
@@ -168,7 +204,8 @@ def _workers(n_points: int, nthread: int) -> tuple[int, int]:
 
 
 def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
-          early_stopping_rounds: int | None = None, sample_weight=None, *, progress=None,
+          early_stopping_rounds: int | None = None, sample_weight=None, *,
+          nfold: int | None = None, folds=None, seed: int = 0, progress=None,
           cancel=None) -> pd.DataFrame:
     """Train every point of ``grid`` (a dict of parameter -> list of values, swept as their
     product) on the same data; one row per (point, round).
@@ -177,6 +214,11 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
     total)`` is called (in the caller's thread) after each point finishes; an exception raised
     in it stops the sweep and propagates. ``cancel``: an object with ``is_set()`` (a
     ``threading.Event``); once set, the sweep stops and raises :class:`SweepCancelled`.
+
+    ``nfold`` (or ``folds``): score every point by k-fold cross-validation as
+    ``boost.cv`` / ``xgboost.cv`` do, on the same folds for every point (drawn with
+    ``seed``, XGBoost's draw); early stopping then watches the mean test loss, and
+    ``evals`` must be empty (each fold tests on its own held-out rows).
 
     Returns
     -------
@@ -187,6 +229,9 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
         ``sum_abs_leaf`` and ``depth`` of the round's trees (summed over classes; depth is
         the deepest). With early stopping a point has rows up to the round it stopped at.
         ``attrs["metric"]`` is the metric's name, ``attrs["evals"]`` the evaluation sets'.
+        Cross-validated: ``train-<metric>-mean``, ``-std`` and ``test-<metric>-mean``,
+        ``-std`` over the folds instead of the losses, every round each point trained
+        (``attrs["nfold"]``: the folds; the facts are the folds' means).
     """
     points = _points(grid)
     base = parse_params(params)
@@ -197,15 +242,26 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
         except ValueError as exc:
             raise ValueError(f"grid point {point}: {exc}") from None
     check_rounds(num_boost_round)
+    crossed = nfold is not None or folds is not None
+    if crossed and len(evals):
+        raise ValueError("evals: a cross-validated sweep tests every point on each fold's "
+                         "held-out rows; pass no evaluation sets with nfold or folds.")
     data = inputs(base, X, y, sample_weight, evals, own_X=False)  # read during the call only
-    stopping_rounds = _check_early_stopping(early_stopping_rounds, data.eval_sets)
     workers, per_point = _workers(len(points), base.nthread)
     configs = [replace(p, nthread=per_point) for p in configs]
-    shared = _Shared(data, configs)
+    if crossed:
+        n = data.X32.shape[0]
+        pairs = kfold(n, nfold, seed) if folds is None else check_folds(folds, n)
+        stopping_rounds = check_stopping(early_stopping_rounds)
+        shared = [_Shared(part, configs) for part in fold_inputs(data, pairs)]
+        train_point = _train_point_cv
+    else:
+        stopping_rounds = _check_early_stopping(early_stopping_rounds, data.eval_sets)
+        shared, train_point = _Shared(data, configs), _train_point
     stop = threading.Event()
     results = [None] * len(points)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sweep") as pool:
-        futures = {pool.submit(_train_point, shared, p, num_boost_round, stopping_rounds, stop): i
+        futures = {pool.submit(train_point, shared, p, num_boost_round, stopping_rounds, stop): i
                    for i, p in enumerate(configs)}
         try:
             _collect(futures, results, progress, cancel, stop)
@@ -214,8 +270,10 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
             for future in futures:
                 future.cancel()
             raise
-    eval_names = [name for name, _, _, _ in data.eval_sets]
-    return _frame(points, results, metric_name(base.objective, base.loss), eval_names)
+    metric = metric_name(base.objective, base.loss)
+    if crossed:
+        return _frame_cv(points, results, metric, len(shared))
+    return _frame(points, results, metric, [name for name, _, _, _ in data.eval_sets])
 
 
 def _collect(futures, results, progress, cancel, stop) -> None:

@@ -408,30 +408,38 @@ class Rounds:
                                                self.w32, self.p.loss, self.gh_buffers)
 
     def boost(self) -> None:
+        with _threads(self.p.nthread):
+            for stop in self.steps():
+                if stop:
+                    break
+
+    def steps(self):
+        """The loop a round at a time, for a caller that holds the threads (``_threads``)
+        and steps several runs together (cross-validation's folds): yields after each round
+        whether early stopping ends training."""
         p, X32 = self.p, self.X32
         g, h, train_loss = self.gradients_and_loss()
         self.own = [train_loss]  # the training set's loss
         self.evals = {name: [self.loss_of(m, y_e, w_e)]
                       for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins,
                                                         strict=True)}
-        with _threads(p.nthread):
-            if self.make_grower is not None:
-                self.grower = self.make_grower()
+        if self.make_grower is not None:
+            self.grower = self.make_grower()
+        else:
+            self.grower = _ExactGrower(X32, p) if self.exact else _HistGrower(X32, self.w32, p)
+        buf = new_tree_nodes(tree_capacity(p, X32.shape[0]))
+        for r in range(self.num_boost_round):
+            self.grow_round(g, h, buf)
+            if r + 1 < self.num_boost_round:
+                g, h, train_loss = self.gradients_and_loss()
             else:
-                self.grower = (_ExactGrower(X32, p) if self.exact
-                               else _HistGrower(X32, self.w32, p))
-            buf = new_tree_nodes(tree_capacity(p, X32.shape[0]))
-            for r in range(self.num_boost_round):
-                self.grow_round(g, h, buf)
-                if r + 1 < self.num_boost_round:
-                    g, h, train_loss = self.gradients_and_loss()
-                else:
-                    train_loss = self.loss_of(self.margin, self.y32, self.w32)
-                stop = self.record(train_loss)
-                if self.on_round is not None:
-                    self.on_round(self)
-                if stop:
-                    break
+                train_loss = self.loss_of(self.margin, self.y32, self.w32)
+            stop = self.record(train_loss)
+            if self.on_round is not None:
+                self.on_round(self)
+            yield stop
+            if stop:
+                return
 
     def grow_round(self, g, h, buf) -> None:
         """One tree per class on the round's gradients; the margins move by its leaves."""
