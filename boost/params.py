@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field, make_dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -267,6 +267,25 @@ BOOSTING = BY_NAME["boosting"].choices
 # The parameters the app shows (a widget each): kept in the session and in the URL.
 APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
 SWEEPABLE = tuple(p for p in PARAMETERS if p.scale)  # the parameters the Lab can sweep
+
+
+def sweep_grid(p: Param, n: int, include=(), top=None) -> list:
+    """A sweep's values of ``p``, ascending: ``sweep_values`` over its ``lab_range`` (up to
+    ``top`` when given: what the data can support), with the values of ``include`` (the
+    value on screen, XGBoost's default) added, so the grid holds the models a student
+    compares against."""
+    if top is not None and p.lab_range is not None:
+        p = replace(p, lab_range=(p.lab_range[0], max(p.lab_range[0], min(p.lab_range[1],
+                                                                         top))))
+    values = set(sweep_values(p, n))
+    values |= {p.kind(v) for v in include if v is not None and (p.low is None or v >= p.low)}
+    return sorted(values)
+
+
+def max_depth_for(rows: int) -> int:
+    """The deepest max_depth ``rows`` training rows can fill: a tree of depth d has 2^d
+    leaves, so deeper than log2(rows) leaves a row or less per leaf."""
+    return max(1, int(math.floor(math.log2(max(2, rows)))))
 
 
 def sweep_values(p: Param, n: int) -> list:

@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 
 from boost.params import BY_NAME, sweep_values
-from viz.lab import best_rows, label
+from viz.lab import best_rows, label, verdict
 
-PATIENCE = 20  # early stopping's patience in every step (rounds without improvement)
+from .sweeps import BUDGET
+
 HIGH_ETA = BY_NAME["eta"].default  # step 1's "high" learning rate: XGBoost's default, 0.3
-MAX_ROUNDS = BY_NAME["num_boost_round"].app_range[1]  # steps 1 and 6: the most the app trains
+MAX_ROUNDS = BUDGET  # steps 1 and 6: the most rounds a sweep trains
 LOWER = (1, 2, 5, 10)  # step 6 tries η / each (1: the η carried in)
 
 
@@ -100,23 +101,24 @@ def plan(i: int, carried: dict, rounds: int | None) -> tuple[dict, int]:
 
 
 def best_point(sweep: pd.DataFrame, carried: dict) -> tuple[dict, int, float]:
-    """(values, best round, validation loss) of the sweep's best point: the lowest
-    validation loss at its best round; of equal ones the carried-in values, else the
-    first."""
+    """(values, best round, validation loss) of the point the step keeps: the carried-in
+    values while they are within the folds' spread of the lowest loss (``viz.lab.verdict``:
+    a value the folds cannot tell from the best does not replace them), else the lowest."""
     best = best_rows(sweep)
-    names = [c for c in best.columns if c not in ("point", "round", "train", "valid", "gap")]
-    low = best["valid"].min()
-    tied = best[best["valid"] == low]
-    kept = tied[np.logical_and.reduce([np.isclose(tied[n].astype(float), float(carried[n]))
-                                       for n in names])]
-    row = (kept if len(kept) else tied).iloc[0]
+    names = [c for c in best.columns if c not in ("point", "round", "train", "valid", "gap",
+                                                  "spread", "trained", "still")]
+    v = verdict(best)
+    close = best.iloc[list(v.close)]
+    kept = close[np.logical_and.reduce([np.isclose(close[n].astype(float), float(carried[n]))
+                                        for n in names])]
+    row = (kept if len(kept) else best.iloc[[v.best]]).iloc[0]
     found = {n: BY_NAME[n].kind(row[n]) for n in names}
     return found, int(row["round"]), float(row["valid"])
 
 
 def walk(run: Callable[[int, dict, int, dict], pd.DataFrame], steps: int) -> list[Outcome]:
     """The first ``steps`` steps. ``run(i, grid, rounds, fixed)`` sweeps ``grid`` with
-    the parameters ``fixed`` and early stopping after PATIENCE rounds."""
+    the parameters ``fixed`` and early stopping (``sweeps.PATIENCE``)."""
     carried, rounds, out = start_values(), None, []
     for i in range(steps):
         grid, n = plan(i, carried, rounds)

@@ -11,9 +11,22 @@ import pandas as pd
 import streamlit as st
 
 import boost
+from boost.params import BY_NAME
 
 from . import training
 from .state import Shown
+
+BUDGET = BY_NAME["num_boost_round"].app_range[1]  # rounds a sweep may train: the app's most
+PATIENCE = 20  # early stopping's patience in every sweep (rounds without improvement)
+CV_ROWS = 20_000  # training rows up to which a sweep scores by cross-validation
+NFOLD = 5  # its folds: on a small table one validation split is noise
+
+
+def folds_for(rows: int) -> int | None:
+    """The folds a sweep over ``rows`` training rows is scored with: ``NFOLD``-fold
+    cross-validation up to ``CV_ROWS`` rows, else None (the validation rows, which are then
+    many enough to judge by)."""
+    return NFOLD if rows <= CV_ROWS else None
 
 
 class SweepError(ValueError):
@@ -24,28 +37,32 @@ class SweepError(ValueError):
 class Request:
     """One sweep: the model's configuration, parameters fixed over it (``fixed``: (name,
     value) pairs, e.g. what earlier guide steps found), the grid ((name, values) pairs, in
-    sweep order), the rounds and early stopping's patience (None: off)."""
+    sweep order), the rounds, early stopping's patience (None: off) and the folds each
+    point is cross-validated on (None: scored on the validation rows)."""
 
     config: tuple
     fixed: tuple
     grid: tuple
     rounds: int
     stopping: int | None
+    nfold: int | None
 
     @property
     def key(self) -> str:
-        return repr((self.config, self.fixed, self.grid, self.rounds, self.stopping))
+        return repr((self.config, self.fixed, self.grid, self.rounds, self.stopping,
+                     self.nfold))
 
 
-def request(shown: Shown, grid: dict, rounds: int, stopping: int | None,
+def request(shown: Shown, grid: dict, rounds: int = BUDGET, stopping: int | None = PATIENCE,
             fixed: dict | None = None) -> Request:
     """The sweep of ``grid`` over the model on screen's data and parameters (the swept
     parameters' own values left out: the grid sets them, so loading one of its points
-    keeps the sweep)."""
+    keeps the sweep): up to ``rounds`` rounds with early stopping, cross-validated on a
+    small table (``folds_for``)."""
     config = {k: v for k, v in shown.config.items() if k not in grid}
     return Request(tuple(sorted(config.items())), tuple(sorted((fixed or {}).items())),
                    tuple((name, tuple(values)) for name, values in grid.items()),
-                   int(rounds), stopping or None)
+                   int(rounds), stopping or None, folds_for(len(shown.prep.y_train)))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -74,8 +91,9 @@ def run(req: Request, shown: Shown, what: str) -> pd.DataFrame:
 
     try:
         sweep = boost.sweep(params, prep.X_train, prep.y_train, dict(req.grid), req.rounds,
-                            evals=training.eval_sets(prep), early_stopping_rounds=req.stopping,
-                            sample_weight=prep.w_train, progress=progress)
+                            evals=() if req.nfold else training.eval_sets(prep),
+                            early_stopping_rounds=req.stopping, sample_weight=prep.w_train,
+                            nfold=req.nfold, progress=progress)
     except ValueError as exc:
         raise SweepError(str(exc)) from None
     except MemoryError:

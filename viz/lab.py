@@ -10,6 +10,7 @@ early stopping keeps.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -31,26 +32,83 @@ def grid_names(sweep: pd.DataFrame) -> list[str]:
 
 
 def metric_columns(sweep: pd.DataFrame) -> tuple[str, str]:
-    """(train column, validation column): the first eval set's metric."""
+    """(train column, validation column): the first eval set's metric; of a
+    cross-validated sweep, the folds' mean training and test loss."""
     metric, evals = sweep.attrs["metric"], list(sweep.attrs.get("evals") or [])
     if not evals:
         raise ValueError("The sweep has no validation set: the Lab compares validation "
                          "losses, so it needs data with a validation set.")
-    return f"train-{metric}", f"{evals[0]}-{metric}"
+    mean = "-mean" if sweep.attrs.get("nfold") else ""
+    return f"train-{metric}{mean}", f"{evals[0]}-{metric}{mean}"
 
 
 def best_rows(sweep: pd.DataFrame) -> pd.DataFrame:
     """One row per grid point: its values, ``round`` (the best round: the first with the
-    lowest validation loss), ``train`` and ``valid`` at that round and ``gap`` = valid −
-    train. Ordered by point."""
+    lowest validation loss), ``train`` and ``valid`` at that round, ``gap`` = valid −
+    train, ``spread`` (cross-validated: the test loss's standard deviation over the folds
+    at that round; else 0), ``trained`` (the rounds the point trained) and ``still``
+    (still improving: its best round is the last it trained, so more rounds could lower
+    its loss). Ordered by point."""
     train, valid = metric_columns(sweep)
     ordered = sweep.sort_values(["point", "round"], kind="stable")
     first_min = ordered.groupby("point", sort=True)[valid].idxmin()  # first of equal minima
-    best = ordered.loc[first_min.to_numpy(), ["point", *grid_names(sweep), "round", train,
-                                             valid]]
-    best = best.rename(columns={train: "train", valid: "valid"}).reset_index(drop=True)
+    std = valid.removesuffix("-mean") + "-std"
+    keep = ["point", *grid_names(sweep), "round", train, valid]
+    best = ordered.loc[first_min.to_numpy(), keep + ([std] if std in sweep else [])]
+    best = best.rename(columns={train: "train", valid: "valid", std: "spread"})
+    best = best.reset_index(drop=True)
+    if "spread" not in best:
+        best["spread"] = 0.0
     best["gap"] = best["valid"] - best["train"]
+    best["trained"] = ordered.groupby("point", sort=True)["round"].max().to_numpy()
+    best["still"] = best["round"] == best["trained"]
     return best
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a sweep can say about its points (rows of ``best_rows``): ``best`` the row
+    with the lowest validation loss; ``close`` every row whose loss is within the best's
+    spread (its fold standard deviation), the best included; ``winner`` the best row when
+    it is alone there, else None: the folds cannot tell those points apart, so none is
+    crowned."""
+
+    best: int
+    close: tuple[int, ...]
+    winner: int | None
+
+
+def verdict(best: pd.DataFrame) -> Verdict:
+    valid = best["valid"].to_numpy(dtype=float)
+    i = int(np.argmin(valid))  # the first of equal losses
+    close = tuple(int(j) for j in np.flatnonzero(valid <= valid[i] + best["spread"].iloc[i]))
+    return Verdict(i, close, i if close == (i,) else None)
+
+
+def point_text(best: pd.DataFrame, i: int, names: list[str]) -> str:
+    """``max_depth = 3, eta = 0.1`` for row i of ``best_rows``."""
+    return ", ".join(f"{n} = {label(best[n].iloc[i])}" for n in names)
+
+
+def verdict_text(best: pd.DataFrame, names: list[str], metric: str) -> str:
+    """One sentence a student can trust: the winner and its loss (± spread), or why there
+    is none; a point still improving at the last round said as such."""
+    v = verdict(best)
+    row = best.iloc[v.best]
+    crossed = bool(best["spread"].gt(0).any())
+    loss = f"{row['valid']:.4g}" + (f" ± {row['spread']:.2g}" if crossed else "")
+    still = (f" It was still improving at round {int(row['trained'])}, the last trained: "
+             "more rounds could lower it further." if row["still"] else "")
+    if len(best) == 1:
+        return (f"{point_text(best, 0, names)} (the only value tried): {metric} {loss} at "
+                f"round {int(row['round'])}." + still)
+    if v.winner is None:
+        return (f"No clear winner: {len(v.close)} of {len(best)} points are within one "
+                f"standard deviation of the lowest loss ({point_text(best, v.best, names)}: "
+                f"{metric} {loss}), so the folds cannot tell them apart (ringed)." + still)
+    return (f"Best: {point_text(best, v.best, names)} — {metric} {loss} at round "
+            f"{int(row['round'])}" + (", clear of every other point's loss by more than "
+                                       "its spread." if crossed else ".") + still)
 
 
 def label(value) -> str:
@@ -86,35 +144,59 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
     carries its grid point (``customdata``) for a click (``clickable``: the title and hover
     say so)."""
     click = "<br><i>click: load this model</i>" if clickable else ""
-    best = best.sort_values(name, kind="stable")
+    best = best.sort_values(name, kind="stable").reset_index(drop=True)
     values = best[name].to_numpy()
     x, _ = positions(name, values)
-    hover = [f"{name} = {label(v)}<br>best round {r}<br>train {metric} {t:.5g}<br>"
-             f"valid {metric} {v_:.5g}<br>gap {g:.4g}{click}"
-             for v, r, t, v_, g in zip(values, best["round"], best["train"], best["valid"],
-                                       best["gap"], strict=True)]
+    crossed = bool(best["spread"].gt(0).any())
+    hover = [f"{name} = {label(v)}<br>best round {r}" + (" (still improving)" if s_ else "")
+             + f"<br>train {metric} {t:.5g}<br>valid {metric} {v_:.5g}"
+             + (f" ± {sd:.2g}" if crossed else "") + f"<br>gap {g:.4g}{click}"
+             for v, r, s_, t, v_, sd, g in zip(values, best["round"], best["still"],
+                                                best["train"], best["valid"], best["spread"],
+                                                best["gap"], strict=True)]
     points = best["point"].to_numpy()
     common = {"x": x, "customdata": points, "hovertext": hover,
               "hovertemplate": "%{hovertext}<extra></extra>", "mode": "lines+markers"}
+    bars = ({"error_y": {"type": "data", "array": best["spread"].to_numpy(), "color": VALID,
+                         "thickness": 1.5, "width": 6}} if crossed else {})
     traces = [
         go.Scatter(y=best["train"].to_numpy(), name="train", **common,
                    line={"color": TRAIN, "width": 3, "dash": "dot"}, marker={"size": 10}),
-        go.Scatter(y=best["valid"].to_numpy(), name="validation", fill="tonexty",
-                   fillcolor=GAP_FILL, **common, line={"color": VALID, "width": 3},
+        go.Scatter(y=best["valid"].to_numpy(),
+                   name="validation ± fold std" if crossed else "validation", fill="tonexty",
+                   fillcolor=GAP_FILL, **common, **bars, line={"color": VALID, "width": 3},
                    marker={"size": 12}),
         go.Scatter(x=[None], y=[None], mode="markers", name="gap: valid − train",
                    marker={"symbol": "square", "size": 16, "color": GAP_FILL},
                    hoverinfo="skip"),
     ]
-    i = int(np.argmin(best["valid"].to_numpy()))  # the first of equal losses: smallest value
+    v = verdict(best)
+    still = np.flatnonzero(best["still"].to_numpy())
+    if len(still):
+        traces.append(go.Scatter(
+            x=x[still], y=best["valid"].to_numpy()[still], mode="markers",
+            name="still improving at its last round", hoverinfo="skip",
+            marker={"symbol": "triangle-down", "size": 16, "color": "#111111",
+                    "line": {"width": 1, "color": "white"}}))
+    i = v.best
     bx, by = float(x[i]), float(best["valid"].iloc[i])
-    text = (f"best {name} = {label(values[i])}<br>valid {by:.4g} at round "
-            f"{int(best['round'].iloc[i])}")
-    traces.append(go.Scatter(x=[bx], y=[by], mode="markers", name="best value",
-                             customdata=[points[i]], hovertext=[hover[i]],
-                             hovertemplate="%{hovertext}<extra></extra>",
-                             marker={"symbol": "star", "size": 24, "color": BEST,
-                                     "line": {"width": 1.5, "color": "white"}}))
+    if v.winner is not None:
+        text = (f"best {name} = {label(values[i])}<br>valid {by:.4g} at round "
+                f"{int(best['round'].iloc[i])}" + ("<br>still improving" if best["still"].iloc[i]
+                                                   else ""))
+        traces.append(go.Scatter(x=[bx], y=[by], mode="markers", name="best value",
+                                 customdata=[points[i]], hovertext=[hover[i]],
+                                 hovertemplate="%{hovertext}<extra></extra>",
+                                 marker={"symbol": "star", "size": 24, "color": BEST,
+                                         "line": {"width": 1.5, "color": "white"}}))
+    else:
+        close = list(v.close)
+        text = f"no clear winner:<br>{len(close)} values within one std"
+        traces.append(go.Scatter(
+            x=x[close], y=best["valid"].to_numpy()[close], mode="markers",
+            name="within one std of the lowest (no winner)", hoverinfo="skip",
+            marker={"symbol": "circle-open", "size": 22, "color": BEST,
+                    "line": {"width": 3}}))
     if current is not None and np.isclose(values.astype(float), float(current)).any():
         j = int(np.flatnonzero(np.isclose(values.astype(float), float(current)))[0])
         traces.append(go.Scatter(
@@ -153,12 +235,16 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
     grid = loss_grid(best, x_name, y_name)
     xs, ys = [label(v) for v in grid.columns], [label(v) for v in grid.index]
     z = grid.to_numpy(dtype=float)
+    still = best.pivot_table(index=y_name, columns=x_name, values="still", aggfunc="first",
+                             sort=True).to_numpy(dtype=bool)
     size = 21 if large else 16
     low, high = float(np.nanmin(z)), float(np.nanquantile(z, 0.75))
     cap = high > low and high < float(np.nanmax(z))  # a few bad cells would take the colours
     title = f"valid {metric}" + (f"<br>(lightest: ≥ {high:.3g})" if cap else "")
     heat = go.Heatmap(
-        x=xs, y=ys, z=z, text=[[f"{v:.4g}" for v in row] for row in z],
+        x=xs, y=ys, z=z, text=[[f"{v:.4g}" + (" ↓" if s_ else "") for v, s_ in zip(row, srow,
+                                                                             strict=True)]
+                               for row, srow in zip(z, still, strict=True)],
         texttemplate="%{text}", textfont={"size": size}, colorscale=HEATMAP_SCALE,
         zmin=low, zmax=high if cap else None,
         colorbar={"title": {"text": title, "side": "right"}, "thickness": 18},
@@ -170,21 +256,30 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
         cy.append(label(yv))
         points.append(int(row["point"]))
         hover.append(f"{x_name} = {label(xv)}, {y_name} = {label(yv)}<br>valid {metric} "
-                     f"{row['valid']:.5g} at round {int(row['round'])}<br>train "
-                     f"{row['train']:.5g}"
+                     f"{row['valid']:.5g}" + (f" ± {row['spread']:.2g}" if row["spread"] > 0
+                                              else "")
+                     + f" at round {int(row['round'])}"
+                     + (" (↓ still improving: its last round)" if row["still"] else "")
+                     + f"<br>train {row['train']:.5g}"
                      + ("<br><i>click: load this model</i>" if clickable else ""))
     clicks = go.Scatter(x=cx, y=cy, customdata=points, hovertext=hover, mode="markers",
                         hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
                         marker={"size": 44, "symbol": "square", "color": "rgba(0,0,0,0)"})
-    i = int(np.argmin(best["valid"].to_numpy()))
-    bx, by = label(best[x_name].iloc[i]), label(best[y_name].iloc[i])
-    shapes = [_cell(xs.index(bx), ys.index(by), BEST, "solid")]
+    v = verdict(best)
+    shapes = []
+    for i in v.close:  # the winner solid; without one, every cell within the spread dotted
+        bx, by = label(best[x_name].iloc[i]), label(best[y_name].iloc[i])
+        shapes.append(_cell(xs.index(bx), ys.index(by), BEST,
+                            "solid" if v.winner is not None else "dot"))
     if current is not None:
         cur = (label(current[0]), label(current[1]))
         if cur[0] in xs and cur[1] in ys:
             shapes.append(_cell(xs.index(cur[0]), ys.index(cur[1]), "#D55E00", "dash"))
-    title = (f"Validation {metric} at each cell's best round — best {x_name} = {bx}, "
-             f"{y_name} = {by}: {best['valid'].iloc[i]:.4g}")
+    row = best.iloc[v.best]
+    title = (f"Validation {metric} at each cell's best round (↓: still improving) — "
+             + (f"best {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}: "
+                f"{row['valid']:.4g}" if v.winner is not None
+                else f"no clear winner: {len(v.close)} cells within one std (dotted)"))
     return go.Figure(data=[heat, clicks], layout=layout(
         title, large, height=480, xtitle=x_name, ytitle=y_name, shapes=shapes,
         xaxis={"type": "category", "showgrid": False},
@@ -202,7 +297,8 @@ def make_rounds_figure(sweep: pd.DataFrame, large: bool = False) -> go.Figure:
     train, valid = metric_columns(sweep)
     names, metric = grid_names(sweep), sweep.attrs["metric"]
     best = best_rows(sweep)
-    winner = int(best["point"].iloc[int(np.argmin(best["valid"].to_numpy()))])
+    v = verdict(best)
+    winner = int(best["point"].iloc[v.best]) if v.winner is not None else None
     traces = []
     for k, (point, rows) in enumerate(sweep.groupby("point", sort=True)):
         color = PALETTE[k % len(PALETTE)] if best.shape[0] > 1 else VALID
@@ -225,10 +321,13 @@ def make_rounds_figure(sweep: pd.DataFrame, large: bool = False) -> go.Figure:
             marker={"color": color, "size": 22 if point == winner else 12,
                     "symbol": "star" if point == winner else "diamond",
                     "line": {"width": 1.5, "color": "white"}}))
-    b = best[best["point"] == winner].iloc[0]
+    b = best.iloc[v.best]
+    what = "its best" if len(best) == 1 else "best" if v.winner is not None else "lowest"
     note = {"x": b["round"], "y": b["valid"], "xref": "x", "yref": "y", "showarrow": True,
             "arrowhead": 0, "ax": 0, "ay": -50, "bgcolor": "rgba(255,255,255,0.9)",
-            "text": f"best: round {int(b['round'])}, valid {b['valid']:.4g}",
+            "text": f"{what}: round {int(b['round'])}, valid {b['valid']:.4g}"
+                    + (" (no clear winner)" if v.winner is None else "")
+                    + (" — still improving" if b["still"] else ""),
             "bordercolor": BEST, "borderwidth": 1.5}
     return go.Figure(data=traces, layout=layout(
         f"Loss ({metric}) by round (solid: validation, dotted: train)", large, height=420,

@@ -2,16 +2,19 @@
 figures read from a sweep (checked against boost.train point by point), the guide's carried
 values against a direct boost.train loop, links to a guide step, hostile Lab links."""
 
+import base64
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from apptest import charts, clear_caches, open_app  # noqa: F401
+import xgboost as xgb
+from apptest import chart, charts, clear_caches, open_app  # noqa: F401
 
 import boost
-from boost.params import BY_NAME, SWEEPABLE, check_value, sweep_values
-from ui import guide, url
+from boost.cv import kfold
+from boost.params import BY_NAME, SWEEPABLE, check_value, max_depth_for, sweep_grid, sweep_values
+from ui import guide, sweeps, url
 from ui.samples import BY_KEY
 from ui.tables import prepare, read_table
 from ui.views import VIEWS
@@ -23,6 +26,8 @@ from viz.lab import (
     make_rounds_figure,
     make_sweep_figure,
     positions,
+    verdict,
+    verdict_text,
 )
 
 BASE = {"max_depth": 3, "tree_method": "exact"}
@@ -103,10 +108,16 @@ def test_heatmap_cells_are_the_sweeps_minima_and_the_best_is_outlined(sweep_2d):
                               current=(2, 5.0))
     heat, clicks = fig.data
     minima = sweep.groupby(["min_child_weight", "max_depth"])["valid-rmse"].min()
+    still = best_rows(sweep).set_index(["min_child_weight", "max_depth"])["still"]
+    assert still.any() and not still.all()  # 15 rounds: some points were still improving
     for j, mcw in enumerate(grid["min_child_weight"]):
         for i, depth in enumerate(grid["max_depth"]):
             assert heat.z[j][i] == minima[(mcw, depth)]
-            assert heat.text[j][i] == f"{minima[(mcw, depth)]:.4g}"
+            last = sweep[(sweep.max_depth == depth) & (sweep.min_child_weight == mcw)]
+            improving = last["valid-rmse"].iloc[-1] == minima[(mcw, depth)]
+            assert still[(mcw, depth)] == improving
+            assert heat.text[j][i] == f"{minima[(mcw, depth)]:.4g}" + (" ↓" if improving
+                                                                        else "")
     assert list(heat.x) == ["1", "2", "4"] and list(heat.y) == ["0", "5", "40"]
     assert heat.textfont.size >= 16
     assert heat.zmin == minima.min() and heat.zmax == pytest.approx(np.quantile(minima, 0.75))
@@ -183,7 +194,7 @@ def test_guide_carries_each_steps_best_as_a_direct_train_loop_finds_it(data):
 
     def run(i, grid, rounds, fixed):
         return boost.sweep({**params, **fixed}, data.X_train, data.y_train, grid, rounds,
-                           evals=_evals(data), early_stopping_rounds=guide.PATIENCE)
+                           evals=_evals(data), early_stopping_rounds=sweeps.PATIENCE)
 
     walked = guide.walk(run, len(guide.STEPS))
     carried, rounds = guide.start_values(), None
@@ -197,7 +208,7 @@ def test_guide_carries_each_steps_best_as_a_direct_train_loop_finds_it(data):
         for values in pd.MultiIndex.from_product(list(grid.values())):
             values = values if isinstance(values, tuple) else (values,)
             point = dict(zip(names, values, strict=True))
-            r, valid, _ = _direct(data, {**params, **carried, **point}, n, guide.PATIENCE)
+            r, valid, _ = _direct(data, {**params, **carried, **point}, n, sweeps.PATIENCE)
             scored.append((valid, point != {k: carried[k] for k in names}, r, point))
         valid, _, r, point = min(scored, key=lambda s: (s[0], s[1]))
         assert outcome.found == point and outcome.valid == valid and outcome.round == r
@@ -256,7 +267,7 @@ def test_hostile_lab_counts_are_clamped(text, n):
 # --------------------------------------------------------------------------- the app
 def _step_text(at) -> str:
     texts = [m.value for m in at.markdown if m.value.startswith("####")
-             or "**Best:" in m.value]
+             or " — validation " in m.value]
     return "\n".join(texts)
 
 
@@ -266,7 +277,8 @@ def test_a_link_to_guide_step_3_shows_what_walking_steps_1_to_3_shows():
         walked.button(key="guide_next").click().run()
         assert not walked.exception
     text = _step_text(walked)
-    assert "step 3 of 6" in text and "**Best: gamma = " in text
+    assert "step 3 of 6" in text and ("**Best: gamma = " in text or "**Kept: gamma = " in text)
+    assert "± " in text  # moons' 160 training rows: scored by 5-fold cross-validation
     opened = open_app(sample="moons", view="lab", guide="3")
     assert _step_text(opened) == text
     assert opened.query_params["guide"] == ["3"] or opened.query_params["guide"] == "3"
@@ -278,7 +290,11 @@ def test_the_lab_runs_a_sweep_from_a_link_and_says_what_it_swept():
     at.button(key="lab_run").click().run()
     assert not at.exception and not at.error
     captions = " ".join(c.value for c in at.caption)
-    assert "**max_depth** (linear scale): 1, 6, 10" in captions
+    # 1..7 (160 training rows, 128 a fold: 2^7 leaves fill them), spread over 3 values,
+    # with the value on screen (the app's 3) and XGBoost's default (6)
+    assert max_depth_for(128) == 7
+    assert "**max_depth** (linear scale): 1, 3, 4, 6, 7" in captions
+    assert "5-fold cross-validation" in captions and "up to 500 rounds" in captions
     assert "overfitting gap" in captions
 
 
@@ -303,3 +319,96 @@ def test_in_a_presenter_panel_the_lab_draws_only_its_chart():
     assert len(charts(at)) == before + 1  # the step's heatmap, nothing else
     assert not [m for m in at.markdown if "Tuning-order guide" in m.value]
     assert "guide_next" not in [b.key for b in at.button]  # no navigation in a panel
+
+
+# --------------------------------------------------------------------------- honest verdicts
+def _best(valid, spread, still=None):
+    n = len(valid)
+    return pd.DataFrame({"point": range(n), "eta": [0.01, 0.1, 0.3, 1.0][:n],
+                         "round": [40] * n, "train": [0.0] * n, "valid": valid,
+                         "spread": spread, "gap": valid, "trained": [60] * n,
+                         "still": still or [False] * n})
+
+
+def test_no_winner_is_crowned_within_the_spread_of_another_point():
+    # by hand: the lowest is 0.100 ± 0.02; 0.115 lies within it, 0.2 does not
+    best = _best([0.2, 0.115, 0.100, 0.3], [0.01, 0.01, 0.02, 0.01])
+    v = verdict(best)
+    assert v.best == 2 and v.close == (1, 2) and v.winner is None
+    fig = make_sweep_figure(best, "eta", "logloss")
+    assert not [t for t in fig.data if t.name == "best value"]  # no star
+    ring = next(t for t in fig.data if t.name.startswith("within one std"))
+    assert sorted(ring.y) == [0.100, 0.115]
+    assert "no clear winner" in fig.layout.annotations[0].text
+    assert verdict_text(best, ["eta"], "logloss").startswith("No clear winner: 2 of 4")
+    heat = make_heatmap_figure(best.assign(lam=[1, 1, 2, 2]), "eta", "lam", "logloss")
+    assert [s.line.dash for s in heat.layout.shapes] == ["dot", "dot"]
+    assert "no clear winner" in heat.layout.title.text
+    clear = _best([0.2, 0.15, 0.100, 0.3], [0.01, 0.01, 0.02, 0.01])
+    assert verdict(clear).winner == 2
+    assert verdict_text(clear, ["eta"], "logloss").startswith("Best: eta = 0.3")
+
+
+def test_a_point_still_improving_is_marked_and_its_crown_says_so(data):
+    # 8 rounds at eta 0.01: every round lowers the loss, so the best is the last trained
+    sweep = boost.sweep(BASE, data.X_train, data.y_train, {"eta": [0.01, 1.0]}, 8,
+                        evals=_evals(data), early_stopping_rounds=3)
+    best = best_rows(sweep)
+    small = best[best.eta == 0.01].iloc[0]
+    assert small["round"] == small["trained"] == 8 and small["still"]
+    assert not best[best.eta == 1.0].iloc[0]["still"]  # stopped by early stopping
+    fig = make_sweep_figure(best, "eta", "rmse")
+    mark = next(t for t in fig.data if t.name == "still improving at its last round")
+    assert list(mark.y) == [small["valid"]]
+    only = best[best.eta == 0.01]
+    assert "still improving at round 8" in verdict_text(only, ["eta"], "rmse")
+    assert "(the only value tried)" in verdict_text(only, ["eta"], "rmse")
+
+
+def test_grids_hold_the_value_on_screen_and_xgboosts_default():
+    eta, depth = BY_NAME["eta"], BY_NAME["max_depth"]
+    assert sweep_grid(eta, 6, include=(0.05, eta.default)) == [
+        0.01, 0.0251, 0.05, 0.0631, 0.158, 0.3, 0.398, 1.0]
+    assert sweep_grid(depth, 6, include=(3, 6), top=max_depth_for(364)) == list(range(1, 9))
+    assert max_depth_for(364) == 8 and max_depth_for(10) == 3
+
+
+def test_the_guide_keeps_the_carried_values_within_the_spread():
+    sweep = pd.DataFrame({"point": [0, 0, 1, 1], "gamma": [0.0, 0.0, 1.0, 1.0],
+                          "round": [1, 2, 1, 2],
+                          "train-rmse-mean": [1.0, 0.9, 1.0, 0.9], "train-rmse-std": 0.0,
+                          "test-rmse-mean": [1.0, 0.50, 1.0, 0.48],
+                          "test-rmse-std": [0.0, 0.05, 0.0, 0.05]})
+    sweep.attrs.update(metric="rmse", evals=["test"], nfold=5)
+    found, r, valid = guide.best_point(sweep, {"gamma": 0.0})
+    assert found == {"gamma": 0.0} and (r, valid) == (2, 0.50)  # 0.48 is within ± 0.05
+    sweep.loc[3, "test-rmse-mean"] = 0.40
+    assert guide.best_point(sweep, {"gamma": 0.0})[0] == {"gamma": 1.0}
+
+
+def _typed(values) -> np.ndarray:
+    """A figure JSON's array: a list, or Plotly's typed array (base64 of its bytes)."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values)
+
+
+def test_the_labs_cross_validated_points_equal_xgboost_cv():
+    at = open_app(sample="noisy_1d", view="lab", lab="eta", lab_n="2")
+    at.button(key="lab_run").click().run()
+    assert not at.exception and not at.error
+    fig = chart(at, "lab_chart")
+    valid = next(t for t in fig["data"] if t["name"].startswith("validation"))
+    means, stds = _typed(valid["y"]), _typed(valid["error_y"]["array"])
+    table = read_table(BY_KEY["noisy_1d"].path.read_bytes(), "noisy_1d.csv")
+    prep = prepare(table.frame, "y", ["x"])
+    folds = kfold(len(prep.y_train), sweeps.NFOLD, seed=0)
+    etas = [0.01, 0.3, 1.0]  # 2 values over 0.01..1, and 0.3: on screen and the default
+    assert len(means) == len(etas)
+    params = {"max_depth": 3, "tree_method": "exact", "nthread": 1}  # the app's defaults
+    for eta, mean, std in zip(etas, means, stds, strict=True):
+        ref = xgb.cv({**params, "eta": eta}, xgb.DMatrix(prep.X_train, label=prep.y_train),
+                     sweeps.BUDGET, folds=folds, early_stopping_rounds=sweeps.PATIENCE)
+        i = int(np.argmin(ref["test-rmse-mean"]))
+        assert mean == pytest.approx(ref["test-rmse-mean"].iloc[i], rel=1e-6)
+        assert std == pytest.approx(ref["test-rmse-std"].iloc[i], rel=1e-5, abs=1e-9)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from boost.params import BY_NAME, sweep_values
+from boost.params import BY_NAME, max_depth_for, sweep_grid
 from viz.lab import (
     best_rows,
     label,
@@ -15,6 +15,8 @@ from viz.lab import (
     make_heatmap_figure,
     make_rounds_figure,
     make_sweep_figure,
+    verdict,
+    verdict_text,
 )
 
 from .. import guide, sweeps, training, url
@@ -62,9 +64,8 @@ def lab_ui(state: AppState, shown: Shown) -> None:
         st.info("Choose one parameter (train and validation loss against its value) or two "
                 "(a heatmap of the validation loss), then **Run the sweep**.")
         return
-    grid = {n: sweep_values(BY_NAME[n], state.lab.n) for n in names}
-    stopping = shown.config["early_stopping_rounds"] or None
-    req = sweeps.request(shown, grid, shown.config["num_boost_round"], stopping)
+    grid = {n: lab_grid(shown, n, state.lab.n) for n in names}
+    req = sweeps.request(shown, grid)
     if not shown.compact:
         _grid_caption(shown, grid)
         if st.button("Run the sweep", key="lab_run", type="primary",
@@ -82,15 +83,40 @@ def lab_ui(state: AppState, shown: Shown) -> None:
     sweep_chart(state, shown, sweep, names)
 
 
+def lab_grid(shown: Shown, name: str, n: int) -> list:
+    """``n`` values of ``name`` over its Lab range, with the value on screen and XGBoost's
+    default; max_depth no deeper than the training rows can fill (per fold when the sweep
+    cross-validates)."""
+    p = BY_NAME[name]
+    rows = len(shown.prep.y_train)
+    nfold = sweeps.folds_for(rows)
+    if nfold:
+        rows -= -(-rows // nfold)  # a fold trains on the others' rows
+    return sweep_grid(p, n, include=(shown.config.get(name), p.default),
+                      top=max_depth_for(rows) if name == "max_depth" else None)
+
+
+def scoring(nfold: int | None) -> str:
+    """How a sweep's points are scored, for its caption."""
+    budget = (f"up to {sweeps.BUDGET} rounds each, stopped {sweeps.PATIENCE} rounds after "
+              "its loss last improved")
+    if nfold:
+        return (f"{budget}; each point scored by {nfold}-fold cross-validation on the "
+                "training rows (the same folds for every point: mean ± standard deviation "
+                "over the folds, as xgboost.cv), at its best round")
+    return f"{budget}; each point scored on the validation rows at its best round"
+
+
 def _grid_caption(shown: Shown, grid: dict) -> None:
     models = 1
     for values in grid.values():
         models *= len(values)
-    rounds = shown.config["num_boost_round"]
     lines = [f"**{n}** ({BY_NAME[n].scale} scale): " + ", ".join(label(v) for v in values)
              for n, values in grid.items()]
-    st.caption(" · ".join(lines) + f" — {models} models of up to {rounds} rounds, the other "
-               "parameters as in the sidebar; each point is scored at its best round.")
+    nfold = sweeps.folds_for(len(shown.prep.y_train))
+    st.caption(" · ".join(lines) + f" — {models} models, " + scoring(nfold) + "; the other "
+               "parameters as in the sidebar (the grid holds the value on screen and "
+               "XGBoost's default).")
 
 
 def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
@@ -106,17 +132,19 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
     show(fig, LabKeep.chart.key, state, shown, on_select=lambda: _clicked(state, best))
     if shown.compact:
         return
+    st.markdown(verdict_text(best, names, metric))
     if state.lab.loaded and all(shown.config.get(n) == v for n, v in state.lab.loaded.items()):
         what = ", ".join(f"{n} = {label(v)}" for n, v in state.lab.loaded.items())
         st.success(f"Loaded {what}: the fit, the loss and every view now show this model "
                    "(the sidebar and the address bar have its parameters).",
                    icon=":material/check_circle:")
     st.caption("Best round: the first round with the lowest validation loss (where XGBoost's "
-               "early stopping would stop). " + ("The shaded band is the overfitting gap, "
-                                                 "validation − train; the ring, the model on "
-                                                 "screen." if len(names) == 1
-                                                 else "Green outline: best; dashed: the model "
-                                                 "on screen.") + " Click a "
+               "early stopping would stop); ▼ / ↓: still improving at the last round it "
+               "trained, so not yet judged fairly. " + (
+                   "The shaded band is the overfitting gap, validation − train; the black "
+                   "ring, the model on screen." if len(names) == 1
+                   else "Green outline: best (dotted: within one standard deviation of the "
+                   "lowest, no winner); dashed: the model on screen.") + " Click a "
                + ("point" if len(names) == 1 else "cell") + " to load that model.")
 
 
@@ -152,7 +180,7 @@ def guide_ui(state: AppState, shown: Shown) -> None:
     step = guide.STEPS[i]
 
     def run(k: int, grid: dict, rounds: int, fixed: dict):
-        req = sweeps.request(shown, grid, rounds, guide.PATIENCE, fixed)
+        req = sweeps.request(shown, grid, rounds, sweeps.PATIENCE, fixed)
         return sweeps.run(req, shown, f"Step {k + 1}: {guide.STEPS[k].title}")
 
     if not shown.compact:
@@ -168,13 +196,30 @@ def guide_ui(state: AppState, shown: Shown) -> None:
     here = outcomes[-1]
     metric = here.sweep.attrs["metric"]
     if not shown.compact:  # the finding first: the chart below shows where it comes from
-        st.markdown(f"**Best: {guide.found_text(here)}** — validation {metric} "
-                    f"{here.valid:.5g} at round {here.round}" + _moved(outcomes, metric)
-                    + (f" The validation loss was still falling at round {here.rounds}, the "
-                       "most rounds the app trains." if here.round == guide.MAX_ROUNDS else ""))
+        st.markdown(finding(here, metric) + _moved(outcomes, metric))
     show(_step_figure(here, shown, metric), f"guide_{i}", state, shown)
     if not shown.compact and i == len(guide.STEPS) - 1:
         _guide_end(state, outcomes, metric, shown)
+
+
+def finding(outcome, metric: str) -> str:
+    """What a guide step found, never a "best" out of one value or out of values the folds
+    cannot tell apart: the only value tried, the values kept (no other beat them by more
+    than the spread), or the best."""
+    best = best_rows(outcome.sweep)
+    row = best[best["round"].eq(outcome.round) & best["valid"].eq(outcome.valid)].iloc[0]
+    loss = f"{row['valid']:.5g}" + (f" ± {row['spread']:.2g}" if row["spread"] > 0 else "")
+    found = guide.found_text(outcome)
+    if len(best) == 1:
+        head = f"**{found}** (the only value this step tries)"
+    elif verdict(best).winner is None or row["point"] != best["point"].iloc[verdict(best).best]:
+        head = (f"**Kept: {found}** — no other value beat it by more than the folds' "
+                "standard deviation")
+    else:
+        head = f"**Best: {found}**"
+    still = (f" Still improving at round {int(row['trained'])}, the last it trained: more "
+             "rounds could lower it." if row["still"] else "")
+    return f"{head} — validation {metric} {loss} at round {outcome.round}." + still
 
 
 def _step_figure(outcome, shown: Shown, metric: str):
@@ -190,9 +235,9 @@ def _step_figure(outcome, shown: Shown, metric: str):
 
 def _moved(outcomes, metric: str) -> str:
     if len(outcomes) < 2:
-        return f"; the next steps train {outcomes[0].round} rounds."
+        return f" The next steps train {outcomes[0].round} rounds."
     before, after = outcomes[-2].valid, outcomes[-1].valid
-    return f" (step {len(outcomes) - 1} ended at {before:.5g}: {after - before:+.3g})."
+    return f" Step {len(outcomes) - 1} ended at {before:.5g} ({after - before:+.3g})."
 
 
 def _guide_nav(state: AppState, i: int) -> None:
