@@ -277,9 +277,20 @@ def sweep_grid(p: Param, n: int, include=(), top=None) -> list:
     if top is not None and p.lab_range is not None:
         p = replace(p, lab_range=(p.lab_range[0], max(p.lab_range[0], min(p.lab_range[1],
                                                                          top))))
-    values = set(sweep_values(p, n))
-    values |= {p.kind(v) for v in include if v is not None and (p.low is None or v >= p.low)}
-    return sorted(values)
+    spread = sweep_values(p, n)
+    extra = {p.kind(v) for v in include if v is not None and (p.low is None or v >= p.low)}
+
+    def at(v):  # where a value sits on the parameter's scale (0 left of a log scale's values)
+        return math.log10(v) if p.scale == "log" and v > 0 else float(v)
+
+    steps = [at(b) - at(a) for a, b in zip(spread, spread[1:], strict=False) if a > 0 or
+             p.scale != "log"]
+    near = min(steps) / 4 if steps else 0.0
+    # a spread value next to one included (0.316 beside the 0.3 on screen) reads as a
+    # duplicate and crowds the axis: the included one stands for it
+    kept = [v for v in spread if not any(v != e and (v > 0) == (e > 0) and abs(at(v) - at(e))
+                                         < near for e in extra)]
+    return sorted(set(kept) | extra)
 
 
 def max_depth_for(rows: int) -> int:

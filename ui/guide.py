@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from boost.params import BY_NAME, sweep_values
-from viz.lab import best_rows, label, verdict
+from viz.lab import best_rows, label, value_names, verdict
 
 from .sweeps import BUDGET
 
@@ -105,8 +105,7 @@ def best_point(sweep: pd.DataFrame, carried: dict) -> tuple[dict, int, float]:
     values while they are within the folds' spread of the lowest loss (``viz.lab.verdict``:
     a value the folds cannot tell from the best does not replace them), else the lowest."""
     best = best_rows(sweep)
-    names = [c for c in best.columns if c not in ("point", "round", "train", "valid", "gap",
-                                                  "spread", "trained", "still")]
+    names = value_names(best)
     v = verdict(best)
     close = best.iloc[list(v.close)]
     kept = close[np.logical_and.reduce([np.isclose(close[n].astype(float), float(carried[n]))

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from boost.params import BY_NAME
 
-from .theme import PALETTE, TRAIN, VALID, layout
+from .theme import BELOW, PALETTE, TRAIN, VALID, layout
 
 BEST = PALETTE[2]  # the best value: green, as early stopping's round elsewhere
 GAP_FILL = "rgba(230, 159, 0, 0.22)"  # the validation colour, light: the overfitting gap
@@ -65,6 +65,15 @@ def best_rows(sweep: pd.DataFrame) -> pd.DataFrame:
     return best
 
 
+SCORES = ("round", "train", "valid", "gap", "spread", "trained", "still")  # best_rows' own
+
+
+def value_names(best: pd.DataFrame) -> list[str]:
+    """The swept parameters of a ``best_rows`` table (its columns between ``point`` and the
+    scores)."""
+    return [c for c in best.columns if c != "point" and c not in SCORES]
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a sweep can say about its points (rows of ``best_rows``): ``best`` the row
@@ -90,7 +99,8 @@ def point_text(best: pd.DataFrame, i: int, names: list[str]) -> str:
     return ", ".join(f"{n} = {label(best[n].iloc[i])}" for n in names)
 
 
-def verdict_text(best: pd.DataFrame, names: list[str], metric: str) -> str:
+def verdict_text(best: pd.DataFrame, names: list[str], metric: str,
+                 marked: str = "ringed") -> str:
     """One sentence a student can trust: the winner and its loss (± spread), or why there
     is none; a point still improving at the last round said as such."""
     v = verdict(best)
@@ -105,7 +115,7 @@ def verdict_text(best: pd.DataFrame, names: list[str], metric: str) -> str:
     if v.winner is None:
         return (f"No clear winner: {len(v.close)} of {len(best)} points are within one "
                 f"standard deviation of the lowest loss ({point_text(best, v.best, names)}: "
-                f"{metric} {loss}), so the folds cannot tell them apart (ringed)." + still)
+                f"{metric} {loss}), so the folds cannot tell them apart ({marked})." + still)
     return (f"Best: {point_text(best, v.best, names)} — {metric} {loss} at round "
             f"{int(row['round'])}" + (", clear of every other point's loss by more than "
                                        "its spread." if crossed else ".") + still)
@@ -212,9 +222,8 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
         f"{name}: {metric} at each value's best round"
         + (" — click a point to load it" if clickable else ""), large, height=440,
         ytitle=f"{metric} at the best round", xaxis=_x_axis(name, values),
-        annotations=[note], margin={"t": 95},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
-                "x": 0, "traceorder": "normal"}))
+        # six entries wrap into rows over the title on top: under the plot
+        annotations=[note], legend={**BELOW, "traceorder": "normal"}, margin={"b": 170}))
 
 
 def loss_grid(best: pd.DataFrame, x_name: str, y_name: str) -> pd.DataFrame:
@@ -242,9 +251,7 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
     cap = high > low and high < float(np.nanmax(z))  # a few bad cells would take the colours
     title = f"valid {metric}" + (f"<br>(lightest: ≥ {high:.3g})" if cap else "")
     heat = go.Heatmap(
-        x=xs, y=ys, z=z, text=[[f"{v:.4g}" + (" ↓" if s_ else "") for v, s_ in zip(row, srow,
-                                                                             strict=True)]
-                               for row, srow in zip(z, still, strict=True)],
+        x=xs, y=ys, z=z, text=[[f"{v:.4g}" for v in row] for row in z],
         texttemplate="%{text}", textfont={"size": size}, colorscale=HEATMAP_SCALE,
         zmin=low, zmax=high if cap else None,
         colorbar={"title": {"text": title, "side": "right"}, "thickness": 18},
@@ -259,36 +266,53 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
                      f"{row['valid']:.5g}" + (f" ± {row['spread']:.2g}" if row["spread"] > 0
                                               else "")
                      + f" at round {int(row['round'])}"
-                     + (" (↓ still improving: its last round)" if row["still"] else "")
+                     + (" (▼ still improving: its last round)" if row["still"] else "")
                      + f"<br>train {row['train']:.5g}"
                      + ("<br><i>click: load this model</i>" if clickable else ""))
     clicks = go.Scatter(x=cx, y=cy, customdata=points, hovertext=hover, mode="markers",
                         hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
                         marker={"size": 44, "symbol": "square", "color": "rgba(0,0,0,0)"})
+    # still improving: ▼ in the cell's top right corner, on hidden linear axes over the
+    # categories (text beside the loss would not fit a narrow cell)
+    rows, cols = np.nonzero(still)
+    marks = go.Scatter(x=cols + 0.36, y=rows + 0.26, mode="markers", name="still improving",
+                       hoverinfo="skip", showlegend=False, xaxis="x2", yaxis="y2",
+                       marker={"symbol": "triangle-down", "size": 11, "color": "#111111",
+                               "line": {"width": 1, "color": "white"}})
     v = verdict(best)
     shapes = []
     for i in v.close:  # the winner solid; without one, every cell within the spread dotted
         bx, by = label(best[x_name].iloc[i]), label(best[y_name].iloc[i])
-        shapes.append(_cell(xs.index(bx), ys.index(by), BEST,
-                            "solid" if v.winner is not None else "dot"))
+        shapes.append(_cell(xs.index(bx), ys.index(by), BEST, "solid", 5)
+                      if v.winner is not None else
+                      _cell(xs.index(bx), ys.index(by), BEST, "dot", 2.5, inset=0.4))
     if current is not None:
         cur = (label(current[0]), label(current[1]))
         if cur[0] in xs and cur[1] in ys:
             shapes.append(_cell(xs.index(cur[0]), ys.index(cur[1]), "#D55E00", "dash"))
     row = best.iloc[v.best]
-    title = (f"Validation {metric} at each cell's best round (↓: still improving) — "
-             + (f"best {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}: "
+    title = (f"Validation {metric} at each cell's best round (▼: still improving)<br>"
+             + (f"best: {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}, "
                 f"{row['valid']:.4g}" if v.winner is not None
-                else f"no clear winner: {len(v.close)} cells within one std (dotted)"))
-    return go.Figure(data=[heat, clicks], layout=layout(
+                else f"no clear winner: {len(v.close)} of {len(best)} cells within one "
+                     "standard deviation of the lowest (dotted)"))
+    return go.Figure(data=[heat, clicks, marks], layout=layout(
         title, large, height=480, xtitle=x_name, ytitle=y_name, shapes=shapes,
-        xaxis={"type": "category", "showgrid": False},
-        yaxis={"type": "category", "showgrid": False}, clickmode="event+select"))
+        # the ranges fixed to the cells (the click markers would pad them) and shared with
+        # the marks' hidden axes
+        xaxis={"type": "category", "showgrid": False, "range": [-0.5, len(xs) - 0.5]},
+        yaxis={"type": "category", "showgrid": False, "range": [-0.5, len(ys) - 0.5]},
+        clickmode="event+select",
+        margin={"t": 95},
+        xaxis2={"overlaying": "x", "range": [-0.5, len(xs) - 0.5], "visible": False},
+        yaxis2={"overlaying": "y", "range": [-0.5, len(ys) - 0.5], "visible": False}))
 
 
-def _cell(i: int, j: int, color: str, dash: str) -> dict:
-    return {"type": "rect", "xref": "x", "yref": "y", "x0": i - 0.48, "x1": i + 0.48,
-            "y0": j - 0.48, "y1": j + 0.48, "line": {"color": color, "width": 5, "dash": dash}}
+def _cell(i: int, j: int, color: str, dash: str, width: float = 5,
+          inset: float = 0.48) -> dict:
+    return {"type": "rect", "xref": "x", "yref": "y", "x0": i - inset, "x1": i + inset,
+            "y0": j - inset, "y1": j + inset,
+            "line": {"color": color, "width": width, "dash": dash}}
 
 
 def make_rounds_figure(sweep: pd.DataFrame, large: bool = False) -> go.Figure:

@@ -26,6 +26,7 @@ from viz.lab import (
     make_rounds_figure,
     make_sweep_figure,
     positions,
+    value_names,
     verdict,
     verdict_text,
 )
@@ -106,18 +107,19 @@ def test_heatmap_cells_are_the_sweeps_minima_and_the_best_is_outlined(sweep_2d):
     sweep, grid = sweep_2d
     fig = make_heatmap_figure(best_rows(sweep), "max_depth", "min_child_weight", "rmse",
                               current=(2, 5.0))
-    heat, clicks = fig.data
+    heat, clicks, marks = fig.data
     minima = sweep.groupby(["min_child_weight", "max_depth"])["valid-rmse"].min()
     still = best_rows(sweep).set_index(["min_child_weight", "max_depth"])["still"]
     assert still.any() and not still.all()  # 15 rounds: some points were still improving
+    marked = {(round(x - 0.36), round(y - 0.26)) for x, y in zip(marks.x, marks.y, strict=True)}
     for j, mcw in enumerate(grid["min_child_weight"]):
         for i, depth in enumerate(grid["max_depth"]):
             assert heat.z[j][i] == minima[(mcw, depth)]
+            assert heat.text[j][i] == f"{minima[(mcw, depth)]:.4g}"
             last = sweep[(sweep.max_depth == depth) & (sweep.min_child_weight == mcw)]
             improving = last["valid-rmse"].iloc[-1] == minima[(mcw, depth)]
             assert still[(mcw, depth)] == improving
-            assert heat.text[j][i] == f"{minima[(mcw, depth)]:.4g}" + (" ↓" if improving
-                                                                        else "")
+            assert ((i, j) in marked) == improving  # ▼ in the cell's corner
     assert list(heat.x) == ["1", "2", "4"] and list(heat.y) == ["0", "5", "40"]
     assert heat.textfont.size >= 16
     assert heat.zmin == minima.min() and heat.zmax == pytest.approx(np.quantile(minima, 0.75))
@@ -412,3 +414,12 @@ def test_the_labs_cross_validated_points_equal_xgboost_cv():
         i = int(np.argmin(ref["test-rmse-mean"]))
         assert mean == pytest.approx(ref["test-rmse-mean"].iloc[i], rel=1e-6)
         assert std == pytest.approx(ref["test-rmse-std"].iloc[i], rel=1e-5, abs=1e-9)
+
+
+def test_a_clicked_points_values_are_its_parameters_alone(data):
+    # a click loads the point's values into the sidebar: the scores beside them (spread,
+    # trained, still, ...) are not parameters (loading them once raised a KeyError)
+    for kwargs in ({"evals": _evals(data)}, {"nfold": 3}):
+        sweep = boost.sweep(BASE, data.X_train, data.y_train,
+                            {"max_depth": [1, 2], "eta": [0.3]}, 3, **kwargs)
+        assert value_names(best_rows(sweep)) == ["max_depth", "eta"]

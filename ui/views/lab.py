@@ -15,6 +15,7 @@ from viz.lab import (
     make_heatmap_figure,
     make_rounds_figure,
     make_sweep_figure,
+    value_names,
     verdict,
     verdict_text,
 )
@@ -132,14 +133,14 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
     show(fig, LabKeep.chart.key, state, shown, on_select=lambda: _clicked(state, best))
     if shown.compact:
         return
-    st.markdown(verdict_text(best, names, metric))
+    st.markdown(verdict_text(best, names, metric, "ringed" if len(names) == 1 else "dotted"))
     if state.lab.loaded and all(shown.config.get(n) == v for n, v in state.lab.loaded.items()):
         what = ", ".join(f"{n} = {label(v)}" for n, v in state.lab.loaded.items())
         st.success(f"Loaded {what}: the fit, the loss and every view now show this model "
                    "(the sidebar and the address bar have its parameters).",
                    icon=":material/check_circle:")
     st.caption("Best round: the first round with the lowest validation loss (where XGBoost's "
-               "early stopping would stop); ▼ / ↓: still improving at the last round it "
+               "early stopping would stop); ▼: still improving at the last round it "
                "trained, so not yet judged fairly. " + (
                    "The shaded band is the overfitting gap, validation − train; the black "
                    "ring, the model on screen." if len(names) == 1
@@ -153,7 +154,7 @@ def _clicked(state: AppState, best) -> None:
     rows = best[best["point"] == point]
     if point is None or rows.empty:  # an event without a point: nothing to load
         return
-    names = [c for c in best.columns if c not in ("point", "round", "train", "valid", "gap")]
+    names = value_names(best)
     load(state, {n: rows.iloc[0][n] for n in names})
 
 
