@@ -157,3 +157,16 @@ def test_2d_heatmap_at_1080p(browser, server):  # noqa: F811
     _run(page, server, "sample=moons&view=lab&lab=max_depth,min_child_weight&lab_n=4")
     _shoot(page, "lab_chart", "lab-2d-1080p")
     page.close()
+
+
+def test_the_marked_cells_of_an_honest_heatmap(page, server):  # noqa: F811
+    # η = 0.01 has not converged in the 500 rounds a sweep trains: its cells carry ▼
+    _run(page, server, "sample=moons&view=lab&lab=max_depth,eta&lab_n=3")
+    chart = page.locator(".st-key-lab_chart .js-plotly-plot")
+    marks = chart.evaluate("gd => gd._fullData.find(t => t.name === 'still improving').x.length")
+    assert marks >= 1
+    title = chart.evaluate("gd => gd._fullLayout.title.text")
+    assert "▼: still improving" in title
+    verdict = page.locator("p").filter(has_text=re.compile("^(Best: |No clear winner)"))
+    expect(verdict).to_be_visible()
+    _shoot(page, "lab_chart", "lab-2d-marked")
