@@ -320,6 +320,82 @@ _TWIN = (__package__ or "boost") + "_python"
 _TWIN_LOCK = threading.Lock()
 
 
+PYTHON_RATE = 7_000  # the plain-Python engine's (row x feature x round) cells a second
+# A retrain's time, measured on this engine: a setup over the rows x features (the sorted
+# columns, the quantile cuts) plus, each round, the rows x features x levels a tree grows
+# through. Both rates are measured once per process and tree method on this table (1 and
+# 11 rounds: the difference is ten rounds; about 100 ms in all).
+CALIBRATION = (20_000, 10, 3)  # rows, features, max_depth
+# Until the kernels are compiled nothing can be measured: the rates measured on the
+# project's 2-core machine (exact 3.1e-8 and 1.8e-9, hist 5.1e-8 and 1.6e-9), the slower.
+ASSUMED_RATES = (5.1e-8, 1.8e-9)
+_RATES: dict[str, tuple[float, float]] = {}
+_RATES_LOCK = threading.Lock()
+
+
+def _levels(n_rows: int, max_depth: int) -> int:
+    """The levels a depth-wise tree grows through (max_depth 0, no limit: as deep as the
+    rows allow)."""
+    return max_depth if max_depth > 0 else max(1, int(np.log2(max(n_rows, 2))))
+
+
+def _rates(tree_method: str) -> tuple[float, float]:
+    """(setup seconds per row x feature, round seconds per row x feature x level) of the
+    compiled engine, each the fastest of three measurements."""
+    with _RATES_LOCK:
+        rates = _RATES.get(tree_method)
+        if rates is None:
+            rows, features, depth = CALIBRATION
+            rng = np.random.default_rng(0)
+            X = rng.normal(size=(rows, features)).astype(np.float32)
+            y = X[:, 0] + rng.normal(size=rows).astype(np.float32)
+            params = {"tree_method": tree_method, "max_depth": depth, "nthread": 0}
+            t = {}
+            for rounds in (1, 11):
+                t[rounds] = float("inf")
+                for _ in range(3):
+                    start = time.perf_counter()
+                    train(params, X, y, rounds)
+                    t[rounds] = min(t[rounds], time.perf_counter() - start)
+            per_round = max(t[11] - t[1], 1e-6) / 10
+            setup = max(t[1] - per_round, 0.0)
+            rates = _RATES[tree_method] = (setup / (rows * features),
+                                           per_round / (rows * features * depth))
+    return rates
+
+
+def _model_seconds(rates, n_rows, n_features, num_boost_round, max_depth) -> float:
+    setup, per_cell = rates
+    cells = max(n_rows, 1) * max(n_features, 1)
+    return cells * (setup + per_cell * max(num_boost_round, 1) * _levels(n_rows, max_depth))
+
+
+# Each real training corrects the measured rates: the ratio of its time to their estimate
+# (the calibration is one moment of a machine that may be busy), by tree method.
+_SCALE: dict[str, float] = {}
+
+
+def train_seconds(tree_method: str, n_rows: int, n_features: int, num_boost_round: int,
+                  max_depth: int, measured: bool = True) -> float:
+    """About how long the compiled engine trains this: its rates measured here
+    (``_rates``) corrected by the last real training (``observe``), or ``ASSUMED_RATES``
+    (``measured`` False: while the kernels compile)."""
+    if not measured:
+        return _model_seconds(ASSUMED_RATES, n_rows, n_features, num_boost_round, max_depth)
+    return (_model_seconds(_rates(tree_method), n_rows, n_features, num_boost_round,
+                           max_depth) * _SCALE.get(tree_method, 1.0))
+
+
+def observe(tree_method: str, n_rows: int, n_features: int, num_boost_round: int,
+            max_depth: int, seconds: float) -> None:
+    """A training of the compiled engine took ``seconds``: later estimates follow it
+    (trainings under 50 ms say more about overheads than rates, and are not used)."""
+    if seconds < 0.05 or tree_method not in _RATES:
+        return
+    model = _model_seconds(_RATES[tree_method], n_rows, n_features, num_boost_round, max_depth)
+    _SCALE[tree_method] = min(10.0, max(0.1, seconds / model))
+
+
 def fits_python(objective: str, n_rows: int, n_features: int, num_boost_round: int) -> bool:
     """Whether the plain-Python engine trains this bit-equal to the compiled one and within
     a couple of seconds."""

@@ -250,7 +250,7 @@ def _own(arr, given):
 
 
 def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None,
-          early_stopping_rounds: int | None = None) -> Booster:
+          early_stopping_rounds: int | None = None, *, progress=None) -> Booster:
     """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``exact``, ``hist`` or
     ``approx``), or with first-order (Friedman) trees when ``boosting="first_order"``.
 
@@ -270,6 +270,9 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
         As XGBoost: stop when the last evaluation set's loss has not improved for this many
         rounds; ``Booster.best_iteration`` / ``best_score`` say where it was best (the trees
         after it are kept, as XGBoost keeps them).
+    progress : callable, optional
+        ``progress(done, total)`` after each round (as ``sweep``'s): a screen's progress
+        bar. An exception raised in it stops training and propagates.
 
     Returns
     -------
@@ -289,7 +292,9 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
     base_score, base_margin = intercept(p, y32, w32)
     run = Rounds(p, data, base_margin, num_boost_round,
-                 None if stopping_rounds is None else EarlyStopping(stopping_rounds))
+                 None if stopping_rounds is None else EarlyStopping(stopping_rounds),
+                 on_round=None if progress is None
+                 else (lambda r: progress(len(r.own) - 1, num_boost_round)))
     run.boost()
     trace = _trace(p, run, data)
     for arr in (trace.X, y32, w32, None if trace.binned is None else trace.binned.codes):

@@ -268,9 +268,10 @@ def params_ui(app: AppState, live: bool) -> tuple[dict, bool]:
     change retrains at once, so there is no Train button."""
     shown = [p for p in APP_PARAMS if p.applies(app.inputs.objective)]
     st.header("Parameters")
+    seconds = training.live_estimate(app)
     if live:
-        st.caption(f":material/bolt: **Live**: every change retrains and redraws at once "
-                   f"(data up to {training.live_text()}).")
+        st.caption(":material/bolt: **Live**: every change retrains and redraws at once ("
+                   + training.live_text(seconds) + ").")
     for p in shown:
         if p.section == "main":
             param_widget(p)
@@ -280,7 +281,7 @@ def params_ui(app: AppState, live: bool) -> tuple[dict, bool]:
                 param_widget(p)
     if live:
         return app.inputs.params(), False
-    st.caption(f":material/schedule: Data over {training.live_text()}: changes apply when "
-               "you press **Train**.")
+    st.caption(":material/schedule: Changes apply when you press **Train**: "
+               + training.live_text(seconds) + ".")
     pressed = st.button("Train", key="train", type="primary", use_container_width=True)
     return app.inputs.params(), pressed

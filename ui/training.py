@@ -5,8 +5,12 @@ engine and reports its step (``boost.runtime`` runs it)."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 import boost
 from boost import runtime
@@ -16,26 +20,63 @@ from boost.runtime import fits_python, python_engine
 from . import tables
 from .state import AppState, Model
 
-# Live knobs: on data up to this size every parameter change retrains at once (a model of
-# the default size trains in a few tens of milliseconds there); larger data waits for Train.
-LIVE_ROWS = 5_000
-LIVE_FEATURES = 20
+# Live knobs: every parameter change retrains at once when a retrain is estimated to take
+# at most LIVE_SECONDS (``boost.runtime.train_seconds``: rows x features x rounds x levels
+# at this engine's measured speed); longer ones wait for Train. A retrain estimated over
+# PROGRESS_SECONDS shows a progress bar, round by round.
+LIVE_SECONDS = 1.0
+PROGRESS_SECONDS = 0.5
 
 
 class TrainingError(ValueError):
     pass
 
 
+def retrain_seconds(config: dict, frame: pd.DataFrame) -> float | None:
+    """About how long training ``config`` takes on this server: the compiled engine's
+    measured rates, or while the kernels compile the plain-Python engine's (data it trains)
+    or the rates measured where BoostScope is developed; None when the columns cannot be
+    prepared (training will say why)."""
+    try:
+        prep = prepared(tuple(config[k] for k in _DATA_KEYS), frame)
+    except TrainingError:
+        return None
+    rows, features, rounds, depth = _cost_shape(config, prep)
+    ready = runtime.background_compile().ready.is_set()
+    if not ready and fits_python(prep.objective, rows, features, config["num_boost_round"]):
+        return rows * max(features, 1) * max(rounds, 1) / runtime.PYTHON_RATE
+    return runtime.train_seconds(config["tree_method"], rows, features, rounds, depth,
+                                 measured=ready)
+
+
+def _cost_shape(config: dict, prep: tables.Prepared) -> tuple[int, int, int, int]:
+    """(rows, features, trees, max_depth) a training's time grows with: the validation
+    rows are scored every round, a multi-class round grows a tree per class."""
+    trees = config["num_boost_round"] * (prep.num_class if prep.task == "multiclass" else 1)
+    return (len(prep.y_train) + len(prep.y_valid), prep.X_train.shape[1], trees,
+            config["max_depth"])
+
+
 def is_live(app: AppState) -> bool:
-    """Whether the data is small enough for live knobs (no Train button)."""
-    data = app.inputs.data
-    return (data is not None and len(data.frame) <= LIVE_ROWS
-            and len(app.inputs.features) <= LIVE_FEATURES)
+    """Whether a retrain is quick enough for live knobs (no Train button)."""
+    seconds = live_estimate(app)
+    return seconds is not None and seconds <= LIVE_SECONDS
 
 
-def live_text() -> str:
-    """The live limit in words, for the sidebar."""
-    return f"{LIVE_ROWS:,} rows × {LIVE_FEATURES} features"
+def live_estimate(app: AppState) -> float | None:
+    """``retrain_seconds`` of the parameters on screen (None without data)."""
+    if app.inputs.data is None or not app.inputs.features:
+        return None
+    return retrain_seconds(current_config(app), app.inputs.data.frame)
+
+
+def live_text(seconds: float | None) -> str:
+    """Why the knobs are live or wait for Train, for the sidebar."""
+    if seconds is None:
+        return "a retrain's time cannot be estimated for these columns"
+    about = f"about {seconds:.2g} s" if seconds >= 0.01 else "under 0.01 s"
+    return (f"a retrain here takes {about} (rows × features × rounds × depth at this "
+            f"server's measured speed; live up to {LIVE_SECONDS:g} s)")
 
 
 def current_config(app: AppState) -> dict:
@@ -106,9 +147,11 @@ def prepared(columns: tuple, _frame: pd.DataFrame) -> tables.Prepared:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled"):
+def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled",
+                 _progress=None):
     """Train once per configuration; the result is shared read-only. ``engine``: "compiled",
-    or "python" (the same engine as plain Python, bit-equal, while the kernels compile)."""
+    or "python" (the same engine as plain Python, bit-equal, while the kernels compile);
+    ``_progress(done, total)`` after each round (not part of the key)."""
     prep = prepared(tuple(config[k] for k in _DATA_KEYS), _frame)
     params = engine_params(config, prep)
     evals = eval_sets(prep)
@@ -118,9 +161,13 @@ def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled"):
                             "than 10 rows has none; set early_stopping_rounds to 0.")
     module = boost if engine == "compiled" else python_engine()
     try:
+        start = time.perf_counter()
         booster = module.train(params, prep.X_train, prep.y_train, config["num_boost_round"],
                                evals=evals, early_stopping_rounds=stopping,
-                               sample_weight=prep.w_train)
+                               sample_weight=prep.w_train, progress=_progress)
+        if engine == "compiled":  # the next estimates follow what training really took
+            runtime.observe(config["tree_method"], *_cost_shape(config, prep),
+                            time.perf_counter() - start)
     except ValueError as exc:
         raise TrainingError(str(exc)) from None
     except MemoryError:
@@ -164,8 +211,12 @@ def trained(app: AppState) -> Model | None:
         return None
     try:
         engine = engine_for(part.config, data.frame)
-        with st.spinner(training_text(engine), show_time=True):
-            booster, prep = train_cached(part.config, data.frame, engine)
+        seconds = retrain_seconds(part.config, data.frame)
+        if seconds is not None and seconds > PROGRESS_SECONDS and engine == "compiled":
+            booster, prep = _train_with_progress(part.config, data.frame, seconds)
+        else:
+            with st.spinner(training_text(engine), show_time=True):
+                booster, prep = train_cached(part.config, data.frame, engine)
     except TrainingError as exc:
         previous = part.last_good
         if previous is not None and previous.config.get("digest") == part.config.get("digest"):
@@ -181,6 +232,40 @@ def trained(app: AppState) -> Model | None:
         return None
     part.last_good = Model(booster, prep, part.config)
     return part.last_good
+
+
+def _train_with_progress(config: dict, frame: pd.DataFrame, seconds: float):
+    """``train_cached`` with a progress bar round by round instead of a faded page, for a
+    retrain estimated at ``seconds``. The training runs in a helper thread (this run's
+    context attached) and reports its round; this thread draws the bar (an element drawn
+    from inside the cached function would be replayed at every cache hit: Streamlit
+    refuses that)."""
+    done, out = [0, config["num_boost_round"]], {}
+
+    def progress(r: int, total: int) -> None:  # (the helper thread: no Streamlit call)
+        done[:] = [r, total]
+
+    def run() -> None:
+        try:
+            out["model"] = train_cached(config, frame, "compiled", progress)
+        except BaseException as exc:  # (raised again in this run's thread)
+            out["error"] = exc
+
+    helper = threading.Thread(target=run, name="train", daemon=True)
+    add_script_run_ctx(helper, get_script_run_ctx())
+    slot = st.empty()
+    helper.start()
+    try:
+        while helper.is_alive():
+            r, total = done
+            slot.progress(r / max(total, 1), text=f"Training: round {r} of {total} (about "
+                                                  f"{seconds:.1f} s in all)…")
+            helper.join(timeout=0.1)
+    finally:
+        slot.empty()
+    if "error" in out:
+        raise out["error"]
+    return out["model"]
 
 
 def train_other(app: AppState, config: dict):

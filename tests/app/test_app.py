@@ -17,7 +17,8 @@ from apptest import (  # noqa: F401  (clear_caches: autouse)
     status,
 )
 
-from ui.training import LIVE_ROWS
+from boost import runtime
+from ui import training
 from ui.views import LEGACY, VIEWS
 
 _app = open_app
@@ -125,9 +126,12 @@ def test_live_knobs_retrain_at_once():
     assert at.session_state["app"].model.last_good.config["max_depth"] == 1
 
 
-def test_large_data_waits_for_train():
+def test_a_slow_retrain_waits_for_train(monkeypatch):
+    # the budget below any retrain's estimate: every change waits for Train (a real table
+    # over the budget: tests/browser/test_live_browser.py)
+    monkeypatch.setattr(training, "LIVE_SECONDS", 1e-9)
     at = _app(round="20")
-    n = LIVE_ROWS + 1
+    n = 500
     raw = "x,z,y\n" + "\n".join(f"{i % 97},{i % 13},{(i % 97) * 0.5 + i % 7}" for i in range(n))
     at.get("file_uploader")[0].set_value(("big.csv", raw.encode(), "text/csv")).run()
     before = _loss(at)  # new data trains once with the current parameters
@@ -137,6 +141,40 @@ def test_large_data_waits_for_train():
     at.button(key="train").click().run()
     assert _loss(at) > before and not at.warning
     assert at.session_state["app"].model.last_good.config["eta"] == 0.05
+    assert any("Changes apply when you press **Train**: a retrain here takes" in c.value
+               for c in at.caption)
+
+
+def test_live_is_decided_by_the_estimated_retrain_time(monkeypatch):
+    # by hand: with measured rates (setup 2e-8 s a row x feature, 1e-9 s a row x feature x
+    # level each round), 455 rows x 30 features x 20 rounds at depth 3 take
+    # 13,650 x (2e-8 + 1e-9 x 20 x 3) = 0.001092 s
+    monkeypatch.setitem(runtime._RATES, "exact", (2e-8, 1e-9))
+    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(0.001092)
+    assert runtime.train_seconds("exact", 1024, 1, 1, 0) == pytest.approx(
+        1024 * (2e-8 + 1e-9 * 10))  # max_depth 0: as deep as log2(rows)
+    # a real training twice as slow as the estimate: later estimates follow it
+    monkeypatch.setattr(runtime, "_SCALE", {})
+    runtime.observe("exact", 455, 30, 200, 3, seconds=2 * 13_650 * (2e-8 + 1e-9 * 600))
+    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001092)
+    runtime.observe("exact", 455, 30, 20, 3, seconds=0.01)  # under 50 ms: not a rate
+    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001092)
+    monkeypatch.setattr(runtime, "_SCALE", {})
+    assert "about 0.12 s" in training.live_text(0.1234)
+    assert "under 0.01 s" in training.live_text(0.001)
+    at = _app(sample="moons")
+    app = at.session_state["app"]
+    rows = len(app.model.last_good.prep.y_train) + len(app.model.last_good.prep.y_valid)
+    ready = runtime.background_compile().ready.is_set()
+    expected = runtime.train_seconds("exact", rows, 2, 20, 3, measured=ready)
+    assert training.retrain_seconds(app.model.config, app.inputs.data.frame) == pytest.approx(
+        expected)
+    assert any("**Live**" in c.value for c in at.caption)
+    monkeypatch.setitem(runtime._RATES, "exact", (1.0, 1.0))  # a very slow server
+    monkeypatch.setattr(runtime, "ASSUMED_RATES", (1.0, 1.0))
+    at.slider(key="p_eta").set_value(0.05).run()
+    assert at.button(key="train") and any("a retrain here takes about" in c.value
+                                          and "live up to 1 s" in c.value for c in at.caption)
 
 
 def test_url_restores_the_view():
