@@ -155,7 +155,7 @@ def test_live_is_decided_by_the_estimated_retrain_time(monkeypatch):
         1024 * (2e-8 + 1e-9 * 10))  # max_depth 0: as deep as log2(rows)
     # a real training twice as slow as the estimate: later estimates follow it
     monkeypatch.setattr(runtime, "_SCALE", {})
-    runtime.observe("exact", 455, 30, 200, 3, seconds=2 * 13_650 * (2e-8 + 1e-9 * 600))
+    runtime.observe("exact", 45_500, 30, 200, 3, seconds=2 * 1_365_000 * (2e-8 + 1e-9 * 600))
     assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001092)
     runtime.observe("exact", 455, 30, 20, 3, seconds=0.01)  # under 50 ms: not a rate
     assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001092)
