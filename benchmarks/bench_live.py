@@ -1,8 +1,9 @@
 """Live knobs: from moving a parameter to the redrawn chart, in the browser.
 
     python benchmarks/bench_live.py [--rows 5000] [--features 20] [--repeats 5]
+    python benchmarks/bench_live.py --estimates   # the live decision's estimate vs training
 
-1. Writes a regression table at the live limit (5,000 rows × 20 features by default), starts
+1. Writes a regression table (5,000 rows × 20 features by default), starts
    ``streamlit run app.py`` and opens it in Debian's Chromium at 1280×720 (Playwright), at
    round 20 of the app's default model, and uploads the table.
 2. For each live knob (the sidebar's sliders and number inputs for η, λ, γ, α, max_depth,
@@ -15,6 +16,10 @@
    start and the script's run, as the page sees them. The goal is 300 ms.
 3. In the same run, on the same table and model: ``boost.train`` alone (the training's share
    of the path) and ``xgboost.train`` with the same parameters, for comparison.
+
+``--estimates``: what decides whether the knobs are live — ``boost.runtime.train_seconds``,
+at rates measured here as a server measures them — beside ``boost.train`` timed on the same
+shapes (exact and hist), their ratio, and ``xgboost.train`` for scale.
 """
 
 from __future__ import annotations
@@ -133,13 +138,63 @@ def engine_ms(frame: pd.DataFrame, repeats: int) -> tuple[float, float]:
     return min(ours) * 1000, min(theirs) * 1000
 
 
+SHAPES = [  # rows, features, rounds, max_depth: the samples' sizes up to 100k x 30
+    (442, 10, 20, 3), (569, 30, 20, 3), (569, 30, 200, 6), (5_000, 20, 20, 3),
+    (20_000, 30, 100, 6), (40_000, 10, 500, 6), (100_000, 30, 20, 3), (100_000, 30, 20, 6)]
+
+
+def estimates(repeats: int) -> None:
+    """The live decision's estimate (``boost.runtime.train_seconds``, its rates measured
+    here as the server measures them) against ``boost.train`` timed (best of ``repeats``,
+    with a validation set of a quarter of the rows, as the app's 80/20), and
+    ``xgboost.train`` on the same data for scale."""
+    import xgboost as xgb
+
+    import boost
+    from boost import runtime
+    from ui.training import LIVE_SECONDS
+
+    boost.warmup()
+    print(f"Retrain estimate vs measured (live up to {LIVE_SECONDS:g} s); exact and hist")
+    print(f"{'rows × features × rounds, depth':<34}{'method':>7}{'estimate s':>12}"
+          f"{'boost s':>9}{'est/real':>9}{'xgboost s':>11}  live")
+    rng = np.random.default_rng(0)
+    for rows, features, rounds, depth in SHAPES:
+        X = rng.normal(size=(rows, features)).astype(np.float32)
+        y = X[:, 0] + rng.normal(size=rows).astype(np.float32)
+        cut = rows * 4 // 5
+        for method in ("exact", "hist"):
+            params = {"tree_method": method, "max_depth": depth}
+            est = runtime.train_seconds(method, rows, features, rounds, depth)
+            ours, theirs = [], []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                boost.train(params, X[:cut], y[:cut], rounds, evals=[(X[cut:], y[cut:], "v")])
+                ours.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                dtrain, dvalid = xgb.DMatrix(X[:cut], label=y[:cut]), xgb.DMatrix(X[cut:],
+                                                                                 label=y[cut:])
+                xgb.train({**params, "nthread": 2}, dtrain, rounds, evals=[(dvalid, "v")],
+                          verbose_eval=False)
+                theirs.append(time.perf_counter() - start)
+            real = min(ours)
+            print(f"{f'{rows:,} × {features} × {rounds}, {depth}':<34}{method:>7}{est:>12.3f}"
+                  f"{real:>9.3f}{est / real:>9.2f}{min(theirs):>11.3f}  "
+                  f"{'yes' if est <= LIVE_SECONDS else 'Train'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--estimates", action="store_true",
+                        help="only the retrain estimate against measured training (no browser)")
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--port", type=int, default=8767)
     args = parser.parse_args()
+    if args.estimates:
+        estimates(min(args.repeats, 3))
+        return
     frame = table(args.rows, args.features)
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / f"live_{args.rows}x{args.features}.csv"

@@ -322,14 +322,17 @@ _TWIN_LOCK = threading.Lock()
 
 PYTHON_RATE = 7_000  # the plain-Python engine's (row x feature x round) cells a second
 # A retrain's time, measured on this engine: a setup over the rows x features (the sorted
-# columns, the quantile cuts) plus, each round, the rows x features x levels a tree grows
-# through. Both rates are measured once per process and tree method on this table (1 and
-# 11 rounds: the difference is ten rounds; about 100 ms in all).
+# columns, the quantile cuts), then each round the rows x features x levels a tree grows
+# through, plus a fixed cost per level (the kernels' calls, the round's bookkeeping: what
+# dominates hundreds of rounds on a small table). Measured once per process and tree
+# method: 1 and 11 rounds on a large table (the difference is ten rounds) and 1 and 31 on a
+# tiny one (the fixed cost); about 150 ms in all.
 CALIBRATION = (20_000, 10, 3)  # rows, features, max_depth
-# Until the kernels are compiled nothing can be measured: the rates measured on the
-# project's 2-core machine (exact 3.1e-8 and 1.8e-9, hist 5.1e-8 and 1.6e-9), the slower.
-ASSUMED_RATES = (5.1e-8, 1.8e-9)
-_RATES: dict[str, tuple[float, float]] = {}
+TINY = (200, 2)
+# Until the kernels are compiled nothing can be measured: rates measured on the project's
+# 2-core machine (hist, the slower).
+ASSUMED_RATES = (5.1e-8, 1.6e-9, 2.0e-4)
+_RATES: dict[str, tuple[float, float, float]] = {}
 _RATES_LOCK = threading.Lock()
 
 
@@ -339,35 +342,42 @@ def _levels(n_rows: int, max_depth: int) -> int:
     return max_depth if max_depth > 0 else max(1, int(np.log2(max(n_rows, 2))))
 
 
-def _rates(tree_method: str) -> tuple[float, float]:
-    """(setup seconds per row x feature, round seconds per row x feature x level) of the
-    compiled engine, each the fastest of three measurements."""
+def _fastest(params: dict, X, y, rounds: int, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        train(params, X, y, rounds)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _rates(tree_method: str) -> tuple[float, float, float]:
+    """(setup seconds per row x feature, round seconds per row x feature x level, round
+    seconds per level) of the compiled engine, from the fastest of three runs each."""
     with _RATES_LOCK:
         rates = _RATES.get(tree_method)
         if rates is None:
             rows, features, depth = CALIBRATION
             rng = np.random.default_rng(0)
+            params = {"tree_method": tree_method, "max_depth": depth, "nthread": 0}
+            X = rng.normal(size=TINY).astype(np.float32)
+            y = X[:, 0] + rng.normal(size=TINY[0]).astype(np.float32)
+            level = max(_fastest(params, X, y, 31) - _fastest(params, X, y, 1), 0.0) / (30 * depth)
             X = rng.normal(size=(rows, features)).astype(np.float32)
             y = X[:, 0] + rng.normal(size=rows).astype(np.float32)
-            params = {"tree_method": tree_method, "max_depth": depth, "nthread": 0}
-            t = {}
-            for rounds in (1, 11):
-                t[rounds] = float("inf")
-                for _ in range(3):
-                    start = time.perf_counter()
-                    train(params, X, y, rounds)
-                    t[rounds] = min(t[rounds], time.perf_counter() - start)
-            per_round = max(t[11] - t[1], 1e-6) / 10
-            setup = max(t[1] - per_round, 0.0)
-            rates = _RATES[tree_method] = (setup / (rows * features),
-                                           per_round / (rows * features * depth))
+            one, eleven = _fastest(params, X, y, 1), _fastest(params, X, y, 11)
+            per_round = max(eleven - one, 1e-6) / 10
+            per_cell = max(per_round - level * depth, per_round / 10) / (rows * features * depth)
+            setup = max(one - per_round, 0.0) / (rows * features)
+            rates = _RATES[tree_method] = (setup, per_cell, level)
     return rates
 
 
 def _model_seconds(rates, n_rows, n_features, num_boost_round, max_depth) -> float:
-    setup, per_cell = rates
+    setup, per_cell, per_level = rates
     cells = max(n_rows, 1) * max(n_features, 1)
-    return cells * (setup + per_cell * max(num_boost_round, 1) * _levels(n_rows, max_depth))
+    levels = max(num_boost_round, 1) * _levels(n_rows, max_depth)
+    return cells * setup + levels * (cells * per_cell + per_level)
 
 
 # Each real training corrects the measured rates: the ratio of its time to their estimate

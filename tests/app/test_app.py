@@ -146,19 +146,20 @@ def test_a_slow_retrain_waits_for_train(monkeypatch):
 
 
 def test_live_is_decided_by_the_estimated_retrain_time(monkeypatch):
-    # by hand: with measured rates (setup 2e-8 s a row x feature, 1e-9 s a row x feature x
-    # level each round), 455 rows x 30 features x 20 rounds at depth 3 take
-    # 13,650 x (2e-8 + 1e-9 x 20 x 3) = 0.001092 s
-    monkeypatch.setitem(runtime._RATES, "exact", (2e-8, 1e-9))
-    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(0.001092)
-    assert runtime.train_seconds("exact", 1024, 1, 1, 0) == pytest.approx(
-        1024 * (2e-8 + 1e-9 * 10))  # max_depth 0: as deep as log2(rows)
-    # a real training twice as slow as the estimate: later estimates follow it
+    # by hand: with measured rates (setup 2e-8 s a row x feature; each round 1e-9 s a row x
+    # feature x level and 1e-5 s a level), 455 rows x 30 features x 20 rounds at depth 3:
+    # 13,650 x 2e-8 + 20 x 3 x (13,650 x 1e-9 + 1e-5) = 0.000273 + 0.001419 = 0.001692 s
+    monkeypatch.setitem(runtime._RATES, "exact", (2e-8, 1e-9, 1e-5))
     monkeypatch.setattr(runtime, "_SCALE", {})
-    runtime.observe("exact", 45_500, 30, 200, 3, seconds=2 * 1_365_000 * (2e-8 + 1e-9 * 600))
-    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001092)
+    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(0.001692)
+    assert runtime.train_seconds("exact", 1024, 1, 1, 0) == pytest.approx(
+        1024 * 2e-8 + 10 * (1024 * 1e-9 + 1e-5))  # max_depth 0: as deep as log2(rows)
+    # a real training twice as slow as the estimate: later estimates follow it
+    big = runtime.train_seconds("exact", 45_500, 30, 200, 3)
+    runtime.observe("exact", 45_500, 30, 200, 3, seconds=2 * big)
+    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001692)
     runtime.observe("exact", 455, 30, 20, 3, seconds=0.01)  # under 50 ms: not a rate
-    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001092)
+    assert runtime.train_seconds("exact", 455, 30, 20, 3) == pytest.approx(2 * 0.001692)
     monkeypatch.setattr(runtime, "_SCALE", {})
     assert "about 0.12 s" in training.live_text(0.1234)
     assert "under 0.01 s" in training.live_text(0.001)
@@ -170,8 +171,8 @@ def test_live_is_decided_by_the_estimated_retrain_time(monkeypatch):
     assert training.retrain_seconds(app.model.config, app.inputs.data.frame) == pytest.approx(
         expected)
     assert any("**Live**" in c.value for c in at.caption)
-    monkeypatch.setitem(runtime._RATES, "exact", (1.0, 1.0))  # a very slow server
-    monkeypatch.setattr(runtime, "ASSUMED_RATES", (1.0, 1.0))
+    monkeypatch.setitem(runtime._RATES, "exact", (1.0, 1.0, 1.0))  # a very slow server
+    monkeypatch.setattr(runtime, "ASSUMED_RATES", (1.0, 1.0, 1.0))
     at.slider(key="p_eta").set_value(0.05).run()
     assert at.button(key="train") and any("a retrain here takes about" in c.value
                                           and "live up to 1 s" in c.value for c in at.caption)
