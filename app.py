@@ -11,14 +11,18 @@ sidebar and show two panels in projector type (``ui/present.py``, ``ui/lesson.py
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import streamlit as st
 
+# The tab's icon from the project (a ":material/...:" icon is fetched from a public font
+# host: a lecture hall may have no network).
+ICON = str(Path(__file__).parent / "ui" / "icon.png")
 # A new server's first run imports pandas, Plotly and the engine, a few seconds on a busy
 # machine: a word on screen first rather than a blank page.
 starting = None
 if "ui.stage" not in sys.modules:
-    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide")
+    st.set_page_config(page_title="BoostScope", page_icon=ICON, layout="wide")
     starting = st.empty()
     starting.caption("Starting BoostScope: loading pandas, Plotly and the engine…")
 
@@ -82,7 +86,7 @@ def main() -> None:
     housekeeping.start()  # once per server: closed tabs' uploads released
     opening = st.query_params
     presenting = opening.get("present") == "1" or "lesson" in opening
-    st.set_page_config(page_title="BoostScope", page_icon=":material/forest:", layout="wide",
+    st.set_page_config(page_title="BoostScope", page_icon=ICON, layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     if starting is not None:
         starting.empty()

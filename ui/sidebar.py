@@ -270,8 +270,8 @@ def params_ui(app: AppState, live: bool) -> tuple[dict, bool]:
     st.header("Parameters")
     seconds = training.live_estimate(app)
     if live:
-        st.caption(":material/bolt: **Live**: every change retrains and redraws at once ("
-                   + training.live_text(seconds) + ").")
+        st.caption(":material/bolt: **Live**: every change retrains and redraws at once"
+                   + ("" if seconds is None else "; " + training.live_text(seconds)) + ".")
     for p in shown:
         if p.section == "main":
             param_widget(p)

@@ -58,9 +58,12 @@ def _cost_shape(config: dict, prep: tables.Prepared) -> tuple[int, int, int, int
 
 
 def is_live(app: AppState) -> bool:
-    """Whether a retrain is quick enough for live knobs (no Train button)."""
+    """Whether a retrain is quick enough for live knobs (no Train button). Columns that
+    cannot be prepared are live: training says at once what is wrong with them."""
+    if app.inputs.data is None:
+        return False
     seconds = live_estimate(app)
-    return seconds is not None and seconds <= LIVE_SECONDS
+    return seconds is None or seconds <= LIVE_SECONDS
 
 
 def live_estimate(app: AppState) -> float | None:
@@ -70,13 +73,11 @@ def live_estimate(app: AppState) -> float | None:
     return retrain_seconds(current_config(app), app.inputs.data.frame)
 
 
-def live_text(seconds: float | None) -> str:
+def live_text(seconds: float) -> str:
     """Why the knobs are live or wait for Train, for the sidebar."""
-    if seconds is None:
-        return "a retrain's time cannot be estimated for these columns"
     about = f"about {seconds:.2g} s" if seconds >= 0.01 else "under 0.01 s"
-    return (f"a retrain here takes {about} (rows × features × rounds × depth at this "
-            f"server's measured speed; live up to {LIVE_SECONDS:g} s)")
+    return (f"a retrain here takes {about}, estimated from the rows, features, rounds and "
+            f"depth at this server's measured speed (live up to {LIVE_SECONDS:g} s)")
 
 
 def current_config(app: AppState) -> dict:
