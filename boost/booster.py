@@ -13,6 +13,7 @@ from . import (
     sample,
 )
 from .data import any_rows, as_features
+from .layer import exclusive, serialized
 from .params import Params
 from .trace import NoTrainingTrace, RoundView, Trace, TrainingData
 from .trace.candidates import CandidateSummary
@@ -216,7 +217,8 @@ class Booster:
         margin = initial_margin(X32.shape[0], self.base_margin)
         yield 0, margin
         for r in range(1, self.num_boosted_rounds() + 1):
-            add_tree_outputs(self.forest, X32, margin, (r - 1) * g, r * g)
+            with exclusive():  # (not held while the caller has the round)
+                add_tree_outputs(self.forest, X32, margin, (r - 1) * g, r * g)
             yield r, margin
 
     # ----------------------------------------------------------------- dumps
@@ -429,3 +431,12 @@ def load_model(fname) -> Booster:
                    forest=parts.forest, data=None, history=None, eval_names=(),
                    best_iteration=parts.best_iteration, best_score=parts.best_score,
                    source=parts.file)
+
+
+# The methods that run the engine's kernels, each an engine call that holds the engine's
+# lock where numba's threading layer is not thread-safe (``boost.layer``).
+for _name in ("with_data", "feature_values", "rows_in_node", "predict", "tree_outputs",
+              "tree_output", "decision_path", "round_view", "round_views", "split_candidates",
+              "candidate_summary", "tree_gradients", "rows_used", "features_used", "cuts"):
+    setattr(Booster, _name, serialized(getattr(Booster, _name)))
+del _name

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .layer import serialized
 from .objectives import metric_name
 from .params import parse_params
 from .training import EarlyStopping, Inputs, Rounds, _threads, check_rounds, inputs, intercept
@@ -133,6 +134,7 @@ def table(scores: FoldScores, metric: str) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+@serialized
 def cv(params: dict, X, y, num_boost_round: int = 10, *, nfold: int = 3, folds=None,
        seed: int = 0, shuffle: bool = True, early_stopping_rounds: int | None = None,
        sample_weight=None) -> pd.DataFrame:

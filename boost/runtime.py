@@ -43,7 +43,9 @@ import numpy as np
 from numba.core import event
 from numba.core.registry import CPUDispatcher as Dispatcher
 
+from . import layer
 from .booster import load_model
+from .layer import exclusive
 from .trace.candidates import exact_thresholds
 from .training import train
 
@@ -177,7 +179,8 @@ def _warmup(processes: int | None, progress: Progress | None) -> float:
         _compile_in_workers(workers, step, {_name(k) for k in missing})
     done = total - len(PARTS)  # a kernel the workers left is compiled below
     for label, run in PARTS.items():
-        run()
+        with exclusive():  # a part runs the kernels it compiles
+            run()
         step(label)
     return time.perf_counter() - start
 
@@ -480,9 +483,17 @@ class BackgroundCompile:
             finally:  # a failure shows where the kernel is used, as a training error
                 gc.freeze()
                 self.ready.set()
+                say_layer()
 
         gc.freeze()
         threading.Thread(target=run, name="boost-warmup", daemon=True).start()
+
+
+def say_layer() -> None:
+    """The server's log: which threading layer numba started, and where it is not
+    thread-safe, that engine calls take turns and how to get a layer that is not."""
+    print(f"BoostScope: numba threading layer '{layer.layer()}'"
+          + ("" if layer.thread_safe() else f" — {layer.advice()}"), file=sys.stderr, flush=True)
 
 
 _BACKGROUND = BackgroundCompile()  # one per process

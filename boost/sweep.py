@@ -29,6 +29,7 @@ import pandas as pd
 
 from .cv import check_folds, check_stopping, fold_inputs, kfold, run_folds
 from .exact import SortedColumns
+from .layer import serialized, thread_safe
 from .objectives import metric_name
 from .params import BY_NAME, parse_params
 from .sketch import hist_cuts
@@ -114,6 +115,7 @@ class _Shared:
         return _HistGrower(data.X32, data.w32, p, self.cuts.get(p.max_bin))
 
 
+@serialized
 def _train_point(shared: _Shared, p, num_boost_round, stopping_rounds, stop: threading.Event):
     """One grid point's losses per round (round 0 first) and its trees' facts per round."""
     facts = []
@@ -131,6 +133,7 @@ def _train_point(shared: _Shared, p, num_boost_round, stopping_rounds, stop: thr
     return run.history, facts
 
 
+@serialized
 def _train_point_cv(shared: list[_Shared], p, num_boost_round, stopping_rounds,
                     stop: threading.Event):
     """One grid point scored by cross-validation: (the folds' losses per round, the means
@@ -181,25 +184,11 @@ def _frame(points, results, metric, eval_names) -> pd.DataFrame:
     return frame
 
 
-def _threads_may_overlap() -> bool:
-    """Whether numba's threading layer takes parallel calls from several threads at once
-    (OpenMP and TBB do; the fallback 'workqueue' layer aborts the process)."""
-    if numba.config.DISABLE_JIT:
-        return True  # plain Python: the threads take turns on the GIL
-    try:
-        from numba.np.ufunc import parallel
-
-        parallel._launch_threads()
-        return numba.threading_layer() in ("omp", "tbb")
-    except Exception:  # no layer could start: run the points one after another
-        return False
-
-
 def _workers(n_points: int, nthread: int) -> tuple[int, int]:
     """(parallel points, threads per point) for ``nthread`` threads in all (0: every core)."""
     available = numba.config.NUMBA_NUM_THREADS
     total = available if nthread == 0 else min(nthread, available)
-    workers = max(1, min(n_points, total)) if _threads_may_overlap() else 1
+    workers = max(1, min(n_points, total)) if thread_safe() else 1
     return workers, max(1, total // workers)
 
 

@@ -38,6 +38,7 @@ from .booster import Booster
 from .data import any_rows, as_features, as_labels, as_weights, check_training_rows
 from .exact import NodeSampling, SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, bin_matrix, grow_hist
+from .layer import serialized
 from .leaves import line_search_leaves, quantile_leaves
 from .node_rules import NodeParams, prune
 from .params import parse_params
@@ -249,6 +250,7 @@ def _own(arr, given):
     return arr
 
 
+@serialized
 def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None,
           early_stopping_rounds: int | None = None, *, progress=None) -> Booster:
     """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``exact``, ``hist`` or

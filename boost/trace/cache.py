@@ -21,6 +21,8 @@ from collections.abc import Callable, Hashable
 import numpy as np
 import pandas as pd
 
+from ..layer import exclusive
+
 BUDGET = 64 * 2**20  # bytes per model: an exact root's sorted columns at 100k x 30 are 24 MiB
 
 
@@ -69,7 +71,8 @@ class ByteCache:
             if hit is not None:
                 self._items.move_to_end(key)
                 return hit[0]
-        value = compute()
+        with exclusive():  # (an answer may run parallel kernels)
+            value = compute()
         size = size_of(value)
         if size > self.budget:
             return value
@@ -89,6 +92,7 @@ class ByteCache:
             hit = self._kept.get(key)
         if hit is not None:
             return hit[0]
-        value = compute()
+        with exclusive():
+            value = compute()
         with self._lock:
             return self._kept.setdefault(key, (value, size_of(value)))[0]

@@ -1,0 +1,68 @@
+"""The engine from several threads at once on numba's ``workqueue`` layer, which is not
+thread-safe (without the engine's lock, two threads launching parallel kernels end the
+process): trainings, predictions, cross-validation and trace answers running together finish
+with the models one-at-a-time runs make. The layer is read when numba starts its threads,
+so each case runs in a subprocess."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CONCURRENT = """
+import json, threading
+import numpy as np
+import boost
+from boost import layer
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(20_000, 10)); y = X[:, 0] + rng.normal(size=20_000)
+params = [{"tree_method": m, "max_depth": d} for m, d in
+          (("hist", 5), ("exact", 4), ("approx", 3))]
+
+def work(p):
+    bst = boost.train(p, X, y, 15, evals=[(X[:2000], y[:2000], "valid")])
+    margins = bst.predict(X, output_margin=True)
+    summary = bst.candidate_summary(3, 0).table.Gain.to_numpy()
+    folds = boost.cv(p, X[:4000], y[:4000], 5, nfold=3)
+    return (bst.get_dump("json"), margins.tobytes(), summary.tobytes(),
+            folds.to_numpy().tobytes())
+
+together = {}
+def run(i):
+    together[i] = work(params[i])
+threads = [threading.Thread(target=run, args=(i,)) for i in range(3) for _ in [0]]
+threads += [threading.Thread(target=run, args=(i,)) for i in range(3)]  # 6 at once
+for t in threads: t.start()
+for t in threads: t.join()
+alone = [work(p) for p in params]
+print(json.dumps({"layer": layer.layer(), "safe": layer.thread_safe(),
+                  "advice": layer.advice(),
+                  "same": all(together[i] == alone[i] for i in range(3))}))
+"""
+
+
+def _run(threading_layer: str) -> dict:
+    import json
+
+    env = {**os.environ, "NUMBA_THREADING_LAYER": threading_layer}
+    done = subprocess.run([sys.executable, "-c", CONCURRENT], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]  # workqueue without the lock: aborts
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_concurrent_engine_calls_on_the_workqueue_layer_take_turns():
+    out = _run("workqueue")
+    assert out["layer"] == "workqueue" and out["safe"] is False
+    assert out["same"]  # trees, margins, candidates and cv tables as one at a time
+    assert "apt-get install libgomp1" in out["advice"] and "NUMBA_THREADING_LAYER=omp" in out[
+        "advice"]
+
+
+def test_on_openmp_the_engine_runs_concurrently_and_gives_the_same_models():
+    out = _run("omp")
+    assert out["layer"] == "omp" and out["safe"] is True and out["advice"] is None
+    assert out["same"]
