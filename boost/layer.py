@@ -15,8 +15,11 @@ thread-safe layer ``exclusive`` takes nothing.
 from __future__ import annotations
 
 import functools
+import math
+import os
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 
 import numba
 
@@ -84,3 +87,19 @@ def advice() -> str | None:
             "all sessions). For parallel, concurrent training install the system's OpenMP "
             "runtime (Debian/Ubuntu: apt-get install libgomp1) or TBB (pip install tbb), "
             "and set NUMBA_THREADING_LAYER=omp (or tbb).")
+
+
+def cpu_share(cpu_max: str = "/sys/fs/cgroup/cpu.max") -> int:
+    """The cores this process may use: its CPU affinity, capped by a container's CPU quota
+    (cgroup v2's ``cpu.max``, "quota period" or "max period"), rounded up. numba counts the
+    host's cores, so a replica limited to 2 of 16 would start 16 threads a kernel; a
+    container's start sets ``NUMBA_NUM_THREADS`` from this (docs/deploy/Dockerfile)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+    try:
+        quota, period = Path(cpu_max).read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):  # no cgroup v2 file, or not a quota: the affinity
+        pass
+    return max(1, cores)

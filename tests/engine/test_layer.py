@@ -66,3 +66,17 @@ def test_on_openmp_the_engine_runs_concurrently_and_gives_the_same_models():
     out = _run("omp")
     assert out["layer"] == "omp" and out["safe"] is True and out["advice"] is None
     assert out["same"]
+
+
+def test_cpu_share_is_the_containers_quota_rounded_up(tmp_path):
+    from boost.layer import cpu_share
+
+    cores = len(os.sched_getaffinity(0))
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("150000 100000\n")  # 1.5 cores: 2 threads
+    assert cpu_share(str(cpu_max)) == min(cores, 2)
+    cpu_max.write_text("50000 100000\n")  # half a core: still one thread
+    assert cpu_share(str(cpu_max)) == 1
+    cpu_max.write_text("max 100000\n")  # no quota: the affinity
+    assert cpu_share(str(cpu_max)) == cores
+    assert cpu_share(str(tmp_path / "missing")) == cores
