@@ -192,9 +192,28 @@ def _workers(n_points: int, nthread: int) -> tuple[int, int]:
     return workers, max(1, total // workers)
 
 
+class _NeverStopped:
+    """What a point trained by another process reads for "stop" (an Event does not cross
+    processes; a cancelled sweep cancels its points' futures instead)."""
+
+    @staticmethod
+    def is_set() -> bool:
+        return False
+
+
+def _sent_once(executor, shared):
+    """``shared`` as the executor's points will receive it: a Dask client's executor gets it
+    scattered to every worker once (the points then name it); any other executor gets the
+    object itself (a thread pool shares it; a process pool pickles it with each point)."""
+    client = getattr(executor, "_client", None)
+    if client is not None and hasattr(client, "scatter"):
+        return client.scatter(shared, broadcast=True, hash=False)
+    return shared
+
+
 def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
           early_stopping_rounds: int | None = None, sample_weight=None, *,
-          nfold: int | None = None, folds=None, seed: int = 0, progress=None,
+          nfold: int | None = None, folds=None, seed: int = 0, executor=None, progress=None,
           cancel=None) -> pd.DataFrame:
     """Train every point of ``grid`` (a dict of parameter -> list of values, swept as their
     product) on the same data; one row per (point, round).
@@ -203,6 +222,12 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
     total)`` is called (in the caller's thread) after each point finishes; an exception raised
     in it stops the sweep and propagates. ``cancel``: an object with ``is_set()`` (a
     ``threading.Event``); once set, the sweep stops and raises :class:`SweepCancelled`.
+
+    ``executor``: a ``concurrent.futures`` executor to train the points on, such as a Dask
+    cluster's (``distributed.Client(...).get_executor()``: the shared preparation is sent
+    to its workers once); by default a thread pool here, as many points at once as the
+    cores allow. Progress counts finished points wherever they ran; cancelling cancels the
+    points not yet finished (a point running in another process runs to its end unseen).
 
     ``nfold`` (or ``folds``): score every point by k-fold cross-validation as
     ``boost.cv`` / ``xgboost.cv`` do, on the same folds for every point (drawn with
@@ -249,8 +274,13 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
         shared, train_point = _Shared(data, configs), _train_point
     stop = threading.Event()
     results = [None] * len(points)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sweep") as pool:
-        futures = {pool.submit(train_point, shared, p, num_boost_round, stopping_rounds, stop): i
+    own = executor is None
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sweep") if own else executor
+    if not own:
+        configs = [replace(p, nthread=base.nthread) for p in configs]  # each worker's cores
+    sent, told = (shared, stop) if own else (_sent_once(pool, shared), _NeverStopped())
+    try:
+        futures = {pool.submit(train_point, sent, p, num_boost_round, stopping_rounds, told): i
                    for i, p in enumerate(configs)}
         try:
             _collect(futures, results, progress, cancel, stop)
@@ -259,6 +289,9 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
             for future in futures:
                 future.cancel()
             raise
+    finally:
+        if own:
+            pool.shutdown(wait=True)
     metric = metric_name(base.objective, base.loss)
     if crossed:
         return _frame_cv(points, results, metric, len(shared))

@@ -5,6 +5,7 @@ sweeps and the tuning-order guide's steps. A running sweep shows its progress, a
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pandas as pd
@@ -20,6 +21,37 @@ BUDGET = BY_NAME["num_boost_round"].app_range[1]  # rounds a sweep may train: th
 PATIENCE = 20  # early stopping's patience in every sweep (rounds without improvement)
 CV_ROWS = 20_000  # training rows up to which a sweep scores by cross-validation
 NFOLD = 5  # its folds: on a small table one validation split is noise
+
+
+DASK_SCHEDULER = "BOOSTSCOPE_DASK_SCHEDULER"  # the environment variable naming a cluster
+
+
+@st.cache_resource(show_spinner=False)
+def _client(address: str):
+    """(a client of the Dask scheduler at ``address``, None) once per server, or (None, why
+    it cannot be had)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        return None, "dask's distributed package is not installed (pip install distributed)"
+    try:
+        return Client(address, timeout=5, set_as_default=False), None
+    except Exception as exc:  # unreachable, refused, a wrong address: said, swept here
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def cluster() -> tuple[object | None, str | None]:
+    """(the executor sweeps run on, a sentence about where): the Dask cluster that
+    ``BOOSTSCOPE_DASK_SCHEDULER`` names, or (None, None) for this server's threads; (None,
+    why) when the cluster named cannot be reached."""
+    address = os.environ.get(DASK_SCHEDULER, "").strip()
+    if not address:
+        return None, None
+    client, why = _client(address)
+    if client is None:
+        return None, (f"The Dask scheduler at {address} ({DASK_SCHEDULER}) cannot be reached "
+                      f"({why}); sweeping on this server instead.")
+    return client.get_executor(), f"Sweeps run on the Dask cluster at {address}."
 
 
 def folds_for(rows: int) -> int | None:
@@ -89,11 +121,14 @@ def run(req: Request, shown: Shown, what: str) -> pd.DataFrame:
     def progress(done: int, total: int) -> None:  # a rerun (another click) raises in here
         bar.progress(done / total, text=f"{what}: {done} of {total} models trained")
 
+    executor, where = cluster()
+    if where:
+        (st.caption if executor is not None else st.warning)(where)
     try:
         sweep = boost.sweep(params, prep.X_train, prep.y_train, dict(req.grid), req.rounds,
                             evals=() if req.nfold else training.eval_sets(prep),
                             early_stopping_rounds=req.stopping, sample_weight=prep.w_train,
-                            nfold=req.nfold, progress=progress)
+                            nfold=req.nfold, executor=executor, progress=progress)
     except ValueError as exc:
         raise SweepError(str(exc)) from None
     except MemoryError:

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import streamlit as st
 import xgboost as xgb
 from apptest import chart, charts, clear_caches, open_app  # noqa: F401
 
@@ -423,3 +424,30 @@ def test_a_clicked_points_values_are_its_parameters_alone(data):
         sweep = boost.sweep(BASE, data.X_train, data.y_train,
                             {"max_depth": [1, 2], "eta": [0.3]}, 3, **kwargs)
         assert value_names(best_rows(sweep)) == ["max_depth", "eta"]
+
+
+def test_the_lab_sweeps_on_the_dask_cluster_its_variable_names(monkeypatch):
+    # a scheduler with two worker processes; the Lab's sweep runs there, says so, and draws
+    # the numbers the server's own threads give
+    from distributed import LocalCluster
+
+    local = open_app(sample="noisy_1d", view="lab", lab="max_depth", lab_n="3")
+    local.button(key="lab_run").click().run()
+    here = chart(local, "lab_chart")
+    st.cache_resource.clear()  # the sweep ran here: run it again there
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        monkeypatch.setenv(sweeps.DASK_SCHEDULER, cluster.scheduler_address)
+        at = open_app(sample="noisy_1d", view="lab", lab="max_depth", lab_n="3")
+        at.button(key="lab_run").click().run()
+        assert not at.exception and not at.error
+        said = " ".join(c.value for c in at.caption)
+        assert f"Sweeps run on the Dask cluster at {cluster.scheduler_address}" in said
+        assert chart(at, "lab_chart")["data"] == here["data"]
+    st.cache_resource.clear()
+    monkeypatch.setenv(sweeps.DASK_SCHEDULER, "tcp://127.0.0.1:9")  # nothing listens there
+    at = open_app(sample="noisy_1d", view="lab", lab="max_depth", lab_n="3")
+    at.button(key="lab_run").click().run()
+    assert not at.exception
+    assert any("cannot be reached" in w.value and "sweeping on this server" in w.value
+               for w in at.warning)

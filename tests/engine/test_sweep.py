@@ -202,3 +202,29 @@ def test_the_xgboost_idiom_evals_named_train_equals_xgboost(method):
     first = frame[frame["point"] == 0]
     np.testing.assert_allclose(first["train-logloss"], ref["train"]["logloss"], rtol=1e-5)
     np.testing.assert_allclose(first["valid-logloss"], ref["valid"]["logloss"], rtol=1e-5)
+
+
+def test_a_sweep_on_a_dask_cluster_of_processes_equals_the_thread_pools_and_xgboost():
+    # the points trained in two worker processes (the shared preparation scattered to them
+    # once): the frame equals the local thread pool's value for value, and XGBoost's
+    from distributed import Client, LocalCluster
+
+    X, y = make_data(seed=21, n=400, nan=0.05)
+    X_val, y_val = make_data(seed=22, n=200, nan=0.05)
+    params = {"tree_method": "hist", "max_depth": 3}
+    grid = {"eta": [0.1, 0.5], "lambda": [0.0, 2.0]}
+    here = boost.sweep(params, X, y, grid, 10, evals=[(X_val, y_val, "valid")])
+    done = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        there = boost.sweep(params, X, y, grid, 10, evals=[(X_val, y_val, "valid")],
+                            executor=client.get_executor(),
+                            progress=lambda d, n: done.append((d, n)))
+        crossed = boost.sweep(params, X, y, grid, 10, nfold=3, executor=client.get_executor())
+    pd.testing.assert_frame_equal(there, here)
+    assert done[-1] == (4, 4)
+    pd.testing.assert_frame_equal(crossed, boost.sweep(params, X, y, grid, 10, nfold=3))
+    for i, (eta, lam) in enumerate([(0.1, 0.0), (0.1, 2.0), (0.5, 0.0), (0.5, 2.0)]):
+        ref, _ = _xgb({**params, "eta": eta, "lambda": lam}, X, y, 10, X_val, y_val)
+        rows = there[there["point"] == i]
+        np.testing.assert_allclose(rows["valid-rmse"], ref["valid"]["rmse"], rtol=1e-5)
