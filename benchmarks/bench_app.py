@@ -374,6 +374,7 @@ def trace_cost(csv: Path, method: str) -> dict:
     trace's build time from an emptied trace cache, and its JSON's."""
     from streamlit.testing.v1 import AppTest
 
+    import ui.memory as ui_memory
     import ui.player as ui_player
     from boost.trace.cache import ByteCache
     from ui import stage
@@ -392,7 +393,7 @@ def trace_cost(csv: Path, method: str) -> dict:
         start = time.perf_counter()
         trace = stage.stage_trace(app, model, 0)
         builds.append((time.perf_counter() - start) * 1000)
-        ui_player._TEXTS.clear()
+        ui_memory.TRACES.clear()
         start = time.perf_counter()
         text = ui_player._text(trace)
         texts.append((time.perf_counter() - start) * 1000)

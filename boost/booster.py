@@ -16,6 +16,7 @@ from .data import any_rows, as_features
 from .layer import exclusive, serialized
 from .params import Params
 from .trace import NoTrainingTrace, RoundView, Trace, TrainingData
+from .trace.cache import size_of
 from .trace.candidates import CandidateSummary
 from .tree import Forest, add_tree_outputs, initial_margin, leaf_of_rows, path_of_row
 from .xgb import dump, model_file, xgboost_code
@@ -138,6 +139,13 @@ class Booster:
     @property
     def num_groups(self) -> int:
         return self._params.num_output_group
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes this model holds: its trees, what it keeps of its training rows (the
+        values or hist's bin codes, margins, losses) and the answers its trace has kept."""
+        return (size_of(self.forest) + size_of(self.data) + size_of(self._history)
+                + self.trace.cache.nbytes)
 
     @property
     def num_features(self) -> int:

@@ -8,6 +8,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from ui import memory
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
@@ -19,6 +21,7 @@ def clear_caches():
     """Streamlit's caches are per process: each test starts without the last one's models."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    memory.clear()
     yield
 
 
@@ -44,10 +47,8 @@ def player_data(at) -> dict:
 def player(at) -> dict:
     """The round trace the page's player draws, with its ``goto`` and ``keys`` (a trace the
     page holds, named by id, is the one sent before)."""
-    import ui.player
-
     data = player_data(at)
-    text = data["trace"] if data["trace"] is not None else ui.player._TEXTS[data["id"]]
+    text = data["trace"] if data["trace"] is not None else memory.TRACES.peek(data["id"])
     return {**json.loads(text), "goto": data["goto"], "keys": data["keys"]}
 
 

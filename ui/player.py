@@ -14,7 +14,7 @@ import streamlit.components.v2 as components_v2
 
 from viz.export import PLAYER_JS, offline_html
 
-from . import url
+from . import memory, url
 from .charts import plotly_url
 from .guard import guarded
 from .state import AppState, Shown
@@ -25,19 +25,11 @@ _PLAYER = components_v2.component("boostscope_player", js=PLAYER_JS.read_text(),
 _NODE_CLICKS = components_v2.component(
     "boostscope_node_clicks", js=Path(__file__).with_name("node_clicks.js").read_text(),
     css=".st-key-node_clicks { display: none; }", isolate_styles=False)
-_TEXTS: dict[str, str] = {}  # a trace's JSON by its id: serialised once, not at every rerun
-_KEEP_TEXTS = 16
-
-
 def _text(trace: dict) -> str:
-    """The trace as JSON without ``goto`` (which changes while the trace does not)."""
-    text = _TEXTS.get(trace["id"])
-    if text is None:
-        text = json.dumps({k: v for k, v in trace.items() if k != "goto"})
-        if len(_TEXTS) >= _KEEP_TEXTS:
-            _TEXTS.pop(next(iter(_TEXTS)))
-        _TEXTS[trace["id"]] = text
-    return text
+    """The trace as JSON without ``goto`` (which changes while the trace does not),
+    serialised once per trace, not at every rerun (``memory.TRACES``)."""
+    return memory.TRACES.get(trace["id"], lambda: json.dumps(
+        {k: v for k, v in trace.items() if k != "goto"}))
 
 
 def _trigger(key: str, name: str) -> dict:

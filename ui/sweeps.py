@@ -14,7 +14,7 @@ import streamlit as st
 import boost
 from boost.params import BY_NAME
 
-from . import training
+from . import memory, training
 from .state import Shown
 
 BUDGET = BY_NAME["num_boost_round"].app_range[1]  # rounds a sweep may train: the app's most
@@ -97,23 +97,19 @@ def request(shown: Shown, grid: dict, rounds: int = BUDGET, stopping: int | None
                    int(rounds), stopping or None, folds_for(len(shown.prep.y_train)))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _slot(key: str) -> dict:
-    """Where one sweep's result is kept (filled by ``run``; bounded like the models)."""
-    return {}
-
-
 def cached(req: Request) -> pd.DataFrame | None:
     """The sweep's result if it has run, else None (nothing is computed)."""
-    return _slot(req.key).get("sweep")
+    return memory.SWEEPS.peek(req.key)
 
 
 def run(req: Request, shown: Shown, what: str) -> pd.DataFrame:
     """The sweep's result, computed now (with a progress bar saying ``what``) unless it has
-    run before. Raises SweepError with a message for the user."""
-    slot = _slot(req.key)
-    if "sweep" in slot:
-        return slot["sweep"]
+    run before (kept for the server by ``memory.SWEEPS``, bounded in bytes). Raises
+    SweepError with a message for the user."""
+    return memory.SWEEPS.get(req.key, lambda: _sweep(req, shown, what))
+
+
+def _sweep(req: Request, shown: Shown, what: str) -> pd.DataFrame:
     prep = shown.prep
     params = {**training.engine_params(shown.config, prep), **dict(req.fixed)}
     bar = st.progress(0.0, text=f"{what}…")
@@ -139,5 +135,4 @@ def run(req: Request, shown: Shown, what: str) -> pd.DataFrame:
                          "BoostScope; the address bar reproduces it.") from None
     finally:
         bar.empty()
-    slot["sweep"] = sweep
     return sweep

@@ -17,7 +17,7 @@ from boost import runtime
 from boost.params import APP_PARAMS, left_to_objective
 from boost.runtime import fits_python, python_engine
 
-from . import tables
+from . import memory, tables
 from .state import AppState, Model
 
 # Live knobs: every parameter change retrains at once when a retrain is estimated to take
@@ -133,13 +133,17 @@ def eval_sets(prep: tables.Prepared) -> list:
 _DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight")
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def prepared(columns: tuple, _frame: pd.DataFrame) -> tables.Prepared:
+def prepared(columns: tuple, frame: pd.DataFrame) -> tables.Prepared:
     """The encoded data, once per (data digest, column choices, task, objective): a live
-    knob's change retrains without encoding the table again."""
+    knob's change retrains without encoding the table again (kept by ``memory.PREPARED``,
+    bounded in bytes)."""
+    return memory.PREPARED.get(columns, lambda: _prepare(columns, frame))
+
+
+def _prepare(columns: tuple, frame: pd.DataFrame) -> tables.Prepared:
     digest, target, features, task, objective, weight = columns
     try:
-        return tables.prepare(_frame, target, list(features),
+        return tables.prepare(frame, target, list(features),
                                task=None if task == "auto" else task,
                                objective=None if objective == "auto" else objective,
                                weight=weight)
@@ -147,13 +151,18 @@ def prepared(columns: tuple, _frame: pd.DataFrame) -> tables.Prepared:
         raise TrainingError(str(exc)) from None
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled",
-                 _progress=None):
-    """Train once per configuration; the result is shared read-only. ``engine``: "compiled",
-    or "python" (the same engine as plain Python, bit-equal, while the kernels compile);
-    ``_progress(done, total)`` after each round (not part of the key)."""
-    prep = prepared(tuple(config[k] for k in _DATA_KEYS), _frame)
+def train_cached(config: dict, frame: pd.DataFrame, engine: str = "compiled",
+                 progress=None):
+    """Train once per configuration; the result (booster, prepared data) is shared
+    read-only by every session, kept by ``memory.MODELS`` (bounded in bytes). ``engine``:
+    "compiled", or "python" (the same engine as plain Python, bit-equal, while the kernels
+    compile); ``progress(done, total)`` after each round (not part of the key)."""
+    key = (tuple(sorted((k, repr(v)) for k, v in config.items())), engine)
+    return memory.MODELS.get(key, lambda: _train(config, frame, engine, progress))
+
+
+def _train(config: dict, frame: pd.DataFrame, engine: str, progress):
+    prep = prepared(tuple(config[k] for k in _DATA_KEYS), frame)
     params = engine_params(config, prep)
     evals = eval_sets(prep)
     stopping = config["early_stopping_rounds"] or None
@@ -165,7 +174,7 @@ def train_cached(config: dict, _frame: pd.DataFrame, engine: str = "compiled",
         start = time.perf_counter()
         booster = module.train(params, prep.X_train, prep.y_train, config["num_boost_round"],
                                evals=evals, early_stopping_rounds=stopping,
-                               sample_weight=prep.w_train, progress=_progress)
+                               sample_weight=prep.w_train, progress=progress)
         if engine == "compiled":  # the next estimates follow what training really took
             runtime.observe(config["tree_method"], *_cost_shape(config, prep),
                             time.perf_counter() - start)
@@ -238,9 +247,7 @@ def trained(app: AppState) -> Model | None:
 def _train_with_progress(config: dict, frame: pd.DataFrame, seconds: float):
     """``train_cached`` with a progress bar round by round instead of a faded page, for a
     retrain estimated at ``seconds``. The training runs in a helper thread (this run's
-    context attached) and reports its round; this thread draws the bar (an element drawn
-    from inside the cached function would be replayed at every cache hit: Streamlit
-    refuses that)."""
+    context attached) and reports its round; this thread draws the bar."""
     done, out = [0, config["num_boost_round"]], {}
 
     def progress(r: int, total: int) -> None:  # (the helper thread: no Streamlit call)

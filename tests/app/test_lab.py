@@ -15,7 +15,7 @@ from apptest import chart, charts, clear_caches, open_app  # noqa: F401
 import boost
 from boost.cv import kfold
 from boost.params import BY_NAME, SWEEPABLE, check_value, max_depth_for, sweep_grid, sweep_values
-from ui import guide, sweeps, url
+from ui import guide, memory, sweeps, url
 from ui.samples import BY_KEY
 from ui.tables import prepare, read_table
 from ui.views import VIEWS
@@ -434,7 +434,7 @@ def test_the_lab_sweeps_on_the_dask_cluster_its_variable_names(monkeypatch):
     local = open_app(sample="noisy_1d", view="lab", lab="max_depth", lab_n="3")
     local.button(key="lab_run").click().run()
     here = chart(local, "lab_chart")
-    st.cache_resource.clear()  # the sweep ran here: run it again there
+    memory.SWEEPS.clear()  # the sweep ran here: run it again there
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster:
         monkeypatch.setenv(sweeps.DASK_SCHEDULER, cluster.scheduler_address)
@@ -444,7 +444,8 @@ def test_the_lab_sweeps_on_the_dask_cluster_its_variable_names(monkeypatch):
         said = " ".join(c.value for c in at.caption)
         assert f"Sweeps run on the Dask cluster at {cluster.scheduler_address}" in said
         assert chart(at, "lab_chart")["data"] == here["data"]
-    st.cache_resource.clear()
+    memory.SWEEPS.clear()
+    st.cache_resource.clear()  # (the client of the closed cluster)
     monkeypatch.setenv(sweeps.DASK_SCHEDULER, "tcp://127.0.0.1:9")  # nothing listens there
     at = open_app(sample="noisy_1d", view="lab", lab="max_depth", lab_n="3")
     at.button(key="lab_run").click().run()

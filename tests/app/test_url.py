@@ -9,7 +9,7 @@ from apptest import APP, RUN_TIMEOUT
 from streamlit.testing.v1 import AppTest
 
 from boost.params import APP_PARAMS, PARAMETERS
-from ui import url
+from ui import memory, url
 from ui.views import LEGACY, VIEWS
 
 HOSTILE = ("0", "-1", "1e308", "-1e308", "nan", "inf", "-inf", "", "text", "0x10", "1_0",
@@ -106,6 +106,7 @@ def test_unknown_names_are_ignored_and_round_and_node_are_clamped():
 def clear_caches():
     st.cache_data.clear()
     st.cache_resource.clear()
+    memory.clear()
     yield
 
 
