@@ -2,6 +2,7 @@
 while another session trains a large model.
 
     python benchmarks/bench_load.py [--sessions 20] [--rows 100000] [--rounds 300]
+    python benchmarks/bench_load.py --scripted 50     # 50 sessions' own 20k-row models
 
 Starts ``streamlit run app.py`` on 127.0.0.1 and drives it from Debian's Chromium
 (Playwright, one browser, a browser context per session: its own cookies and socket, as a
@@ -261,8 +262,57 @@ def report_stepping(args, alone: list, during: list, train_s: float, memory: flo
           f"(goal ≤ {GOAL_DELAY_MS} ms)")
 
 
+def scripted(sessions: int, rows: int, features: int) -> None:
+    """``sessions`` scripted sessions of the app (Streamlit's AppTest, in this process: the
+    server's shared memory is this process's), one after another, each uploading its own
+    table of ``rows`` × ``features`` (its own seed, so its own model), training the app's
+    default model and stepping to its last round: the process's peak memory, what the
+    server's caches hold against their budgets (``ui/memory.py``), and the sessions that
+    errored."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import memory
+
+    peak, stop_sampling = [0.0], threading.Event()
+
+    def sample() -> None:
+        while not stop_sampling.is_set():
+            peak[0] = max(peak[0], rss_mib(os.getpid()))
+            time.sleep(0.1)
+
+    threading.Thread(target=sample, daemon=True).start()
+    before = rss_mib(os.getpid())
+    errors, start = [], time.perf_counter()
+    for i in range(sessions):
+        X, y = make_data(rows, features, seed=i)
+        frame = pd.DataFrame(X.round(3), columns=[f"x{j}" for j in range(features)])
+        frame["y"] = y.astype(int)
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+        at.run()
+        at.get("file_uploader")[0].set_value(
+            (f"session{i}.csv", frame.to_csv(index=False).encode(), "text/csv")).run()
+        at.query_params["round"] = "20"
+        at.run()
+        if at.exception or at.error:
+            errors.append(i)
+    stop_sampling.set()
+    took = time.perf_counter() - start
+    kept = {kind: (len(cache), cache.nbytes() / 2**20, memory.budget(kind) / 2**20)
+            for kind, cache in (("models", memory.MODELS), ("prepared", memory.PREPARED),
+                                ("sweeps", memory.SWEEPS), ("traces", memory.TRACES))}
+    print(f"{sessions} scripted sessions, each its own {rows:,} × {features} table and model "
+          f"({took:.0f} s)")
+    print(f"process memory: before {before:.0f} MiB, peak {peak[0]:.0f} MiB, after "
+          f"{rss_mib(os.getpid()):.0f} MiB; sessions with an error: {len(errors)} {errors}")
+    for kind, (n, mib, cap) in kept.items():
+        print(f"  {kind:<9} {n:>3} kept, {mib:7.1f} MiB of a {cap:.0f} MiB budget")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scripted", type=int, default=0, help="N scripted sessions in "
+                        "this process instead of browsers (memory and errors only)")
+    parser.add_argument("--scripted-rows", type=int, default=20_000)
     parser.add_argument("--sessions", type=int, default=MAX_SESSIONS)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--features", type=int, default=20)
@@ -281,6 +331,10 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--port", type=int, default=8771)
     args = parser.parse_args()
+    if args.scripted:
+        sys.path.insert(0, str(ROOT))
+        scripted(args.scripted, args.scripted_rows, 10)
+        return
     if not 1 <= args.sessions <= MAX_SESSIONS:
         raise SystemExit(f"--sessions: from 1 to {MAX_SESSIONS}")
     if not 1 <= args.waves <= 3:
