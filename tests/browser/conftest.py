@@ -2,7 +2,7 @@
 marker on every test in this folder: ``pytest -m "not browser"`` runs the rest."""
 
 import pytest
-from harness import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
+from harness import CHROMIUM, CHROMIUM_ARGS, OFFENCES, start_server, stop_server
 from playwright.sync_api import expect, sync_playwright
 
 # What a page shows after a click can take seconds on a machine whose cores are shared (the
@@ -31,3 +31,13 @@ def browser():
         chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(autouse=True)
+def no_network_and_no_console_error():
+    """Every walk: no request leaves the machine and the console holds no error (the pages
+    made by ``harness.new_page``)."""
+    OFFENCES.clear()
+    yield
+    found, OFFENCES[:] = list(OFFENCES), []
+    assert not found, "\n".join(dict.fromkeys(found))

@@ -127,11 +127,30 @@ WATCH_SOCKET = r"""(() => {
 })()"""
 
 
+# What the pages of the current test did that they must not: a request to any host but the
+# app's (a lecture hall may have no network) and an error in the console or an uncaught
+# one. ``conftest.py`` empties it before each test and fails the test if it is not empty.
+OFFENCES: list[str] = []
+LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost", "data:",
+         "blob:", "about:", "file:")
+
+
+def watch(page) -> None:
+    """Record ``page``'s requests to other hosts and its console errors in ``OFFENCES``."""
+    page.on("request", lambda r: None if r.url.startswith(LOCAL)
+            else OFFENCES.append(f"request to another host: {r.url}"))
+    page.on("console", lambda m: OFFENCES.append(f"console error: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: OFFENCES.append(f"uncaught error: {e}"))
+
+
 def new_page(browser, **options):
     """``browser.new_page(**options)`` with the socket watch (``WATCH_SOCKET``) installed
-    before anything loads: ``run_of`` then knows of every run the server made."""
+    before anything loads (``run_of`` then knows of every run the server made) and its
+    requests and console watched (``watch``)."""
     page = browser.new_page(**options)
     page.add_init_script(WATCH_SOCKET)
+    watch(page)
     return page
 
 
