@@ -30,7 +30,7 @@ is stopped at the end whatever happens.
    short) and two of the app's sweeps (``ui/housekeeping.py``) have passed, the server's
    memory and what Streamlit says it holds: connected sessions and uploaded bytes (B's
    upload must be gone). Memory Python frees is not always returned to the system at once,
-   and B's model stays in the app's training cache (shared, at most 16 models), so the
+   and B's model stays in the app's training cache (shared, bounded in bytes), so the
    resident memory after B is not the "before".
 """
 
