@@ -218,8 +218,12 @@ def finding(outcome, metric: str) -> str:
                 "standard deviation")
     else:
         head = f"**Best: {found}**"
-    still = (f" Still improving at round {int(row['trained'])}, the last it trained: more "
-             "rounds could lower it." if row["still"] else "")
+    fixed = outcome.rounds < guide.MAX_ROUNDS  # steps 2-5 train the rounds step 1 found
+    still = "" if not row["still"] else (
+        f" Still improving at round {int(row['trained'])}, the rounds step 1 found: the last "
+        "step tunes the rounds again." if fixed else
+        f" Still improving at round {int(row['trained'])}, the last it trained: more rounds "
+        "could lower it.")
     return f"{head} — validation {metric} {loss} at round {outcome.round}." + still
 
 
