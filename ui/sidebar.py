@@ -270,7 +270,7 @@ def params_ui(app: AppState, live: bool) -> tuple[dict, bool]:
     st.header("Parameters")
     seconds = training.live_estimate(app)
     if live:
-        st.caption(":material/bolt: **Live**: every change retrains and redraws at once"
+        st.caption(":material/bolt: **Live**: every change retrains at once"
                    + ("" if seconds is None else "; " + training.live_text(seconds)) + ".")
     for p in shown:
         if p.section == "main":

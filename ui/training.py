@@ -76,8 +76,7 @@ def live_estimate(app: AppState) -> float | None:
 def live_text(seconds: float) -> str:
     """Why the knobs are live or wait for Train, for the sidebar."""
     about = f"about {seconds:.2g} s" if seconds >= 0.01 else "under 0.01 s"
-    return (f"a retrain here takes {about}, estimated from the rows, features, rounds and "
-            f"depth at this server's measured speed (live up to {LIVE_SECONDS:g} s)")
+    return f"a retrain here takes {about} (estimated; live up to {LIVE_SECONDS:g} s)"
 
 
 def current_config(app: AppState) -> dict:
