@@ -2,7 +2,7 @@
 while another session trains a large model.
 
     python benchmarks/bench_load.py [--sessions 20] [--rows 100000] [--rounds 300]
-    python benchmarks/bench_load.py --scripted 50     # 50 sessions' own 20k-row models
+    python benchmarks/bench_load.py --trainers 50     # A steps while 50 sessions train
 
 Starts ``streamlit run app.py`` on 127.0.0.1 and drives it from Debian's Chromium
 (Playwright, one browser, a browser context per session: its own cookies and socket, as a
@@ -24,6 +24,12 @@ is stopped at the end whatever happens.
    session B uploads a ``--rows`` × ``--features`` CSV and trains ``--rounds`` rounds on it
    (``--tree-method``, depth ``--depth``); the delay is the loaded steps' median minus the
    baseline's. The goal: at most 1 s.
+``--trainers N`` replaces phases 2 and 3: session A steps alone, then while N scripted
+sessions (``benchmarks/scripted.py``: Streamlit's protocol over its WebSocket and its upload
+endpoint, no browser) each open the app, upload their own ``--trainer-rows`` × 10 table and
+train on it, all at once: A's step delay, the server's peak memory, the sessions with an
+error (an exception, an error box, or an upload the app did not read).
+
 4. **Released**, after phase 2 and again after phase 3: once the closed sessions' time to
    live (``--ttl``, the server's ``server.disconnectedSessionTTL``: Streamlit keeps a closed
    tab's session that long for a reconnect; 120 s by default, 10 s here to keep the run
@@ -214,7 +220,7 @@ async def run(args, csv: Path) -> None:
             before = rss_mib(proc.pid)
             print(f"server idle {idle:.0f} MiB; a first session (loads the engine): first "
                   f"chart {first:.1f} s; after it closed: {before:.0f} MiB (the 'before')")
-            for wave in range(args.waves):  # later waves: is what a wave left reused?
+            for wave in range(0 if args.trainers else args.waves):  # is what a wave left reused?
                 if args.waves > 1:
                     print(f"wave {wave + 1} of {args.waves}:")
                 seconds, *memory = await at_once(browser, base, args.sessions, proc.pid,
@@ -222,6 +228,10 @@ async def run(args, csv: Path) -> None:
                 report_sessions(args, seconds, before, *memory)
                 print(f"  the {args.sessions} sessions released: "
                       + await released(browser, base, proc.pid, args))
+            if args.trainers:
+                await trainers(browser, base, proc.pid, args)
+                await browser.close()
+                return
             if args.no_stepping:
                 return
             alone, during, train_s = await stepping(browser, base, csv, args)
@@ -253,66 +263,97 @@ def report_stepping(args, alone: list, during: list, train_s: float, memory: flo
     if not during:
         print("session A: no step fell inside B's training (make it longer: --rounds)")
         return
+    report_delay(alone, during, "B trains")
+
+
+def report_delay(alone: list, during: list, what: str) -> None:
+    """Session A's step alone and while ``what``, and the delay against the goal."""
+    if not during:
+        print(f"session A: no step fell inside the time {what}")
+        return
     base, loaded = statistics.median(alone), statistics.median(during)
     print(f"session A's step, alone ({len(alone)} steps): median {base:.0f} ms, max "
           f"{max(alone):.0f} ms")
-    print(f"session A's step while B trains ({len(during)} steps): median {loaded:.0f} ms, "
+    print(f"session A's step while {what} ({len(during)} steps): median {loaded:.0f} ms, "
           f"max {max(during):.0f} ms")
     print(f"delay: median {loaded - base:+.0f} ms, worst {max(during) - base:+.0f} ms "
           f"(goal ≤ {GOAL_DELAY_MS} ms)")
 
 
-def scripted(sessions: int, rows: int, features: int) -> None:
-    """``sessions`` scripted sessions of the app (Streamlit's AppTest, in this process: the
-    server's shared memory is this process's), one after another, each uploading its own
-    table of ``rows`` × ``features`` (its own seed, so its own model), training the app's
-    default model and stepping to its last round: the process's peak memory, what the
-    server's caches hold against their budgets (``ui/memory.py``), and the sessions that
-    errored."""
-    from streamlit.testing.v1 import AppTest
+def own_table(i: int, rows: int, features: int) -> bytes:
+    """Scripted session ``i``'s CSV: its own seed, so its own model."""
+    X, y = make_data(rows, features, seed=1000 + i)
+    frame = pd.DataFrame(X.round(3), columns=[f"x{j}" for j in range(features)])
+    frame["y"] = y.astype(int)
+    return frame.to_csv(index=False).encode()
 
-    from ui import memory
 
-    peak, stop_sampling = [0.0], threading.Event()
+def scripted_session(base: str, i: int, rows: int, features: int) -> dict:
+    """One scripted session (``scripted.Session``: Streamlit's protocol without a browser):
+    it opens the app, uploads its own table and trains on it. Its seconds and errors."""
+    from scripted import Session
 
-    def sample() -> None:
-        while not stop_sampling.is_set():
-            peak[0] = max(peak[0], rss_mib(os.getpid()))
-            time.sleep(0.1)
+    data = own_table(i, rows, features)
+    start = time.perf_counter()
+    try:
+        session = Session(base, "round=20")
+        session.run()
+        session.upload(f"session{i}.csv", data)
+        read = any(f"{rows:,} rows" in t for t in session.texts)
+        errors = list(session.errors) + ([] if read else ["the upload was not read"])
+        session.close()
+    except Exception as exc:  # a session that failed is counted, not hidden
+        errors = [f"{type(exc).__name__}: {exc}"]
+    return {"seconds": time.perf_counter() - start, "errors": errors,
+            "end": time.perf_counter()}
 
-    threading.Thread(target=sample, daemon=True).start()
-    before = rss_mib(os.getpid())
-    errors, start = [], time.perf_counter()
-    for i in range(sessions):
-        X, y = make_data(rows, features, seed=i)
-        frame = pd.DataFrame(X.round(3), columns=[f"x{j}" for j in range(features)])
-        frame["y"] = y.astype(int)
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-        at.run()
-        at.get("file_uploader")[0].set_value(
-            (f"session{i}.csv", frame.to_csv(index=False).encode(), "text/csv")).run()
-        at.query_params["round"] = "20"
-        at.run()
-        if at.exception or at.error:
-            errors.append(i)
-    stop_sampling.set()
-    took = time.perf_counter() - start
-    kept = {kind: (len(cache), cache.nbytes() / 2**20, memory.budget(kind) / 2**20)
-            for kind, cache in (("models", memory.MODELS), ("prepared", memory.PREPARED),
-                                ("sweeps", memory.SWEEPS), ("traces", memory.TRACES))}
-    print(f"{sessions} scripted sessions, each its own {rows:,} × {features} table and model "
-          f"({took:.0f} s)")
-    print(f"process memory: before {before:.0f} MiB, peak {peak[0]:.0f} MiB, after "
-          f"{rss_mib(os.getpid()):.0f} MiB; sessions with an error: {len(errors)} {errors}")
-    for kind, (n, mib, cap) in kept.items():
-        print(f"  {kind:<9} {n:>3} kept, {mib:7.1f} MiB of a {cap:.0f} MiB budget")
+
+async def trainers(browser, base: str, pid: int, args) -> None:
+    """``--trainers N``: session A (a browser) steps alone, then while N scripted sessions
+    each upload their own ``--trainer-rows`` × 10 table and train on it, all at once: A's
+    step delay, the server's peak memory, the sessions that errored."""
+    a_context, a, _ = await open_session(browser, f"{base}/?rounds=500&round=0", args.timeout)
+    await settled(a, args.timeout)
+    await a.evaluate(PROBE)
+    await step(a, args.timeout)  # a warm-up step, not counted
+    alone = [ms for _, ms in [await step(a, args.timeout) for _ in range(args.steps)]]
+    before = rss_mib(pid)
+    sampler = PeakMemory(pid)
+    loop = asyncio.get_running_loop()
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=args.trainers)
+    start = time.perf_counter()
+    jobs = [loop.run_in_executor(pool, scripted_session, base, i, args.trainer_rows, 10)
+            for i in range(args.trainers)]
+    together = asyncio.gather(*jobs)
+    loaded = []
+    while not together.done() and len(loaded) < 400:
+        loaded.append(await step(a, args.timeout))
+    results = await together
+    end = max(r["end"] for r in results)
+    peak = sampler.stop()
+    pool.shutdown()
+    during = [ms for pressed, ms in loaded if start <= pressed <= end]
+    await a_context.close()
+    failed = [(i, r["errors"]) for i, r in enumerate(results) if r["errors"]]
+    seconds = [r["seconds"] for r in results]
+    print(f"{args.trainers} scripted sessions at once, each uploading its own "
+          f"{args.trainer_rows:,} × 10 table and training the app's default model on it: "
+          f"{end - start:.0f} s in all; each min {min(seconds):.1f} s, median "
+          f"{statistics.median(seconds):.1f} s, max {max(seconds):.1f} s")
+    print(f"server memory: before {before:.0f} MiB, peak {peak:.0f} MiB, after "
+          f"{rss_mib(pid):.0f} MiB; sessions with an error: {len(failed)}"
+          + (f" {failed[:3]}" if failed else ""))
+    report_delay(alone, during, f"the {args.trainers} train")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scripted", type=int, default=0, help="N scripted sessions in "
-                        "this process instead of browsers (memory and errors only)")
-    parser.add_argument("--scripted-rows", type=int, default=20_000)
+    parser.add_argument("--trainers", type=int, default=0, help="instead of phases 2-3: "
+                        "session A steps while N scripted sessions (no browser) each upload "
+                        "their own table and train, all at once")
+    parser.add_argument("--trainer-rows", type=int, default=20_000)
     parser.add_argument("--sessions", type=int, default=MAX_SESSIONS)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--features", type=int, default=20)
@@ -331,10 +372,6 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--port", type=int, default=8771)
     args = parser.parse_args()
-    if args.scripted:
-        sys.path.insert(0, str(ROOT))
-        scripted(args.scripted, args.scripted_rows, 10)
-        return
     if not 1 <= args.sessions <= MAX_SESSIONS:
         raise SystemExit(f"--sessions: from 1 to {MAX_SESSIONS}")
     if not 1 <= args.waves <= 3:
