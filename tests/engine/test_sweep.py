@@ -221,6 +221,12 @@ def test_a_sweep_on_a_dask_cluster_of_processes_equals_the_thread_pools_and_xgbo
                             executor=client.get_executor(),
                             progress=lambda d, n: done.append((d, n)))
         crossed = boost.sweep(params, X, y, grid, 10, nfold=3, executor=client.get_executor())
+        # cancelled after the first point finished: the sweep stops with SweepCancelled
+        stop = threading.Event()
+        with pytest.raises(boost.SweepCancelled):
+            boost.sweep(params, X, y, {"eta": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}, 200,
+                        evals=[(X_val, y_val, "valid")], executor=client.get_executor(),
+                        progress=lambda d, n: stop.set(), cancel=stop)
     pd.testing.assert_frame_equal(there, here)
     assert done[-1] == (4, 4)
     pd.testing.assert_frame_equal(crossed, boost.sweep(params, X, y, grid, 10, nfold=3))
