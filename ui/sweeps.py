@@ -91,7 +91,10 @@ def request(shown: Shown, grid: dict, rounds: int = BUDGET, stopping: int | None
     parameters' own values left out: the grid sets them, so loading one of its points
     keeps the sweep): up to ``rounds`` rounds with early stopping, cross-validated on a
     small table (``folds_for``)."""
-    config = {k: v for k, v in shown.config.items() if k not in grid}
+    # the objective and task the data resolved ("auto" in presenter mode, where the sidebar
+    # that resolves them is not drawn): the same sweep in both modes
+    config = {**{k: v for k, v in shown.config.items() if k not in grid},
+              "objective": shown.prep.objective, "task": shown.prep.task}
     return Request(tuple(sorted(config.items())), tuple(sorted((fixed or {}).items())),
                    tuple((name, tuple(values)) for name, values in grid.items()),
                    int(rounds), stopping or None, folds_for(len(shown.prep.y_train)))

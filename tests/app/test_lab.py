@@ -455,3 +455,21 @@ def test_the_lab_sweeps_on_the_dask_cluster_its_variable_names(monkeypatch):
     assert not at.exception
     assert any("cannot be reached" in w.value and "sweeping on this server" in w.value
                for w in at.warning)
+
+
+def test_a_sweep_run_in_the_lab_is_the_one_a_presenter_panel_shows():
+    # presenter mode draws no sidebar, so the objective stays "auto" there: the sweep is
+    # keyed by the objective the data resolved, and the panel finds the Lab's sweep
+    at = open_app(sample="moons", view="lab", lab="max_depth,eta", lab_n="3")
+    at.button(key="lab_run").click().run()
+    drawn = chart(at, "lab_chart")
+    shown = open_app(sample="moons", view="lab", lab="max_depth,eta", lab_n="3", present="1")
+    shown.session_state["right_panel"] = "lab"
+    shown.run()
+    assert not shown.exception
+    panel = chart(shown, "lab_chart")["data"][0]  # the heatmap, in projector type
+    assert panel["z"] == drawn["data"][0]["z"] and panel["text"] == drawn["data"][0]["text"]
+    fresh = open_app(sample="moons", view="lab", lab="gamma", lab_n="3", present="1")
+    fresh.session_state["right_panel"] = "lab"
+    fresh.run()  # no sweep yet: said, not a blank panel
+    assert any("No sweep of gamma on this model yet" in i.value for i in fresh.info)

@@ -78,8 +78,9 @@ def lab_ui(state: AppState, shown: Shown) -> None:
                 return
     sweep = sweeps.cached(req)
     if sweep is None:
-        if not shown.compact:
-            st.info("Press **Run the sweep** to train these models.")
+        st.info("Press **Run the sweep** to train these models." if not shown.compact else
+                "No sweep of " + " × ".join(names) + " on this model yet: run it in the Lab "
+                "view (presenter mode off), then show it here.")
         return
     sweep_chart(state, shown, sweep, names)
 
