@@ -246,7 +246,7 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
     z = grid.to_numpy(dtype=float)
     still = best.pivot_table(index=y_name, columns=x_name, values="still", aggfunc="first",
                              sort=True).to_numpy(dtype=bool)
-    size = 21 if large else 16
+    size = (21 if len(xs) <= 4 else 18) if large else 16  # a number must fit its cell
     low, high = float(np.nanmin(z)), float(np.nanquantile(z, 0.75))
     cap = high > low and high < float(np.nanmax(z))  # a few bad cells would take the colours
     title = f"valid {metric}" + (f"<br>(lightest: ≥ {high:.3g})" if cap else "")
@@ -291,11 +291,11 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
         if cur[0] in xs and cur[1] in ys:
             shapes.append(_cell(xs.index(cur[0]), ys.index(cur[1]), "#D55E00", "dash"))
     row = best.iloc[v.best]
-    title = (f"Validation {metric} at each cell's best round (▼: still improving)<br>"
-             + (f"best: {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}, "
+    # two short lines: a presenter's half-width panel holds about 45 characters a line
+    title = (f"Valid {metric} at each cell's best round (▼ still improving)<br>"
+             + (f"Best: {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}: "
                 f"{row['valid']:.4g}" if v.winner is not None
-                else f"no clear winner: {len(v.close)} of {len(best)} cells within one "
-                     "standard deviation of the lowest (dotted)"))
+                else f"No clear winner: {len(v.close)} of {len(best)} within one std (dotted)"))
     return go.Figure(data=[heat, clicks, marks], layout=layout(
         title, large, height=480, xtitle=x_name, ytitle=y_name, shapes=shapes,
         # the ranges fixed to the cells (the click markers would pad them) and shared with

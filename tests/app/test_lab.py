@@ -349,7 +349,7 @@ def test_no_winner_is_crowned_within_the_spread_of_another_point():
     assert verdict_text(best, ["eta"], "logloss").startswith("No clear winner: 2 of 4")
     heat = make_heatmap_figure(best.assign(lam=[1, 1, 2, 2]), "eta", "lam", "logloss")
     assert [s.line.dash for s in heat.layout.shapes] == ["dot", "dot"]
-    assert "no clear winner" in heat.layout.title.text
+    assert "No clear winner: 2 of 4 within one std" in heat.layout.title.text
     clear = _best([0.2, 0.15, 0.100, 0.3], [0.01, 0.01, 0.02, 0.01])
     assert verdict(clear).winner == 2
     assert verdict_text(clear, ["eta"], "logloss").startswith("Best: eta = 0.3")

@@ -166,7 +166,7 @@ def test_the_marked_cells_of_an_honest_heatmap(page, server):  # noqa: F811
     marks = chart.evaluate("gd => gd._fullData.find(t => t.name === 'still improving').x.length")
     assert marks >= 1
     title = chart.evaluate("gd => gd._fullLayout.title.text")
-    assert "▼: still improving" in title
+    assert "(▼ still improving)" in title
     verdict = page.locator("p").filter(has_text=re.compile("^(Best: |No clear winner)"))
     expect(verdict).to_be_visible()
     _shoot(page, "lab_chart", "lab-2d-marked")
