@@ -121,11 +121,13 @@ def run_folds(p, folds: list[Inputs], num_boost_round: int, stopping_rounds: int
     return FoldScores(train, test, stopper.best_iteration if stopped else None, facts)
 
 
-def table(scores: FoldScores, metric: str) -> pd.DataFrame:
+def table(scores: FoldScores, metric: str, every_round: bool = False) -> pd.DataFrame:
     """xgboost.cv's table: a row per round (the first tree's round is row 0), the mean and
     standard deviation over the folds of the training and the test loss; cut at the best
-    round when early stopping stopped the run."""
-    end = None if scores.best_iteration is None else scores.best_iteration + 2  # (row 0:
+    round when early stopping stopped the run, unless ``every_round`` (a sweep keeps the
+    patience's rounds: finding the best round is its reader's)."""
+    stopped = scores.best_iteration is not None and not every_round
+    end = scores.best_iteration + 2 if stopped else None  # (row 0:
     columns = {}
     for name, losses in (("train", scores.train), (TEST, scores.test)):
         rounds = losses[1:end]  # the baseline, not a row of xgboost.cv's table)

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .cv import check_folds, check_stopping, fold_inputs, kfold, run_folds
+from .cv import check_folds, check_stopping, fold_inputs, kfold, run_folds, table
 from .exact import SortedColumns
 from .layer import serialized, thread_safe
 from .objectives import metric_name
@@ -153,18 +153,16 @@ def _train_point_cv(shared: list[_Shared], p, num_boost_round, stopping_rounds,
 
 def _frame_cv(points, results, metric, nfold) -> pd.DataFrame:
     """The cross-validated sweep's rows: per (point, round) the mean and standard deviation
-    over the folds of the training and test loss (xgboost.cv's columns), every round
-    trained (early stopping's patience included: the best round is the table's to find)."""
-    keys = list(points[0])
-    rows = []
+    over the folds of the training and test loss (``cv.table``: xgboost.cv's columns),
+    every round trained (early stopping's patience included: the best round is the
+    table's to find)."""
+    parts = []
     for i, (point, (scores, facts)) in enumerate(zip(points, results, strict=True)):
-        train, test = scores.train[1:], scores.test[1:]
-        for r, fact in enumerate(facts, start=1):
-            rows.append((i, *(point[k] for k in keys), r, train[r - 1].mean(),
-                         train[r - 1].std(), test[r - 1].mean(), test[r - 1].std(), *fact))
-    columns = ["point", *keys, "round", f"train-{metric}-mean", f"train-{metric}-std",
-               f"test-{metric}-mean", f"test-{metric}-std", *FACTS]
-    frame = pd.DataFrame(rows, columns=columns)
+        losses = table(scores, metric, every_round=True)
+        part = pd.DataFrame({"point": i, **point, "round": np.arange(1, len(facts) + 1)})
+        parts.append(pd.concat([part, losses, pd.DataFrame(facts, columns=list(FACTS))],
+                               axis=1))
+    frame = pd.concat(parts, ignore_index=True)
     frame.attrs.update(metric=metric, evals=["test"], nfold=nfold)
     return frame
 

@@ -214,7 +214,7 @@ def finding(outcome, metric: str) -> str:
     found = guide.found_text(outcome)
     if len(best) == 1:
         head = f"**{found}** (the only value this step tries)"
-    elif verdict(best).winner is None or row["point"] != best["point"].iloc[verdict(best).best]:
+    elif (v := verdict(best)).winner is None or row["point"] != best["point"].iloc[v.best]:
         head = (f"**Kept: {found}** — no other value beat it by more than the folds' "
                 "standard deviation")
     else:
