@@ -388,6 +388,11 @@ def _model_seconds(rates, n_rows, n_features, num_boost_round, max_depth) -> flo
 _SCALE: dict[str, float] = {}
 
 
+def python_seconds(n_rows: int, n_features: int, num_boost_round: int) -> float:
+    """About how long the plain-Python engine trains this (``PYTHON_RATE``)."""
+    return max(n_rows, 1) * max(n_features, 1) * max(num_boost_round, 1) / PYTHON_RATE
+
+
 def train_seconds(tree_method: str, n_rows: int, n_features: int, num_boost_round: int,
                   max_depth: int, measured: bool = True) -> float:
     """About how long the compiled engine trains this: its rates measured here

@@ -44,7 +44,7 @@ def retrain_seconds(config: dict, frame: pd.DataFrame) -> float | None:
     rows, features, rounds, depth = _cost_shape(config, prep)
     ready = runtime.background_compile().ready.is_set()
     if not ready and fits_python(prep.objective, rows, features, config["num_boost_round"]):
-        return rows * max(features, 1) * max(rounds, 1) / runtime.PYTHON_RATE
+        return runtime.python_seconds(rows, features, rounds)
     return runtime.train_seconds(config["tree_method"], rows, features, rounds, depth,
                                  measured=ready)
 
