@@ -94,6 +94,12 @@ def verdict(best: pd.DataFrame) -> Verdict:
     return Verdict(i, close, i if close == (i,) else None)
 
 
+def loss_text(valid: float, spread: float, digits: int = 4) -> str:
+    """A point's validation loss as the Lab writes it: with ± its fold standard deviation
+    when it was cross-validated."""
+    return f"{valid:.{digits}g}" + (f" ± {spread:.2g}" if spread > 0 else "")
+
+
 def point_text(best: pd.DataFrame, i: int, names: list[str]) -> str:
     """``max_depth = 3, eta = 0.1`` for row i of ``best_rows``."""
     return ", ".join(f"{n} = {label(best[n].iloc[i])}" for n in names)
@@ -106,7 +112,7 @@ def verdict_text(best: pd.DataFrame, names: list[str], metric: str,
     v = verdict(best)
     row = best.iloc[v.best]
     crossed = bool(best["spread"].gt(0).any())
-    loss = f"{row['valid']:.4g}" + (f" ± {row['spread']:.2g}" if crossed else "")
+    loss = loss_text(row["valid"], row["spread"])
     still = (f" It was still improving at round {int(row['trained'])}, the last trained: "
              "more rounds could lower it further." if row["still"] else "")
     if len(best) == 1:
@@ -159,8 +165,8 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
     x, _ = positions(name, values)
     crossed = bool(best["spread"].gt(0).any())
     hover = [f"{name} = {label(v)}<br>best round {r}" + (" (still improving)" if s_ else "")
-             + f"<br>train {metric} {t:.5g}<br>valid {metric} {v_:.5g}"
-             + (f" ± {sd:.2g}" if crossed else "") + f"<br>gap {g:.4g}{click}"
+             + f"<br>train {metric} {t:.5g}<br>valid {metric} {loss_text(v_, sd, 5)}"
+             + f"<br>gap {g:.4g}{click}"
              for v, r, s_, t, v_, sd, g in zip(values, best["round"], best["still"],
                                                 best["train"], best["valid"], best["spread"],
                                                 best["gap"], strict=True)]
@@ -263,9 +269,8 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
         cy.append(label(yv))
         points.append(int(row["point"]))
         hover.append(f"{x_name} = {label(xv)}, {y_name} = {label(yv)}<br>valid {metric} "
-                     f"{row['valid']:.5g}" + (f" ± {row['spread']:.2g}" if row["spread"] > 0
-                                              else "")
-                     + f" at round {int(row['round'])}"
+                     f"{loss_text(row['valid'], row['spread'], 5)} at round "
+                     f"{int(row['round'])}"
                      + (" (▼ still improving: its last round)" if row["still"] else "")
                      + f"<br>train {row['train']:.5g}"
                      + ("<br><i>click: load this model</i>" if clickable else ""))

@@ -11,6 +11,7 @@ from boost.params import BY_NAME, max_depth_for, sweep_grid
 from viz.lab import (
     best_rows,
     label,
+    loss_text,
     make_guide_summary_figure,
     make_heatmap_figure,
     make_rounds_figure,
@@ -210,7 +211,7 @@ def finding(outcome, metric: str) -> str:
     than the spread), or the best."""
     best = best_rows(outcome.sweep)
     row = best[best["round"].eq(outcome.round) & best["valid"].eq(outcome.valid)].iloc[0]
-    loss = f"{row['valid']:.5g}" + (f" ± {row['spread']:.2g}" if row["spread"] > 0 else "")
+    loss = loss_text(row["valid"], row["spread"], 5)
     found = guide.found_text(outcome)
     if len(best) == 1:
         head = f"**{found}** (the only value this step tries)"
