@@ -47,7 +47,9 @@ def buttons(model: Model, cols) -> None:
                        icon=":material/code:", help=f"Not available: {why}.",
                        use_container_width=True)
         return
-    cols[2].download_button("Retrain in XGBoost (.py)", code, f"{stem}_retrain.py",
+    # written when pressed, as the model files: a button holding its bytes has the page check
+    # their address at once, which answers 404 when a quick rerun has already replaced them
+    cols[2].download_button("Retrain in XGBoost (.py)", lambda: code, f"{stem}_retrain.py",
                             mime="text/x-python", key="dl_code", icon=":material/code:",
                             on_click="ignore",
                             help="Python that retrains this model with xgboost.train: on the "
