@@ -279,7 +279,7 @@ def scan_scratch(n_bins: int):
     """Work arrays of ``scan_feature`` for up to ``n_bins`` bins of a feature."""
     return (np.empty(n_bins, np.float64), np.empty(n_bins, np.float64),
             np.ones(n_bins, np.bool_), np.empty(n_bins, np.float32),
-            np.empty(n_bins, np.float32))
+            np.empty(n_bins, np.float32), np.empty(n_bins, np.int64))
 
 
 _scan_scratch_jit = njit(cache=True)(scan_scratch)
@@ -310,32 +310,51 @@ def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg
                     mcw, mds, best, out, n_out, scratch):
     """One scan of ``scan_feature``. Forward: the left child is bins 0..j (threshold
     cut[j], missing right); backward: the right child is bins i..n-1 (threshold cut[i - 1],
-    or min_val for i = 0; missing left). Returns the scanned sums and the candidate count."""
-    acc_g, acc_h, every, lv, lb = scratch
+    or min_val for i = 0; missing left). Returns the scanned sums and the candidate count.
+
+    Unless every candidate is wanted (``out``), a position whose bin is empty (G = H = 0)
+    is skipped: its sums, and so its loss, repeat the position before it, which a first
+    strict maximum never picks and a maximum of blocked losses does not need. The losses are
+    computed only at the kept positions (``at[k]``: the k-th kept position); a node with
+    few rows has few non-empty bins."""
+    acc_g, acc_h, every, lv, lb, at = scratch
     sg = np.float64(0.0)
     sh = np.float64(0.0)
-    for j in range(n):
+    if out.shape[0] > 0:
+        for j in range(n):
+            at[j] = j
+        k = n
+    else:  # the non-empty positions (and position 0), without a branch
+        at[0] = 0
+        k = 1
+        for j in range(1, n):
+            b = h0 + j if forward else h0 + n - 1 - j
+            at[k] = j
+            k += (hh[b].real != 0.0) | (hh[b].imag != 0.0)
+    for i in range(k):
+        j = at[i]
         b = h0 + j if forward else h0 + n - 1 - j
         sg += hh[b].real
         sh += hh[b].imag
-        acc_g[j] = sg
-        acc_h[j] = sh
+        acc_g[i] = sg
+        acc_h[i] = sh
+        # (the skipped bins are empty: the sums past them equal the last kept ones)
     if n == 0:
         return sg, sh, n_out
-    scan_losses(n, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
+    scan_losses(k, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
     for j in range(n if out.shape[0] > 0 else 0):  # every candidate, for split_candidates
         split_bin, thr = _bin_threshold(j, n, c0, min_val, cut_vals, forward)
         gl, hl, gr, hr = _children(acc_g[j], acc_h[j], pg, ph, forward)
         loss = rules.split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
         n_out = _write_candidate(out, n_out, split_bin, not forward, gl, hl, gr, hr, loss,
                                  hl >= mcw and hr >= mcw, thr)
-    top = strip_max(n, lv)
+    top = strip_max(k, lv)
     if top > best[SPLIT_LOSS]:
-        j = first_index(n, lv, top)
-        split_bin, thr = _bin_threshold(j, n, c0, min_val, cut_vals, forward)
-        gl, hl, gr, hr = _children(acc_g[j], acc_h[j], pg, ph, forward)
+        i = first_index(k, lv, top)
+        split_bin, thr = _bin_threshold(at[i], n, c0, min_val, cut_vals, forward)
+        gl, hl, gr, hr = _children(acc_g[i], acc_h[i], pg, ph, forward)
         _record(best, top, thr, not forward, split_bin, gl, hl, gr, hr)
-    best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(n, lb))
+    best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(k, lb))
     return sg, sh, n_out
 
 
@@ -724,15 +743,114 @@ class _Root:
                   np.array([root_g]), np.array([root_h]), reg_lambda, alpha, mcw, mds, self.best)
 
 
+_FUSED_BYTES = 64 << 20  # the most two level histograms may take for the one-call grower
+
+
+def _level_slots(p, n_samples: int) -> int:
+    """The most histograms a depth-wise level builds: children of the last level searched
+    (depth max_depth - 1), at most one per row (a valid split leaves rows on both sides)."""
+    return max(1, min(2 ** max(p.max_depth - 1, 0), n_samples))
+
+
 def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, nodes: TreeNodes,
               margin, group: int, columns: ColumnSampler | None = None, tree_idx: int = 0) -> int:
     """Grow one tree on float32 ``g``/``h`` in the order ``p.grow_policy`` says (depth-wise
     here, ``grow_lossguide`` for lossguide); fill ``nodes``, add the tree's leaf values to
     ``margin[:, group]`` and return the node count.
-    With an active ``columns`` sampler each node searches only its drawn features."""
+    With an active ``columns`` sampler each node searches only its drawn features.
+
+    A depth-wise tree with a depth limit and no column sampling grows in one compiled call
+    (``_grow_depthwise``: the same kernels in the same order, no Python between them);
+    otherwise the levels are driven from here."""
     if p.grow_policy == "lossguide":
         return grow_lossguide(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
                               tree_idx)
+    stride = hist_stride(cuts)
+    width = (len(cuts.ptrs) - 1) * stride
+    slots = _level_slots(p, g.shape[0])
+    if (p.max_depth > 0 and (columns is None or not columns.active)
+            and 2 * slots * width * 16 <= _FUSED_BYTES):
+        f32 = p.as_float32()
+        return _grow_depthwise(
+            ws.bins, ws.missing, ws.gh, ws.columns, ws.side, ws.buffer(0), ws.buffer(1),
+            ws.histograms(0, slots, width), ws.histograms(1, slots, width), stride, cuts.ptrs,
+            cuts.values, cuts.min_vals, root_from_bins, g, h, f32.eta, f32.gamma,
+            f32.reg_lambda, f32.alpha, f32.min_child_weight, f32.max_delta_step, p.max_depth,
+            p.max_leaves, nodes, margin, group, min(numba.get_num_threads(), len(cuts.ptrs) - 1))
+    return _grow_levels(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
+                        tree_idx)
+
+
+@njit(cache=True, nogil=True)
+def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, stride, ptrs,
+                    cut_vals, min_vals, root_from_bins, g, h, eta, gamma, reg_lambda, alpha, mcw,
+                    mds, max_depth, max_leaves, nodes, margin, group, n_blocks):
+    """``_grow_levels`` (depth limit > 0, no column sampling) as one compiled call: the
+    root, then per level decide, add the leaves' values, partition, build the smaller
+    children, subtract, evaluate. ``pool0``/``pool1`` hold a level's histograms
+    (``_level_slots`` each)."""
+    n_samples = g.shape[0]
+    n_features = ptrs.shape[0] - 1
+    capacity = nodes.left.shape[0]
+    node_start = np.zeros(capacity, dtype=np.int64)
+    node_end = np.zeros(capacity, dtype=np.int64)
+    _store_gradients(g, h, gh)
+    one = np.zeros(1, dtype=np.int64)
+    ends = np.full(1, n_samples, dtype=np.int64)
+    _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0, n_blocks)
+    if root_from_bins:
+        root_g, root_h = _bin_sums(pool0[0], ptrs[0], ptrs[1])
+    else:
+        root_g, root_h = _sequential_sums(g, h)
+    rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
+    node_end[0] = n_samples
+    best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
+    _evaluate(pool0, one, stride, ptrs, cut_vals, min_vals, np.full(1, root_g),
+              np.full(1, root_h), reg_lambda, alpha, mcw, mds, best)
+    hist, other = pool0, pool1
+    rows, spare = buf1, buf0
+    _iota(rows)
+    level = np.zeros(1, dtype=np.int64)
+    n_nodes, n_leaves, d = 1, 1, 0
+    while True:
+        expand = np.empty((level.shape[0], 4), dtype=np.int64)
+        m, n_nodes, n_leaves = _apply_level(best, level, n_nodes, n_leaves, gamma, reg_lambda,
+                                            alpha, mcw, mds, max_leaves, nodes, expand)
+        expand = expand[:m]
+        _add_leaf_values(rows, level, nodes.left, node_start, node_end, nodes.weight, eta,
+                         margin, group)
+        if m == 0:
+            break
+        full = max_leaves > 0 and n_leaves >= max_leaves
+        if full or d + 1 >= max_depth:  # the children are leaves: no search
+            if full:
+                nodes.reason[n_nodes - 2 * m:n_nodes] = REASON_MAX_LEAVES
+            _add_split_leaf_values(columns, rows, expand, nodes.left, nodes.right,
+                                   nodes.default_left, missing, node_start, node_end,
+                                   nodes.weight, eta, margin, group)
+            break
+        _partition(columns, rows, spare, side, expand, nodes.left, nodes.right,
+                   nodes.default_left, missing, node_start, node_end)
+        rows, spare = spare, rows
+        children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
+            expand, nodes.left, nodes.right, nodes.sum_grad, nodes.sum_hess, node_start,
+            node_end)
+        _build(bins, missing, n_features, stride, gh, rows, True, b_start, b_end, b_slot, other,
+               n_blocks)
+        _subtract(hist, p_slot, other, b_slot, s_slot)
+        hist, other = other, hist
+        best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
+        _evaluate(hist, np.arange(2 * m), stride, ptrs, cut_vals, min_vals, cg, ch, reg_lambda,
+                  alpha, mcw, mds, best)
+        level = children
+        d += 1
+    return n_nodes
+
+
+def _grow_levels(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, nodes: TreeNodes,
+                 margin, group: int, columns: ColumnSampler | None, tree_idx: int) -> int:
+    """``grow_hist``'s depth-wise loop driven from Python (column sampling draws each level's
+    features here; no depth limit sizes the histograms as the levels come)."""
     f32 = p.as_float32()
     eta, gamma = f32.eta, f32.gamma
     reg_lambda, alpha, mcw, mds = (f32.reg_lambda, f32.alpha, f32.min_child_weight,
