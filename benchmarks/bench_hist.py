@@ -1,9 +1,21 @@
 """BoostScope hist vs XGBoost hist, LightGBM and scikit-learn, in one process, same data.
 
     python -m pip install -r benchmarks/requirements.txt    # the peers (LightGBM, sklearn)
-    python benchmarks/bench_hist.py                          # 100k x 20 and 1M x 28
+    python benchmarks/bench_hist.py --table                  # ms per round, 1k .. 1M, both tasks
+    python benchmarks/bench_hist.py --profile                # where a round's time goes
+    python benchmarks/bench_hist.py --retrain                # one knob move at 10k x 10
+    python benchmarks/bench_hist.py                          # 100k x 20 and 1M x 28 in detail
     python benchmarks/bench_hist.py --sizes 100000x20 --rounds 30 --repeats 1
     python benchmarks/bench_hist.py --task regression --sizes 200000x28
+
+``--table``: ms per round of BoostScope, XGBoost and LightGBM at 1k x 10, 5k x 10, 10k x 10,
+100k x 20 and 1M x 28 (binary and regression; best of ``--repeats`` interleaved runs,
+dataset construction included) and BoostScope's ratio to the faster peer. ``--profile``: the
+share of each stage of a round at 10k x 10 and 1M x 28 (timers around every kernel, so the
+levels are driven from Python here: the one-call grower runs the same kernels without them).
+``--retrain``: a knob move on data already trained on (eta changed, 100 rounds at 10k x 10):
+BoostScope with its cuts and binned rows kept, XGBoost on the user's DMatrix already trained
+on (its quantised matrix kept), LightGBM on its constructed Dataset.
 
 Synthetic binary classification (``--task regression``: the score it thresholds); 100
 rounds, depth 6, eta 0.1, 2 threads, 256 bins (LightGBM and scikit-learn: 255, their
@@ -64,6 +76,14 @@ def measure(fn):
     seconds = time.perf_counter() - start
     peak = (_rss_kib("VmHWM") - before) / 1024
     return seconds, peak, result
+
+
+def _cpu() -> str:
+    with open("/proc/cpuinfo") as info:
+        for line in info:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
 
 
 # ------------------------------------------------------------------ the libraries
@@ -211,6 +231,166 @@ def interactivity():
               f"{1000 * min(views):.0f} ms (budget 50 ms)")
 
 
+# ------------------------------------------------------------------ the ms-per-round table
+TABLE_SIZES = "1000x10,5000x10,10000x10,100000x20,1000000x28"
+
+
+def _repeats_for(n_samples: int, repeats: int) -> int:
+    """More runs where one is short (a small table's run is milliseconds: noise is large)."""
+    return repeats if n_samples >= 100_000 else max(repeats, 15)
+
+
+def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None:
+    """ms per round of each library at each size and task, and BoostScope / the faster
+    peer; then BoostScope's trees against XGBoost's (identical?)."""
+    global TASK
+    import boost
+
+    boost.warmup()
+    rows = []
+    for task in tasks:
+        TASK = task
+        PARAMS["objective"] = TASKS[task][0]
+        for size in sizes.split(","):
+            n, f = (int(v) for v in size.split("x"))
+            X, y = make_data(n, f, regression=task == "regression")
+            runs = {"BoostScope": run_boostscope, "XGBoost": run_xgboost,
+                    "LightGBM": run_lightgbm}
+            times = {name: [] for name in runs}
+            for fn in runs.values():
+                fn(X, y, rounds)  # warm: first-call costs are not a round's
+            for _ in range(_repeats_for(n, repeats)):
+                for name, fn in runs.items():
+                    gc.collect()
+                    start = time.perf_counter()
+                    fn(X, y, rounds)
+                    times[name].append(time.perf_counter() - start)
+            ms = {name: 1000 * min(ts) / rounds for name, ts in times.items()}
+            ours = run_boostscope(X, y, min(rounds, 20))
+            ref, _ = run_xgboost(X, y, min(rounds, 20))
+            same = ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+            rows.append((task, size, ms, same))
+            print(f"  {task} {size}: " + ", ".join(f"{k} {v:.3f}" for k, v in ms.items())
+                  + f" ms/round; trees identical to XGBoost: {same}", flush=True)
+    print(f"\nms per round ({rounds} rounds, depth 6, eta 0.1, {THREADS} threads, 256 bins; "
+          "dataset construction included; best of interleaved runs)")
+    print("| task | size | BoostScope | XGBoost | LightGBM | ÷ faster peer | trees = XGBoost |")
+    print("|---|---|---|---|---|---|---|")
+    for task, size, ms, same in rows:
+        peer = min(ms["XGBoost"], ms["LightGBM"])
+        n, f = size.split("x")
+        label = f"{int(n) // 1000}k×{f}" if int(n) < 1_000_000 else f"{int(n) // 1_000_000}M×{f}"
+        print(f"| {task} | {label} | {ms['BoostScope']:.3f} | {ms['XGBoost']:.3f} | "
+              f"{ms['LightGBM']:.3f} | {ms['BoostScope'] / peer:.2f} | {same} |")
+
+
+# ------------------------------------------------------------------ where a round goes
+STAGES = ("_store_gradients", "_build", "_subtract", "_evaluate", "_apply_level",
+          "_partition", "_plan_children", "_add_leaf_values", "_add_split_leaf_values", "_iota")
+
+
+def stage_profile(size: str, rounds: int) -> None:
+    """The share of a round's time in each stage: every kernel of the grower timed (the
+    levels driven from Python, ``_grow_levels``), beside the gradients, the tree's records
+    and the rest of the loop."""
+    from boost import hist, objectives, training
+
+    n, f = (int(v) for v in size.split("x"))
+    X, y = make_data(n, f)
+    spent, calls = {}, {}
+
+    def timed(module, name, label=None):
+        fn = getattr(module, name)
+
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                key = label or name
+                spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
+                calls[key] = calls.get(key, 0) + 1
+        setattr(module, name, call)
+        return fn
+
+    saved = [(hist, name, timed(hist, name)) for name in STAGES]
+    saved += [(objectives, "gradients", timed(objectives, "gradients")),
+              (training, "_finish", timed(training, "_finish", "_finish (tree records)")),
+              (training.reuse, "hist_data", timed(training.reuse, "hist_data",
+                                                  "hist_data (cuts, binned rows)"))]
+    fused, hist._FUSED_BYTES = hist._FUSED_BYTES, 0
+    try:
+        run_boostscope(X, y, 3)
+        best = None
+        for _ in range(3 if n >= 1_000_000 else 7):
+            spent.clear()
+            calls.clear()
+            start = time.perf_counter()
+            run_boostscope(X, y, rounds)
+            total = time.perf_counter() - start
+            if best is None or total < best[0]:
+                best = (total, dict(spent), dict(calls))
+    finally:
+        hist._FUSED_BYTES = fused
+        for module, name, fn in saved:
+            setattr(module, name, fn)
+    total, spent, calls = best
+    start = time.perf_counter()
+    run_boostscope(X, y, rounds)
+    one_call = time.perf_counter() - start
+    print(f"\nstages of {rounds} rounds on {n:,} x {f} (binary, {THREADS} threads): "
+          f"{1000 * total / rounds:.3f} ms a round with the timers (levels from Python), "
+          f"{1000 * one_call / rounds:.3f} ms a round as trained (one call a tree)")
+    print("| stage | ms per round | share | calls per round | µs per call |")
+    print("|---|---|---|---|---|")
+    for name, sec in sorted(spent.items(), key=lambda kv: -kv[1]):
+        print(f"| {name} | {1000 * sec / rounds:.3f} | {100 * sec / total:.0f} % | "
+              f"{calls[name] / rounds:.1f} | {1e6 * sec / calls[name]:.1f} |")
+    rest = total - sum(spent.values())
+    print(f"| the rest (Python between them) | {1000 * rest / rounds:.3f} | "
+          f"{100 * rest / total:.0f} % | | |")
+
+
+# ------------------------------------------------------------------ one knob move
+def retrain_latency(repeats: int) -> None:
+    """One retrain of 100 rounds at 10k x 10 with eta moved, on data already trained on:
+    what the app's live knobs cost."""
+    import lightgbm as lgb
+    import xgboost as xgb
+
+    import boost
+
+    X, y = make_data(10_000, 10)
+    boost.train({**PARAMS, "eta": 0.3}, X, y, 100)  # the data seen once: its cuts kept
+    dtrain = xgb.DMatrix(X, label=y, nthread=THREADS)
+    xgb.train({**PARAMS, "eta": 0.3}, dtrain, 100)  # its quantised matrix built once
+    dataset = lgb.Dataset(X, label=y, free_raw_data=False,
+                          params={"max_bin": 255, "verbose": -1}).construct()
+    lgb_params = {"objective": "binary", "learning_rate": 0.3, "max_depth": 6, "num_leaves": 64,
+                  "num_threads": THREADS, "min_data_in_leaf": 1,
+                  "min_sum_hessian_in_leaf": 1.0, "lambda_l2": 1.0, "verbose": -1,
+                  "deterministic": True, "force_row_wise": True}
+    runs = {
+        "BoostScope (cuts kept)": lambda eta: boost.train({**PARAMS, "eta": eta}, X, y, 100),
+        "XGBoost (the same DMatrix)": lambda eta: xgb.train({**PARAMS, "eta": eta}, dtrain, 100),
+        "LightGBM (the same Dataset)": lambda eta: lgb.train({**lgb_params,
+                                                              "learning_rate": eta},
+                                                             dataset, 100),
+    }
+    times = {name: [] for name in runs}
+    for i in range(max(repeats, 15)):
+        eta = (0.1, 0.2)[i % 2]  # a knob move every run
+        for name, fn in runs.items():
+            start = time.perf_counter()
+            fn(eta)
+            times[name].append(time.perf_counter() - start)
+    best = {name: 1000 * min(ts) for name, ts in times.items()}
+    xgb_ms = best["XGBoost (the same DMatrix)"]
+    print(f"\none retrain at 10,000 x 10, 100 rounds, eta moved (best of {max(repeats, 15)}):")
+    for name, ms in best.items():
+        print(f"  {name:<28} {ms:7.1f} ms   {ms / xgb_ms:.2f}x XGBoost")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000x20,1000000x28")
@@ -220,8 +400,26 @@ def main() -> None:
     parser.add_argument("--skip-compile", action="store_true")
     parser.add_argument("--task", choices=list(TASKS), default="binary",
                         help="binary (binary:logistic) or regression (reg:squarederror)")
+    parser.add_argument("--table", action="store_true",
+                        help=f"ms per round at {TABLE_SIZES} (or --sizes), binary and "
+                             "regression, and the ratio to the faster peer")
+    parser.add_argument("--profile", action="store_true",
+                        help="the share of each stage of a round at 10k x 10 and 1M x 28")
+    parser.add_argument("--retrain", action="store_true",
+                        help="one retrain with eta moved at 10k x 10 (cuts kept)")
     args = parser.parse_args()
     global TASK
+    if args.table or args.profile or args.retrain:
+        print(f"CPU: {_cpu()}, {THREADS} threads")
+        if args.table:
+            sizes = TABLE_SIZES if args.sizes == parser.get_default("sizes") else args.sizes
+            round_table(sizes, args.rounds, args.repeats, ["binary", "regression"])
+        if args.profile:
+            for size in ("10000x10", "1000000x28"):
+                stage_profile(size, args.rounds)
+        if args.retrain:
+            retrain_latency(args.repeats)
+        return
     TASK = args.task
     PARAMS["objective"] = TASKS[TASK][0]
     if not args.skip_compile:

@@ -100,7 +100,7 @@ def run_folds(p, folds: list[Inputs], num_boost_round: int, stopping_rounds: int
                 else intercept(p, data.y32, data.w32)[1])
         runs.append(Rounds(p, data, base, num_boost_round, None,
                            make_grower=None if make_grower is None
-                           else (lambda k=k: make_grower(k))))
+                           else (lambda k=k: make_grower(k)), train_metric=True))
     stopper = None if stopping_rounds is None else EarlyStopping(stopping_rounds)
     facts, stopped = [], False
     with _threads(p.nthread):

@@ -320,29 +320,22 @@ def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg
     acc_g, acc_h, every, lv, lb, at = scratch
     sg = np.float64(0.0)
     sh = np.float64(0.0)
-    if out.shape[0] > 0:
-        for j in range(n):
-            at[j] = j
-        k = n
-    else:  # the non-empty positions (and position 0), without a branch
-        at[0] = 0
-        k = 1
-        for j in range(1, n):
-            b = h0 + j if forward else h0 + n - 1 - j
-            at[k] = j
-            k += (hh[b].real != 0.0) | (hh[b].imag != 0.0)
-    for i in range(k):
-        j = at[i]
+    every_one = out.shape[0] > 0
+    k = 0
+    for j in range(n):  # the running sums, kept at position 0 and each non-empty bin
         b = h0 + j if forward else h0 + n - 1 - j
-        sg += hh[b].real
-        sh += hh[b].imag
-        acc_g[i] = sg
-        acc_h[i] = sh
-        # (the skipped bins are empty: the sums past them equal the last kept ones)
+        vg = hh[b].real
+        vh = hh[b].imag
+        sg += vg
+        sh += vh
+        acc_g[k] = sg  # (written at k, kept by moving k on: no branch)
+        acc_h[k] = sh
+        at[k] = j
+        k += every_one | (k == 0) | (vg != 0.0) | (vh != 0.0)
     if n == 0:
         return sg, sh, n_out
     scan_losses(k, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
-    for j in range(n if out.shape[0] > 0 else 0):  # every candidate, for split_candidates
+    for j in range(n if every_one else 0):  # every candidate, for split_candidates
         split_bin, thr = _bin_threshold(j, n, c0, min_val, cut_vals, forward)
         gl, hl, gr, hr = _children(acc_g[j], acc_h[j], pg, ph, forward)
         loss = rules.split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
@@ -395,32 +388,38 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg
                          no_out, scratch)
 
 
-_CHUNK = 16384
+_CHUNK = 16384  # the most rows of one task of the partition
+_MIN_CHUNK = 2048  # the fewest: a smaller task costs more to hand out than its rows
 
 
 @njit(cache=True, nogil=True)
-def _chunks(expand, node_start, node_end):
-    """The expanded nodes' row ranges (starts, ends) cut into chunks of at most _CHUNK rows:
-    chunk_ptr[t]:chunk_ptr[t + 1] are node t's chunks, owner[c] the node of chunk c."""
+def _chunks(expand, node_start, node_end, n_threads):
+    """The expanded nodes' row ranges (starts, ends) cut into chunks of ``size`` rows
+    (about four per thread over the level, within _MIN_CHUNK.._CHUNK): chunk_ptr[t]:
+    chunk_ptr[t + 1] are node t's chunks, owner[c] the node of chunk c."""
     m = expand.shape[0]
     starts = np.empty(m, dtype=np.int64)
     ends = np.empty(m, dtype=np.int64)
+    total = 0
     for t in range(m):
         starts[t] = node_start[expand[t, 0]]
         ends[t] = node_end[expand[t, 0]]
+        total += ends[t] - starts[t]
+    want = (total + 4 * n_threads - 1) // (4 * n_threads)
+    size = min(_CHUNK, max(_MIN_CHUNK, want))
     chunk_ptr = np.zeros(m + 1, dtype=np.int64)
     for t in range(m):
-        chunk_ptr[t + 1] = chunk_ptr[t] + max(1, (ends[t] - starts[t] + _CHUNK - 1) // _CHUNK)
+        chunk_ptr[t + 1] = chunk_ptr[t] + max(1, (ends[t] - starts[t] + size - 1) // size)
     owner = np.empty(chunk_ptr[m], dtype=np.int64)
     for t in range(m):
         for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
             owner[c] = t
-    return starts, ends, chunk_ptr, owner
+    return starts, ends, chunk_ptr, owner, size
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _partition(columns, rows, out_rows, side, expand, left, right, default_left, missing,
-               node_start, node_end):
+               node_start, node_end, n_threads):
     """Stable partition of each node's row ids into ``out_rows``: left child first, then
     right, each in ascending row order (the records stay in training order; the histogram
     build reads them through the ids). Which side a row goes to is read from ``columns``
@@ -431,13 +430,13 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
     Each node's range is cut into chunks handled in parallel: decide and count, then write
     each chunk's rows at offsets from the counts of the chunks before it."""
     m = expand.shape[0]
-    starts, ends, chunk_ptr, owner = _chunks(expand, node_start, node_end)
+    starts, ends, chunk_ptr, owner, size = _chunks(expand, node_start, node_end, n_threads)
     n_chunks = chunk_ptr[m]
     n_l = np.zeros(n_chunks, dtype=np.int64)
     for c in prange(n_chunks):
         t = owner[c]
-        a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
-        b = min(ends[t], a + _CHUNK)
+        a = starts[t] + (c - chunk_ptr[t]) * size
+        b = min(ends[t], a + size)
         sb = expand[t, 3]
         dl = default_left[expand[t, 0]]
         cnt = 0
@@ -461,16 +460,16 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
         li = starts[t]
         ri = starts[t] + total
         for c in range(chunk_ptr[t], chunk_ptr[t + 1]):
-            a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
-            b = min(ends[t], a + _CHUNK)
+            a = starts[t] + (c - chunk_ptr[t]) * size
+            b = min(ends[t], a + size)
             off_l[c] = li
             off_r[c] = ri
             li += n_l[c]
             ri += (b - a) - n_l[c]
     for c in prange(n_chunks):
         t = owner[c]
-        a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
-        b = min(ends[t], a + _CHUNK)
+        a = starts[t] + (c - chunk_ptr[t]) * size
+        b = min(ends[t], a + size)
         li = off_l[c]
         ri = off_r[c]
         for k in range(a, b):
@@ -483,14 +482,14 @@ def _partition(columns, rows, out_rows, side, expand, left, right, default_left,
 
 @njit(cache=True, nogil=True, parallel=True)
 def _add_split_leaf_values(columns, rows, expand, left, right, default_left, missing,
-                           node_start, node_end, weight, eta, margin, group):
+                           node_start, node_end, weight, eta, margin, group, n_threads):
     """The last level: the children of the expanded nodes are leaves, so each row only needs
     its leaf's value, margin[r, group] += eta * w (no partition)."""
-    starts, ends, chunk_ptr, owner = _chunks(expand, node_start, node_end)
+    starts, ends, chunk_ptr, owner, size = _chunks(expand, node_start, node_end, n_threads)
     for c in prange(chunk_ptr[expand.shape[0]]):
         t = owner[c]
-        a = starts[t] + (c - chunk_ptr[t]) * _CHUNK
-        b = min(ends[t], a + _CHUNK)
+        a = starts[t] + (c - chunk_ptr[t]) * size
+        b = min(ends[t], a + size)
         nid = expand[t, 0]
         v_left = weight[left[nid]] * eta
         v_right = weight[right[nid]] * eta
@@ -666,13 +665,13 @@ class HistWorkspace:
     by column, for the partition's decisions. (Moving the records into node order as well
     was slower on 1M x 28: the partition's traffic grows tenfold, the build saves little.)"""
 
-    def __init__(self, bins: np.ndarray, missing: int, n_features: int):
+    def __init__(self, bins: np.ndarray, missing: int, n_features: int, columns=None):
         n_samples = bins.shape[0]
         self.bins = bins
         self.missing = missing
         self.gh = gh_view(bins)
         self.n_features = n_features
-        self.columns = column_major(bins, np.arange(n_features))
+        self.columns = column_major(bins, np.arange(n_features)) if columns is None else columns
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
@@ -776,7 +775,8 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
             ws.histograms(0, slots, width), ws.histograms(1, slots, width), stride, cuts.ptrs,
             cuts.values, cuts.min_vals, root_from_bins, g, h, f32.eta, f32.gamma,
             f32.reg_lambda, f32.alpha, f32.min_child_weight, f32.max_delta_step, p.max_depth,
-            p.max_leaves, nodes, margin, group, min(numba.get_num_threads(), len(cuts.ptrs) - 1))
+            p.max_leaves, nodes, margin, group, min(numba.get_num_threads(), len(cuts.ptrs) - 1),
+            numba.get_num_threads())
     return _grow_levels(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
                         tree_idx)
 
@@ -784,7 +784,7 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
 @njit(cache=True, nogil=True)
 def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, stride, ptrs,
                     cut_vals, min_vals, root_from_bins, g, h, eta, gamma, reg_lambda, alpha, mcw,
-                    mds, max_depth, max_leaves, nodes, margin, group, n_blocks):
+                    mds, max_depth, max_leaves, nodes, margin, group, n_blocks, n_threads):
     """``_grow_levels`` (depth limit > 0, no column sampling) as one compiled call: the
     root, then per level decide, add the leaves' values, partition, build the smaller
     children, subtract, evaluate. ``pool0``/``pool1`` hold a level's histograms
@@ -827,10 +827,10 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
                 nodes.reason[n_nodes - 2 * m:n_nodes] = REASON_MAX_LEAVES
             _add_split_leaf_values(columns, rows, expand, nodes.left, nodes.right,
                                    nodes.default_left, missing, node_start, node_end,
-                                   nodes.weight, eta, margin, group)
+                                   nodes.weight, eta, margin, group, n_threads)
             break
         _partition(columns, rows, spare, side, expand, nodes.left, nodes.right,
-                   nodes.default_left, missing, node_start, node_end)
+                   nodes.default_left, missing, node_start, node_end, n_threads)
         rows, spare = spare, rows
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
             expand, nodes.left, nodes.right, nodes.sum_grad, nodes.sum_hess, node_start,
@@ -886,11 +886,11 @@ def _grow_levels(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, n
                 nodes.reason[n_nodes - 2 * m:n_nodes] = REASON_MAX_LEAVES
             _add_split_leaf_values(ws.columns, rows, expand, left, right,
                                    nodes.default_left, missing, node_start, node_end, weight,
-                                   eta, margin, group)
+                                   eta, margin, group, numba.get_num_threads())
             break
         nxt = ws.buffer(spare)
         _partition(ws.columns, rows, nxt, ws.side, expand, left, right,
-                   nodes.default_left, missing, node_start, node_end)
+                   nodes.default_left, missing, node_start, node_end, numba.get_num_threads())
         rows, spare = nxt, 1 - spare
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
             expand, left, right, sum_grad, sum_hess, node_start, node_end)
@@ -962,7 +962,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
         n_leaves += 1
         expand = np.array([[nid, 0, f_best, int(bt[SPLIT_BIN])]], dtype=np.int64)
         _partition(ws.columns, rows, spare, ws.side, expand, nodes.left, nodes.right,
-                   nodes.default_left, missing, node_start, node_end)
+                   nodes.default_left, missing, node_start, node_end, numba.get_num_threads())
         a, b = node_start[nid], node_end[nid]
         rows[a:b] = spare[a:b]
         parent_hist = hists.pop(nid)

@@ -277,13 +277,15 @@ def _grad_softprob(margin, y, w, use_w, g, h):
 
 
 def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
-              loss: LossParams = _DEFAULT_LOSS):
-    """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins."""
+              loss: LossParams = _DEFAULT_LOSS, out=None):
+    """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins
+    (``out``: a pair to write into, as ``gradients_and_metric``'s)."""
     o = OBJECTIVES[objective]
     use_w = weight is not None
     w = weight if use_w else np.ones(1, dtype=GRAD)
-    g = np.empty(margin.shape, dtype=GRAD)
-    h = np.empty(margin.shape, dtype=GRAD)
+    if out is None:
+        out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
+    g, h = out
     if o.kernel == _SOFTMAX:
         _grad_softprob(margin, y, w, use_w, g, h)
     else:

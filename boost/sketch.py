@@ -607,16 +607,23 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     fast = (~np.full(n_features, use_w)) & (counts > 2 * limits)
     _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, fast, out_vals, out_n, out_min)
     todo = np.nonzero(fast)[0]
-    # Half the columns at a time: a column-major copy of them all would double X's memory
-    # (each copy reads all of X once; the grower's records and codes then take more).
-    for batch in np.array_split(todo, min(2, len(todo))) if len(todo) else ():
-        _sorted_sketch(X, batch, limits, n_levels, counts, max_bin, out_vals, out_n, out_min)
+    if not len(todo):
+        return _pack(out_vals, out_n, out_min)
+    # numpy's sort and these kernels release the GIL: one thread per core, per feature (one
+    # pool for the call: starting threads costs about as much as a small table's sketch).
+    with ThreadPoolExecutor(max_workers=numba.get_num_threads()) as pool:
+        # Half the columns at a time: a column-major copy of them all would double X's
+        # memory (each copy reads all of X once; the grower's records and codes take more).
+        for batch in np.array_split(todo, min(2, len(todo))):
+            _sorted_sketch(X, batch, limits, n_levels, counts, max_bin, out_vals, out_n,
+                           out_min, pool)
     return _pack(out_vals, out_n, out_min)
 
 
-def _sorted_sketch(X, features, limits, n_levels, counts, max_bin, out_vals, out_n, out_min):
+def _sorted_sketch(X, features, limits, n_levels, counts, max_bin, out_vals, out_n, out_min,
+                   pool):
     """``hist_cuts``'s sorted path for ``features``, from a column-major copy of them that
-    is freed on return."""
+    is freed on return; the features run in ``pool``."""
     columns = column_major(X, features)
 
     def one(i):
@@ -624,9 +631,7 @@ def _sorted_sketch(X, features, limits, n_levels, counts, max_bin, out_vals, out
         out_n[f], out_min[f] = _unweighted_feature(
             columns[i], int(limits[f]), int(n_levels[f]), int(counts[f]), max_bin, out_vals[f])
 
-    # numpy's sort and these kernels release the GIL: one thread per core, per feature.
-    with ThreadPoolExecutor(max_workers=numba.get_num_threads()) as pool:
-        list(pool.map(one, range(len(features))))
+    list(pool.map(one, range(len(features))))
 
 
 

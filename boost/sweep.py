@@ -128,7 +128,7 @@ def _train_point(shared: _Shared, p, num_boost_round, stopping_rounds, stop: thr
     _, base_margin = shared.intercepts[(p.base_score, p.loss)]
     run = Rounds(p, shared.data, base_margin, num_boost_round,
                  None if stopping_rounds is None else EarlyStopping(stopping_rounds),
-                 make_grower=lambda: shared.grower(p), on_round=on_round)
+                 make_grower=lambda: shared.grower(p), on_round=on_round, train_metric=True)
     run.boost()
     return run.history, facts
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from . import objectives
+from . import objectives, reuse
 from ._dtypes import GRAD, INDEX, PARAM, WEIGHT
 from .binned import BinnedRows
 from .booster import Booster
@@ -44,7 +44,7 @@ from .node_rules import NodeParams, prune
 from .params import parse_params
 from .records import TreeNodes, new_tree_nodes
 from .sampling import ColumnSampler, tree_key
-from .sketch import approx_columns, approx_cuts, hist_cuts
+from .sketch import approx_columns, approx_cuts
 from .targets import tree_gradients
 from .trace import TrainingData
 from .tree import ForestBuilder, add_tree_outputs, checkpoint_every, initial_margin, leaf_of_nodes
@@ -95,7 +95,8 @@ class _ExactGrower:
 
     def __init__(self, X, p, columns: SortedColumns | None = None):
         self.X, self.p = X, p
-        self.columns = SortedColumns(X) if columns is None else columns  # read-only: shareable
+        # read-only, shareable: a sweep's, or the last training's on the same rows
+        self.columns = reuse.sorted_columns(X) if columns is None else columns
         self.arrays = self.columns.arrays()
         self.position = np.empty(X.shape[0], dtype=INDEX)
         self.segments = new_segments(self.columns)
@@ -116,14 +117,20 @@ class _HistGrower:
 
     def __init__(self, X, w, p, cuts=None):
         self.X, self.w, self.p = X, w, p
-        self.dense = not any_rows(X, np.isnan)  # once: approx re-bins every tree
-        # XGBoost's hist sums the root from the bins when nothing is missing (not approx).
-        self.root_from_bins = p.tree_method == "hist" and self.dense
         self.ws = None
         self.cuts = None
         self.tree_cuts = []  # the cuts each tree was grown on
-        if p.tree_method == "hist":  # ``cuts``: hist_cuts(X, w, max_bin), when already made
-            self._set_cuts(hist_cuts(X, w, p.max_bin) if cuts is None else cuts)
+        if p.tree_method == "hist" and cuts is None:  # the last training's, on the same rows
+            made = reuse.hist_data(X, w, p.max_bin)
+            self.dense, self.cuts = made.dense, made.cuts
+            self.ws = HistWorkspace(made.records.copy(), made.missing, X.shape[1],
+                                    made.columns)
+        else:
+            self.dense = not any_rows(X, np.isnan)  # once: approx re-bins every tree
+            if p.tree_method == "hist":  # ``cuts``: hist_cuts(X, w, max_bin), already made
+                self._set_cuts(cuts)
+        # XGBoost's hist sums the root from the bins when nothing is missing (not approx).
+        self.root_from_bins = p.tree_method == "hist" and self.dense
         self.columns = approx_columns(X, p.objective) if p.tree_method == "approx" else None
         self.regen = self.columns is not None  # a new sketch every tree
         self.sampler = ColumnSampler.of(p, X.shape[1])
@@ -159,7 +166,19 @@ def tree_capacity(p, n_samples: int) -> int:
     return cap
 
 
-def _check_evals(evals, names, p):
+def _is_training_set(item, X, y, sample_weight) -> bool:
+    """An evaluation set that is the training data itself (the same X, y and weights
+    objects): XGBoost's ``evals=[(dtrain, "train")]``, whose loss the boosting loop takes
+    from the training margins instead of predicting the rows again."""
+    if not isinstance(item, (tuple, list)) or len(item) not in (3, 4):
+        return False
+    weight = item[3] if len(item) == 4 else None
+    return item[0] is X and item[1] is y and weight is sample_weight
+
+
+def _check_evals(evals, names, p, train_at=None, train=None):
+    """The evaluation sets converted and checked; ``train_at``: the index of the one that is
+    the training data, given as ``train`` (X32, y32, w32) unconverted again."""
     checked = []
     seen = set()
     for i, item in enumerate(evals or ()):
@@ -177,6 +196,9 @@ def _check_evals(evals, names, p):
                 "a different name."
             )
         seen.add(name)
+        if i == train_at:
+            checked.append((name, *train))
+            continue
         X32, _ = as_features(X_e, expected_names=names, what=f"evals[{i}] X")
         y32 = as_labels(y_e, X32.shape[0], p.objective, p.num_class, what=f"evals[{i}] y")
         w32 = as_weights(item[3], X32.shape[0], what=f"evals[{i}] sample_weight") if len(
@@ -345,11 +367,13 @@ class Inputs:
     y32: np.ndarray
     w32: np.ndarray | None
     eval_sets: list
+    train_at: int | None = None  # the evaluation set that is the training data, if any
 
 
 def inputs(p, X, y, sample_weight, evals, own_X: bool = True) -> Inputs:
     """``own_X``: the features will be kept (exact, approx), so they must be the engine's
-    own; hist keeps bin codes instead and only reads X while it trains."""
+    own; hist keeps bin codes instead and only reads X while it trains. An evaluation set
+    that is the training data (``_is_training_set``) is marked ``train_at``."""
     X32, names = as_features(X)
     check_training_rows(X32.shape[0])
     y32 = as_labels(y, X32.shape[0], p.objective, p.num_class)
@@ -359,7 +383,11 @@ def inputs(p, X, y, sample_weight, evals, own_X: bool = True) -> Inputs:
     y32, w32 = (_own(arr, given) for arr, given in ((y32, y), (w32, sample_weight)))
     if own_X:
         X32 = _own(X32, X)
-    return Inputs(X32, names, y32, w32, _check_evals(evals, names, p))
+    evals = list(evals or ())
+    train_at = next((i for i, item in enumerate(evals)
+                     if _is_training_set(item, X, y, sample_weight)), None)
+    return Inputs(X32, names, y32, w32, _check_evals(evals, names, p, train_at,
+                                                     (X32, y32, w32)), train_at)
 
 
 def intercept(p, y32, w32):
@@ -384,18 +412,27 @@ class Rounds:
 
     ``make_grower()``, when given, makes the tree grower from work done beforehand (a sweep's
     shared sorted columns or cuts); ``on_round(self)`` is called after every round (its
-    trees are ``self.new_trees``) and may raise to stop training."""
+    trees are ``self.new_trees``) and may raise to stop training.
+
+    The training set's loss is computed (with the gradients, in one pass) only when asked
+    for: ``train_metric`` (a 'train' column, as cross-validation and the sweeps report), or
+    an evaluation set that is the training data (``data.train_at``), as XGBoost computes no
+    metric without evaluation sets."""
 
     def __init__(self, p, data: Inputs, base_margin, num_boost_round, stopper,
-                 make_grower=None, on_round=None):
+                 make_grower=None, on_round=None, train_metric: bool = False):
         self.p, self.X32, self.y32, self.w32 = p, data.X32, data.y32, data.w32
         self.eval_sets, self.num_boost_round, self.stopper = (data.eval_sets, num_boost_round,
                                                               stopper)
+        self.train_at = data.train_at
+        self.train_column = train_metric
+        self.metered = train_metric or data.train_at is not None
         self.make_grower, self.on_round = make_grower, on_round
         n_samples, n_groups = data.X32.shape[0], p.num_output_group
         self.margin = initial_margin(n_samples, base_margin)
-        self.eval_margins = [initial_margin(X_e.shape[0], base_margin)
-                             for _, X_e, _, _ in data.eval_sets]
+        self.eval_margins = [None if i == data.train_at else initial_margin(X_e.shape[0],
+                                                                            base_margin)
+                             for i, (_, X_e, _, _) in enumerate(data.eval_sets)]
         self.gh_buffers = (np.empty((n_samples, n_groups), dtype=GRAD),
                            np.empty((n_samples, n_groups), dtype=GRAD))
         self.builder = ForestBuilder()
@@ -410,7 +447,11 @@ class Rounds:
         return objectives.metric(self.p.objective, m, y_, w_, self.p.loss)
 
     def gradients_and_loss(self):
-        """The next round's (g, h) and the current margin's loss, in one pass."""
+        """The next round's (g, h) and the current margin's loss (None when nobody asked
+        for it), in one pass."""
+        if not self.metered:
+            return (*objectives.gradients(self.p.objective, self.margin, self.y32, self.w32,
+                                          self.p.loss, self.gh_buffers), None)
         return objectives.gradients_and_metric(self.p.objective, self.margin, self.y32,
                                                self.w32, self.p.loss, self.gh_buffers)
 
@@ -426,8 +467,8 @@ class Rounds:
         whether early stopping ends training."""
         p, X32 = self.p, self.X32
         g, h, train_loss = self.gradients_and_loss()
-        self.own = [train_loss]  # the training set's loss
-        self.evals = {name: [self.loss_of(m, y_e, w_e)]
+        self.own = [train_loss]  # the training set's loss (None: not computed)
+        self.evals = {name: [train_loss if m is None else self.loss_of(m, y_e, w_e)]
                       for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins,
                                                         strict=True)}
         if self.make_grower is not None:
@@ -440,7 +481,8 @@ class Rounds:
             if r + 1 < self.num_boost_round:
                 g, h, train_loss = self.gradients_and_loss()
             else:
-                train_loss = self.loss_of(self.margin, self.y32, self.w32)
+                train_loss = (self.loss_of(self.margin, self.y32, self.w32) if self.metered
+                              else None)
             stop = self.record(train_loss)
             if self.on_round is not None:
                 self.on_round(self)
@@ -464,14 +506,22 @@ class Rounds:
             if self.exact:  # (hist/approx advance the margins as they grow)
                 margin[:, k] += nodes["value"][leaf]
             self.builder.add(k, nodes)
-        self.new_trees = self.builder.build(first_tree)
+        self._first_new, self._new_trees = first_tree, None
+
+    @property
+    def new_trees(self):
+        """The last round's trees as a ``Forest``, built when first read (an evaluation set's
+        predictions, a sweep's facts); a plain training never builds one per round."""
+        if self._new_trees is None:
+            self._new_trees = self.builder.build(self._first_new)
+        return self._new_trees
 
     @property
     def history(self) -> dict[str, list]:
-        """The loss per round of the training set ('train') and of each evaluation set, by
-        its name; an evaluation set the user named 'train' (XGBoost's idiom: the training
-        data passed again) is the 'train' column."""
-        return {"train": self.own, **self.evals}
+        """The loss per round of each evaluation set, by its name, and of the training set
+        as 'train' when ``train_metric`` asked for it (an evaluation set named 'train'
+        takes that name's place)."""
+        return {**({"train": self.own} if self.train_column else {}), **self.evals}
 
     def record(self, train_loss) -> bool:
         """The round's losses and checkpoint; True when early stopping ends training."""
@@ -481,6 +531,9 @@ class Rounds:
             self.checkpoints[done] = self.margin.copy()
             self.checkpoints[done].flags.writeable = False
         for (name, X_e, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
+            if m is None:  # the training data: its margins are the loop's own
+                self.evals[name].append(train_loss)
+                continue
             add_tree_outputs(self.new_trees, X_e, m, 0, self.p.num_output_group)
             self.evals[name].append(self.loss_of(m, y_e, w_e))
         last = self.evals[self.eval_sets[-1][0]][-1] if self.eval_sets else None

@@ -120,13 +120,14 @@ def engine_params(config: dict, prep: tables.Prepared) -> dict:
 
 
 def eval_sets(prep: tables.Prepared) -> list:
-    """``boost.train``'s evals: the validation rows (with their weights) as "valid"; none
-    when the data has no validation rows."""
-    if not len(prep.y_valid):
-        return []
-    if prep.w_valid is not None:
-        return [(prep.X_valid, prep.y_valid, "valid", prep.w_valid)]
-    return [(prep.X_valid, prep.y_valid, "valid")]
+    """``boost.train``'s evals, as XGBoost's idiom: the training rows themselves as "train"
+    (the same objects, so the engine takes their loss from its own margins), then the
+    validation rows as "valid" (none when the data has no validation rows); each with its
+    weights when the data has them."""
+    sets = [(prep.X_train, prep.y_train, "train", prep.w_train)]
+    if len(prep.y_valid):
+        sets.append((prep.X_valid, prep.y_valid, "valid", prep.w_valid))
+    return [s[:3] if s[3] is None else s for s in sets]
 
 
 _DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight")
@@ -165,7 +166,7 @@ def _train(config: dict, frame: pd.DataFrame, engine: str, progress):
     params = engine_params(config, prep)
     evals = eval_sets(prep)
     stopping = config["early_stopping_rounds"] or None
-    if stopping and not evals:
+    if stopping and not len(prep.y_valid):
         raise TrainingError("early stopping watches the validation set, and data with fewer "
                             "than 10 rows has none; set early_stopping_rounds to 0.")
     module = boost if engine == "compiled" else python_engine()

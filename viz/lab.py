@@ -32,14 +32,16 @@ def grid_names(sweep: pd.DataFrame) -> list[str]:
 
 
 def metric_columns(sweep: pd.DataFrame) -> tuple[str, str]:
-    """(train column, validation column): the first eval set's metric; of a
-    cross-validated sweep, the folds' mean training and test loss."""
-    metric, evals = sweep.attrs["metric"], list(sweep.attrs.get("evals") or [])
+    """(train column, validation column): the last eval set's metric other than the
+    training rows' ('train'), as early stopping watches the last; of a cross-validated
+    sweep, the folds' mean training and test loss."""
+    metric = sweep.attrs["metric"]
+    evals = [name for name in sweep.attrs.get("evals") or [] if name != "train"]
     if not evals:
         raise ValueError("The sweep has no validation set: the Lab compares validation "
                          "losses, so it needs data with a validation set.")
     mean = "-mean" if sweep.attrs.get("nfold") else ""
-    return f"train-{metric}{mean}", f"{evals[0]}-{metric}{mean}"
+    return f"train-{metric}{mean}", f"{evals[-1]}-{metric}{mean}"
 
 
 def best_rows(sweep: pd.DataFrame) -> pd.DataFrame:

@@ -86,6 +86,13 @@ class ByteCache:
                 self._bytes -= dropped
         return value
 
+    def clear(self) -> None:
+        """Drop every answer (kept ones too)."""
+        with self._lock:
+            self._items.clear()
+            self._kept.clear()
+            self._bytes = 0
+
     def keep(self, key: Hashable, compute: Callable[[], object]):
         """The answer for ``key``, computed once and never dropped."""
         with self._lock:

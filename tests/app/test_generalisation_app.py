@@ -19,7 +19,7 @@ def _models(at, eta2):
     prep = tables.prepare(app.inputs.data.frame, config["target"], list(config["features"]),
                            task=None if config["task"] == "auto" else config["task"])
     params = engine_params(config, prep)
-    evals = [(prep.X_valid, prep.y_valid, "valid")]
+    evals = [(prep.X_train, prep.y_train, "train"), (prep.X_valid, prep.y_valid, "valid")]
     stopping = config["early_stopping_rounds"] or None
     return prep, [boost.train({**params, "eta": eta}, prep.X_train, prep.y_train,
                               config["num_boost_round"], evals=evals,

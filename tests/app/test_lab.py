@@ -43,7 +43,7 @@ def data():
 
 
 def _evals(prep):
-    return [(prep.X_valid, prep.y_valid, "valid")]
+    return [(prep.X_train, prep.y_train, "train"), (prep.X_valid, prep.y_valid, "valid")]
 
 
 def _direct(prep, params: dict, rounds: int, stopping=None) -> tuple[int, float, float]:

@@ -36,7 +36,7 @@ def _model(method: str, n_features: int, gamma: float):
     X, y = make_data(seed=3, n=300, n_features=max(2, n_features), constant_column=False)
     X = X[:, :n_features]
     params = {"tree_method": method, "max_depth": 4, "gamma": gamma, "eta": 0.3}
-    model = boost.train(params, X, y, ROUNDS, evals=[(X[::3], y[::3], "valid")])
+    model = boost.train(params, X, y, ROUNDS, evals=[(X, y, "train"), (X[::3], y[::3], "valid")])
     rows = np.arange(len(X))
     data = model.trace.rounds(X, y, rows)
     trace = round_trace(data, model.loss_history(), model.metric_name, None, model.params,

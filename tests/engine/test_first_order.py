@@ -177,7 +177,7 @@ def test_first_order_loss_decreases_and_views_work():
     X, labels = _data()
     y = labels["count"]
     bst = boost.train({"objective": "count:poisson", "boosting": "first_order"}, X, y, 20,
-                      evals=[(X, y, "again")])
+                      evals=[(X, y, "train")])
     train = bst.loss_history()["train"].to_numpy()
     assert (np.diff(train) < 1e-9).all()
     g, h, rows = bst.tree_gradients(5)

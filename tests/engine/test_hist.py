@@ -240,3 +240,41 @@ def test_codes_match_is_the_binning_rule(dense):
             changed = codes.copy()
             changed[r] = (int(codes[r]) + delta) % 256 if not dense else codes[r] + delta
             assert not codes_match(values, cuts, changed, missing), (r, delta)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
+    # The grower's scan computes losses only at non-empty bins; asked for every candidate
+    # (``out``) it computes them at every position, as XGBoost enumerates them (the trees
+    # equal XGBoost's elsewhere in this file). Both must record the same best split, the
+    # same largest blocked loss - on bins mostly empty, with ties and min_child_weight.
+    from boost import node_rules as rules
+    from boost.hist import _fresh_best, scan_feature, scan_scratch
+    from boost.records import CAND_FIELDS, CAND_HL, CAND_HR, CAND_VALID
+
+    rng = np.random.default_rng(seed)
+    n = 64
+    g = np.where(rng.random(n) < 0.7, 0.0, rng.normal(size=n).round(2))  # most bins empty
+    h = np.where(g != 0.0, rng.integers(1, 4, n) * 0.25, 0.0)
+    g[[5, 9, 12]] = [0.5, -0.5, 0.0]  # equal-valued bins, and one whose G is zero
+    h[[5, 9, 12]] = 0.25
+    hist = g + 1j * h
+    cut_vals = np.sort(rng.normal(size=n)).astype(np.float32)
+    missing = seed % 2 == 1  # rows outside the bins: the backward scan runs too
+    pg, ph = 0.0, 0.0
+    for gb, hb in zip(g, h, strict=True):  # in bin order, as the scan sums them
+        pg, ph = pg + gb, ph + hb
+    pg, ph = pg + (1.3 if missing else 0.0), ph + (2.0 if missing else 0.0)
+    for mcw in (0.0, 0.6):
+        psim = rules.similarity(pg, ph, 1.0, 0.0, mcw, 0.0)
+        skipping, every = _fresh_best(), _fresh_best()
+        scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, 1.0, 0.0, mcw, 0.0,
+                     skipping, np.empty((0, CAND_FIELDS)), scan_scratch(n))
+        out = np.empty((2 * n, CAND_FIELDS))
+        count = scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, 1.0, 0.0,
+                             mcw, 0.0, every, out, scan_scratch(n))
+        assert count == (2 * n if missing else n)
+        np.testing.assert_array_equal(skipping, every)
+        blocked = out[:count, CAND_VALID] == 0
+        assert blocked.any() == (mcw > 0)  # the case min_child_weight blocks is exercised
+        assert (np.minimum(out[:count, CAND_HL], out[:count, CAND_HR]) > 0).sum() > 1

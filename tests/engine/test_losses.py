@@ -154,7 +154,7 @@ def test_exponential_loss_is_adaboost():
     y = np.array([1, 1, 1, 0], dtype=np.float32)
     X = np.arange(4, dtype=np.float32).reshape(-1, 1)
     bst = boost.train({"objective": "binary:exponential", "max_depth": 1, "eta": 1.0,
-                       "lambda": 0.0, "min_child_weight": 0}, X, y, 0)
+                       "lambda": 0.0, "min_child_weight": 0}, X, y, 0, evals=[(X, y, "train")])
     assert bst.base_margin[0] == pytest.approx(0.5 * np.log(3), rel=1e-6)
     assert bst.predict(X)[0] == pytest.approx(0.75, rel=1e-6)
     assert bst.metric_name == "exponential"

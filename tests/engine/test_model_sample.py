@@ -80,7 +80,7 @@ def test_candidates_on_the_training_rows_equal_the_trace(method):
     X, y = _data(seed=1)
     params = {"objective": "binary:logistic", "tree_method": method, "max_depth": 3,
               "lambda": 2.0, "min_child_weight": 0.5}
-    bst = boost.train(params, X, y, 4)
+    bst = boost.train(params, X, y, 4, evals=[(X, y, "train")])
     trained_sample = bst.with_data(X, y)
     file_sample = boost.load_model(bst.save_raw("json")).with_data(
         X, y, params={"tree_method": method, "lambda": 2.0, "min_child_weight": 0.5})

@@ -101,8 +101,9 @@ def test_sweep_is_train_bit_for_bit(method):
     assert frame["point"].nunique() == 8
     for _, rows in frame.groupby("point"):
         point = {k: rows[k].iloc[0] for k in grid}
-        bst = boost.train({**params, **point}, X, y, 8, evals=[(X_val, y_val, "valid")],
-                          sample_weight=np.linspace(0.5, 2.0, len(y)))
+        w = np.linspace(0.5, 2.0, len(y))
+        bst = boost.train({**params, **point}, X, y, 8,
+                          evals=[(X, y, "train", w), (X_val, y_val, "valid")], sample_weight=w)
         result = bst.evals_result()
         assert rows["valid-logloss"].tolist() == result["valid"]["logloss"]
         assert rows["train-logloss"].tolist() == bst.loss_history()["train"].tolist()[1:]

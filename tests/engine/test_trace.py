@@ -14,7 +14,7 @@ import boost
 def booster():
     X, y = make_data(seed=20, n=400, nan=0.15, objective="binary:logistic")
     return boost.train({"tree_method": "exact", "objective": "binary:logistic", "max_depth": 4,
-                        "gamma": 0.8, "min_child_weight": 2}, X, y, 6)
+                        "gamma": 0.8, "min_child_weight": 2}, X, y, 6, evals=[(X, y, "train")])
 
 
 def test_children_partition_their_parent(booster):

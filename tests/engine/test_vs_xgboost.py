@@ -161,7 +161,7 @@ def test_eval_losses_match(objective):
     params = {"objective": objective, "max_depth": 3}
     if objective == "multi:softprob":
         params["num_class"] = 3
-    ours = boost.train(params, X, y, 6, evals=[(X_val, y_val, "valid")])
+    ours = boost.train(params, X, y, 6, evals=[(X, y, "train"), (X_val, y_val, "valid")])
     _, ref = xgb_train(params, X, y, 6, evals=[(X, y, "train"), (X_val, y_val, "valid")])
     metric = ours.metric_name
     np.testing.assert_allclose(ours.evals_result()["valid"][metric], ref["valid"][metric],
@@ -262,3 +262,27 @@ def test_edge_cases_match(case, method):
     assert ours.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
     diff = np.abs(ours.predict(X, output_margin=True) - xgb_margin(ref, X))
     assert diff.max() <= 1e-6
+
+
+def test_the_training_metric_only_when_asked_for(monkeypatch):
+    # As XGBoost: no evaluation set, no metric; the training data passed as one ("train")
+    # gets its loss from the training margins, equal to XGBoost's and to predicting it again.
+    X, y = make_data(seed=5, objective="binary:logistic")
+    params = {"objective": "binary:logistic", "tree_method": "hist", "max_depth": 3}
+    asked = boost.train(params, X, y, 5, evals=[(X, y, "train")])
+    again = boost.train(params, X, y, 5, evals=[(X.copy(), y.copy(), "train")])
+    _, ref = xgb_train(params, X, y, 5, evals=[(X, y, "train")])
+    np.testing.assert_allclose(asked.evals_result()["train"]["logloss"], ref["train"]["logloss"],
+                               rtol=1e-6)
+    np.testing.assert_allclose(asked.loss_history()["train"], again.loss_history()["train"],
+                               rtol=1e-12)
+
+    def no_metric(*args, **kwargs):
+        raise AssertionError("a metric was computed that nobody asked for")
+
+    from boost import objectives
+    monkeypatch.setattr(objectives, "gradients_and_metric", no_metric)
+    monkeypatch.setattr(objectives, "metric", no_metric)
+    bare = boost.train(params, X, y, 5)
+    assert bare.get_dump() == asked.get_dump()
+    assert bare.evals_result() == {} and bare.loss_history().empty

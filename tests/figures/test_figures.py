@@ -19,7 +19,8 @@ def _fit_figure(bst, X, y, r, **kwargs):
 def four():
     X = np.array([[10.0], [20.0], [25.0], [35.0]])
     y = np.array([-10.0, 7.0, 8.0, -7.0])
-    return X, y, boost.train({"base_score": 0.5, "lambda": 0, "max_depth": 2}, X, y, 2)
+    return X, y, boost.train({"base_score": 0.5, "lambda": 0, "max_depth": 2}, X, y, 2,
+                             evals=[(X, y, "train")])
 
 
 def test_one_feature_fit_shows_data_previous_and_current(four):
@@ -136,7 +137,8 @@ def test_comparison_figure_has_both_models_and_stays_within_each_history():
 
     X, y = make_data(seed=1, n=300, n_features=3, objective="binary:logistic")
     models = {m: boost.train({"objective": "binary:logistic", "boosting": m}, X, y, 5,
-                             evals=[(X, y, "valid")]) for m in ("newton", "first_order")}
+                             evals=[(X, y, "train"), (X, y, "valid")])
+              for m in ("newton", "first_order")}
     fig = make_loss_comparison_figure({m: b.loss_history() for m, b in models.items()}, 6,
                                       "logloss")
     names = [t.name for t in fig.data if t.name]

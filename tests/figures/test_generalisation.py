@@ -69,7 +69,7 @@ def _xgb_steps(model, X, rounds, groups):
 def test_summary_and_histograms_match_xgboost(task):
     Xt, yt, Xv, yv = _data(task)
     params = {**PARAMS[task], "eta": 0.3}
-    bst = boost.train(params, Xt, yt, ROUNDS, evals=[(Xv, yv, "valid")])
+    bst = boost.train(params, Xt, yt, ROUNDS, evals=[(Xt, yt, "train"), (Xv, yv, "valid")])
     model, result = xgb_train(params, Xt, yt, ROUNDS, evals=[(Xt, yt, "train"), (Xv, yv,
                                                                                   "valid")])
     sets = {"train": (Xt, yt), "valid": (Xv, yv)}

@@ -42,7 +42,7 @@ def _model(case, method="hist", rounds=ROUNDS):
     params = {"objective": objective, "tree_method": method, "max_depth": 3, "gamma": 0.3,
               **extra}
     Xv, yv = X[:100], y[:100]
-    model = boost.train(params, X, y, rounds, evals=[(Xv, yv, "valid")])
+    model = boost.train(params, X, y, rounds, evals=[(X, y, "train"), (Xv, yv, "valid")])
     return model, X, y, np.sort(rng.choice(700, 500, replace=False))
 
 

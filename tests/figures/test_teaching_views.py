@@ -135,7 +135,7 @@ def test_learning_rate_figure_marks_best_rounds():
     from viz.learning_rate import best_round, make_learning_rate_figure
 
     boosters = {eta: boost.train({**BASE, "eta": eta}, X, Y, 6,
-                                 evals=[(X, Y, "valid")]) for eta in (0.1, 1.0)}
+                                 evals=[(X, Y, "train"), (X, Y, "valid")]) for eta in (0.1, 1.0)}
     histories = {eta: b.loss_history() for eta, b in boosters.items()}
     fig = make_learning_rate_figure(histories, 3, "rmse")
     column, best = best_round(histories[1.0])
