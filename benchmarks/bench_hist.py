@@ -262,6 +262,7 @@ def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None
             for _ in range(_repeats_for(n, repeats)):
                 for name, fn in runs.items():
                     gc.collect()
+                    time.sleep(0.05)  # the last library's OpenMP threads stop spinning
                     start = time.perf_counter()
                     fn(X, y, rounds)
                     times[name].append(time.perf_counter() - start)
@@ -365,7 +366,8 @@ def retrain_latency(repeats: int) -> None:
     dtrain = xgb.DMatrix(X, label=y, nthread=THREADS)
     xgb.train({**PARAMS, "eta": 0.3}, dtrain, 100)  # its quantised matrix built once
     dataset = lgb.Dataset(X, label=y, free_raw_data=False,
-                          params={"max_bin": 255, "verbose": -1}).construct()
+                          params={"max_bin": 255, "verbose": -1, "min_data_in_leaf": 1,
+                                  "feature_pre_filter": False}).construct()
     lgb_params = {"objective": "binary", "learning_rate": 0.3, "max_depth": 6, "num_leaves": 64,
                   "num_threads": THREADS, "min_data_in_leaf": 1,
                   "min_sum_hessian_in_leaf": 1.0, "lambda_l2": 1.0, "verbose": -1,

@@ -287,55 +287,62 @@ _scan_scratch_jit = njit(cache=True)(scan_scratch)
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def scan_feature(hh, h0, c0, n, min_val, cut_vals, pg, ph, psim, reg_lambda, alpha, mcw, mds,
-                 best, out, scratch):
+                 best, out, scratch, rows):
     """Forward then (if anything is missing) backward scan of one feature's ``n`` bins
     ``hh[h0:h0 + n]``, whose cut values are ``cut_vals[c0:c0 + n]``. Keeps the first strictly
     best loss in ``best`` (float64, ``records.SPLIT_*``). If ``out`` has rows, every candidate is
     written there too (for ``split_candidates``; columns ``records.CAND_*``); returns their
     count.
-    ``scratch``: ``scan_scratch(n)`` or larger.
+    ``scratch``: ``scan_scratch(n)`` or larger. ``rows``: the node's row count (at most
+    that many bins are non-empty).
 
     Each direction takes the running sums (sequential), then every bin's loss change at once
     (``split_math.scan_losses``), then the first maximum."""
+    compact = out.shape[0] == 0 and 2 * rows < n
     sg, sh, n_out = _scan_direction(hh, h0, c0, n, min_val, cut_vals, True, pg, ph, psim,
-                                    reg_lambda, alpha, mcw, mds, best, out, 0, scratch)
+                                    reg_lambda, alpha, mcw, mds, best, out, 0, scratch, compact)
     if sg == pg and sh == ph:  # nothing missing: the backward scan would repeat it
         return n_out
     return _scan_direction(hh, h0, c0, n, min_val, cut_vals, False, pg, ph, psim, reg_lambda,
-                           alpha, mcw, mds, best, out, n_out, scratch)[2]
+                           alpha, mcw, mds, best, out, n_out, scratch, compact)[2]
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg_lambda, alpha,
-                    mcw, mds, best, out, n_out, scratch):
+                    mcw, mds, best, out, n_out, scratch, compact):
     """One scan of ``scan_feature``. Forward: the left child is bins 0..j (threshold
     cut[j], missing right); backward: the right child is bins i..n-1 (threshold cut[i - 1],
     or min_val for i = 0; missing left). Returns the scanned sums and the candidate count.
 
-    Unless every candidate is wanted (``out``), a position whose bin is empty (G = H = 0)
-    is skipped: its sums, and so its loss, repeat the position before it, which a first
-    strict maximum never picks and a maximum of blocked losses does not need. The losses are
-    computed only at the kept positions (``at[k]``: the k-th kept position); a node with
-    few rows has few non-empty bins."""
+    ``compact`` (a node with fewer rows than half the bins): a position whose bin is empty
+    (G = H = 0) is skipped, its sums, and so its loss, repeating the position before it,
+    which a first strict maximum never picks and a maximum of blocked losses does not need;
+    the losses, most of a scan's time, are computed only at the kept positions (``at[k]``:
+    the k-th kept position). Where most bins hold rows, finding them costs more than it
+    saves."""
     acc_g, acc_h, every, lv, lb, at = scratch
     sg = np.float64(0.0)
     sh = np.float64(0.0)
-    every_one = out.shape[0] > 0
-    k = 0
-    for j in range(n):  # the running sums, kept at position 0 and each non-empty bin
+    if compact:  # position 0 and the non-empty bins, without a branch
+        at[0] = 0
+        k = 1
+        for j in range(1, n):
+            b = h0 + j if forward else h0 + n - 1 - j
+            at[k] = j
+            k += (hh[b].real != 0.0) | (hh[b].imag != 0.0)
+    else:
+        k = n
+    for i in range(k):  # the running sums (the skipped bins add nothing)
+        j = at[i] if compact else i
         b = h0 + j if forward else h0 + n - 1 - j
-        vg = hh[b].real
-        vh = hh[b].imag
-        sg += vg
-        sh += vh
-        acc_g[k] = sg  # (written at k, kept by moving k on: no branch)
-        acc_h[k] = sh
-        at[k] = j
-        k += every_one | (k == 0) | (vg != 0.0) | (vh != 0.0)
+        sg += hh[b].real
+        sh += hh[b].imag
+        acc_g[i] = sg
+        acc_h[i] = sh
     if n == 0:
         return sg, sh, n_out
     scan_losses(k, acc_g, acc_h, every, pg, ph, psim, reg_lambda, alpha, mcw, mds, lv, lb)
-    for j in range(n if every_one else 0):  # every candidate, for split_candidates
+    for j in range(n if out.shape[0] > 0 else 0):  # every candidate, for split_candidates
         split_bin, thr = _bin_threshold(j, n, c0, min_val, cut_vals, forward)
         gl, hl, gr, hr = _children(acc_g[j], acc_h[j], pg, ph, forward)
         loss = rules.split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
@@ -344,7 +351,8 @@ def _scan_direction(hh, h0, c0, n, min_val, cut_vals, forward, pg, ph, psim, reg
     top = strip_max(k, lv)
     if top > best[SPLIT_LOSS]:
         i = first_index(k, lv, top)
-        split_bin, thr = _bin_threshold(at[i], n, c0, min_val, cut_vals, forward)
+        split_bin, thr = _bin_threshold(at[i] if compact else i, n, c0, min_val, cut_vals,
+                                        forward)
         gl, hl, gr, hr = _children(acc_g[i], acc_h[i], pg, ph, forward)
         _record(best, top, thr, not forward, split_bin, gl, hl, gr, hr)
     best[SPLIT_BLOCKED] = max(best[SPLIT_BLOCKED], strip_max(k, lb))
@@ -369,10 +377,10 @@ def _children(acc_g, acc_h, pg, ph, forward):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg_lambda, alpha,
-              mcw, mds, best):
+def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, node_rows,
+              reg_lambda, alpha, mcw, mds, best):
     """best[f, t] = the best split of feature f for the node whose histogram is
-    hist[slots[t]] and whose sums are node_g[t], node_h[t]."""
+    hist[slots[t]], whose sums are node_g[t], node_h[t] and rows node_rows[t]."""
     n_features = ptrs.shape[0] - 1
     n_nodes = slots.shape[0]
     no_out = np.empty((0, CAND_FIELDS), dtype=np.float64)
@@ -385,7 +393,7 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, reg
             psim = rules.similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
             scan_feature(hist[slots[t]], f * stride, ptrs[f], ptrs[f + 1] - ptrs[f], min_vals[f],
                          cut_vals, node_g[t], node_h[t], psim, reg_lambda, alpha, mcw, mds, bt,
-                         no_out, scratch)
+                         no_out, scratch, node_rows[t])
 
 
 _CHUNK = 16384  # the most rows of one task of the partition
@@ -739,7 +747,8 @@ class _Root:
         self.node_end[0] = n_samples
         self.best = np.empty((self.n_features, 1, SPLIT_FIELDS), dtype=np.float64)
         _evaluate(self.hist, one, self.stride, ptrs, cuts.values, cuts.min_vals,
-                  np.array([root_g]), np.array([root_h]), reg_lambda, alpha, mcw, mds, self.best)
+                  np.array([root_g]), np.array([root_h]), np.array([n_samples]), reg_lambda,
+                  alpha, mcw, mds, self.best)
 
 
 _FUSED_BYTES = 64 << 20  # the most two level histograms may take for the one-call grower
@@ -806,7 +815,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
     node_end[0] = n_samples
     best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
     _evaluate(pool0, one, stride, ptrs, cut_vals, min_vals, np.full(1, root_g),
-              np.full(1, root_h), reg_lambda, alpha, mcw, mds, best)
+              np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
     hist, other = pool0, pool1
     rows, spare = buf1, buf0
     _iota(rows)
@@ -840,8 +849,8 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
         _subtract(hist, p_slot, other, b_slot, s_slot)
         hist, other = other, hist
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
-        _evaluate(hist, np.arange(2 * m), stride, ptrs, cut_vals, min_vals, cg, ch, reg_lambda,
-                  alpha, mcw, mds, best)
+        _evaluate(hist, np.arange(2 * m), stride, ptrs, cut_vals, min_vals, cg, ch,
+                  node_end[children] - node_start[children], reg_lambda, alpha, mcw, mds, best)
         level = children
         d += 1
     return n_nodes
@@ -902,7 +911,8 @@ def _grow_levels(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, n
         hist = child_hist
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
         _evaluate(hist, np.arange(2 * m, dtype=np.int64), stride, ptrs, cut_vals, min_vals, cg,
-                  ch, reg_lambda, alpha, mcw, mds, best)
+                  ch, node_end[children] - node_start[children], reg_lambda, alpha, mcw, mds,
+                  best)
         level = children
         d += 1
     return n_nodes
@@ -980,7 +990,8 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
         _subtract(parent_hist, p_slot, pair, b_slot, s_slot)
         best = np.empty((root.n_features, 2, SPLIT_FIELDS), dtype=np.float64)
         _evaluate(pair, np.arange(2, dtype=np.int64), root.stride, ptrs, cuts.values,
-                  cuts.min_vals, cg, ch, reg_lambda, alpha, mcw, mds, best)
+                  cuts.min_vals, cg, ch, node_end[children] - node_start[children], reg_lambda,
+                  alpha, mcw, mds, best)
         hists[int(children[0])], hists[int(children[1])] = pair[0:1], pair[1:2]
         _queue_children(best, children, d + 1, nodes, queue, found, columns, tree_idx,
                         reg_lambda, alpha, mcw, mds)
@@ -1044,7 +1055,7 @@ def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, pat
         psim = rules.similarity(pg, ph, reg_lambda, alpha, mcw, mds)
         n_bins = ptrs[f + 1] - ptrs[f]
         scan_feature(hist, ptrs[f], ptrs[f], n_bins, cuts.min_vals[f], cuts.values, pg, ph, psim,
-                     reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(n_bins))
+                     reg_lambda, alpha, mcw, mds, best, no_out, scan_scratch(n_bins), n_bins)
         is_left = path_sides[i]
         child, parent_mask = path_masks[i + 1], path_masks[i]
         built_right = best[SPLIT_HR] < best[SPLIT_HL]
@@ -1072,7 +1083,7 @@ def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.nd
         out = np.empty((2 * (b - a), CAND_FIELDS), dtype=np.float64)
         best = _fresh_best()
         n = scan_feature(hist, a, a, b - a, cuts.min_vals[f], cuts.values, pg, ph, psim,
-                         reg_lambda, alpha, mcw, mds, best, out, scan_scratch(b - a))
+                         reg_lambda, alpha, mcw, mds, best, out, scan_scratch(b - a), b - a)
         features.append(np.full(n, f, dtype=np.int64))
         tables.append(out[:n])
     return np.concatenate(features), np.concatenate(tables), float(psim)

@@ -244,7 +244,8 @@ def test_codes_match_is_the_binning_rule(dense):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
-    # The grower's scan computes losses only at non-empty bins; asked for every candidate
+    # For a node with few rows the grower's scan computes losses only at non-empty bins;
+    # asked for every candidate
     # (``out``) it computes them at every position, as XGBoost enumerates them (the trees
     # equal XGBoost's elsewhere in this file). Both must record the same best split, the
     # same largest blocked loss - on bins mostly empty, with ties and min_child_weight.
@@ -269,10 +270,10 @@ def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
         psim = rules.similarity(pg, ph, 1.0, 0.0, mcw, 0.0)
         skipping, every = _fresh_best(), _fresh_best()
         scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, 1.0, 0.0, mcw, 0.0,
-                     skipping, np.empty((0, CAND_FIELDS)), scan_scratch(n))
+                     skipping, np.empty((0, CAND_FIELDS)), scan_scratch(n), 1)  # (few rows)
         out = np.empty((2 * n, CAND_FIELDS))
         count = scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, 1.0, 0.0,
-                             mcw, 0.0, every, out, scan_scratch(n))
+                             mcw, 0.0, every, out, scan_scratch(n), n)
         assert count == (2 * n if missing else n)
         np.testing.assert_array_equal(skipping, every)
         blocked = out[:count, CAND_VALID] == 0
