@@ -17,8 +17,10 @@ limits the features each node searches (``sampling``). First-order trees, and XG
 absolute-error trees under hist/approx, then get their leaf values from the loss itself
 (``leaves``).
 
-The loss of the training set and of every evaluation set is recorded after each round, with
-the baseline (round 0) first; ``early_stopping_rounds`` stops as XGBoost's callback does.
+The loss of every evaluation set is recorded after each round, with the baseline (round 0)
+first — the training set's only when asked for, as XGBoost computes no metric without
+evaluation sets (an evaluation set that is the training data itself is scored from the
+loop's own margins); ``early_stopping_rounds`` stops as XGBoost's callback does.
 """
 
 from __future__ import annotations
