@@ -4,7 +4,7 @@ A knob such as eta, lambda or gamma changes the trees but not what they are grow
 cut points and the binned rows depend only on the rows, their weights and ``max_bin``; exact's
 sorted columns only on the rows. Each is kept here, keyed by a digest of the bytes it was made
 from (so a changed array is a new key, never a stale answer), in one byte-bounded cache
-(``BUDGET``, least recently used first out). What is kept is read-only and shared; the binned
+(``BUDGET``, least recently used first out; a larger entry is used once and not kept). What is kept is read-only and shared; the binned
 rows, whose last bytes the grower overwrites with each tree's gradients, are copied for
 every training.
 """
@@ -23,7 +23,8 @@ from .layout import column_major
 from .sketch import Cuts, hist_cuts
 from .trace.cache import ByteCache
 
-BUDGET = 128 * 2**20  # bytes: the binned rows of 1M x 28 are 64 MiB, with their codes
+BUDGET = 80 * 2**20  # bytes: 1M x 28's binned rows and codes (65 MiB) fit; a server's other
+# caches (ui/memory.py) leave this much of 2 GiB
 
 
 def digest(*arrays) -> bytes:

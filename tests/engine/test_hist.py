@@ -279,3 +279,29 @@ def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
         blocked = out[:count, CAND_VALID] == 0
         assert blocked.any() == (mcw > 0)  # the case min_child_weight blocks is exercised
         assert (np.minimum(out[:count, CAND_HL], out[:count, CAND_HR]) > 0).sum() > 1
+
+
+def test_a_retrain_on_the_same_rows_reuses_the_cuts_and_bins(monkeypatch):
+    # A knob move (eta) finds the rows' cuts and binned rows kept; changed rows, or another
+    # max_bin, are a new key; the trees are those of a training with nothing kept (and
+    # XGBoost's).
+    from boost import reuse
+
+    X, y = make_data(seed=9, n=500, nan=0.1)
+    reuse.clear()
+    made = []
+    real = reuse._hist_data
+    monkeypatch.setattr(reuse, "_hist_data", lambda *args: made.append(args[2]) or real(*args))
+    boost.train({"tree_method": "hist", "eta": 0.3}, X, y, 3)
+    moved = boost.train({"tree_method": "hist", "eta": 0.1}, X, y, 3)
+    assert made == [256]
+    changed = X.copy()
+    changed[0, 0] += 1.0
+    boost.train({"tree_method": "hist"}, changed, y, 3)
+    boost.train({"tree_method": "hist", "max_bin": 64}, X, y, 3)
+    assert made == [256, 256, 64]
+    reuse.clear()
+    fresh = boost.train({"tree_method": "hist", "eta": 0.1}, X, y, 3)
+    assert fresh.get_dump() == moved.get_dump()
+    assert moved.get_dump() == xgb_train({"tree_method": "hist", "eta": 0.1}, X, y, 3)[
+        0].get_dump(dump_format="json", with_stats=True)
