@@ -4,9 +4,9 @@ A knob such as eta, lambda or gamma changes the trees but not what they are grow
 cut points and the binned rows depend only on the rows, their weights and ``max_bin``; exact's
 sorted columns only on the rows. Each is kept here, keyed by a digest of the bytes it was made
 from (so a changed array is a new key, never a stale answer), in one byte-bounded cache
-(``BUDGET``, least recently used first out; a larger entry is used once and not kept). What is kept is read-only and shared; the binned
-rows, whose last bytes the grower overwrites with each tree's gradients, are copied for
-every training.
+(``BUDGET``, least recently used first out; a larger entry is used once and not kept).
+What is kept is read-only and shared; the binned rows, whose last bytes the grower
+overwrites with each tree's gradients, are copied for every training.
 """
 
 from __future__ import annotations
