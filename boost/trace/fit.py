@@ -37,7 +37,7 @@ class Fit:
     rows: np.ndarray  # the rows drawn (indices into the caller's X)
     x: np.ndarray | None  # (len(rows), 1 or 2) their features (curve, surface); None: rows
     y: np.ndarray  # (len(rows),) their labels
-    y_range: tuple[float, float]  # nanmin, nanmax of every row's label (surface colours)
+    y_range: tuple[float, float]  # label_range of every row (surface colours)
     grid: tuple[np.ndarray, ...]  # curve: (x,); surface: (x, y) axes of the mesh; rows: ()
     now: np.ndarray  # float32 predictions after round_idx: on the grid, the mesh
     # (row-major over (y, x), one column per class for multi-class) or the drawn rows
@@ -119,6 +119,15 @@ def fit_points(X: np.ndarray, rows: np.ndarray, kind: str, points: int = GRID
     return (), X[rows]
 
 
+def label_range(y: np.ndarray) -> tuple[float, float]:
+    """The smallest and largest label, missing ones left out; (nan, nan) when every label is
+    missing (a model opened with a sample that has no target)."""
+    present = y[~np.isnan(y)] if y.dtype.kind == "f" else y
+    if not present.size:
+        return float("nan"), float("nan")
+    return float(present.min()), float(present.max())
+
+
 def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     """``X``, ``y``: the rows the fit is drawn against (the training rows); ``rows``: which
     of them to draw (the grids span every row); ``grid``: the surface's points per axis."""
@@ -127,7 +136,7 @@ def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     rows = np.asarray(rows)
     r = int(round_idx)
     names = tuple(booster.feature_names)
-    y_range = (float(np.nanmin(y)), float(np.nanmax(y)))
+    y_range = label_range(y)
     common = {"objective": booster.objective, "round_idx": r, "feature_names": names,
               "rows": rows, "y": y[rows], "y_range": y_range}
     kind = fit_kind(X.shape[1], booster.objective)

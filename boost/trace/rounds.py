@@ -19,7 +19,7 @@ from .. import objectives
 from .._dtypes import REASON_NAMES
 from ..data import as_features
 from ..tree import initial_margin, leaf_of_rows
-from .fit import fit_kind, fit_points
+from .fit import fit_kind, fit_points, label_range
 
 # The player's mesh: points per axis, coarser than the static fit's ``GRID``. The page holds
 # the mesh's predictions (float32) and the round's leaves (uint8) for every round, 5 bytes a
@@ -69,7 +69,7 @@ class RoundsData:
     rows: np.ndarray  # the rows drawn (indices into the caller's X)
     x: np.ndarray | None  # (len(rows), 1 or 2) their features (curve, surface); None: rows
     y: np.ndarray  # (len(rows),) their labels
-    y_range: tuple[float, float]  # nanmin, nanmax of every row's label
+    y_range: tuple[float, float]  # label_range of every row's label
     grid: tuple[np.ndarray, ...]  # curve: (x,); surface: (x, y) axes of the mesh; rows: ()
     now: np.ndarray  # (n + 1, points) float32, or (n + 1, points, classes)
     step: np.ndarray | None  # (n + 1, points) float32: curve
@@ -90,7 +90,7 @@ def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) ->
     return RoundsData(
         kind=kind, objective=booster.objective, n_rounds=booster.num_boosted_rounds(),
         feature_names=tuple(booster.feature_names), rows=rows, x=x, y=y[rows],
-        y_range=(float(np.nanmin(y)), float(np.nanmax(y))), grid=grid, now=now,
+        y_range=label_range(y), grid=grid, now=now,
         step=own if kind == "curve" else None,
         leaves=leaves if kind == "surface" and booster.num_groups == 1 else None,
         trees=round_trees(booster.trace.trees(), booster.feature_names, booster.num_groups,
