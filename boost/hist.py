@@ -648,11 +648,12 @@ def hist_stride(cuts: Cuts) -> int:
     return max(1, int(np.diff(cuts.ptrs).max(initial=1)))
 
 
-def root_sums(root_hist, ptrs, g, h, from_bins: bool) -> tuple[float, float]:
+@njit(cache=True, nogil=True)
+def root_sums(root_hist, ptrs, g, h, from_bins):
     """The root's (G, H) as XGBoost's hist takes them: on data without a missing value, the
     sum of feature 0's bins; otherwise every row in order (approx: always the rows)."""
     if from_bins:
-        return _bin_sums(root_hist, int(ptrs[0]), int(ptrs[1]))
+        return _bin_sums(root_hist, ptrs[0], ptrs[1])
     return _sequential_sums(g, h)
 
 
@@ -807,10 +808,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
     one = np.zeros(1, dtype=np.int64)
     ends = np.full(1, n_samples, dtype=np.int64)
     _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0, n_blocks)
-    if root_from_bins:
-        root_g, root_h = _bin_sums(pool0[0], ptrs[0], ptrs[1])
-    else:
-        root_g, root_h = _sequential_sums(g, h)
+    root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
     rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
     best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)

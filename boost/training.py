@@ -426,7 +426,6 @@ class Rounds:
         self.p, self.X32, self.y32, self.w32 = p, data.X32, data.y32, data.w32
         self.eval_sets, self.num_boost_round, self.stopper = (data.eval_sets, num_boost_round,
                                                               stopper)
-        self.train_at = data.train_at
         self.train_column = train_metric
         self.metered = train_metric or data.train_at is not None
         self.make_grower, self.on_round = make_grower, on_round
