@@ -684,6 +684,7 @@ class HistWorkspace:
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
+        self._fixed = None  # (key, rows, _depthwise_args), see depthwise_args
 
     def set_bins(self, bins: np.ndarray, missing: int) -> None:
         """New records of the same shape (approx re-sketches every tree)."""
@@ -702,6 +703,16 @@ class HistWorkspace:
             pool = np.empty((max(n_slots, 2 * pool.shape[0]), width), dtype=np.complex128)
             self._hist[i] = pool
         return pool
+
+    def depthwise_args(self, cuts: Cuts, p, columns, n_samples: int) -> tuple | None:
+        """``_depthwise_args``, worked out once per cuts, parameters and column sampler (the
+        thread count is fixed while a training runs; a new sketch or new records ask
+        again)."""
+        key = (cuts, p, columns, self.bins)
+        if (self._fixed is None or self._fixed[1] != n_samples
+                or any(a is not b for a, b in zip(key, self._fixed[0], strict=True))):
+            self._fixed = (key, n_samples, _depthwise_args(cuts, p, self, columns, n_samples))
+        return self._fixed[2]
 
     def buffer(self, i: int) -> np.ndarray:
         """Row-id work buffer ``i``."""
@@ -774,31 +785,42 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
     if p.grow_policy == "lossguide":
         return grow_lossguide(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
                               tree_idx)
-    stride = hist_stride(cuts)
-    width = (len(cuts.ptrs) - 1) * stride
-    slots = _level_slots(p, g.shape[0])
-    if (p.max_depth > 0 and (columns is None or not columns.active)
-            and 2 * slots * width * 16 <= _FUSED_BYTES):
-        f32 = p.as_float32()
-        return _grow_depthwise(
-            ws.bins, ws.missing, ws.gh, ws.columns, ws.side, ws.buffer(0), ws.buffer(1),
-            ws.histograms(0, slots, width), ws.histograms(1, slots, width), stride, cuts.ptrs,
-            cuts.values, cuts.min_vals, root_from_bins, g, h, f32.eta, f32.gamma,
-            f32.reg_lambda, f32.alpha, f32.min_child_weight, f32.max_delta_step, p.max_depth,
-            p.max_leaves, nodes, margin, group, min(numba.get_num_threads(), len(cuts.ptrs) - 1),
-            numba.get_num_threads())
+    fixed = ws.depthwise_args(cuts, p, columns, g.shape[0])
+    if fixed is not None:
+        return _grow_depthwise(*fixed, root_from_bins, g, h, nodes, margin, group)
     return _grow_levels(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
                         tree_idx)
 
 
+def _depthwise_args(cuts: Cuts, p, ws: HistWorkspace, columns: ColumnSampler | None,
+                    n_samples: int) -> tuple | None:
+    """The arguments of ``_grow_depthwise`` that stay the same from tree to tree of one
+    training, or None when the tree grows level by level (``_grow_levels``: column sampling,
+    no depth limit, or level histograms over ``_FUSED_BYTES``)."""
+    stride = hist_stride(cuts)
+    width = (len(cuts.ptrs) - 1) * stride
+    slots = _level_slots(p, n_samples)
+    if (p.max_depth <= 0 or (columns is not None and columns.active)
+            or 2 * slots * width * 16 > _FUSED_BYTES):
+        return None
+    f32 = p.as_float32()
+    n_threads = numba.get_num_threads()
+    return (ws.bins, ws.missing, ws.gh, ws.columns, ws.side, ws.buffer(0), ws.buffer(1),
+            ws.histograms(0, slots, width), ws.histograms(1, slots, width), stride, cuts.ptrs,
+            cuts.values, cuts.min_vals, f32.eta, f32.gamma, f32.reg_lambda, f32.alpha,
+            f32.min_child_weight, f32.max_delta_step, p.max_depth, p.max_leaves,
+            min(n_threads, len(cuts.ptrs) - 1), n_threads)
+
+
 @njit(cache=True, nogil=True)
 def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, stride, ptrs,
-                    cut_vals, min_vals, root_from_bins, g, h, eta, gamma, reg_lambda, alpha, mcw,
-                    mds, max_depth, max_leaves, nodes, margin, group, n_blocks, n_threads):
+                    cut_vals, min_vals, eta, gamma, reg_lambda, alpha, mcw, mds, max_depth,
+                    max_leaves, n_blocks, n_threads, root_from_bins, g, h, nodes, margin, group):
     """``_grow_levels`` (depth limit > 0, no column sampling) as one compiled call: the
     root, then per level decide, add the leaves' values, partition, build the smaller
     children, subtract, evaluate. ``pool0``/``pool1`` hold a level's histograms
-    (``_level_slots`` each)."""
+    (``_level_slots`` each). The arguments before ``root_from_bins`` are
+    ``_depthwise_args``."""
     n_samples = g.shape[0]
     n_features = ptrs.shape[0] - 1
     capacity = nodes.left.shape[0]

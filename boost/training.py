@@ -67,7 +67,7 @@ def _threads(nthread: int):
 def _finish(buf: TreeNodes, n_nodes: int, eta) -> dict:
     """A grown tree's own copy of its node arrays (``records.NODE_FIELDS``; ``is_leaf`` and
     ``removed`` are filled by the caller) with each node's value eta * w."""
-    nodes = {name: arr[:n_nodes].copy() for name, arr in buf._asdict().items()}
+    nodes = {name: arr[:n_nodes].copy() for name, arr in zip(buf._fields, buf, strict=True)}
     nodes["value"] = (nodes["weight"] * eta).astype(WEIGHT)
     nodes["is_leaf"] = nodes["left"] == -1
     nodes["removed"] = np.zeros(n_nodes, dtype=np.bool_)
