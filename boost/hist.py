@@ -220,24 +220,30 @@ def _build(bins, missing, n_features, stride, gh, rows, indexed, starts, ends, s
     Features are split into ``n_blocks`` contiguous blocks processed in parallel; within a
     block each row is read once for all its features. Every bin still accumulates its rows
     in row order, so the sums do not depend on the blocking."""
-    dense = missing < 0  # no code means missing: no test per value
     for blk in prange(n_blocks):
         f0 = blk * n_features // n_blocks
         f1 = (blk + 1) * n_features // n_blocks
-        for t in range(starts.shape[0]):
-            # This block's features as a (feature, bin) matrix: one multiply-add per value.
-            hh = hist[slots[t], f0 * stride:f1 * stride].reshape((f1 - f0, stride))
-            hh[:, :] = 0.0  # the pool is reused
-            a, b = starts[t], ends[t]
-            if indexed:
-                if dense:
-                    _add_rows(bins, gh, rows, True, True, missing, a, b, f0, f1, hh)
-                else:
-                    _add_rows(bins, gh, rows, True, False, missing, a, b, f0, f1, hh)
-            elif dense:
-                _add_rows(bins, gh, rows, False, True, missing, a, b, f0, f1, hh)
+        _build_block(bins, missing, stride, gh, rows, indexed, starts, ends, slots, hist, f0, f1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _build_block(bins, missing, stride, gh, rows, indexed, starts, ends, slots, hist, f0, f1):
+    """``_build`` for the features f0:f1."""
+    dense = missing < 0  # no code means missing: no test per value
+    for t in range(starts.shape[0]):
+        # This block's features as a (feature, bin) matrix: one multiply-add per value.
+        hh = hist[slots[t], f0 * stride:f1 * stride].reshape((f1 - f0, stride))
+        hh[:, :] = 0.0  # the pool is reused
+        a, b = starts[t], ends[t]
+        if indexed:
+            if dense:
+                _add_rows(bins, gh, rows, True, True, missing, a, b, f0, f1, hh)
             else:
-                _add_rows(bins, gh, rows, False, False, missing, a, b, f0, f1, hh)
+                _add_rows(bins, gh, rows, True, False, missing, a, b, f0, f1, hh)
+        elif dense:
+            _add_rows(bins, gh, rows, False, True, missing, a, b, f0, f1, hh)
+        else:
+            _add_rows(bins, gh, rows, False, False, missing, a, b, f0, f1, hh)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -381,19 +387,51 @@ def _evaluate(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, nod
               reg_lambda, alpha, mcw, mds, best):
     """best[f, t] = the best split of feature f for the node whose histogram is
     hist[slots[t]], whose sums are node_g[t], node_h[t] and rows node_rows[t]."""
-    n_features = ptrs.shape[0] - 1
-    n_nodes = slots.shape[0]
+    for f in prange(ptrs.shape[0] - 1):
+        _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h,
+                          node_rows, reg_lambda, alpha, mcw, mds, best, f)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, node_rows,
+                      reg_lambda, alpha, mcw, mds, best, f):
+    """``_evaluate`` for feature f."""
     no_out = np.empty((0, CAND_FIELDS), dtype=np.float64)
-    for f in prange(n_features):
-        scratch = _scan_scratch_jit(ptrs[f + 1] - ptrs[f])
-        for t in range(n_nodes):
-            bt = best[f, t]
-            bt[:] = 0.0
-            bt[SPLIT_BLOCKED] = -np.inf
-            psim = rules.similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
-            scan_feature(hist[slots[t]], f * stride, ptrs[f], ptrs[f + 1] - ptrs[f], min_vals[f],
-                         cut_vals, node_g[t], node_h[t], psim, reg_lambda, alpha, mcw, mds, bt,
-                         no_out, scratch, node_rows[t])
+    scratch = _scan_scratch_jit(ptrs[f + 1] - ptrs[f])
+    for t in range(slots.shape[0]):
+        bt = best[f, t]
+        bt[:] = 0.0
+        bt[SPLIT_BLOCKED] = -np.inf
+        psim = rules.similarity(node_g[t], node_h[t], reg_lambda, alpha, mcw, mds)
+        scan_feature(hist[slots[t]], f * stride, ptrs[f], ptrs[f + 1] - ptrs[f], min_vals[f],
+                     cut_vals, node_g[t], node_h[t], psim, reg_lambda, alpha, mcw, mds, bt,
+                     no_out, scratch, node_rows[t])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _search(bins, missing, stride, gh, rows, indexed, starts, ends, b_slot, parent_hist, p_slot,
+            s_slot, hist, n_blocks, ptrs, cut_vals, min_vals, node_g, node_h, node_rows,
+            reg_lambda, alpha, mcw, mds, best):
+    """``_build``, ``_subtract`` and ``_evaluate`` in one parallel pass over feature blocks:
+    a block's histograms are built, its slice of each sibling's is ``parent - built`` and
+    its features are scanned while they are in cache (the same arithmetic, so the same
+    splits). The nodes evaluated are slots 0..len(node_g)-1."""
+    n_features = ptrs.shape[0] - 1
+    slots = np.arange(node_g.shape[0])
+    for blk in prange(n_blocks):
+        f0 = blk * n_features // n_blocks
+        f1 = (blk + 1) * n_features // n_blocks
+        _build_block(bins, missing, stride, gh, rows, indexed, starts, ends, b_slot, hist, f0,
+                     f1)
+        for t in range(s_slot.shape[0]):
+            p = parent_hist[p_slot[t]]
+            b = hist[b_slot[t]]
+            s = hist[s_slot[t]]
+            for i in range(f0 * stride, f1 * stride):
+                s[i] = p[i] - b[i]
+        for f in range(f0, f1):
+            _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h,
+                              node_rows, reg_lambda, alpha, mcw, mds, best, f)
 
 
 _CHUNK = 16384  # the most rows of one task of the partition
@@ -829,13 +867,23 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
     _store_gradients(g, h, gh)
     one = np.zeros(1, dtype=np.int64)
     ends = np.full(1, n_samples, dtype=np.int64)
-    _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0, n_blocks)
-    root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
+    if root_from_bins:  # the root's sums come from its histogram: build, then search
+        _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0,
+               n_blocks)
+        root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
+    else:
+        root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
     rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
     best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
-    _evaluate(pool0, one, stride, ptrs, cut_vals, min_vals, np.full(1, root_g),
-              np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
+    none = np.empty(0, dtype=np.int64)
+    if root_from_bins:
+        _evaluate(pool0, one, stride, ptrs, cut_vals, min_vals, np.full(1, root_g),
+                  np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
+    else:
+        _search(bins, missing, stride, gh, buf0, False, one, ends, one, pool0, none, none,
+                pool0, n_blocks, ptrs, cut_vals, min_vals, np.full(1, root_g),
+                np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
     hist, other = pool0, pool1
     rows, spare = buf1, buf0
     _iota(rows)
@@ -864,13 +912,11 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
         children, cg, ch, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(
             expand, nodes.left, nodes.right, nodes.sum_grad, nodes.sum_hess, node_start,
             node_end)
-        _build(bins, missing, n_features, stride, gh, rows, True, b_start, b_end, b_slot, other,
-               n_blocks)
-        _subtract(hist, p_slot, other, b_slot, s_slot)
-        hist, other = other, hist
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
-        _evaluate(hist, np.arange(2 * m), stride, ptrs, cut_vals, min_vals, cg, ch,
-                  node_end[children] - node_start[children], reg_lambda, alpha, mcw, mds, best)
+        _search(bins, missing, stride, gh, rows, True, b_start, b_end, b_slot, hist, p_slot,
+                s_slot, other, n_blocks, ptrs, cut_vals, min_vals, cg, ch,
+                node_end[children] - node_start[children], reg_lambda, alpha, mcw, mds, best)
+        hist, other = other, hist
         level = children
         d += 1
     return n_nodes
