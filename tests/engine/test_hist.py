@@ -305,3 +305,37 @@ def test_a_retrain_on_the_same_rows_reuses_the_cuts_and_bins(monkeypatch):
     assert fresh.get_dump() == moved.get_dump()
     assert moved.get_dump() == xgb_train({"tree_method": "hist", "eta": 0.1}, X, y, 3)[
         0].get_dump(dump_format="json", with_stats=True)
+
+
+@pytest.mark.parametrize("case", ["dense", "nan_weights", "multiclass_leaves"])
+def test_the_one_call_grower_grows_the_levels_trees(case, monkeypatch):
+    # A depth-wise tree grows in one compiled call (build, subtract and evaluate fused per
+    # feature block) unless its level histograms exceed _FUSED_BYTES; then the levels are
+    # driven from Python with one kernel per stage. Both grow XGBoost's trees: with missing
+    # values (the root summed from the rows, not the bins, and backward scans), zero weights
+    # (bins whose sums are 0), gamma, min_child_weight, max_leaves and several classes.
+    from boost import hist
+
+    rng = np.random.default_rng(44)
+    n = 3000
+    X = rng.normal(size=(n, 7))
+    weight = None
+    params = {"tree_method": "hist", "max_depth": 6, "eta": 0.3}
+    if case == "dense":
+        y = X[:, 0] - X[:, 1] ** 2 + rng.normal(size=n)
+    elif case == "nan_weights":
+        X[rng.random(X.shape) < 0.15] = np.nan
+        y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 2]) > 0).astype(float)
+        weight = np.where(rng.random(n) < 0.1, 0.0, rng.uniform(0.5, 2.0, n))
+        params.update(objective="binary:logistic", gamma=0.3, min_child_weight=2)
+    else:
+        y = np.digitize(X[:, 0] + 0.5 * X[:, 3], [-0.7, 0.0, 0.7]).astype(float)
+        params.update(objective="multi:softprob", num_class=4, max_leaves=12)
+    one_call = boost.train(params, X, y, 6, sample_weight=weight)
+    monkeypatch.setattr(hist, "_FUSED_BYTES", 0)
+    levels = boost.train(params, X, y, 6, sample_weight=weight)
+    assert one_call.get_dump() == levels.get_dump()
+    assert np.array_equal(one_call.predict(X, output_margin=True),
+                          levels.predict(X, output_margin=True))
+    ref, _ = xgb_train(params, X, y, 6, sample_weight=weight)
+    assert one_call.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
