@@ -124,17 +124,14 @@ def _bin_kernel(X, ptrs, values, lows, scales, table, missing, out):
             out[r, f] = min(b, n_cuts - 1)
 
 
-def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False,
-               dense: bool | None = None) -> tuple[np.ndarray, int]:
+def bin_matrix(X: np.ndarray, cuts: Cuts, dense: bool | None = None) -> tuple[np.ndarray, int]:
     """Bin codes, shape (n_samples, n_features rounded up to 8 bytes), and the code of a
-    missing value. ``gh_slot`` adds 8 bytes at the end of each row for the row's (g, h) (see
-    ``HistWorkspace``). ``dense``: whether X has no NaN, when the caller already knows."""
+    missing value. ``dense``: whether X has no NaN, when the caller already knows."""
     if dense is None:
         dense = not any_rows(X, np.isnan)
     dtype = bin_dtype(cuts, dense)
-    # Rows padded to a multiple of 8 bytes, so the (g, h) slot is aligned.
     per_word = 8 // np.dtype(dtype).itemsize
-    width = -(-X.shape[1] // per_word) * per_word + (per_word if gh_slot else 0)
+    width = -(-X.shape[1] // per_word) * per_word
     out = np.zeros((X.shape[0], width), dtype=dtype)
     missing = missing_code(dtype, dense)
     n_features = cuts.n_features
@@ -149,6 +146,37 @@ def bin_matrix(X: np.ndarray, cuts: Cuts, gh_slot: bool = False,
     _bucket_table(cuts.ptrs, cuts.values, lows, np.where(scales > 0, scales, np.inf), table)
     _bin_kernel(X, cuts.ptrs, cuts.values, lows, scales, table, missing, out)
     return out, missing
+
+
+@njit(cache=True, nogil=True, inline="always")
+def feature_block(n_features, n_blocks, blk):
+    """The features f0:f1 of block ``blk`` (contiguous, as even as they come)."""
+    return blk * n_features // n_blocks, (blk + 1) * n_features // n_blocks
+
+
+def block_records(codes: np.ndarray, n_features: int, n_blocks: int) -> np.ndarray:
+    """hist's row records, shape (n_blocks, n_samples, width): for each block of features
+    (``feature_block``) and row, the block's codes, padding to 8 bytes, then 8 bytes for the
+    row's (g, h) (``records.gh_view``). A histogram build gives each block to one thread,
+    which then streams only its own records (at 1M x 28 on 2 threads: 24 bytes a row
+    instead of the whole row's 40, ``benchmarks/bench_records.py``)."""
+    per_word = 8 // codes.dtype.itemsize
+    widest = max(f1 - f0 for f0, f1 in (feature_block(n_features, n_blocks, b)
+                                         for b in range(n_blocks)))
+    width = -(-widest // per_word) * per_word + per_word
+    out = np.zeros((n_blocks, codes.shape[0], width), dtype=codes.dtype)
+    _fill_blocks(codes, n_features, out)
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _fill_blocks(codes, n_features, out):
+    n_blocks = out.shape[0]
+    for r in prange(codes.shape[0]):
+        for blk in range(n_blocks):
+            f0, f1 = feature_block(n_features, n_blocks, blk)
+            for j in range(f1 - f0):
+                out[blk, r, j] = codes[r, f0 + j]
 
 
 # ------------------------------------------------------------------ kernels
@@ -209,41 +237,44 @@ def _add_rows(bins, gh, rows, indexed, dense, missing, start, end, f0, f1, hh):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _build(bins, missing, n_features, stride, gh, rows, indexed, starts, ends, slots, hist,
-           n_blocks):
+def _build(records, missing, n_features, stride, gh, rows, indexed, starts, ends, slots,
+           hist):
     """hist[slots[t]] = the sums of (g, h) of the rows at positions starts[t]:ends[t], per
     bin; a histogram holds feature f's bin b at ``f * stride + b`` (see ``hist_stride``).
 
-    ``indexed``: the position k holds row ``rows[k]`` of ``bins``/``gh`` (training order);
-    otherwise row k (the root, whose rows are 0..n-1).
+    ``indexed``: the position k holds row ``rows[k]`` of the records and ``gh`` (training
+    order); otherwise row k (the root, whose rows are 0..n-1).
 
-    Features are split into ``n_blocks`` contiguous blocks processed in parallel; within a
-    block each row is read once for all its features. Every bin still accumulates its rows
-    in row order, so the sums do not depend on the blocking."""
+    The blocks of ``records`` (``block_records``; ``gh`` their (g, h) slots) are processed in
+    parallel; within a block each row is read once for all its features. Every bin still
+    accumulates its rows in row order, so the sums do not depend on the blocking."""
+    n_blocks = records.shape[0]
     for blk in prange(n_blocks):
-        f0 = blk * n_features // n_blocks
-        f1 = (blk + 1) * n_features // n_blocks
-        _build_block(bins, missing, stride, gh, rows, indexed, starts, ends, slots, hist, f0, f1)
+        f0, f1 = feature_block(n_features, n_blocks, blk)
+        _build_block(records[blk], missing, stride, gh[blk], rows, indexed, starts, ends, slots,
+                     hist, f0, f1)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _build_block(bins, missing, stride, gh, rows, indexed, starts, ends, slots, hist, f0, f1):
-    """``_build`` for the features f0:f1."""
+def _build_block(own, missing, stride, gh, rows, indexed, starts, ends, slots, hist, f0, f1):
+    """``_build`` for the features f0:f1, whose codes are the first f1 - f0 of each of the
+    block's records ``own`` (its (g, h): ``gh``)."""
     dense = missing < 0  # no code means missing: no test per value
+    n_f = f1 - f0
     for t in range(starts.shape[0]):
         # This block's features as a (feature, bin) matrix: one multiply-add per value.
-        hh = hist[slots[t], f0 * stride:f1 * stride].reshape((f1 - f0, stride))
+        hh = hist[slots[t], f0 * stride:f1 * stride].reshape((n_f, stride))
         hh[:, :] = 0.0  # the pool is reused
         a, b = starts[t], ends[t]
         if indexed:
             if dense:
-                _add_rows(bins, gh, rows, True, True, missing, a, b, f0, f1, hh)
+                _add_rows(own, gh, rows, True, True, missing, a, b, 0, n_f, hh)
             else:
-                _add_rows(bins, gh, rows, True, False, missing, a, b, f0, f1, hh)
+                _add_rows(own, gh, rows, True, False, missing, a, b, 0, n_f, hh)
         elif dense:
-            _add_rows(bins, gh, rows, False, True, missing, a, b, f0, f1, hh)
+            _add_rows(own, gh, rows, False, True, missing, a, b, 0, n_f, hh)
         else:
-            _add_rows(bins, gh, rows, False, False, missing, a, b, f0, f1, hh)
+            _add_rows(own, gh, rows, False, False, missing, a, b, 0, n_f, hh)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -409,20 +440,20 @@ def _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, nod
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _search(bins, missing, stride, gh, rows, indexed, starts, ends, b_slot, parent_hist, p_slot,
-            s_slot, hist, n_blocks, ptrs, cut_vals, min_vals, node_g, node_h, node_rows,
+def _search(records, missing, stride, gh, rows, indexed, starts, ends, b_slot, parent_hist,
+            p_slot, s_slot, hist, ptrs, cut_vals, min_vals, node_g, node_h, node_rows,
             reg_lambda, alpha, mcw, mds, best):
     """``_build``, ``_subtract`` and ``_evaluate`` in one parallel pass over feature blocks:
     a block's histograms are built, its slice of each sibling's is ``parent - built`` and
     its features are scanned while they are in cache (the same arithmetic, so the same
     splits). The nodes evaluated are slots 0..len(node_g)-1."""
     n_features = ptrs.shape[0] - 1
+    n_blocks = records.shape[0]
     slots = np.arange(node_g.shape[0])
     for blk in prange(n_blocks):
-        f0 = blk * n_features // n_blocks
-        f1 = (blk + 1) * n_features // n_blocks
-        _build_block(bins, missing, stride, gh, rows, indexed, starts, ends, b_slot, hist, f0,
-                     f1)
+        f0, f1 = feature_block(n_features, n_blocks, blk)
+        _build_block(records[blk], missing, stride, gh[blk], rows, indexed, starts, ends, b_slot,
+                     hist, f0, f1)
         for t in range(s_slot.shape[0]):
             p = parent_hist[p_slot[t]]
             b = hist[b_slot[t]]
@@ -562,8 +593,11 @@ def _add_leaf_values(rows, nodes, left, node_start, node_end, weight, eta, margi
 
 @njit(cache=True, nogil=True, parallel=True)
 def _store_gradients(g, h, gh):
+    """Every block's (g, h) slots (``gh``: n_blocks x n_samples) = (g, h)."""
     for r in prange(g.shape[0]):
-        gh[r] = np.complex64(complex(g[r], h[r]))  # float32 g and h, exactly
+        x = np.complex64(complex(g[r], h[r]))  # float32 g and h, exactly
+        for blk in range(gh.shape[0]):
+            gh[blk, r] = x
 
 
 @njit(cache=True, nogil=True)
@@ -702,32 +736,47 @@ def _fresh_best() -> np.ndarray:
     return best
 
 
+def record_blocks(n_features: int) -> int:
+    """How many blocks of features the row records are cut into: one per thread."""
+    return max(1, min(numba.get_num_threads(), n_features))
+
+
+def binned_rows(X: np.ndarray, cuts: Cuts, dense: bool) -> tuple[np.ndarray, int, np.ndarray]:
+    """``X`` binned for the grower: its row records (``block_records``, ``record_blocks``
+    blocks), the code of a missing value and the codes feature by feature (the partition's)."""
+    codes, missing = bin_matrix(X, cuts, dense=dense)
+    n_features = X.shape[1]
+    return (block_records(codes, n_features, record_blocks(n_features)), missing,
+            column_major(codes, np.arange(n_features)))
+
+
 class HistWorkspace:
     """Scratch reused across trees.
 
-    Each row is one record: its bin codes then its (g, h) in the last 8 bytes
-    (``bin_matrix(..., gh_slot=True)``), so a histogram build reads one place per row; the
-    records stay in training order and are read through row ids. Also: the row ids in node
-    order (two buffers: a level reads one and partitions into the other) and the codes column
-    by column, for the partition's decisions. (Moving the records into node order as well
-    was slower on 1M x 28: the partition's traffic grows tenfold, the build saves little.)"""
+    Each row is one record per block of features: the block's bin codes then the row's
+    (g, h) in the last 8 bytes (``block_records``), so a histogram build reads one place per
+    row; the records stay in training order and are read through row ids. Also: the row ids
+    in node order (two buffers: a level reads one and partitions into the other) and the
+    codes column by column, for the partition's decisions. (Moving the records into node
+    order as well was slower on 1M x 28: the partition's traffic grows tenfold, the build
+    saves little.)"""
 
-    def __init__(self, bins: np.ndarray, missing: int, n_features: int, columns=None):
-        n_samples = bins.shape[0]
-        self.bins = bins
+    def __init__(self, records: np.ndarray, missing: int, n_features: int, columns: np.ndarray):
+        n_samples = records.shape[1]
+        self.bins = records
         self.missing = missing
-        self.gh = gh_view(bins)
+        self.gh = gh_view(records)
         self.n_features = n_features
-        self.columns = column_major(bins, np.arange(n_features)) if columns is None else columns
+        self.columns = columns
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]
         self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
         self._fixed = None  # (key, rows, _depthwise_args), see depthwise_args
 
-    def set_bins(self, bins: np.ndarray, missing: int) -> None:
+    def set_bins(self, records: np.ndarray, missing: int, columns: np.ndarray) -> None:
         """New records of the same shape (approx re-sketches every tree)."""
-        self.bins, self.missing, self.gh = bins, missing, gh_view(bins)
-        self.columns = column_major(bins, np.arange(self.n_features))
+        self.bins, self.missing, self.gh = records, missing, gh_view(records)
+        self.columns = columns
 
     def histograms(self, i: int, n_slots: int, width: int) -> np.ndarray:
         """Histogram pool ``i`` with at least ``n_slots`` slots, kept across levels and trees
@@ -782,7 +831,6 @@ class _Root:
         self.n_features = len(ptrs) - 1
         self.stride = hist_stride(cuts)
         self.width = self.n_features * self.stride
-        self.n_blocks = min(numba.get_num_threads(), self.n_features)
         n_samples = g.shape[0]
         capacity = len(nodes.left)
         self.node_start = np.zeros(capacity, dtype=np.int64)
@@ -791,7 +839,7 @@ class _Root:
         self.hist = ws.histograms(0, 1, self.width)
         one = np.zeros(1, dtype=np.int64)
         _build(ws.bins, ws.missing, self.n_features, self.stride, ws.gh, ws.buffer(0), False,
-               one, np.array([n_samples]), one, self.hist, self.n_blocks)  # rows 0..n-1
+               one, np.array([n_samples]), one, self.hist)  # rows 0..n-1
         root_g, root_h = root_sums(self.hist[0], ptrs, g, h, root_from_bins)
         rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
         self.node_end[0] = n_samples
@@ -846,14 +894,13 @@ def _depthwise_args(cuts: Cuts, p, ws: HistWorkspace, columns: ColumnSampler | N
     return (ws.bins, ws.missing, ws.gh, ws.columns, ws.side, ws.buffer(0), ws.buffer(1),
             ws.histograms(0, slots, width), ws.histograms(1, slots, width), stride, cuts.ptrs,
             cuts.values, cuts.min_vals, f32.eta, f32.gamma, f32.reg_lambda, f32.alpha,
-            f32.min_child_weight, f32.max_delta_step, p.max_depth, p.max_leaves,
-            min(n_threads, len(cuts.ptrs) - 1), n_threads)
+            f32.min_child_weight, f32.max_delta_step, p.max_depth, p.max_leaves, n_threads)
 
 
 @njit(cache=True, nogil=True)
 def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, stride, ptrs,
                     cut_vals, min_vals, eta, gamma, reg_lambda, alpha, mcw, mds, max_depth,
-                    max_leaves, n_blocks, n_threads, root_from_bins, g, h, nodes, margin, group):
+                    max_leaves, n_threads, root_from_bins, g, h, nodes, margin, group):
     """``_grow_levels`` (depth limit > 0, no column sampling) as one compiled call: the
     root, then per level decide, add the leaves' values, partition, build the smaller
     children, subtract, evaluate. ``pool0``/``pool1`` hold a level's histograms
@@ -868,8 +915,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
     one = np.zeros(1, dtype=np.int64)
     ends = np.full(1, n_samples, dtype=np.int64)
     if root_from_bins:  # the root's sums come from its histogram: build, then search
-        _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0,
-               n_blocks)
+        _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0)
         root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
     else:
         root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
@@ -882,7 +928,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
                   np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
     else:
         _search(bins, missing, stride, gh, buf0, False, one, ends, one, pool0, none, none,
-                pool0, n_blocks, ptrs, cut_vals, min_vals, np.full(1, root_g),
+                pool0, ptrs, cut_vals, min_vals, np.full(1, root_g),
                 np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
     hist, other = pool0, pool1
     rows, spare = buf1, buf0
@@ -914,7 +960,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
             node_end)
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
         _search(bins, missing, stride, gh, rows, True, b_start, b_end, b_slot, hist, p_slot,
-                s_slot, other, n_blocks, ptrs, cut_vals, min_vals, cg, ch,
+                s_slot, other, ptrs, cut_vals, min_vals, cg, ch,
                 node_end[children] - node_start[children], reg_lambda, alpha, mcw, mds, best)
         hist, other = other, hist
         level = children
@@ -933,7 +979,7 @@ def _grow_levels(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, n
     missing = ws.missing
     ptrs, cut_vals, min_vals = cuts.ptrs, cuts.values, cuts.min_vals
     root = _Root(cuts, root_from_bins, g, h, p, ws, nodes)
-    n_features, stride, width, n_blocks = root.n_features, root.stride, root.width, root.n_blocks
+    n_features, stride, width = root.n_features, root.stride, root.width
     node_start, node_end, hist, best = root.node_start, root.node_end, root.hist, root.best
     left, right, sum_grad, sum_hess, weight = (nodes.left, nodes.right, nodes.sum_grad,
                                                nodes.sum_hess, nodes.weight)
@@ -972,7 +1018,7 @@ def _grow_levels(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, n
         child_hist = ws.histograms(pool, 2 * m, width)
         pool = 1 - pool
         _build(ws.bins, missing, n_features, stride, ws.gh, rows, True, b_start, b_end, b_slot,
-               child_hist, n_blocks)
+               child_hist)
         _subtract(hist, p_slot, child_hist, b_slot, s_slot)
         hist = child_hist
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
@@ -1052,7 +1098,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
             node_end)
         pair = np.empty((2, root.width), dtype=np.complex128)
         _build(ws.bins, missing, root.n_features, root.stride, ws.gh, rows, True, b_start, b_end,
-               b_slot, pair, root.n_blocks)
+               b_slot, pair)
         _subtract(parent_hist, p_slot, pair, b_slot, s_slot)
         best = np.empty((root.n_features, 2, SPLIT_FIELDS), dtype=np.float64)
         _evaluate(pair, np.arange(2, dtype=np.int64), root.stride, ptrs, cuts.values,

@@ -94,11 +94,13 @@ def pack_words(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
 STRIP_G0, STRIP_H0, STRIP_GLO, STRIP_GHI, STRIP_HHI, STRIP_BOUND = range(6)
 STRIP_FIELDS = 6
 
-# hist's row record: the row's bin codes, then its (g, h) as float32 in the last 8 bytes;
-# a histogram bin is one complex128: G in the real part, H in the imaginary part.
+# hist's row record (one per block of features, ``hist.block_records``): the block's bin
+# codes, then the row's (g, h) as float32 in the last 8 bytes; a histogram bin is one
+# complex128: G in the real part, H in the imaginary part.
 GH_BYTES = 8
 
 
 def gh_view(records: np.ndarray) -> np.ndarray:
-    """The (g, h) slot of every row record, as complex64 (float32 g, h)."""
-    return records.view(np.complex64)[:, -1]
+    """The (g, h) slot of every row record, as complex64 (float32 g, h): shape
+    (n_blocks, n_samples) for ``hist.block_records``."""
+    return records.view(np.complex64)[..., -1]

@@ -18,8 +18,7 @@ import numpy as np
 
 from .data import any_rows
 from .exact import SortedColumns
-from .hist import bin_matrix
-from .layout import column_major
+from .hist import binned_rows, record_blocks
 from .sketch import Cuts, hist_cuts
 from .trace.cache import ByteCache
 
@@ -42,9 +41,9 @@ def digest(*arrays) -> bytes:
 
 @dataclass(frozen=True)
 class HistData:
-    """hist's view of a table: its cuts, whether nothing is missing, the binned rows (each
-    row's codes then an 8-byte gradient slot; a template to copy) and the codes feature by
-    feature."""
+    """hist's view of a table: its cuts, whether nothing is missing, the binned rows (the
+    grower's block records, ``hist.binned_rows``, for the thread count of the key; a
+    template to copy) and the codes feature by feature."""
 
     cuts: Cuts
     dense: bool
@@ -58,15 +57,14 @@ _CACHE = ByteCache(BUDGET)
 
 def hist_data(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> HistData:
     """``X``'s cuts and binned rows for ``max_bin`` (weights: the sketch's), made once."""
-    return _CACHE.get(("hist", digest(X, weight), max_bin),
+    return _CACHE.get(("hist", digest(X, weight), max_bin, record_blocks(X.shape[1])),
                       lambda: _hist_data(X, weight, max_bin))
 
 
 def _hist_data(X, weight, max_bin) -> HistData:
     dense = not any_rows(X, np.isnan)
     cuts = hist_cuts(X, weight, max_bin)
-    records, missing = bin_matrix(X, cuts, gh_slot=True, dense=dense)
-    columns = column_major(records, np.arange(X.shape[1]))
+    records, missing, columns = binned_rows(X, cuts, dense)
     for a in (records, columns, cuts.ptrs, cuts.values, cuts.min_vals):
         a.flags.writeable = False
     return HistData(cuts, dense, records, missing, columns)

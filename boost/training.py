@@ -39,7 +39,7 @@ from .binned import BinnedRows
 from .booster import Booster
 from .data import any_rows, as_features, as_labels, as_weights, check_training_rows
 from .exact import NodeSampling, SortedColumns, grow_exact, new_segments
-from .hist import HistWorkspace, bin_matrix, grow_hist
+from .hist import HistWorkspace, binned_rows, grow_hist
 from .layer import serialized
 from .leaves import line_search_leaves, quantile_leaves
 from .node_rules import NodeParams, prune
@@ -139,11 +139,12 @@ class _HistGrower:
 
     def _set_cuts(self, cuts):
         self.cuts = cuts
-        bins, missing = bin_matrix(self.X, cuts, gh_slot=True, dense=self.dense)
-        if self.ws is None or self.ws.bins.dtype != bins.dtype or self.ws.bins.shape != bins.shape:
-            self.ws = HistWorkspace(bins, missing, self.X.shape[1])
+        records, missing, columns = binned_rows(self.X, cuts, self.dense)
+        if (self.ws is None or self.ws.bins.dtype != records.dtype
+                or self.ws.bins.shape != records.shape):
+            self.ws = HistWorkspace(records, missing, self.X.shape[1], columns)
         else:
-            self.ws.set_bins(bins, missing)
+            self.ws.set_bins(records, missing, columns)
 
     def grow(self, g, h, buf, margin, group, tree_idx):
         """Grow one tree and add its leaf values to ``margin[:, group]``."""
