@@ -279,14 +279,16 @@ def _build_block(own, missing, stride, gh, rows, indexed, starts, ends, slots, h
 
 @njit(cache=True, nogil=True, parallel=True)
 def _subtract(hist_parent, parent_slots, hist, built_slots, sub_slots):
-    n = sub_slots.shape[0]
-    n_bins = hist.shape[1]
-    for t in prange(n):
-        p = hist_parent[parent_slots[t]]
-        b = hist[built_slots[t]]
-        s = hist[sub_slots[t]]
-        for i in range(n_bins):
-            s[i] = p[i] - b[i]
+    for t in prange(sub_slots.shape[0]):
+        _subtract_range(hist_parent[parent_slots[t]], hist[built_slots[t]], hist[sub_slots[t]],
+                        0, hist.shape[1])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _subtract_range(parent, built, sibling, lo, hi):
+    """The sibling's bins lo:hi = the parent's minus the built child's."""
+    for i in range(lo, hi):
+        sibling[i] = parent[i] - built[i]
 
 
 @njit(cache=True, nogil=True)
@@ -455,11 +457,8 @@ def _search(records, missing, stride, gh, rows, indexed, starts, ends, b_slot, p
         _build_block(records[blk], missing, stride, gh[blk], rows, indexed, starts, ends, b_slot,
                      hist, f0, f1)
         for t in range(s_slot.shape[0]):
-            p = parent_hist[p_slot[t]]
-            b = hist[b_slot[t]]
-            s = hist[s_slot[t]]
-            for i in range(f0 * stride, f1 * stride):
-                s[i] = p[i] - b[i]
+            _subtract_range(parent_hist[p_slot[t]], hist[b_slot[t]], hist[s_slot[t]],
+                            f0 * stride, f1 * stride)
         for f in range(f0, f1):
             _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h,
                               node_rows, reg_lambda, alpha, mcw, mds, best, f)
@@ -916,9 +915,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
     ends = np.full(1, n_samples, dtype=np.int64)
     if root_from_bins:  # the root's sums come from its histogram: build, then search
         _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0)
-        root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
-    else:
-        root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
+    root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
     rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
     best = np.empty((n_features, 1, SPLIT_FIELDS), dtype=np.float64)
