@@ -36,6 +36,7 @@ from boost.hist import (  # noqa: E402
     block_records,
     feature_block,
     hist_stride,
+    record_blocks,
 )
 from boost.records import gh_view  # noqa: E402
 from boost.sketch import hist_cuts  # noqa: E402
@@ -100,7 +101,7 @@ def main() -> None:
     cuts = hist_cuts(X, None, 256)
     codes, missing = bin_matrix(X, cuts)
     gh = (rng.normal(size=n) + 1j * rng.uniform(0.1, 0.3, n)).astype(np.complex64)
-    n_blocks = min(THREADS, f)
+    n_blocks = record_blocks(f)  # one per thread, as the engine cuts them
     stride = hist_stride(cuts)
     blocks = block_records(codes, f, n_blocks)
     _store_gradients(gh.real.copy(), gh.imag.copy(), gh_view(blocks))

@@ -161,8 +161,7 @@ def block_records(codes: np.ndarray, n_features: int, n_blocks: int) -> np.ndarr
     which then streams only its own records (at 1M x 28 on 2 threads: 24 bytes a row
     instead of the whole row's 40, ``benchmarks/bench_records.py``)."""
     per_word = 8 // codes.dtype.itemsize
-    widest = max(f1 - f0 for f0, f1 in (feature_block(n_features, n_blocks, b)
-                                         for b in range(n_blocks)))
+    widest = -(-n_features // n_blocks)  # the blocks' features differ by one at most
     width = -(-widest // per_word) * per_word + per_word
     out = np.zeros((n_blocks, codes.shape[0], width), dtype=codes.dtype)
     _fill_blocks(codes, n_features, out)
@@ -762,7 +761,7 @@ class HistWorkspace:
 
     def __init__(self, records: np.ndarray, missing: int, n_features: int, columns: np.ndarray):
         n_samples = records.shape[1]
-        self.bins = records
+        self.records = records
         self.missing = missing
         self.gh = gh_view(records)
         self.n_features = n_features
@@ -772,9 +771,9 @@ class HistWorkspace:
         self._hist = [np.empty((0, 0), dtype=np.complex128) for _ in range(2)]
         self._fixed = None  # (key, rows, _depthwise_args), see depthwise_args
 
-    def set_bins(self, records: np.ndarray, missing: int, columns: np.ndarray) -> None:
+    def set_records(self, records: np.ndarray, missing: int, columns: np.ndarray) -> None:
         """New records of the same shape (approx re-sketches every tree)."""
-        self.bins, self.missing, self.gh = records, missing, gh_view(records)
+        self.records, self.missing, self.gh = records, missing, gh_view(records)
         self.columns = columns
 
     def histograms(self, i: int, n_slots: int, width: int) -> np.ndarray:
@@ -794,7 +793,7 @@ class HistWorkspace:
         """``_depthwise_args``, worked out once per cuts, parameters and column sampler (the
         thread count is fixed while a training runs; a new sketch or new records ask
         again)."""
-        key = (cuts, p, columns, self.bins)
+        key = (cuts, p, columns, self.records)
         if (self._fixed is None or self._fixed[1] != n_samples
                 or any(a is not b for a, b in zip(key, self._fixed[0], strict=True))):
             self._fixed = (key, n_samples, _depthwise_args(cuts, p, self, columns, n_samples))
@@ -837,7 +836,7 @@ class _Root:
         _store_gradients(g, h, ws.gh)
         self.hist = ws.histograms(0, 1, self.width)
         one = np.zeros(1, dtype=np.int64)
-        _build(ws.bins, ws.missing, self.n_features, self.stride, ws.gh, ws.buffer(0), False,
+        _build(ws.records, ws.missing, self.n_features, self.stride, ws.gh, ws.buffer(0), False,
                one, np.array([n_samples]), one, self.hist)  # rows 0..n-1
         root_g, root_h = root_sums(self.hist[0], ptrs, g, h, root_from_bins)
         rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
@@ -890,14 +889,14 @@ def _depthwise_args(cuts: Cuts, p, ws: HistWorkspace, columns: ColumnSampler | N
         return None
     f32 = p.as_float32()
     n_threads = numba.get_num_threads()
-    return (ws.bins, ws.missing, ws.gh, ws.columns, ws.side, ws.buffer(0), ws.buffer(1),
+    return (ws.records, ws.missing, ws.gh, ws.columns, ws.side, ws.buffer(0), ws.buffer(1),
             ws.histograms(0, slots, width), ws.histograms(1, slots, width), stride, cuts.ptrs,
             cuts.values, cuts.min_vals, f32.eta, f32.gamma, f32.reg_lambda, f32.alpha,
             f32.min_child_weight, f32.max_delta_step, p.max_depth, p.max_leaves, n_threads)
 
 
 @njit(cache=True, nogil=True)
-def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, stride, ptrs,
+def _grow_depthwise(records, missing, gh, columns, side, buf0, buf1, pool0, pool1, stride, ptrs,
                     cut_vals, min_vals, eta, gamma, reg_lambda, alpha, mcw, mds, max_depth,
                     max_leaves, n_threads, root_from_bins, g, h, nodes, margin, group):
     """``_grow_levels`` (depth limit > 0, no column sampling) as one compiled call: the
@@ -914,7 +913,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
     one = np.zeros(1, dtype=np.int64)
     ends = np.full(1, n_samples, dtype=np.int64)
     if root_from_bins:  # the root's sums come from its histogram: build, then search
-        _build(bins, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0)
+        _build(records, missing, n_features, stride, gh, buf0, False, one, ends, one, pool0)
     root_g, root_h = root_sums(pool0[0], ptrs, g, h, root_from_bins)
     rules.new_node(nodes, 0, -1, 0, root_g, root_h, reg_lambda, alpha, mcw, mds)
     node_end[0] = n_samples
@@ -924,7 +923,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
         _evaluate(pool0, one, stride, ptrs, cut_vals, min_vals, np.full(1, root_g),
                   np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
     else:
-        _search(bins, missing, stride, gh, buf0, False, one, ends, one, pool0, none, none,
+        _search(records, missing, stride, gh, buf0, False, one, ends, one, pool0, none, none,
                 pool0, ptrs, cut_vals, min_vals, np.full(1, root_g),
                 np.full(1, root_h), ends, reg_lambda, alpha, mcw, mds, best)
     hist, other = pool0, pool1
@@ -956,7 +955,7 @@ def _grow_depthwise(bins, missing, gh, columns, side, buf0, buf1, pool0, pool1, 
             expand, nodes.left, nodes.right, nodes.sum_grad, nodes.sum_hess, node_start,
             node_end)
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
-        _search(bins, missing, stride, gh, rows, True, b_start, b_end, b_slot, hist, p_slot,
+        _search(records, missing, stride, gh, rows, True, b_start, b_end, b_slot, hist, p_slot,
                 s_slot, other, ptrs, cut_vals, min_vals, cg, ch,
                 node_end[children] - node_start[children], reg_lambda, alpha, mcw, mds, best)
         hist, other = other, hist
@@ -1014,7 +1013,7 @@ def _grow_levels(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, n
             expand, left, right, sum_grad, sum_hess, node_start, node_end)
         child_hist = ws.histograms(pool, 2 * m, width)
         pool = 1 - pool
-        _build(ws.bins, missing, n_features, stride, ws.gh, rows, True, b_start, b_end, b_slot,
+        _build(ws.records, missing, n_features, stride, ws.gh, rows, True, b_start, b_end, b_slot,
                child_hist)
         _subtract(hist, p_slot, child_hist, b_slot, s_slot)
         hist = child_hist
@@ -1094,7 +1093,7 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
             expand, nodes.left, nodes.right, nodes.sum_grad, nodes.sum_hess, node_start,
             node_end)
         pair = np.empty((2, root.width), dtype=np.complex128)
-        _build(ws.bins, missing, root.n_features, root.stride, ws.gh, rows, True, b_start, b_end,
+        _build(ws.records, missing, root.n_features, root.stride, ws.gh, rows, True, b_start, b_end,
                b_slot, pair)
         _subtract(parent_hist, p_slot, pair, b_slot, s_slot)
         best = np.empty((root.n_features, 2, SPLIT_FIELDS), dtype=np.float64)

@@ -140,11 +140,11 @@ class _HistGrower:
     def _set_cuts(self, cuts):
         self.cuts = cuts
         records, missing, columns = binned_rows(self.X, cuts, self.dense)
-        if (self.ws is None or self.ws.bins.dtype != records.dtype
-                or self.ws.bins.shape != records.shape):
+        if (self.ws is None or self.ws.records.dtype != records.dtype
+                or self.ws.records.shape != records.shape):
             self.ws = HistWorkspace(records, missing, self.X.shape[1], columns)
         else:
-            self.ws.set_bins(records, missing, columns)
+            self.ws.set_records(records, missing, columns)
 
     def grow(self, g, h, buf, margin, group, tree_idx):
         """Grow one tree and add its leaf values to ``margin[:, group]``."""

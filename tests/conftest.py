@@ -26,8 +26,8 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session):
-    """A portable run still going when the session ends (stopped early, or its test
-    deselected after the start) is stopped with it."""
+    """A portable run still going when the session ends (stopped early: -x, Ctrl-C) is
+    stopped with it."""
     for item in getattr(session, "items", ()):  # (none when collecting failed)
         if item.name == PORTABLE_TEST:
             proc = item.module._PORTABLE.get("proc")
