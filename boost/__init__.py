@@ -16,13 +16,17 @@ background) and the plain-Python engine that answers while it runs, ``boost.simd
 LLVM-level kernels of the hot loops.
 """
 
-from . import simd  # first: it decides which kernels the engine compiles, and their cache
+from . import simd  # first: it decides which kernels the engine compiles
 from .booster import Booster, load_model
 from .cv import cv
 from .runtime import warmup
 from .sweep import SweepCancelled, sweep
 from .trace import NoTrainingTrace, RoundView
 from .training import train
+
+# The portable build's kernels that inline the LLVM kernels' replacements keep their own cache
+# (boost.simd.keep_apart); every module with kernels is imported by now.
+simd.keep_apart(simd.inlining_kernels(__name__))
 
 __all__ = ["Booster", "NoTrainingTrace", "RoundView", "SweepCancelled", "cv", "load_model", "simd",
            "sweep", "train", "warmup"]
