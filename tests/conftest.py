@@ -1,6 +1,14 @@
-"""Shared fixtures (the data sets themselves are in datasets.py)."""
+"""Shared fixtures (the data sets themselves are in datasets.py), and the run's one compile.
+
+A fresh checkout's numba cache is empty, and every process of a test run — the test workers
+(pytest-xdist, ``-n 2`` in pyproject.toml), the ``streamlit run`` servers of the browser
+walks, the subprocesses that start the engine in another build — would compile the kernels
+it uses, several of them the same kernels at the same time. So before any test, the
+controlling process compiles every kernel once with ``boost.warmup`` (one worker process
+per core) into the shared disk cache, and every later process only loads them."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -13,24 +21,22 @@ def four_points():
     return X, y
 
 
-PORTABLE_TEST = "test_fidelity_tests_pass_with_the_portable_kernels"
+def pytest_sessionstart(session):
+    """Every engine kernel compiled (or loaded) once, before the tests and their workers
+    start (xdist starts its workers after this hook)."""
+    if hasattr(session.config, "workerinput"):  # a test worker: the controller did it
+        return
+    import boost
+
+    start = time.perf_counter()
+    boost.warmup(processes=os.cpu_count())
+    session.config.stash[WARMUP] = time.perf_counter() - start
 
 
-def pytest_collection_finish(session):
-    """Start the portable build's fidelity run (tests/engine/test_portable.py) now, when it is
-    among the tests to run, so its minutes of compiling overlap the other tests."""
-    for item in session.items:
-        if item.name == PORTABLE_TEST and os.environ.get("BOOST_SIMD") != "0":
-            item.module.start_portable_run()
-            return
+WARMUP = pytest.StashKey[float]()
 
 
-def pytest_sessionfinish(session):
-    """A portable run still going when the session ends (stopped early: -x, Ctrl-C) is
-    stopped with it."""
-    for item in getattr(session, "items", ()):  # (none when collecting failed)
-        if item.name == PORTABLE_TEST:
-            proc = item.module._PORTABLE.get("proc")
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-            return
+def pytest_terminal_summary(terminalreporter, config):
+    if WARMUP in config.stash:
+        terminalreporter.write_line(
+            f"engine compiled or loaded before the tests: {config.stash[WARMUP]:.1f} s")

@@ -1,5 +1,6 @@
-"""The browser walks' fixtures (one server and one Chromium per module), and the ``browser``
-marker on every test in this folder: ``pytest -m "not browser"`` runs the rest."""
+"""The browser walks' fixtures (one server and one Chromium per test process: started once,
+shared by the modules that process runs), and the ``browser`` marker on every test in this
+folder: ``pytest -m "not browser"`` runs the rest."""
 
 import pytest
 from harness import CHROMIUM, CHROMIUM_ARGS, OFFENCES, start_server, stop_server
@@ -17,16 +18,18 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server():
+    """``streamlit run app.py``, shared by the modules of this test process (a walk whose
+    server must not have served others has a fixture of its own)."""
     proc, url = start_server()
     yield url
     stop_server(proc)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, headless, once per test module (the other browser tests import it)."""
+    """Debian's Chromium, headless, once per test process (each walk opens its own pages)."""
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield chromium

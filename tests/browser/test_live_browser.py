@@ -1,12 +1,13 @@
 """Live knobs in a real browser: where a retrain is quick a parameter change retrains and
 redraws with no Train button; where it is estimated over the live budget the change waits for
 Train under a "Stale" marker, and the retrain shows its progress. The screens are saved under
-tests/screenshots/lab/ (live-*.png). Uses test_browser.py's server."""
+tests/screenshots/lab/ (live-*.png). Its own server (the estimate a walk sees is the server's)."""
 
 import re
 
 import numpy as np
-from harness import SHOTS, _status, idle, new_page, pointer_gone, run_of
+import pytest
+from harness import SHOTS, _status, idle, new_page, pointer_gone, run_of, start_server, stop_server
 from playwright.sync_api import expect
 
 LAB_SHOTS = SHOTS / "lab"
@@ -15,6 +16,16 @@ LOSS_DATA = """() => {
         '[data-testid="boostscope-player"] .bsp-loss .js-plotly-plot');
     return plot && plot.data ? JSON.stringify(plot.data.map(t => t.y)) : null;
 }"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A server of this module's own: whether a change is live depends on the server's
+    training-time estimate, which every training it has served corrects
+    (``boost.runtime.observe``)."""
+    proc, url = start_server()
+    yield url
+    stop_server(proc)
 
 
 def _losses(page) -> tuple[float, float]:
