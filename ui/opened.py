@@ -153,10 +153,6 @@ def close(state: AppState) -> None:
     state.stage.go_to(0)
 
 
-def has_target(model: Model) -> bool:
-    return model.booster.data.y is not None
-
-
 def is_opened(config: dict) -> bool:
     """Whether the model of ``config`` (``Model.config``, ``Shown.config``) is an opened
     XGBoost model file, not a model BoostScope trained."""
