@@ -54,7 +54,7 @@ def build_trace(rows: int, rounds: int) -> dict:
     import numpy as np
 
     import boost
-    from viz.player import round_trace
+    from viz.round_trace import round_trace
     from viz.theme import sample_rows
 
     rng = np.random.default_rng(1)
