@@ -215,7 +215,7 @@ export function internalsMissing(gd) {
   const groups = [...gd.querySelectorAll(".scatterlayer .trace")];
   need(groups.length === (cds || []).length, ".scatterlayer .trace: one per trace");
   for (const g of groups) {
-    need(g.__data__?.[0]?.trace && g.__data__ === cds.find((c) => c === g.__data__),
+    need(g.__data__?.[0]?.trace && (cds || []).includes(g.__data__),
       ".scatterlayer .trace's __data__ is its calcdata");
     const t = g.__data__?.[0]?.trace;
     if (t?.mode === "markers") {
