@@ -3,8 +3,8 @@
 // side by side at the panel's width; the deepest levels folded ("+ N hidden") until the tree
 // fits the panel's height (viz.tree.tree_figure_within). The page lays trees out itself
 // because both inputs change in the page alone: the panel's width (the window, the panels
-// shown) and the fonts (the window's size). tests/browser/test_tree_parity.py holds it to
-// the Python on golden trees, position for position.
+// shown) and the fonts (the window's size), and the folding depends on the panel's height.
+// tests/browser/test_player.py holds its labels to viz.tree_layout.node_text, every format.
 
 import { LAST_FORMAT, LINE_HEIGHT, edgeText, nodeText, textSize } from "./labels.js";
 
