@@ -1,6 +1,6 @@
 """The round's player in the offline file (viz/export.py: offline_html, no server), two
-versions of viz/player.js side by side in ONE run, interleaved (A B A B ...) so a shared
-machine's load falls on both alike.
+versions of the page's code (viz/, as each git ref's viz/export.py builds the file) side by
+side in ONE run, interleaved (A B A B ...) so a shared machine's load falls on both alike.
 
     python benchmarks/bench_player_offline.py                  # HEAD~ vs the work tree
     python benchmarks/bench_player_offline.py --before REF --rounds 20 --rows 10000
@@ -34,7 +34,8 @@ from common import ROOT, chromium
 sys.path.insert(0, str(ROOT))
 
 # what the trace is built by (a cached trace from other code may lack what the page reads)
-TRACE_CODE = ("viz/player.py", "viz/tree.py", "boost/trace/rounds.py", "viz/fit.py", "viz/loss.py")
+TRACE_CODE = ("viz/round_trace.py", "viz/tree.py", "boost/trace/rounds.py", "viz/fit.py",
+              "viz/loss.py")
 READY = ("() => window.boostscopePlayer?.drawn.length > 0"
          " && !!document.querySelector('.bsp-tree .bsp-tree-svg, .bsp-tree .main-svg')")
 IDLE = "() => { const p = window.boostscopePlayer.players[0]; return !p.drawing && !p.playing; }"
@@ -54,7 +55,7 @@ def build_trace(rows: int, rounds: int) -> dict:
     import numpy as np
 
     import boost
-    from viz.player import round_trace
+    from viz.round_trace import round_trace
     from viz.theme import sample_rows
 
     rng = np.random.default_rng(1)
@@ -67,16 +68,22 @@ def build_trace(rows: int, rounds: int) -> dict:
                        model_key="bench", fill=True, large=True)
 
 
-def page_for(js: str, trace: dict, out: Path) -> Path:
-    import viz.export as export
-
-    src = out.with_suffix(".js")
-    src.write_text(js, encoding="utf-8")
-    old, export.PLAYER_JS = export.PLAYER_JS, src
-    try:
-        out.write_text(export.offline_html(trace, "bench"), encoding="utf-8")
-    finally:
-        export.PLAYER_JS = old
+def page_for(ref: str | None, trace: dict, out: Path) -> Path:
+    """The offline file of ``trace`` as viz/export.py at git ``ref`` writes it (None: the work
+    tree): that ref's viz/ is extracted beside ``out`` and run in a subprocess."""
+    src = ROOT
+    if ref is not None:
+        src = out.with_suffix("")
+        src.mkdir()
+        viz = subprocess.run(["git", "archive", ref, "viz"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=viz, check=True)
+    data = out.with_suffix(".json")
+    data.write_text(json.dumps(trace), encoding="utf-8")
+    code = ("import json, sys; from viz.export import offline_html; open(sys.argv[2], 'w', "
+            "encoding='utf-8').write(offline_html(json.load(open(sys.argv[1])), 'bench'))")
+    subprocess.run([sys.executable, "-c", code, str(data), str(out)], cwd=src, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
     return out
 
 
@@ -148,7 +155,7 @@ def summary(ms):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default="HEAD~", help="git ref of the old viz/player.js")
+    parser.add_argument("--before", default="HEAD~", help="git ref of the old viz/")
     parser.add_argument("--after", default=None, help="git ref of the new (the work tree)")
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=20)
@@ -156,12 +163,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="A/B pairs per viewport")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
-
-    def js_at(ref):
-        if ref is None:
-            return (ROOT / "viz" / "player.js").read_text(encoding="utf-8")
-        return subprocess.run(["git", "show", f"{ref}:viz/player.js"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
 
     print(f"bench_player_offline.py {' '.join(sys.argv[1:])}  ({load()})", flush=True)
     # the model is the same at every run (seeded): trained once per version of the trace's code
@@ -173,12 +174,12 @@ def main() -> None:
     else:
         trace = build_trace(args.rows, args.rounds)
         cache.write_text(json.dumps(trace))
-    versions = {"before": js_at(args.before), "after": js_at(args.after)}
+    versions = {"before": args.before, "after": args.after}
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.viewports.split(",")]
     results = {(v, s): [] for v in versions for s in sizes}
     loads = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        pages = {v: page_for(js, trace, Path(tmp) / f"{v}.html") for v, js in versions.items()}
+        pages = {v: page_for(ref, trace, Path(tmp) / f"{v}.html") for v, ref in versions.items()}
         browser = chromium(p)
         for size in sizes:
             for i in range(args.repeats):

@@ -26,7 +26,7 @@ PARAMS = {"objective": "binary:logistic", "max_depth": 6, "eta": 0.1, "nthread":
 
 def bench(n_samples: int, n_features: int, method: str, rounds: int) -> dict:
     import boost
-    from viz.player import round_trace
+    from viz.round_trace import round_trace
     from viz.theme import sample_rows
 
     X, y = make_data(n_samples, max(n_features, 4))

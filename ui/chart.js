@@ -5,9 +5,13 @@
 //   config  Plotly's config (the toolbar, the camera button's format)
 //   height  the chart's height in px
 //   rem     the height is for a 1280 px wide window at 20 px per rem: grow it with the rem
-//   plotly  where Plotly.js is served (loaded once per page)
+//   plotly  where Plotly.js is served (loaded once per page, the player's <script> shared)
 //   select  whether a click on a point is reported: the trigger "select" gets
 //           {selection: {points: [{customdata, curve_number, point_number}]}}
+// Loaded with the page's modules it imports (viz.page_js.loader).
+
+import { loadPlotly } from "../viz/js/plotly_load.js";
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   let chart = parentElement.querySelector(".boostscope-chart");
@@ -54,18 +58,9 @@ export default function (component) {
       });
     }
   };
-  if (!window.BoostScopePlotlyLoaded) {
-    window.BoostScopePlotlyLoaded = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = data.plotly;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => reject(new Error(`could not load Plotly.js from ${data.plotly}`));
-      document.head.appendChild(script);
-    });
-  }
   // One redraw at a time, in the order the runs sent them.
   chart.queue = (chart.queue || Promise.resolve())
-    .then(() => window.BoostScopePlotlyLoaded)
+    .then(() => loadPlotly(data.plotly))
     .then(draw)
     .catch((error) => console.error(error));
 }

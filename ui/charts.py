@@ -11,6 +11,8 @@ import streamlit as st
 import streamlit.components.v1 as components_v1
 import streamlit.components.v2 as components_v2
 
+from viz.page_js import loader
+
 from .state import AppState, Screen, Shown
 
 SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
@@ -23,7 +25,7 @@ _PLOTLY_JS = components_v1.declare_component("plotly_js", path=str(PLOTLY_JS.par
 # A chart kept on the page and updated in place (ui/chart.js): Streamlit 1.67 draws a changed
 # st.plotly_chart from nothing, so a step redrew every chart (docs/design.md).
 _CHART = components_v2.component("boostscope_chart",
-                                 js=Path(__file__).with_name("chart.js").read_text(),
+                                 js=loader(Path(__file__).with_name("chart.js")),
                                  isolate_styles=False)
 
 

@@ -41,7 +41,7 @@ import pandas as pd
 from boost.objectives import OBJECTIVES
 from boost.params import ALIASES, APP_PARAMS, BY_NAME
 from viz.export import offline_html, offline_lesson_html
-from viz.player import PANELS
+from viz.round_trace import PANELS
 
 from . import tables, url
 from .lesson import step_texts

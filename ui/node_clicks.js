@@ -1,12 +1,27 @@
-// Where the page's player (viz/player.js) sends a click on a node of the round this part of
-// the page shows: this component's fragment (a view's node part: the node's candidates and
-// worked arithmetic) reruns alone, not the whole stage around it. The player asks for
-// window.boostscopeNodeClicks and sends the click there when its round is this part's.
+// Where the page's player sends a click on a node of the round this part of the page shows:
+// this component's fragment (a view's node part: the node's candidates and worked
+// arithmetic) reruns alone, not the whole stage around it. The player's Streamlit host
+// dispatches the click as a cancelable NODE_CLICK event (viz/js/events.js); this part takes
+// a node of its round (preventDefault). Loaded with viz.page_js.loader.
 
-export default function ({ data, setTriggerValue }) {
-  const mine = { round: data.round, send: (value) => setTriggerValue("node", value) };
-  window.boostscopeNodeClicks = mine;
-  return () => {  // removed from the page (another view): the player's own trigger again
-    if (window.boostscopeNodeClicks === mine) window.boostscopeNodeClicks = null;
+import { NODE_CLICK } from "../viz/js/events.js";
+
+// Streamlit calls this at each run with that run's round; the listener is added once per
+// element and reads the latest round; removed when the part leaves the page (another view):
+// clicks then go through the player's own trigger again.
+export default function ({ data, parentElement, setTriggerValue }) {
+  const part = parentElement;
+  part.nodeClicks = { round: data.round, send: (value) => setTriggerValue("node", value) };
+  if (!part.nodeClicksListener) {
+    part.nodeClicksListener = (e) => {
+      if (e.detail?.round !== part.nodeClicks.round) return;
+      e.preventDefault();
+      part.nodeClicks.send(e.detail);
+    };
+    window.addEventListener(NODE_CLICK, part.nodeClicksListener);
+  }
+  return () => {
+    window.removeEventListener(NODE_CLICK, part.nodeClicksListener);
+    part.nodeClicksListener = null;
   };
 }

@@ -1,7 +1,8 @@
-"""The page's player (``viz/player.js``) hosted as a Streamlit component: it draws the fit,
-the loss curves and the tree of any round from the model's round trace (docs/player.md),
-steps and plays in the page, and reruns the app's round stage only at rest (the round it
-rests on, a node clicked). Also the button that saves the same player as one offline file."""
+"""The page's player (``viz/js/``; its Streamlit host, ``streamlit_host.js``) as a
+Streamlit component: it draws the fit, the loss curves and the tree of any round from the
+model's round trace (docs/player.md), steps and plays in the page, and reruns the app's round
+stage only at rest (the round it rests on, a node clicked). Also the button that saves the
+same player as one offline file."""
 
 from __future__ import annotations
 
@@ -12,18 +13,20 @@ from pathlib import Path
 import streamlit as st
 import streamlit.components.v2 as components_v2
 
-from viz.export import PLAYER_JS, offline_html
+from viz.export import offline_html
+from viz.page_js import JS_DIR, loader
 
 from . import memory, url
 from .charts import plotly_url
 from .guard import guarded
 from .state import AppState, Shown
 
-_PLAYER = components_v2.component("boostscope_player", js=PLAYER_JS.read_text(),
+# The host's module with what it imports (viz.page_js.MODULES), made ES modules in the page
+_PLAYER = components_v2.component("boostscope_player", js=loader(JS_DIR / "streamlit_host.js"),
                                   isolate_styles=False)
 # An element with nothing to show: its container takes no room (no gap in the column)
 _NODE_CLICKS = components_v2.component(
-    "boostscope_node_clicks", js=Path(__file__).with_name("node_clicks.js").read_text(),
+    "boostscope_node_clicks", js=loader(Path(__file__).with_name("node_clicks.js")),
     css=".st-key-node_clicks { display: none; }", isolate_styles=False)
 def _text(trace: dict) -> str:
     """The trace as JSON without ``goto`` (which changes while the trace does not),

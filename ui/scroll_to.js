@@ -4,9 +4,12 @@
 // the element after it (the view's first) is the one scrolled to. The run that drew it is
 // still drawing the page above (the stage's charts take their height as they come), so the
 // scroll is made again once the page has settled, unless the user scrolled meanwhile.
+
+let scrolledTo = null;  // the last token obeyed (Streamlit imports this module once a page)
+
 export default function ({ data, parentElement }) {
-  if (window.boostscopeScrolledTo === data.token) return;
-  window.boostscopeScrolledTo = data.token;
+  if (scrolledTo === data.token) return;
+  scrolledTo = data.token;
   const target = () => {
     const box = parentElement.closest(".st-key-scroll_to");
     let next = box?.nextElementSibling;

@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 import boost
-from viz.player import PANELS, round_trace, window
+from viz.round_trace import PANELS, round_trace, window
 from viz.theme import sample_rows
 
 from . import downloads, url, verify

@@ -58,15 +58,15 @@ def test_a_trace_the_page_holds_is_named_not_sent_again():
 
 
 def test_a_model_beyond_the_budget_is_sent_in_windows_that_follow_the_page(monkeypatch):
-    import viz.player
+    import viz.round_trace
     from boost.trace.cache import ByteCache
     from ui.stage import _rounds
-    from viz.player import _round_bytes
+    from viz.round_trace import _round_bytes
 
     at = _app(rounds="60")
     model = at.session_state["app"].model.last_good
     data = _rounds(model, 0)
-    monkeypatch.setattr(viz.player, "BUDGET_BYTES", 10.5 * _round_bytes(data))  # 10 rounds
+    monkeypatch.setattr(viz.round_trace, "BUDGET_BYTES", 10.5 * _round_bytes(data))  # 10 rounds
     model.booster.trace.cache = ByteCache()  # (its windows were found with the old budget)
     at.run()
     first = player(at)

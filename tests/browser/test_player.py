@@ -1,5 +1,5 @@
-"""The round's player (viz/player.js) in Chromium, from the offline file (file://, no server):
-a real round trace (viz.player.round_trace) stepped with the keys and played; the figure's
+"""The round's player (viz/js/) in Chromium, from the offline file (file://, no server):
+a real round trace (viz.round_trace.round_trace) stepped with the keys and played; the figure's
 numbers are the trace's, the tree's labels are viz.tree_layout.node_text's, a node's click is
 reported, and the page asks the network for nothing."""
 
@@ -17,7 +17,8 @@ import boost
 from boost.trace.rounds import ROUND_GRID
 from viz.export import offline_html
 from viz.fit import make_fit_figure
-from viz.player import _round_bytes, round_trace
+from viz.page_js import JS_DIR, loader
+from viz.round_trace import _round_bytes, round_trace
 from viz.tree_layout import node_text
 
 ROUNDS = 30
@@ -75,10 +76,12 @@ def _reports(page, name=None):
 
 def _row(track: dict, arrays: dict, j: int) -> SimpleNamespace:
     """Node j of the tree track as a row of trees_to_dataframe(include_pruned=True)."""
-    kind, f = int(arrays["kind"][j]), int(arrays["feature"][j])
+    kind, f = track["kinds"][int(arrays["kind"][j])], int(arrays["feature"][j])
     return SimpleNamespace(
-        Feature=track["features"][f] if f >= 0 else "Leaf", Leaf=kind in (1, 2, 3, 5),
-        Pruned=kind in (4, 5), Yes=float(arrays["yes"][j]) if arrays["yes"][j] >= 0 else np.nan,
+        Feature=track["features"][f] if f >= 0 else "Leaf",
+        Leaf=kind in ("leaf", "cut", "refused", "pruned_leaf"),
+        Pruned=kind.startswith("pruned"),
+        Yes=float(arrays["yes"][j]) if arrays["yes"][j] >= 0 else np.nan,
         Gain=float(arrays["gain"][j]), Split=float(arrays["split"][j]),
         Value=float(arrays["value"][j]), Weight=float(arrays["weight"][j]))
 
@@ -121,7 +124,7 @@ def test_keys_step_and_the_figure_is_the_rounds(browser, exact, tmp_path):
     assert np.isclose(marker["y"][0], history.iloc[10, 0])
     assert page.evaluate("() => document.querySelector('input[type=range]').value") == "10"
     assert not page.errors
-    assert all(u.startswith(("file:", "data:")) for u in page.requests), page.requests
+    assert all(u.startswith(("file:", "data:", "blob:")) for u in page.requests), page.requests
 
 
 def test_home_end_space_and_play_to_the_end(browser, exact, tmp_path):
@@ -162,7 +165,7 @@ def test_home_end_space_and_play_to_the_end(browser, exact, tmp_path):
     assert 0 < stopped < ROUNDS
     assert _reports(page)[-1] == {"name": "round", "value": {"round": stopped}}
     assert not page.errors
-    assert all(u.startswith(("file:", "data:")) for u in page.requests), page.requests
+    assert all(u.startswith(("file:", "data:", "blob:")) for u in page.requests), page.requests
 
 
 # Names as spreadsheets have them: two lines broken after a space or "_", or cut with "…"
@@ -176,9 +179,11 @@ def test_tree_labels_are_node_text(browser, which, request, tmp_path):
     if which == "long names":
         tree = {**case.trace["tree"], "features": LONG_NAMES}
         case = SimpleNamespace(trace={**case.trace, "tree": tree})
-    kinds = set(_decode(case.trace["tree"]["kind"]).tolist())
+    names = case.trace["tree"]["kinds"]
+    kinds = {names[k] for k in _decode(case.trace["tree"]["kind"]).tolist()}
     # the models hold what γ does: ghosts and cuts (exact), refused splits (hist)
-    assert kinds >= ({0, 1, 2, 4, 5} if which == "exact" else {0, 1, 3})
+    assert kinds >= ({"split", "leaf", "cut", "pruned_split", "pruned_leaf"} if which == "exact"
+                     else {"split", "leaf", "refused"})
     page = _open(browser, case, tmp_path, which.replace(" ", "_"))
     got = page.evaluate("""(n) => { const out = [];
         for (let r = 1; r <= n; r++) for (let f = 0; f <= 4; f++)
@@ -317,18 +322,20 @@ def test_a_hidden_chart_is_not_resized(browser, tmp_path):
     displayed plot div element")."""
     import plotly.offline
 
-    chart_js = (ROOT / "ui" / "chart.js").read_text(encoding="utf-8").replace(
-        "export default function", "window.chartComponent = function")
+    # ui/chart.js as the app loads it (with the page modules it imports); `entry` is the
+    # loader's binding of chart.js's namespace
+    chart_js = loader(ROOT / "ui" / "chart.js", export_default=False)
     path = tmp_path / "chart.html"
     path.write_text("<!DOCTYPE html><html><body><div id='host'></div><script>"
-                    + plotly.offline.get_plotlyjs() + "</script><script>"
-                    + "window.BoostScopePlotlyLoaded = Promise.resolve(window.Plotly);\n"
-                    + chart_js + "</script></body></html>", encoding="utf-8")
+                    + plotly.offline.get_plotlyjs() + "</script><script type='module'>"
+                    + chart_js + "window.chartComponent = entry.default;\n"
+                    + "</script></body></html>", encoding="utf-8")
     page = browser.new_page(viewport={"width": 900, "height": 600})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(path.as_uri())
+    page.wait_for_function("() => !!window.chartComponent")
     page.evaluate("""() => window.chartComponent({parentElement: document.getElementById('host'),
         setTriggerValue: () => {}, data: {height: 300, plotly: '', config: {}, select: false,
         figure: JSON.stringify({data: [{type: 'scatter', y: [1, 3, 2]}], layout: {}})}})""")
@@ -408,8 +415,9 @@ def test_rounds_beyond_the_window_are_asked_for_and_drawn(browser, exact, tmp_pa
                           budget=budget) for a in (0, 10, 20, 30)]
     assert [t["window"] for t in traces] == [[0, 9], [5, 14], [15, 24], [21, 30]]
     html = offline_html(traces[0], "windows")
-    start = html.index("// The offline host")
-    html = (html[:start] + _WINDOWS_HOST + html[html.index("</script></body>"):]).replace(
+    start = html.index('<script type="module">') + len('<script type="module">')
+    host = loader(JS_DIR / "player.js", export_default=False) + "const { mount } = entry;\n"
+    html = (html[:start] + host + _WINDOWS_HOST + html[html.index("</script></body>"):]).replace(
         '<body><div id="player"></div>', '<body><div id="player"></div>'
         f'<script type="application/json" id="windows">{json.dumps(traces)}</script>')
     path = tmp_path / "windows.html"

@@ -13,7 +13,7 @@ import boost
 from boost.trace.rounds import ROUND_GRID
 from viz.fit import make_fit_figure
 from viz.loss import loss_line, make_loss_figure
-from viz.player import _figure, round_trace, window
+from viz.round_trace import _figure, round_trace, window
 from viz.tree_layout import slot_positions
 
 CASES = {  # objective, features, extra params
@@ -199,7 +199,7 @@ def test_a_large_model_holds_a_window_that_recreates_its_rounds():
 
 
 def test_typed_arrays_are_little_endian_base64():
-    from viz.player import typed
+    from viz.round_trace import typed
     a = np.array([[1.5, -2.0]], dtype=np.float32)
     enc = typed(a, first=3)
     assert enc == {"dtype": "float32", "shape": [1, 2], "first": 3,

@@ -1,4 +1,4 @@
-"""The round trace: everything the page's player (``viz/player.js``) needs to draw the fit,
+"""Builds the round trace: everything the page's player (``viz/js/``) needs to draw the fit,
 the loss curves and the tree of any round without the server (``docs/player.md``).
 
 Charts are drawn once by the static screens' own functions (``make_fit_figure``,
@@ -19,7 +19,16 @@ import pandas as pd
 
 from boost import objectives
 from boost.trace.fit import Fit
-from boost.trace.rounds import TREE_COLUMNS, RoundsData
+from boost.trace.rounds import (
+    KIND_CUT,
+    KIND_LEAF,
+    KIND_PRUNED_LEAF,
+    KIND_PRUNED_SPLIT,
+    KIND_REFUSED,
+    KIND_SPLIT,
+    TREE_COLUMNS,
+    RoundsData,
+)
 
 from .fit import make_fit_figure
 from .loss import loss_line, make_loss_figure
@@ -30,6 +39,10 @@ BUDGET_BYTES = 8 * 2**20  # a trace beyond this holds a window of rounds around 
 SPEEDS = (1, 2, 5, 10, 20, 30)  # rounds per second
 SPEED = 5
 PANELS = ("fit", "loss", "tree")
+# The tree track's ``kinds``: a node's ``kind`` code indexes it, and the page reads the names
+KINDS = tuple(name for _, name in sorted({
+    KIND_SPLIT: "split", KIND_LEAF: "leaf", KIND_CUT: "cut", KIND_REFUSED: "refused",
+    KIND_PRUNED_SPLIT: "pruned_split", KIND_PRUNED_LEAF: "pruned_leaf"}.items()))
 
 
 # ----------------------------------------------------------------------------- encoding
@@ -255,7 +268,7 @@ def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
     track["offsets"] = typed((by_round[lo:hi + 2] - a).astype(np.int32))
     track["slots"] = typed(np.r_[0, trees.slots].astype(np.int32)[lo:hi + 1], lo)
     track.update(features=list(data.feature_names), reasons=list(trees.reasons),
-                 class_idx=trees.class_idx, gamma=float(params["gamma"]),
+                 kinds=list(KINDS), class_idx=trees.class_idx, gamma=float(params["gamma"]),
                  missing_features=sorted(missing_features), style=dict(TREE_STYLE))
     track["lambda"], track["eta"] = float(params["lambda"]), float(params["eta"])
     return track

@@ -1,14 +1,13 @@
-// The lesson host of the offline lecture file: a whole lesson in one page, around the
-// round's player (viz/player.js). A bar with the lesson's title, "step k of n" and
-// Back / Reveal / Next (← ↓ → as in the app), the step's text, its question and, after
-// Reveal, the answer; each step points the player at its trace, round, node and panels
-// (docs/player.md, "The lesson file"). No request, no server: the texts hold the engine's
-// numbers already (Python filled them in, as the app's lesson bar does).
-//
-// Inlined after player.js into the same module script (viz/export.py): it takes the
-// player's `mount` as an argument instead of importing it, builds its elements with
-// player.js's `el`, leaves keys typed into a field alone by player.js's `textEntry`, and its
-// own top-level names start with `lesson` / `Lesson` so that they never meet player.js's.
+// The lesson host of the offline lesson file: a whole lesson in one page, around the round's
+// player (./player.js). A bar with the lesson's title, "step k of n" and Back / Reveal /
+// Next (← ↓ → as in the app), the step's text, its question and, after Reveal, the answer;
+// each step points the player at its trace, round, node and panels (docs/player.md, "The
+// lesson file"). No request, no server: the texts hold the engine's numbers already (Python
+// filled them in, as the app's lesson bar does).
+
+import { el, textEntry } from "./dom.js";
+import { mount } from "./player.js";
+import { registry } from "./registry.js";
 
 const LESSON_STYLE = `
 .bsl { font-family: "Source Sans Pro", Arial, sans-serif; color: #111; display: flex;
@@ -34,9 +33,8 @@ const LESSON_STYLE = `
 `;
 
 class LessonHost {
-  constructor(element, lesson, mount, report) {
+  constructor(element, lesson, report) {
     this.lesson = lesson;
-    this.mount = mount;
     this.report = report || (() => {});
     this.step = 0;
     this.revealed = false;
@@ -126,8 +124,8 @@ class LessonHost {
     this.token += 1;
     const shown = { ...trace, id: `${trace.id}|${at.panels.join(",")}`, panels: at.panels,
       goto: { round: at.round, node: at.node ?? null, token: this.token } };
-    this.player = this.mount(this.playerBox, shown, { report: this.report });
-    this.player.arrows = false;  // ← → are the lesson's; Space, Home and End play rounds
+    // ← → are the lesson's; Space, Home and End play rounds
+    this.player = mount(this.playerBox, shown, { report: this.report, arrows: false });
     for (const [act, title] of [["back", "Back one round"], ["step", "Step one round"]]) {
       const b = this.player.root.querySelector(`button[data-act=${act}]`);
       if (b) b.title = title;  // not "(←)", "(→)": those keys walk the lesson here
@@ -136,8 +134,10 @@ class LessonHost {
   }
 }
 
-export function mountLesson(element, lesson, { mount, report } = {}) {
-  const host = new LessonHost(element, lesson, mount, report);
-  window.boostscopeLesson = host;
+// The lesson in `element`; report(name, value): what the player tells its host. The host is
+// window.boostscopePlayer.lesson (its `step` and `revealed`), for tests.
+export function mountLesson(element, lesson, { report } = {}) {
+  const host = new LessonHost(element, lesson, report);
+  registry().lesson = host;
   return host;
 }

@@ -1,0 +1,438 @@
+// The round's player: the fit, the loss curves and the tree of any round, drawn in the page
+// from one round trace (docs/player.md). Stepping, scrubbing and Play never reach the
+// server; the host hears of the round only at rest (or at once for a round outside the
+// trace's window). `mount(element, trace, options)` is the way in for every host
+// (./streamlit_host.js, ./offline_host.js, ./lesson_host.js); `unmount(element)`, or the
+// element leaving the page, removes the player with its listeners and observers.
+
+import { chartPanel, drawChart, fitChart } from "./chart_panel.js";
+import { displayed, el, textEntry } from "./dom.js";
+import { pyF0, pyG } from "./format.js";
+import { nodeText, num, short } from "./labels.js";
+import { arrange } from "./panel_grid.js";
+import { STYLE, icon } from "./player_style.js";
+import { loadPlotly } from "./plotly_load.js";
+import { registry } from "./registry.js";
+import { decodeTrace, treeNodes } from "./trace.js";
+import { TreePanel } from "./tree_panel.js";
+
+const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
+const SPEEDS = [1, 2, 5, 10, 20, 30];  // when the trace names none
+
+let active = null;  // the player the keys drive (the last one mounted or touched)
+
+class Player {
+  // options: report(name, value) to the host; fetches: the host sends the window of rounds
+  // around a round reported outside the trace's; keys: the player's keys on (a lesson in the
+  // app turns them off); arrows: ← → step rounds (the offline lesson keeps them for its steps)
+  constructor(element) {
+    this.element = element;
+    this.report = () => {};
+    this.fetches = false;
+    this.keys = true;
+    this.arrows = true;
+    this.trace = null;
+    this.tree = null;
+    this.panels = [];
+    [this.lo, this.hi, this.first, this.last] = [0, 0, 0, 0];
+    this.r = 0;
+    this.selected = null;
+    this.selectedAt = null;
+    this.speed = 5;
+    this.playing = false;
+    this.advance = null;  // Play's step to the next round, while playing
+    this.inFrame = false;  // drawing inside an animation frame (Play's tick)
+    this.pending = [];  // gestures waiting for the draw that shows them
+    this.drawing = false;
+    this.dirty = false;
+    this.reported = null;
+    this.fetching = null;  // the round outside the window the host was asked for
+    this.reportTimer = null;
+    this.relayoutFrame = null;
+    this.gotoToken = undefined;
+    this.plotlyReady = null;
+    this.layoutKey = null;
+    this.fonts = null;
+    this.fill = false;
+    this.watched = null;  // the page's block whose size moves the player (the app's)
+    this.onPage = false;  // laid out on the page once: leaving it then destroys the player
+    this.destroyed = false;
+
+    this.root = el("div", { class: "bsp", "data-testid": "boostscope-player" }, element);
+    if (!document.getElementById("bsp-style")) {
+      el("style", { id: "bsp-style", text: STYLE }, document.head);
+    }
+    this.status = el("div", { class: "bsp-status", "aria-live": "polite" }, this.root);
+    this.buildBar();
+    this.panelsBox = el("div", { class: "bsp-panels" }, this.root);
+    this.root.addEventListener("pointerdown", () => { active = this; }, true);
+    // the page-wide listeners and observers, removed by destroy()
+    this.onWindowKey = (e) => this.onKey(e);
+    this.onWindowKeyUp = (e) => {  // a focused button must not click on Space
+      if (active === this && e.key === " " && !textEntry(e.target)) e.preventDefault();
+    };
+    this.onWindowResize = () => this.relayoutSoon();
+    window.addEventListener("keydown", this.onWindowKey, true);
+    window.addEventListener("keyup", this.onWindowKeyUp, true);
+    window.addEventListener("resize", this.onWindowResize);
+    this.observer = new ResizeObserver(() => this.relayoutSoon());
+    this.observer.observe(this.root);
+    registry().players.push(this);
+    active = this;
+  }
+
+  // Off the page: listeners and observers removed, timers stopped, out of the players list.
+  destroy() {
+    this.stop(false);
+    clearTimeout(this.reportTimer);
+    if (this.relayoutFrame) cancelAnimationFrame(this.relayoutFrame);
+    window.removeEventListener("keydown", this.onWindowKey, true);
+    window.removeEventListener("keyup", this.onWindowKeyUp, true);
+    window.removeEventListener("resize", this.onWindowResize);
+    this.observer.disconnect();
+    const players = registry().players;
+    if (players.includes(this)) players.splice(players.indexOf(this), 1);
+    if (active === this) active = players[players.length - 1] ?? null;
+    this.root.remove();
+    if (this.element.boostscopePlayer === this) delete this.element.boostscopePlayer;
+    this.destroyed = true;
+  }
+
+  buildBar() {
+    const bar = el("div", { class: "bsp-bar" }, this.root);
+    const button = (act, text, title, after = false) => {
+      const b = el("button", { type: "button", "data-act": act, title, "aria-label": text }, bar);
+      b.innerHTML = after ? `${text} ${icon(act)}` : `${icon(act)} ${text}`;
+      b.addEventListener("mousedown", (e) => e.preventDefault());  // keep focus where it was
+      b.addEventListener("click", (e) => this.act(act, e));
+      return b;
+    };
+    button("first", "First", "First round (Home)");
+    button("back", "Back", "Back one round (←)");
+    this.playButton = button("play", "Play", "Play or pause (Space)");
+    this.playButton.classList.add("bsp-play");
+    button("step", "Step", "Step one round (→)", true);
+    button("last", "Last", "Last round (End)", true);
+    this.slider = el("input", { type: "range", min: 0, max: 0, step: 1, value: 0,
+      "aria-label": "round" }, bar);
+    this.slider.addEventListener("input", (e) => this.go(Number(this.slider.value), e, "scrub"));
+    const label = el("label", {}, bar);
+    this.speedSelect = el("select", { "aria-label": "Play speed" }, label);
+    this.speedSelect.addEventListener("change", () => {
+      this.speed = Number(this.speedSelect.value);
+    });
+  }
+
+  // ------------------------------------------------------------------ trace and goto
+  load(trace, plotlyUrl) {
+    if (typeof trace === "string") trace = JSON.parse(trace);
+    this.plotlyReady = loadPlotly(plotlyUrl);
+    const fresh = trace.id !== this.trace?.id;
+    if (fresh) this.setTrace(trace);
+    else {
+      this.trace.goto = trace.goto;
+      this.layout();  // the player may have moved on the page (a lesson's text above it)
+    }
+    this.watchPage();
+    const goto = trace.goto;
+    if (goto && goto.token !== this.gotoToken) {  // obeyed once per token
+      this.gotoToken = goto.token;
+      this.selected = goto.node ?? null;
+      this.reported = this.clamp(goto.round);
+      this.stop(false);
+      this.go(goto.round, null, "goto");
+    } else if (fresh) {
+      this.go(this.r, null, "trace");
+    }
+    // else: the same trace and token (a rerun of the host, e.g. after a node click): what
+    // is drawn is already right, and a redraw would cost all three charts for nothing
+  }
+
+  // The panels fill the window below the player's top: when what is above it grows or
+  // shrinks (a lesson's revealed answer, a note), the player moves without changing size.
+  watchPage() {
+    const page = this.root.closest('[data-testid="stMainBlockContainer"], .block-container');
+    if (!page || page === this.watched) return;
+    if (this.watched) this.observer.unobserve(this.watched);
+    this.watched = page;
+    this.observer.observe(page);
+  }
+
+  setTrace(trace) {
+    this.trace = trace;
+    const { charts, tree } = decodeTrace(trace);
+    this.tree = tree;
+    // the rounds drawn from this trace [lo, hi] (a window, for a model beyond the budget) and
+    // the rounds the transport reaches [first, last]: all of them where the host sends the
+    // window around any round asked for (fetches), else the window's
+    [this.lo, this.hi] = trace.window || [0, trace.rounds];
+    [this.first, this.last] = this.fetches ? [0, trace.rounds] : [this.lo, this.hi];
+    this.fetching = null;
+    this.root.classList.remove("bsp-loading");
+    this.slider.min = this.first;
+    this.slider.max = this.last;
+    const speeds = (trace.speeds || SPEEDS).filter((s) => s > 0 && s <= 30);
+    this.speed = speeds.includes(trace.speed) ? trace.speed : speeds[Math.min(2, speeds.length - 1)];
+    this.speedSelect.replaceChildren(...speeds.map((s) => el("option", { value: s,
+      text: `${s} round${s === 1 ? "" : "s"}/s` })));
+    this.speedSelect.value = String(this.speed);
+    // one panel (and one figure object) per chart, in the trace's order
+    this.panelsBox.replaceChildren();
+    this.panels = [];
+    for (const name of trace.panels || ["fit", "loss", "tree"]) {
+      if (name === "tree" ? !tree : !charts[name]) continue;
+      const box = el("div", { class: `bsp-panel bsp-${name}` }, this.panelsBox);
+      const plot = el("div", { class: "bsp-plot" }, box);
+      this.panels.push(name === "tree" ? new TreePanel(box, plot, this, el)
+        : chartPanel(name, box, plot, charts[name]));
+    }
+    this.layoutKey = null;  // new panels have no size yet, whatever the window's size
+    this.layout();
+  }
+
+  clamp(r) {
+    return Math.max(this.first, Math.min(this.last, Math.round(Number(r) || 0)));
+  }
+
+  treePanel() {
+    return this.panels.find((p) => p.name === "tree") ?? null;
+  }
+
+  // ----------------------------------------------------------------------- gestures
+  act(what, event) {
+    active = this;
+    if (what === "play") return this.playing ? this.stop(true) : this.play(event);
+    this.stop(false);
+    const to = { first: this.first, last: this.last, back: this.r - 1, step: this.r + 1 }[what];
+    return this.go(to, event, what);
+  }
+
+  onKey(e) {
+    if (!this.keys) return;  // a lesson in the app keeps the arrows for its own steps
+    if (active !== this || e.ctrlKey || e.altKey || e.metaKey || textEntry(e.target)) return;
+    const what = { ArrowLeft: "back", ArrowRight: "step", " ": "play", Home: "first",
+      End: "last" }[e.key];
+    if (!what) return;
+    // the offline lesson file: ← → are its steps', Space, Home and End still drive rounds
+    if (!this.arrows && (what === "back" || what === "step")) return;
+    e.preventDefault();
+    e.stopPropagation();
+    this.act(what, e);
+  }
+
+  go(round, event, why) {  // show round (drawn on the next frame); report it at rest
+    const r = this.clamp(round);
+    if (event) this.pending.push({ gesture: why, key: event.key ?? null, round: r,
+      start: event.timeStamp || performance.now() });
+    this.r = r;
+    this.slider.value = r;
+    this.status.textContent = this.statusOf(r);
+    if (r < this.lo || r > this.hi) { this.askForWindow(r); return; }
+    this.requestDraw();
+    if (why !== "goto" && why !== "trace" && why !== "tick") this.reportSoon();
+  }
+
+  // A round outside the trace's window: the host is told at once (a "round" report) and
+  // sends the window around it (a new trace); until then the panels show the last round
+  // drawn, dimmed.
+  askForWindow(r) {
+    this.fetching = r;
+    this.root.classList.add("bsp-loading");
+    this.status.textContent = `${this.statusOf(r)} (loading its rounds…)`;
+    clearTimeout(this.reportTimer);
+    if (this.reported !== r) {
+      this.reported = r;
+      this.report("round", { round: r });
+    }
+  }
+
+  // A node selected (a press on its marker), or none (id null: the box's close button).
+  select(id) {
+    if (id === null) { this.selected = null; this.requestDraw(); return; }
+    const again = id === this.selected && this.r === this.selectedAt;  // nothing new to ask
+    this.selected = id;
+    this.selectedAt = this.r;
+    if (!again) this.report("node", { round: this.r, node: id });  // first: the server's part
+    this.treePanel()?.showInfo(this.r);  // at once, from the trace
+    this.requestDraw();
+  }
+
+  statusOf(r) {
+    const s = this.trace.status || [];
+    const i = s.length === this.hi - this.lo + 1 ? r - this.lo : r;
+    return s[i] ?? `Round ${r} of ${this.trace.rounds}`;
+  }
+
+  reportSoon() {  // ~300 ms after the last gesture, never while playing
+    clearTimeout(this.reportTimer);
+    this.reportTimer = setTimeout(() => {
+      if (this.playing || this.r === this.reported) return;
+      this.reported = this.r;
+      this.report("round", { round: this.r });
+    }, REPORT_AFTER);
+  }
+
+  // ---------------------------------------------------------------------------- Play
+  play(event) {
+    if (this.r >= this.last) this.go(this.first, null, "tick");  // Play at the end starts over
+    this.playing = true;
+    this.playButton.innerHTML = `${icon("pause")} Pause`;
+    clearTimeout(this.reportTimer);
+    const interval = () => 1000 / this.speed;
+    let last = event?.timeStamp || performance.now();
+    // the next round once its time has come and the last one is on screen: slower when the
+    // draw is, never a round skipped. Called in an animation frame (the loop below, and the
+    // frame that shows the last round), it draws in that frame: no frame lost between rounds.
+    this.advance = (now) => {
+      if (!this.playing || now - last < interval() - 4 || this.drawing || this.dirty
+        || this.fetching !== null) return;  // (a window of rounds on its way: wait for it)
+      last = now - last >= 2 * interval() ? now : last + interval();  // behind: no catch-up
+      if (this.r >= this.last) { this.stop(true); return; }
+      this.inFrame = true;
+      try { this.go(this.r + 1, { timeStamp: now }, "tick"); } finally { this.inFrame = false; }
+    };
+    const tick = (now) => {
+      if (!this.playing) return;
+      this.advance(now);
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }
+
+  stop(atRest) {  // atRest: Play was running and the round it stopped at is reported
+    if (!this.playing) return;
+    this.playing = false;
+    this.playButton.innerHTML = `${icon("play")} Play`;
+    if (atRest) this.reportSoon();
+  }
+
+  // ---------------------------------------------------------------------------- draw
+  requestDraw() {  // at most one draw at a time; gestures meanwhile merge into the next
+    if (this.drawing) { this.dirty = true; return; }
+    this.drawing = true;
+    this.dirty = false;
+    if (this.inFrame) this.draw();  // Play's tick, already in an animation frame
+    else requestAnimationFrame(() => this.draw());
+  }
+
+  async draw() {
+    const r = this.r;
+    const gestures = this.pending.splice(0);
+    const drawMs = {};
+    try {
+      const Plotly = await this.plotlyReady;
+      if (displayed(this.root)) {
+        // Plotly draws synchronously and resolves later: the time in the call is the draw's
+        await Promise.all(this.panels.map((p) => {
+          const t0 = performance.now();
+          const done = this.drawPanel(Plotly, p, r);
+          drawMs[p.name] = performance.now() - t0;
+          return done;
+        }));
+      } else {
+        this.layoutKey = null;  // drawn when shown again (relayoutSoon)
+      }
+    } catch (error) {
+      console.error(error);
+    }
+    requestAnimationFrame(() => {  // the frame after the draw: what the eye sees
+      const now = performance.now();
+      const reg = registry();
+      reg.drawMs = drawMs;
+      for (const g of gestures) reg.timings.push({ ...g, ms: now - g.start, drawMs });
+      reg.drawn.push(r);
+      this.drawing = false;
+      if (this.dirty) this.requestDraw();
+      else this.advance?.(now);  // playing: the next round in this very frame
+    });
+  }
+
+  drawPanel(Plotly, panel, r) {
+    if (panel.name === "tree") { panel.draw(r, this.layoutKey); return Promise.resolve(); }
+    return drawChart(Plotly, panel, r, { n: this.trace.rounds, lo: this.lo, key: this.layoutKey });
+  }
+
+  // ------------------------------------------------------------------------- layout
+  relayoutSoon() {
+    if (this.relayoutFrame || !this.panels.length) return;
+    this.relayoutFrame = requestAnimationFrame(() => {
+      this.relayoutFrame = null;
+      if (!this.root.isConnected) {  // taken off the page (once on it): gone for good
+        if (this.onPage) this.destroy();
+        return;
+      }
+      // hidden (a tab switched): nothing to size; laid out afresh once shown again (the
+      // ResizeObserver hears of that too)
+      if (!displayed(this.root)) { this.layoutKey = null; return; }
+      if (this.layout()) this.requestDraw();
+    });
+  }
+
+  // Sizes from the container: the panels fill the window's height with `fill` (fit | loss
+  // side by side, the tree below them or beside them as the window's shape suits), fonts
+  // scale with the window. Returns whether anything changed.
+  layout() {
+    const trace = this.trace;
+    this.onPage ||= this.root.isConnected;
+    this.fill = !!trace.fill;
+    const large = !!trace.large;
+    const width = Math.max(320, this.root.clientWidth);
+    const scale = Math.min(window.innerWidth / 1280, window.innerHeight / 720);
+    const chart = Math.round(Math.max(large ? 16 : 13, (large ? 17 : 14) * scale));
+    const label = Math.round(Math.max(large ? 16 : 12, (large ? 16 : 13) * scale));
+    this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6) };
+    this.root.style.fontSize = `${chart}px`;
+    this.root.classList.toggle("bsp-onerow", this.fill && width >= 1500);
+    const top = this.root.getBoundingClientRect().top + window.scrollY;
+    // what stands over the panels: the status and the transport, in one row or two
+    const barH = this.panelsBox.getBoundingClientRect().top
+      - this.root.getBoundingClientRect().top;
+    const height = this.fill
+      ? Math.max(360, window.innerHeight - Math.max(0, Math.min(top, window.innerHeight / 3)) - barH - 8)
+      : 0;
+    const key = `${width}x${height}x${chart}`;
+    if (key === this.layoutKey) return false;
+    this.layoutKey = key;
+    const sizes = arrange(this.panels.map((p) => p.name), width, height, this.fill);
+    this.panelsBox.style.gridTemplateColumns = sizes.columns;
+    this.panelsBox.style.gridTemplateRows = sizes.rows;
+    for (const p of this.panels) {
+      const s = sizes.of[p.name];
+      Object.assign(p.box.style, { gridArea: s.area, height: `${s.height}px` });
+      p.size = s;
+      if (p.name === "tree") p.sized(s, this.fonts);
+      else fitChart(p, s, this.fonts);
+    }
+    return true;
+  }
+}
+
+// The player in `element` (made on the first call) drawing `trace` (an object or its JSON);
+// options: plotly (Plotly.js's URL, when the page has no window.Plotly), report, fetches,
+// keys, arrows (Player's constructor says what they are).
+export function mount(element, trace, { plotly, report, fetches = false, keys = true,
+  arrows = true } = {}) {
+  let player = element.boostscopePlayer;
+  if (!player) {
+    player = new Player(element);
+    element.boostscopePlayer = player;
+  }
+  Object.assign(player, { report: report || (() => {}), fetches, keys, arrows });
+  player.load(trace, plotly);
+  return player;
+}
+
+export function unmount(element) {
+  element.boostscopePlayer?.destroy();
+}
+
+// Probes for tests and benchmarks: the labels the page composes for round r in format fmt,
+// Python's formats, a node's marker on the screen.
+const probes = registry();
+probes.labels = (round, fmt, player = null) => {
+  const p = player ?? probes.players[0];
+  return treeNodes(p.tree, round, p.lo).map((n) => ({ node: n.id,
+    text: nodeText(n, fmt, p.tree.gamma) }));
+};
+probes.format = { pyG, pyF0, num, short };
+probes.nodeCenter = (id, player = null) => (player ?? probes.players[0]).treePanel().center(id);

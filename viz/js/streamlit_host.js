@@ -1,0 +1,42 @@
+// The player hosted by Streamlit's components v2 (ui/player.py): called with each run's
+// {data: {id, trace (JSON, or null once the page holds it), goto, keys, plotly},
+// parentElement, setTriggerValue}; everything is idempotent per trace id. Streamlit sends the
+// trace's JSON once per model; once the page has said it holds it (in every report), only
+// its id. The page keeps the last few it parsed, and asks for one it does not hold (a
+// trigger "need": Python sends it again). The returned clean-up (Streamlit calls it when the
+// component leaves the page) removes the player.
+
+import { NODE_CLICK } from "./events.js";
+import { mount, unmount } from "./player.js";
+import { registry } from "./registry.js";
+
+const held = new Map();  // trace id -> the parsed trace, oldest first
+const HOLD = 4;
+registry().held = held;  // for tests: a test empties it to see the page ask for a trace
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const own = parentElement.boostscopePlayer?.trace;  // what this player already draws
+  let base = held.get(data.id) ?? (own?.id === data.id ? own : undefined);
+  if (typeof data.trace === "string" && !base) {
+    base = JSON.parse(data.trace);
+    registry().parsed += 1;
+    held.set(data.id, base);
+    while (held.size > HOLD) held.delete(held.keys().next().value);
+  }
+  if (!base) {
+    setTriggerValue("need", { id: data.id });
+    return undefined;
+  }
+  const trace = data.goto ? { ...base, goto: data.goto } : base;
+  const report = (name, value) => {
+    // a node of the round the page's node part shows (ui/node_clicks.js takes the event):
+    // that part reruns alone; anything else reruns the stage that holds the player
+    if (name === "node" && !window.dispatchEvent(new CustomEvent(NODE_CLICK,
+      { detail: value, cancelable: true }))) return;
+    setTriggerValue(name, { ...value, holds: data.id });
+  };
+  mount(parentElement, trace, { plotly: data.plotly, fetches: true, report,
+    keys: data.keys !== false });
+  return () => unmount(parentElement);
+}
