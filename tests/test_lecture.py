@@ -91,7 +91,7 @@ def test_a_csv_table_trains_as_the_app_does(tmp_path, capsys):
     assert trace["rounds"] == 7 and trace["tree"]["features"] == ["day", "shop"]
     # the same model as the app's configuration trains: its loss in the status line
     t = lecture.file_table(str(table))
-    config = lecture.config_of(t, lecture.model_params({}, ["max_depth=2"], 7), "revenue")
+    config = lecture.table_config(t, lecture.model_params({}, ["max_depth=2"], 7), "revenue")
     assert config["objective"] == "reg:squarederror" and config["max_depth"] == 2
     booster = lecture.train(config, t).booster
     history = booster.loss_history()

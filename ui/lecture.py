@@ -52,8 +52,7 @@ from .samples import BY_KEY, SAMPLES, Sample
 from .sidebar import feature_columns, inferred_task, objectives_for
 from .stage import model_trace
 from .state import Model, Shown
-from .training import TrainingError, train_cached
-from .training import config_of as training_config
+from .training import TrainingError, train_cached, training_config
 
 USAGE_ERROR = 2
 PARAM_NAMES = tuple(p.name for p in APP_PARAMS)  # what --param may set: the app's parameters
@@ -135,7 +134,7 @@ def file_table(path: str) -> Table:
     return read_table(raw, file.name, file.name)
 
 
-def config_of(table: Table, params: dict, target: str | None = None,
+def table_config(table: Table, params: dict, target: str | None = None,
               features=None, objective: str = "auto") -> dict:
     """The training configuration the app would build (``training.current_config``) for
     this table, its columns and parameters: ``target`` None is the app's guess, ``features``
@@ -213,7 +212,7 @@ class LessonBuild:
             self.tables[key] = sample_table(key)
         table = self.tables[key]
         params = {p.name: want["params"].get(p.name, url.widget_default(p)) for p in APP_PARAMS}
-        config = config_of(table, params, want["target"] or BY_KEY[key].target,
+        config = table_config(table, params, want["target"] or BY_KEY[key].target,
                            want["features"], want["objective"])
         model = self.model(config, table)
         n = model.booster.num_boosted_rounds()
@@ -305,7 +304,7 @@ def build(args: argparse.Namespace) -> str:
         target = args.target or sample.target
     else:
         table, presets, target = file_table(args.table), {}, args.target
-    config = config_of(table, model_params(presets, args.param, args.rounds), target)
+    config = table_config(table, model_params(presets, args.param, args.rounds), target)
     model = train(config, table)
     return offline_html(trace_of(model), args.title or f"BoostScope · {table.name}")
 

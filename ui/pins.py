@@ -88,7 +88,7 @@ def name(i: int) -> str:
     return CURRENT if i == 0 else f"pin {i}"
 
 
-def config_of(pin: dict, config: dict) -> dict:
+def pin_config(pin: dict, config: dict) -> dict:
     """The training configuration of a pin on the data and columns of ``config``."""
     return {**config, **pin}
 
@@ -96,7 +96,7 @@ def config_of(pin: dict, config: dict) -> dict:
 def train_pin(state: AppState, pin: dict, config: dict):
     """The pin's model on the data of ``config`` (cached like every model); None if the data
     changed meanwhile; ``ui.training.TrainingError`` if it cannot train."""
-    return train_other(state, config_of(pin, config))
+    return train_other(state, pin_config(pin, config))
 
 
 def on_screen(state: AppState) -> dict | None:

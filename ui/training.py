@@ -83,12 +83,13 @@ def current_config(app: AppState) -> dict:
     """Everything training depends on, as plain values (the cache key): the data's digest,
     the column choices and every app parameter of ``boost.params.PARAMETERS``."""
     inputs = app.inputs
-    return config_of(inputs.data.digest, inputs.data.name, inputs.target, inputs.features,
-                     inputs.task, inputs.weight or None, inputs.objective, inputs.params())
+    return training_config(inputs.data.digest, inputs.data.name, inputs.target,
+                           inputs.features, inputs.task, inputs.weight or None,
+                           inputs.objective, inputs.params())
 
 
-def config_of(digest: str, name: str, target: str, features, task: str, weight: str | None,
-              objective: str, params: dict) -> dict:
+def training_config(digest: str, name: str, target: str, features, task: str,
+                    weight: str | None, objective: str, params: dict) -> dict:
     """A training configuration (the cache key) of a table's digest and name, its column
     choices and every app parameter's value: the session's (``current_config``) or the
     offline lecture's (``ui/lecture.py``)."""

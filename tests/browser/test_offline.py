@@ -52,7 +52,7 @@ def test_the_model_file_steps_with_the_arrow(browser, files):
     _at_rest(page)
     # the engine's loss after round 3, formatted as the app's status line
     table = lecture.sample_table("diabetes")
-    config = lecture.config_of(table, lecture.model_params(
+    config = lecture.table_config(table, lecture.model_params(
         {}, ["max_depth=3", "eta=0.1"], ROUNDS), "progression")
     history = lecture.train(config, table).booster.loss_history()
     assert list(history.columns) == ["train", "valid"]

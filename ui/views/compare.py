@@ -101,7 +101,7 @@ def _entries(state: AppState, shown: Shown) -> list[Entry]:
                         "data.")
                 return entries[:1]
             entries.append(Entry(i, pins.name(i), f"{pins.name(i)}: {text}",
-                                 pins.config_of(pin, shown.config), model))
+                                 pins.pin_config(pin, shown.config), model))
     return entries
 
 
