@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from numba.core import event
 
 
 @pytest.fixture
@@ -21,22 +22,59 @@ def four_points():
     return X, y
 
 
+WARMUP = pytest.StashKey[float]()
+COMPILED = "engine kernels compiled during the tests"  # what each process counted
+
+
+class _Compiles(event.Listener):
+    """Counts the engine's compiles in this process (numba's ``numba:compile`` event): after
+    the warm-up, each is a kernel signature the warm-up's parts do not reach."""
+
+    def __init__(self):
+        self.count, self.seconds, self._depth, self._start = 0, 0.0, 0, 0.0
+
+    def on_start(self, ev):
+        if self._depth == 0:
+            self._start = time.perf_counter()
+        self._depth += 1
+
+    def on_end(self, ev):
+        self._depth -= 1
+        if ev.data["dispatcher"].py_func.__module__.startswith("boost."):
+            self.count += 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._start
+
+
+_COMPILES = _Compiles()
+
+
 def pytest_sessionstart(session):
     """Every engine kernel compiled (or loaded) once, before the tests and their workers
-    start (xdist starts its workers after this hook)."""
-    if hasattr(session.config, "workerinput"):  # a test worker: the controller did it
-        return
-    import boost
+    start (xdist starts its workers after this hook); then every compile counted."""
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without workers)
+        import boost
 
-    start = time.perf_counter()
-    boost.warmup(processes=os.cpu_count())
-    session.config.stash[WARMUP] = time.perf_counter() - start
+        session.config.get_terminal_writer().line("compiling the engine before the tests…")
+        start = time.perf_counter()
+        boost.warmup(processes=os.cpu_count())
+        session.config.stash[WARMUP] = time.perf_counter() - start
+    event.register("numba:compile", _COMPILES)
 
 
-WARMUP = pytest.StashKey[float]()
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput[COMPILED] = (_COMPILES.count, _COMPILES.seconds)
+
+
+def pytest_testnodedown(node, error):
+    count, seconds = getattr(node, "workeroutput", {}).get(COMPILED, (0, 0.0))
+    _COMPILES.count += count
+    _COMPILES.seconds += seconds
 
 
 def pytest_terminal_summary(terminalreporter, config):
     if WARMUP in config.stash:
         terminalreporter.write_line(
-            f"engine compiled or loaded before the tests: {config.stash[WARMUP]:.1f} s")
+            f"engine compiled or loaded before the tests: {config.stash[WARMUP]:.1f} s; "
+            f"{COMPILED}: {_COMPILES.count} ({_COMPILES.seconds:.1f} s)")

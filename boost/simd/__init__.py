@@ -50,12 +50,14 @@ else:
     VECTOR_SPLIT = False
 
 __all__ = ["ENABLED", "IO_HHI", "IO_HI", "IO_LO", "IO_SUMS", "LANES", "PORTABLE_CACHE",
-           "VECTOR_SPLIT", "inlining_kernels", "keep_apart", "pair_strip", "prefetch", "split8"]
+           "VECTOR_SPLIT", "callees", "inlining_kernels", "keep_apart", "pair_strip", "prefetch",
+           "split8"]
 
 
-def _named(code: types.CodeType, namespace: dict) -> list:
-    """What a function's code can call: the globals it names, and the named attributes of
-    the modules among them (``simd.split8``), nested functions' names included."""
+def callees(kernel) -> list:
+    """What a kernel's code can call: the globals it names, and the named attributes of the
+    modules among them (``simd.split8``), nested functions' names included."""
+    code, namespace = kernel.py_func.__code__, kernel.py_func.__globals__
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
@@ -78,8 +80,7 @@ def inlining_kernels(package: str = "boost") -> list:
                if name == package or name.startswith(package + ".")
                for obj in vars(module).values()
                if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == name]
-    calls = {id(k): {id(x) for x in _named(k.py_func.__code__, k.py_func.__globals__)}
-             for k in kernels}
+    calls = {id(k): {id(x) for x in callees(k)} for k in kernels}
     inlined = {id(f) for f in (split8, pair_strip, prefetch)}
     grew = True
     while grew:  # callers of callers, until no kernel is added
