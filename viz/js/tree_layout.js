@@ -4,7 +4,8 @@
 // fits the panel's height (viz.tree.tree_figure_within). The page lays trees out itself
 // because both inputs change in the page alone: the panel's width (the window, the panels
 // shown) and the fonts (the window's size), and the folding depends on the panel's height.
-// tests/browser/test_player.py holds its labels to viz.tree_layout.node_text, every format.
+// tests/browser/test_tree_layout_parity.py holds it to plan_tree on golden trees: positions,
+// labels in every format, edge labels, folding.
 
 import { LAST_FORMAT, LINE_HEIGHT, edgeText, nodeText, textSize } from "./labels.js";
 
@@ -155,7 +156,8 @@ function placeEdgeLabels(plan, byId, kids, band, bottom, font, plotW, missingFea
     const placed = edges.map(([p, c, x]) => [x, edgeText(p, c, fmt, missingFeatures)])
       .filter(([, t]) => t).sort((a, b) => a[0] - b[0]);
     const px = placed.map(([x]) => (x - plan.xRange[0]) * plan.slotPx);
-    if (fits(px, placed.map(([, t]) => textSize(t, font)[0]), 1, 0, plotW)) {
+    // none to show (no "missing" way in format 1): the low gap, as when none fit
+    if (placed.length && fits(px, placed.map(([, t]) => textSize(t, font)[0]), 1, 0, plotW)) {
       plan.edgeLabels.push(...placed.map(([x, t]) => [x, -mid, t]));
       return tall;
     }
