@@ -8,6 +8,8 @@ Chromium, on 10,000 and 100,000 rows x 30 features, exact and hist, with the old
     python benchmarks/bench_app.py --sizes 100000x30 --methods hist --viewports 1920x1080
     python benchmarks/bench_app.py --no-old        # the player alone
     python benchmarks/bench_app.py --floor         # a bare Streamlit page's click (the floor)
+    python benchmarks/bench_app.py --smoke         # 1k x 5, exact, 1280x720, 3 moves, and
+                                                   # the floor with 2 clicks (under a minute)
 
 For each size and tree method a regression table (``wide_csv``: n rows x 30 standard normal
 features, 4 decimals, and y) is uploaded into the app, trained with the app's defaults (20
@@ -626,14 +628,26 @@ def main() -> None:
                         help="keep today's worktree (and its numba cache) for the next run")
     parser.add_argument("--floor", action="store_true",
                         help="only the bare Streamlit page's clicks (bare_page.py)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 1000x5, exact, 1280x720, the player alone, 3 "
+                             "steps and slider moves 400 ms apart, 1 node, 1 Play pass; then "
+                             "the floor")
     args = parser.parse_args()
-    if args.floor:
+
+    def floor(repeats: int) -> None:
         print("a bare Streamlit page in Chromium at 1280x720, click to last change:")
-        for name, ms in floor_latencies(free_port()).items():
+        for name, ms in floor_latencies(free_port(), repeats).items():
             print(f"  {name:<26} median {statistics.median(ms):6.0f} ms, "
                   f"p95 {p95(ms):6.0f} ms")
         print(f"({load()})")
+
+    if args.floor:
+        floor(2 if args.smoke else 8)
         return
+    if args.smoke:
+        global PACE_MS
+        args.sizes, args.methods, args.viewports, args.no_old = "1000x5", "exact", "1280x720", True
+        args.repeats, args.nodes, args.passes, PACE_MS = 3, 1, 1, 400
     if args.quick:
         args.sizes, args.methods = "10000x30", args.methods.split(",")[0]
         args.viewports, args.repeats, args.passes = "1280x720", 12, 2
@@ -683,6 +697,8 @@ def main() -> None:
         print(f"  {case:<10} {c['bytes'] / 1e3:8.0f} kB   build {c['build_ms']:5.0f} ms   "
               f"JSON {c['json_ms']:4.0f} ms   ({c['rounds']} rounds, window {c['window']})")
     print(f"({load()})")
+    if args.smoke:
+        floor(2)
 
 
 if __name__ == "__main__":

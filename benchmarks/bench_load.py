@@ -3,6 +3,9 @@ while another session trains a large model.
 
     python benchmarks/bench_load.py [--sessions 20] [--rows 100000] [--rounds 300]
     python benchmarks/bench_load.py --trainers 50     # A steps while 50 sessions train
+    python benchmarks/bench_load.py --smoke           # 2 sessions, 2,000 x 5, 20 rounds, 2
+                                                      # steps, no wait for the release
+    python benchmarks/bench_load.py --trainers 2 --smoke
 
 Starts ``streamlit run app.py`` on 127.0.0.1 and drives it from Debian's Chromium
 (Playwright, one browser, a browser context per session: its own cookies and socket, as a
@@ -226,8 +229,9 @@ async def run(args, csv: Path) -> None:
                 seconds, *memory = await at_once(browser, base, args.sessions, proc.pid,
                                                  args.settle, args.timeout)
                 report_sessions(args, seconds, before, *memory)
-                print(f"  the {args.sessions} sessions released: "
-                      + await released(browser, base, proc.pid, args))
+                if not args.smoke:
+                    print(f"  the {args.sessions} sessions released: "
+                          + await released(browser, base, proc.pid, args))
             if args.trainers:
                 await trainers(browser, base, proc.pid, args)
                 await browser.close()
@@ -237,8 +241,12 @@ async def run(args, csv: Path) -> None:
             alone, during, train_s = await stepping(browser, base, csv, args)
             sessions, uploads = held(base)
             report_stepping(args, alone, during, train_s, rss_mib(proc.pid), uploads)
-            print("  sessions A and B released: "
-                  + await released(browser, base, proc.pid, args))
+            if args.smoke:
+                print("(--smoke: what the server releases after the sessions' TTL is not "
+                      "waited for)")
+            else:
+                print("  sessions A and B released: "
+                      + await released(browser, base, proc.pid, args))
             await browser.close()
     finally:
         stop(proc)
@@ -371,7 +379,13 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per session")
     parser.add_argument("--cap", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--port", type=int, default=8771)
+    parser.add_argument("--smoke", action="store_true", help="the smallest run: 2 sessions, "
+                        "B trains 2,000 x 5 for 20 rounds of depth 3, A steps twice, 1 s to "
+                        "settle, the release not waited for; --trainers N: 1,000 rows each")
     args = parser.parse_args()
+    if args.smoke:
+        args.sessions, args.rows, args.features, args.rounds, args.depth = 2, 2_000, 5, 20, 3
+        args.steps, args.settle, args.trainer_rows, args.timeout = 2, 1.0, 1_000, 120.0
     if not 1 <= args.sessions <= MAX_SESSIONS:
         raise SystemExit(f"--sessions: from 1 to {MAX_SESSIONS}")
     if not 1 <= args.waves <= 3:

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_sweep.py                 # the two figures
     python benchmarks/bench_sweep.py --repeats 1 --rows 5000
+    python benchmarks/bench_sweep.py --smoke         # 1k rows, 10 rounds, one run (seconds)
 
 Synthetic binary classification, 10k x 10, a validation set of 2k rows; hist, depth 6, 256
 bins, 2 threads, 100 rounds. Every contender computes the training and the validation loss
@@ -109,7 +110,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 1000 rows, 10 rounds, one run each")
     args = parser.parse_args()
+    global ROUNDS
+    if args.smoke:
+        args.rows, args.repeats, ROUNDS = 1_000, 1, 10
     import boost
 
     X, y = make_data(args.rows, 10, seed=0)

@@ -110,14 +110,24 @@ def cpu_s(pid: int) -> float:
 FIRST_CHART = ".js-plotly-plot .main-svg"
 # Installed in the page: the moment the browser takes the key press or click (the change), the
 # script's start and end as the page sees them (Streamlit's script state), and the first
-# animation frame at which the loss or fit chart holds new data. A change that leaves the
+# animation frame at which the page's player shows something new: its status line (the round
+# and its losses) or its loss or fit chart's data (read from the page: the player's
+# ``[data-testid="boostscope-player"]`` and its panels' classes). A change that leaves the
 # model as it was (e.g. a larger min_child_weight no leaf was near) redraws nothing: its
 # update is done when the rerun ends. Arm it (``window.probe.arm()``) before each change.
+PLAYER = '[data-testid="boostscope-player"]'
 PROBE = """() => {
-    const charts = () => ['loss', 'fit'].map(k => {
-        const plot = document.querySelector(`.st-key-${k} .js-plotly-plot`);
-        return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
-    }).join('|');
+    const player = () => [...document.querySelectorAll('PLAYER')].filter(p => p.isConnected)
+        .at(-1);
+    const charts = () => {
+        const root = player();
+        if (!root) return '';
+        const status = root.querySelector('.bsp-status')?.textContent ?? '';
+        return status + '|' + ['loss', 'fit'].map(k => {
+            const plot = root.querySelector(`.bsp-${k} .js-plotly-plot`);
+            return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
+        }).join('|');
+    };
     const probe = window.probe = {armed: false};
     probe.arm = () => Object.assign(probe, {armed: true, before: charts(), change: null,
                                            running: null, done: null, charts: null});
@@ -138,7 +148,7 @@ PROBE = """() => {
         requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
-}"""
+}""".replace("PLAYER", PLAYER)
 FINISHED = "() => window.probe.charts !== null || window.probe.done !== null"
 
 
