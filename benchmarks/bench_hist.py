@@ -127,6 +127,18 @@ def run_sklearn(X, y, rounds):
     return model.fit(X, y)
 
 
+def warm(X, y) -> None:
+    """Every kernel compiled (or loaded from numba's cache) before anything is timed; in
+    --smoke only those a small training of ``X`` uses (a cold cache's full warm-up takes
+    minutes)."""
+    import boost
+
+    if SMOKE:
+        run_boostscope(X[:200], y[:200], 2)
+    else:
+        boost.warmup()
+
+
 def peers_available(quiet: bool = False) -> list[str]:
     names = []
     for module in ("lightgbm", "sklearn"):
@@ -143,10 +155,9 @@ def peers_available(quiet: bool = False) -> list[str]:
 def bench_size(n_samples, n_features, rounds, peers, repeats):
     """Each library ``repeats`` times, interleaved (so a slow spell of a shared machine hits
     all of them alike); the best time and the largest peak memory of each."""
-    import boost
 
     X, y = make_data(n_samples, n_features, regression=TASK == "regression")
-    boost.warmup()
+    warm(X, y)
     libraries = [("BoostScope hist", lambda: run_boostscope(X, y, rounds)),
                  ("XGBoost hist", lambda: run_xgboost(X, y, rounds))]
     if "lightgbm" in peers:
@@ -252,9 +263,8 @@ def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None
     """ms per round of each library at each size and task, and BoostScope / the faster
     peer; then BoostScope's trees against XGBoost's (identical?)."""
     global TASK
-    import boost
 
-    boost.warmup()
+    warm(*make_data(200, 5))
     lightgbm = "lightgbm" in peers_available(quiet=True)
     rows = []
     for task in tasks:

@@ -22,11 +22,12 @@ is stopped at the end whatever happens.
    ``--settle`` seconds the memory is read again ("after"). Also printed: the CPU seconds
    the server and the browsers used meanwhile (both on this machine's cores).
 3. **Stepping while another session trains.** Session A, on the opening sample, presses
-   Step round after round; each step is timed in the page from the click to the redrawn fit
-   or loss chart (``common.PROBE``, as ``bench_live.py`` times a knob). First alone, then while
-   session B uploads a ``--rows`` × ``--features`` CSV and trains ``--rounds`` rounds on it
-   (``--tree-method``, depth ``--depth``); the delay is the loaded steps' median minus the
-   baseline's. The goal: at most 1 s.
+   Step round after round; each step is timed in the page from the click to the end of the
+   run the page asks for once the player rests (the player draws the step at once; that
+   run redraws the view and the URL: the server's share; ``common.PROBE``). First alone,
+   then while session B uploads a ``--rows`` × ``--features`` CSV and trains ``--rounds``
+   rounds on it (``--tree-method``, depth ``--depth``); the delay is the loaded steps'
+   median minus the baseline's. The goal: at most 1 s.
 ``--trainers N`` replaces phases 2 and 3: session A steps alone, then while N scripted
 sessions (``benchmarks/scripted.py``: Streamlit's protocol over its WebSocket and its upload
 endpoint, no browser) each open the app, upload their own ``--trainer-rows`` × 10 table and
@@ -58,7 +59,6 @@ from pathlib import Path
 
 import pandas as pd
 from common import (
-    FINISHED,
     FIRST_CHART,
     PROBE,
     ROOT,
@@ -68,7 +68,6 @@ from common import (
     rss_mib,
     serve,
     stop,
-    updated,
 )
 
 sys.path.insert(0, str(ROOT))
@@ -155,10 +154,11 @@ async def step(page, timeout_s: float) -> tuple[float, float]:
     await page.evaluate("() => window.probe.arm()")
     pressed = time.perf_counter()
     await page.locator('.bsp-bar button[data-act="step"]').click()
-    await page.wait_for_function(FINISHED, timeout=timeout_s * 1000)
-    await settled(page, timeout_s)  # the rest of the run (it may end between two frames)
-    await page.wait_for_timeout(100)
-    return pressed, updated(await page.evaluate("() => window.probe"))
+    # the player draws the step at once (the probe's ``charts``); the run at rest ends later
+    await page.wait_for_function("() => window.probe.done !== null", timeout=timeout_s * 1000)
+    await settled(page, timeout_s)
+    probe = await page.evaluate("() => window.probe")
+    return pressed, probe["done"] - probe["change"]
 
 
 async def upload_and_train(page, csv: Path, rows: int, timeout_s: float) -> tuple[float, float]:
