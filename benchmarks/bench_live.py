@@ -2,7 +2,7 @@
 
     python benchmarks/bench_live.py [--rows 5000] [--features 20] [--repeats 5]
     python benchmarks/bench_live.py --estimates   # the live decision's estimate vs training
-    python benchmarks/bench_live.py --smoke       # 500 x 5, one move a knob (seconds)
+    python benchmarks/bench_live.py --smoke       # 500 x 5, one move of 3 knobs (seconds)
 
 1. Writes a regression table (5,000 rows × 20 features by default), starts
    ``streamlit run app.py`` and opens it in Debian's Chromium at 1280×720 (Playwright), at
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import FINISHED, PLAYER, PROBE, ROOT, chromium, serve, stop, updated
+from common import FINISHED, PLAYER, PROBE, ROOT, chromium, served, updated
 
 sys.path.insert(0, str(ROOT))
 GOAL_MS = 300
@@ -52,12 +52,17 @@ def table(rows: int, features: int) -> pd.DataFrame:
     return frame
 
 
-def knobs():
-    """(parameter, its widget) of the live knobs, from the parameter table."""
+KNOBS = ("eta", "lambda", "gamma", "alpha", "max_depth", "min_child_weight",
+         "num_boost_round")
+SMOKE_KNOBS = ("eta", "max_depth", "num_boost_round")  # a slider of each kind, a number
+
+
+def knobs(names=None):
+    """(parameter, its widget) of the live knobs (``names``, default all), from the
+    parameter table."""
     from boost.params import BY_NAME
 
-    names = ("eta", "lambda", "gamma", "alpha", "max_depth", "min_child_weight",
-             "num_boost_round")
+    names = names or KNOBS
     return [(name, BY_NAME[name].widget) for name in names]
 
 
@@ -71,47 +76,45 @@ def move(page, name: str, widget: str, up: bool) -> None:
         box.get_by_test_id("stNumberInputStepUp" if up else "stNumberInputStepDown").click()
 
 
-def browser_ms(csv: Path, port: int, repeats: int) -> dict[str, list[dict]]:
+def browser_ms(csv: Path, port: int, repeats: int, names=None, warm_up: bool = True,
+               url: str | None = None) -> dict[str, list[dict]]:
     """Each knob's moves: the page's timestamps (ms) of the change, the script's start and
     end, and the redrawn charts (None: the model did not change)."""
     from playwright.sync_api import sync_playwright
 
-    proc = serve(port)
-    try:
-        with sync_playwright() as p:
-            browser = chromium(p)
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(f"http://127.0.0.1:{port}/?round=20&gamma=1&alpha=1")
-            page.wait_for_selector(f"{PLAYER} .bsp-loss .js-plotly-plot", timeout=180_000)
-            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(csv)
-            page.get_by_text(f"{csv.name}").first.wait_for(timeout=60_000)
-            page.wait_for_selector('[data-testid="stCaptionContainer"] >> text=Live',
-                                   timeout=60_000)
-            page.wait_for_selector(
-                '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
-            page.evaluate(PROBE)
-            times = {}
-            for name, widget in knobs():
-                page.locator(f".st-key-p_{name}").scroll_into_view_if_needed()
-                times[name] = []
-                for i in range(repeats + 1):  # the first move is a warm-up, not counted
-                    page.evaluate("() => window.probe.arm()")
-                    move(page, name, widget, up=i % 2 == 0)
-                    try:
-                        page.wait_for_function(FINISHED, timeout=30_000)
-                    except Exception:
-                        page.screenshot(path="bench_live_failed.png")
-                        raise SystemExit(f"moving {name} did not redraw within 30 s; the "
-                                         "screen is in bench_live_failed.png") from None
-                    page.wait_for_function("() => window.probe.done !== null",
-                                           timeout=30_000)  # the rest of the run
-                    page.wait_for_timeout(200)
-                    probe = page.evaluate("() => window.probe")
-                    if i:
-                        times[name].append(probe)
-            browser.close()
-    finally:
-        stop(proc)
+    with served(port, url) as base, sync_playwright() as p:
+        browser = chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"{base}/?round=20&gamma=1&alpha=1")
+        page.wait_for_selector(f"{PLAYER} .bsp-loss .js-plotly-plot", timeout=180_000)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(csv)
+        page.get_by_text(f"{csv.name}").first.wait_for(timeout=60_000)
+        page.wait_for_selector('[data-testid="stCaptionContainer"] >> text=Live',
+                               timeout=60_000)
+        page.wait_for_selector(
+            '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
+        page.evaluate(PROBE)
+        times = {}
+        for name, widget in knobs(names):
+            page.locator(f".st-key-p_{name}").scroll_into_view_if_needed()
+            times[name] = []
+            first = 1 if warm_up else 0  # the first move is a warm-up, not counted
+            for i in range(repeats + first):
+                page.evaluate("() => window.probe.arm()")
+                move(page, name, widget, up=i % 2 == 0)
+                try:
+                    page.wait_for_function(FINISHED, timeout=30_000)
+                except Exception:
+                    page.screenshot(path="bench_live_failed.png")
+                    raise SystemExit(f"moving {name} did not redraw within 30 s; the "
+                                     "screen is in bench_live_failed.png") from None
+                page.wait_for_function("() => window.probe.done !== null",
+                                       timeout=30_000)  # the rest of the run
+                page.wait_for_timeout(200)
+                probe = page.evaluate("() => window.probe")
+                if i >= first:
+                    times[name].append(probe)
+        browser.close()
     return times
 
 
@@ -195,8 +198,10 @@ def main() -> None:
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--port", type=int, default=8767)
+    parser.add_argument("--url", help="a server already running here (else one is started)")
     parser.add_argument("--smoke", action="store_true",
-                        help="the smallest run: 500 x 5, one move a knob, 1 training each")
+                        help="the smallest run: 500 x 5, one move of eta, max_depth and the "
+                             "rounds (no warm-up move), 1 training each")
     args = parser.parse_args()
     if args.smoke:
         args.rows, args.features, args.repeats = 500, 5, 1
@@ -207,7 +212,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / f"live_{args.rows}x{args.features}.csv"
         frame.to_csv(csv, index=False)
-        times = browser_ms(csv, args.port, args.repeats)
+        times = browser_ms(csv, args.port, args.repeats,
+                           *((SMOKE_KNOBS, False) if args.smoke else ()), url=args.url)
     ours, theirs = engine_ms(frame, args.repeats)
     one, five, _ = os.getloadavg()
     print(f"Live knobs on {args.rows:,} rows × {args.features} features (the app's default "

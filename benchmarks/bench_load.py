@@ -3,7 +3,7 @@ while another session trains a large model.
 
     python benchmarks/bench_load.py [--sessions 20] [--rows 100000] [--rounds 300]
     python benchmarks/bench_load.py --trainers 50     # A steps while 50 sessions train
-    python benchmarks/bench_load.py --smoke           # 2 sessions, 2,000 x 5, 20 rounds, 2
+    python benchmarks/bench_load.py --smoke           # 1 session, 2,000 x 5, 20 rounds, 2
                                                       # steps, no wait for the release
     python benchmarks/bench_load.py --trainers 2 --smoke
 
@@ -379,12 +379,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per session")
     parser.add_argument("--cap", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--port", type=int, default=8771)
-    parser.add_argument("--smoke", action="store_true", help="the smallest run: 2 sessions, "
+    parser.add_argument("--smoke", action="store_true", help="the smallest run: 1 session, "
                         "B trains 2,000 x 5 for 20 rounds of depth 3, A steps twice, 1 s to "
                         "settle, the release not waited for; --trainers N: 1,000 rows each")
     args = parser.parse_args()
     if args.smoke:
-        args.sessions, args.rows, args.features, args.rounds, args.depth = 2, 2_000, 5, 20, 3
+        args.sessions, args.rows, args.features, args.rounds, args.depth = 1, 2_000, 5, 20, 3
         args.steps, args.settle, args.trainer_rows, args.timeout = 2, 1.0, 1_000, 120.0
     if not 1 <= args.sessions <= MAX_SESSIONS:
         raise SystemExit(f"--sessions: from 1 to {MAX_SESSIONS}")

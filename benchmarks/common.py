@@ -9,7 +9,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +53,22 @@ def serve(port: int, timeout: float = 60.0, *, cwd: Path = ROOT, env: dict | Non
             time.sleep(0.05)
     stop(proc)
     raise SystemExit(f"the Streamlit server did not answer within {timeout:.0f} s")
+
+
+@contextmanager
+def served(port: int, url: str | None = None, timeout: float = 60.0):
+    """The app's base URL: ``url`` (a server already running on this machine: ``--url``), or
+    a ``serve``d one on ``port``, stopped when the block ends."""
+    if url:
+        if not is_loopback(urllib.parse.urlparse(url).hostname or ""):
+            raise SystemExit(f"--url must be a loopback address, not {url!r}")
+        yield url.rstrip("/")
+        return
+    proc = serve(port, timeout)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
 
 
 def stop(proc: subprocess.Popen) -> None:
