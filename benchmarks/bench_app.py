@@ -524,7 +524,7 @@ def floor_latencies(port: int, repeats: int = 8) -> dict[str, list[float]]:
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             for charts in (0, 1, 3):
                 page.goto(f"http://127.0.0.1:{port}/?charts={charts}")
-                page.get_by_text("Step 0").wait_for(timeout=60_000)
+                page.get_by_text("Step 0", exact=True).wait_for(timeout=60_000)  # the heading
                 page.wait_for_timeout(1000)
                 page.evaluate(settle_script())
                 button = page.get_by_role("button", name="Step")

@@ -13,9 +13,11 @@ the module takes TIME on 2 cores. One ``streamlit run app.py`` is started for th
 Chromium carry the ``browser`` marker. A peer that is not installed (LightGBM) is left out by
 the script, which says so."""
 
+import os
 import re
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -110,8 +112,11 @@ TIMEOUT_S = 300  # a bound on a hung script, not a measurement
 
 def _run(name: str, extra: list[str]) -> subprocess.CompletedProcess:
     script, args, _, _ = CASES[name]
-    return subprocess.run([sys.executable, str(BENCH / script), *args, *extra], cwd=ROOT,
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, str(BENCH / script), *args, *extra], cwd=ROOT,
                           capture_output=True, text=True, timeout=TIMEOUT_S)
+    done.seconds = time.monotonic() - start  # reported, not asserted
+    return done
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +146,7 @@ def runs(request):
 def test_benchmark_prints_its_table(runs, name):
     done = runs[name].result()
     out = done.stdout
+    print(f"{name}: {done.seconds:.0f} s, load average {os.getloadavg()[0]:.1f}")
     assert done.returncode == 0, f"exit {done.returncode}\n{out[-3000:]}\n{done.stderr[-3000:]}"
     missing = [line for line in CASES[name][2] if not re.search(line, out)]
     assert not missing, f"not printed: {missing}\n--- stdout:\n{out[-4000:]}"
