@@ -4,14 +4,14 @@ row with measured numbers (and the ratio, where the script prints one). What is 
 that the script still works against today's engine and page, not its figures: a smoke run's
 times are not measurements anyone should quote.
 
-The scripts run a few at a time (most of a browser script's time is waiting on the page), so
-the module takes TIME on 2 cores. One ``streamlit run app.py`` is started for the module
-(``harness.start_server``) and given to the scripts that can use it (``--url``;
-``bench_replica.py`` measures it); the others start their own: a fresh clone's
-(``bench_cold.py``), one with a short session TTL (``bench_load.py``), the bare page
-(``bench_app.py``'s floor). The cases that drive
-Chromium carry the ``browser`` marker. A peer that is not installed (LightGBM) is left out by
-the script, which says so."""
+The scripts run a few at a time (most of a browser script's time is waiting on the page).
+The module spends about 225 CPU seconds (Chromium, the servers, the scripts): 7 min 12 s of
+wall time on this project's 2 cores while other work kept their load average at 9-17. One
+``streamlit run app.py`` is started for the module (``harness.start_server``) and given to the
+scripts that can use it (``--url``; ``bench_replica.py`` measures it); the others start their
+own: a fresh clone's (``bench_cold.py``), one with a short session TTL (``bench_load.py``),
+the bare page (``bench_app.py``'s floor). The cases that drive Chromium carry the ``browser``
+marker. A peer that is not installed (LightGBM) is left out by the script, which says so."""
 
 import os
 import re
