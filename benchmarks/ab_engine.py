@@ -7,12 +7,17 @@ the ratio B / A, and whether the two sides' dumps are string-equal (they must be
 
     python benchmarks/ab_engine.py --base 8238eb7                  # exact, 100k x 20
     python benchmarks/ab_engine.py --base HEAD~3 --method hist --size 200000x28
+    python benchmarks/ab_engine.py --smoke      # HEAD against itself, 300 x 4, 3 rounds, one
+                                                # pair, as plain Python (NUMBA_DISABLE_JIT=1:
+                                                # the other commit's checkout has no compiled
+                                                # cache, and compiling it takes minutes)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -43,20 +48,29 @@ print(json.dumps({{"times": times, "dump": digest}}))
 def side(root: Path, args, n: int, f: int) -> dict:
     code = _SIDE.format(root=str(root), bench=str(ROOT / "benchmarks"), n=n, f=f,
                         method=args.method, trains=args.trains, rounds=args.rounds)
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"} if args.smoke else None
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=root)
+                         check=True, cwd=root, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", required=True, help="the commit to compare against (A)")
+    parser.add_argument("--base", help="the commit to compare against (A)")
     parser.add_argument("--method", default="exact")
     parser.add_argument("--size", default="100000x20")
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--trains", type=int, default=3, help="models per process")
     parser.add_argument("--pairs", type=int, default=3, help="A, B process pairs")
+    parser.add_argument("--smoke", action="store_true", help="the smallest run: --base HEAD "
+                        "(unless given), 300 x 4, 3 rounds, one training a side, as plain "
+                        "Python (the script's path, not the engine's speed)")
     args = parser.parse_args()
+    if args.smoke:
+        args.base = args.base or "HEAD"
+        args.size, args.rounds, args.trains, args.pairs = "300x4", 3, 1, 1
+    if not args.base:
+        parser.error("--base is required")
     n, f = (int(v) for v in args.size.split("x"))
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
@@ -74,7 +88,8 @@ def main() -> None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(base)], check=True)
     print(f"{args.method} {n} x {f}, {args.rounds} rounds, depth 6, 2 threads; "
-          f"A = {args.base}, B = this checkout; {len(runs['A'])} trainings each")
+          f"A = {args.base}, B = this checkout; {len(runs['A'])} trainings each"
+          + ("; plain Python (NUMBA_DISABLE_JIT=1, --smoke)" if args.smoke else ""))
     for name in ("A", "B"):
         t = runs[name]
         print(f"  {name}: median {statistics.median(t):.3f} s (min {min(t):.3f}, "

@@ -8,6 +8,8 @@ Chromium, on 10,000 and 100,000 rows x 30 features, exact and hist, with the old
     python benchmarks/bench_app.py --sizes 100000x30 --methods hist --viewports 1920x1080
     python benchmarks/bench_app.py --no-old        # the player alone
     python benchmarks/bench_app.py --floor         # a bare Streamlit page's click (the floor)
+    python benchmarks/bench_app.py --smoke         # 1k x 5, exact, 1280x720, 3 moves, and
+                                                   # the floor with 1 click (under a minute)
 
 For each size and tree method a regression table (``wide_csv``: n rows x 30 standard normal
 features, 4 decimals, and y) is uploaded into the app, trained with the app's defaults (20
@@ -82,7 +84,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import FIRST_CHART, ROOT, chromium, serve, settle_script, stop
+from common import FIRST_CHART, ROOT, chromium, serve, served, settle_script, stop
 
 sys.path.insert(0, str(ROOT))
 
@@ -330,20 +332,19 @@ def player_nodes(page, repeats: int, visited: set) -> tuple[list[float], list[fl
 
 def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port: int,
                      viewports: list[tuple[int, int]], repeats: int, nodes: int,
-                     passes: int) -> dict:
+                     passes: int, url: str | None = None) -> dict:
     """This commit's app: every measure of the player at each viewport."""
     from playwright.sync_api import sync_playwright
 
     out = {}
-    with sync_playwright() as p:
-        proc = serve(port, timeout=300)
+    with sync_playwright() as p, served(port, url, timeout=300) as base:
         browser = chromium(p)
         try:
             w, h = viewports[0]
             page = browser.new_page(viewport={"width": w, "height": h})
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"http://127.0.0.1:{port}/?tree_method={method}")
+            page.goto(f"{base}/?tree_method={method}")
             page.wait_for_selector(FIRST_CHART, timeout=300_000)
             _upload(page, csv, n_rows, n_features + 1)
             visited: set = set()
@@ -365,7 +366,6 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
                 raise SystemExit("the app showed an exception")
         finally:
             browser.close()
-            stop(proc)
     return out
 
 
@@ -524,7 +524,7 @@ def floor_latencies(port: int, repeats: int = 8) -> dict[str, list[float]]:
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             for charts in (0, 1, 3):
                 page.goto(f"http://127.0.0.1:{port}/?charts={charts}")
-                page.get_by_text("Step 0").wait_for(timeout=60_000)
+                page.get_by_text("Step 0", exact=True).wait_for(timeout=60_000)  # the heading
                 page.wait_for_timeout(1000)
                 page.evaluate(settle_script())
                 button = page.get_by_role("button", name="Step")
@@ -626,14 +626,28 @@ def main() -> None:
                         help="keep today's worktree (and its numba cache) for the next run")
     parser.add_argument("--floor", action="store_true",
                         help="only the bare Streamlit page's clicks (bare_page.py)")
+    parser.add_argument("--url", help="the player's app: a server already running here "
+                        "(else one is started)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 1000x5, exact, 1280x720, the player alone, 3 "
+                             "steps and slider moves 400 ms apart, 1 node, 1 Play pass; then "
+                             "the floor")
     args = parser.parse_args()
-    if args.floor:
+
+    def floor(repeats: int) -> None:
         print("a bare Streamlit page in Chromium at 1280x720, click to last change:")
-        for name, ms in floor_latencies(free_port()).items():
+        for name, ms in floor_latencies(free_port(), repeats).items():
             print(f"  {name:<26} median {statistics.median(ms):6.0f} ms, "
                   f"p95 {p95(ms):6.0f} ms")
         print(f"({load()})")
+
+    if args.floor:
+        floor(1 if args.smoke else 8)
         return
+    if args.smoke:
+        global PACE_MS
+        args.sizes, args.methods, args.viewports, args.no_old = "1000x5", "exact", "1280x720", True
+        args.repeats, args.nodes, args.passes, PACE_MS = 3, 1, 1, 400
     if args.quick:
         args.sizes, args.methods = "10000x30", args.methods.split(",")[0]
         args.viewports, args.repeats, args.passes = "1280x720", 12, 2
@@ -656,7 +670,7 @@ def main() -> None:
                     print(f"  trace: {cost['bytes'] / 1e3:.0f} kB, build {cost['build_ms']:.0f}"
                           f" ms + JSON {cost['json_ms']:.0f} ms ({load()})", flush=True)
                     new = player_latencies(csv, n, f, method, free_port(), viewports,
-                                           args.repeats, args.nodes, args.passes)
+                                           args.repeats, args.nodes, args.passes, args.url)
                     old = None
                     if worktree is not None:
                         old = old_latencies(worktree, csv, n, f, method, free_port(),
@@ -683,6 +697,8 @@ def main() -> None:
         print(f"  {case:<10} {c['bytes'] / 1e3:8.0f} kB   build {c['build_ms']:5.0f} ms   "
               f"JSON {c['json_ms']:4.0f} ms   ({c['rounds']} rounds, window {c['window']})")
     print(f"({load()})")
+    if args.smoke:
+        floor(1)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
     python benchmarks/bench_cold.py            # clones this repository's HEAD
     python benchmarks/bench_cold.py --here     # the working tree as it is
+    python benchmarks/bench_cold.py --smoke    # the app's cold first chart only (seconds):
+                                               # no warm-up timing, no warm app
 
 Step by step, cold (empty numba cache) and warm (the cache the cold run left):
 
@@ -84,26 +86,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--here", action="store_true", help="the working tree, not a clone")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--smoke", action="store_true", help="only the app with an empty "
+                        "cache (its first chart comes from the plain-Python engine): "
+                        "boost.warmup() cold and warm and the warm app are left out")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="boostscope-cold-"))
+    skipped = "— (--smoke)"
     try:
         repo = ROOT
         if not args.here:
             repo = work / "clone"
             subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
-        print(f"{os.cpu_count()} cores; {'working tree' if args.here else 'fresh clone'}")
+        print(f"{os.cpu_count()} cores; {'working tree' if args.here else 'fresh clone'}",
+              flush=True)
         cold = app_times(repo, work / "numba-cache-app", args.port)
-        print(f"app, empty cache: server up {cold[0]:.1f} s; first chart {cold[1]:.1f} s "
-              f"after the page opened; longest stretch saying nothing {cold[2]:.1f} s")
         for text in cold[3]:
-            print(f"    said: {text}")
-        time.sleep(2)  # the cold server's compile workers end with it
-        cache = work / "numba-cache"
-        warmup_cold, warmup_warm = compile_times(repo, cache)
-        print(f"boost.warmup() in a new process: empty cache {warmup_cold:.1f} s, "
-              f"warm {warmup_warm:.1f} s (import included)")
-        warm = app_times(repo, cache, args.port)  # the cache warmup() filled
-        print(f"app, warm cache: server up {warm[0]:.1f} s; first chart {warm[1]:.1f} s")
+            print(f"    the page said: {text}")
+        warmup, warm = (skipped, skipped), (skipped, skipped)
+        if not args.smoke:
+            time.sleep(2)  # the cold server's compile workers end with it
+            cache = work / "numba-cache"
+            warmup = tuple(f"{s:.1f} s" for s in compile_times(repo, cache))
+            warm = tuple(f"{s:.1f} s" for s in app_times(repo, cache, args.port)[:2])
+        print("| step | empty cache | warm cache |")
+        print("|---|---|---|")
+        print(f"| `streamlit run app.py` to its health check | {cold[0]:.1f} s | {warm[0]} |")
+        print(f"| page opened to the first chart | {cold[1]:.1f} s | {warm[1]} |")
+        print(f"| longest stretch the page says nothing | {cold[2]:.1f} s | |")
+        print(f"| `boost.warmup()` in a new process, `import boost` included | {warmup[0]} | "
+              f"{warmup[1]} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

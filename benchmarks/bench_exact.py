@@ -10,6 +10,7 @@ training rows once).
 
     python benchmarks/bench_exact.py                 # 10k x 10 and 100k x 20
     python benchmarks/bench_exact.py --sizes 10000x10 --rounds 20
+    python benchmarks/bench_exact.py --smoke         # 1k x 5, 5 rounds, no compile (seconds)
 """
 
 from __future__ import annotations
@@ -61,7 +62,13 @@ def main() -> None:
     parser.add_argument("--skip-compile", action="store_true")
     parser.add_argument("--candidates", default="100000x30",
                         help="data for split_candidates' timing (empty: skip)")
+    parser.add_argument("--smoke", action="store_true", help="the smallest run: 1000x5, "
+                        "5 rounds, one run each, no compile timing, candidates on 2000x5")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes, args.rounds, args.repeats = "1000x5", 5, 1
+        args.skip_compile, args.candidates = True, "2000x5"
+        print("--smoke: compile times skipped (a cold cache takes minutes)")
     if not args.skip_compile:
         cold, warm = compile_times()
         print(f"compile + first run of every kernel: cold cache {cold:.1f} s, "

@@ -7,6 +7,11 @@
     python benchmarks/bench_hist.py                          # 100k x 20 and 1M x 28 in detail
     python benchmarks/bench_hist.py --sizes 100000x20 --rounds 30 --repeats 1
     python benchmarks/bench_hist.py --task regression --sizes 200000x28
+    python benchmarks/bench_hist.py --smoke                  # the smallest run of a mode:
+    python benchmarks/bench_hist.py --table --profile --retrain --smoke   # seconds, not minutes
+
+A peer that is not installed (LightGBM, scikit-learn) is left out and said so; its columns
+print "—".
 
 ``--table``: ms per round of BoostScope, XGBoost and LightGBM at 1k x 10, 5k x 10, 10k x 10,
 100k x 20 and 1M x 28 (binary and regression; best of ``--repeats`` interleaved runs,
@@ -48,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 THREADS = 2
 ROUNDS = 100
+SMOKE = False  # --smoke: the smallest data and one run of each library
 TASK = "binary"
 # --task: (XGBoost's and BoostScope's objective, LightGBM's, scikit-learn's estimator)
 TASKS = {"binary": ("binary:logistic", "binary", "HistGradientBoostingClassifier"),
@@ -121,24 +127,37 @@ def run_sklearn(X, y, rounds):
     return model.fit(X, y)
 
 
-def peers_available() -> list[str]:
+def warm(X, y) -> None:
+    """Every kernel compiled (or loaded from numba's cache) before anything is timed; in
+    --smoke only those a small training of ``X`` uses (a cold cache's full warm-up takes
+    minutes)."""
+    import boost
+
+    if SMOKE:
+        run_boostscope(X[:200], y[:200], 2)
+    else:
+        boost.warmup()
+
+
+def peers_available(quiet: bool = False) -> list[str]:
     names = []
     for module in ("lightgbm", "sklearn"):
         try:
             __import__(module)
             names.append(module)
         except ImportError:
-            print(f"({module} is not installed: pip install -r benchmarks/requirements.txt)")
+            if not quiet:
+                print(f"({module} is not installed, left out: pip install -r "
+                      "benchmarks/requirements.txt)")
     return names
 
 
 def bench_size(n_samples, n_features, rounds, peers, repeats):
     """Each library ``repeats`` times, interleaved (so a slow spell of a shared machine hits
     all of them alike); the best time and the largest peak memory of each."""
-    import boost
 
     X, y = make_data(n_samples, n_features, regression=TASK == "regression")
-    boost.warmup()
+    warm(X, y)
     libraries = [("BoostScope hist", lambda: run_boostscope(X, y, rounds)),
                  ("XGBoost hist", lambda: run_xgboost(X, y, rounds))]
     if "lightgbm" in peers:
@@ -237,16 +256,16 @@ TABLE_SIZES = "1000x10,5000x10,10000x10,100000x20,1000000x28"
 
 def _repeats_for(n_samples: int, repeats: int) -> int:
     """More runs where one is short (a small table's run is milliseconds: noise is large)."""
-    return repeats if n_samples >= 100_000 else max(repeats, 15)
+    return repeats if n_samples >= 100_000 or SMOKE else max(repeats, 15)
 
 
 def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None:
     """ms per round of each library at each size and task, and BoostScope / the faster
     peer; then BoostScope's trees against XGBoost's (identical?)."""
     global TASK
-    import boost
 
-    boost.warmup()
+    warm(*make_data(200, 5))
+    lightgbm = "lightgbm" in peers_available(quiet=True)
     rows = []
     for task in tasks:
         TASK = task
@@ -254,8 +273,9 @@ def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None
         for size in sizes.split(","):
             n, f = (int(v) for v in size.split("x"))
             X, y = make_data(n, f, regression=task == "regression")
-            runs = {"BoostScope": run_boostscope, "XGBoost": run_xgboost,
-                    "LightGBM": run_lightgbm}
+            runs = {"BoostScope": run_boostscope, "XGBoost": run_xgboost}
+            if lightgbm:
+                runs["LightGBM"] = run_lightgbm
             times = {name: [] for name in runs}
             for fn in runs.values():
                 fn(X, y, rounds)  # warm: first-call costs are not a round's
@@ -277,12 +297,16 @@ def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None
           "dataset construction included; best of interleaved runs)")
     print("| task | size | BoostScope | XGBoost | LightGBM | ÷ faster peer | trees = XGBoost |")
     print("|---|---|---|---|---|---|---|")
+    if not lightgbm:
+        print("(LightGBM is not installed: its column is left empty and the faster peer is "
+              "XGBoost; pip install -r benchmarks/requirements.txt)")
     for task, size, ms, same in rows:
-        peer = min(ms["XGBoost"], ms["LightGBM"])
+        peer = min(v for k, v in ms.items() if k != "BoostScope")
         n, f = size.split("x")
         label = f"{int(n) // 1000}k×{f}" if int(n) < 1_000_000 else f"{int(n) // 1_000_000}M×{f}"
+        lgb_ms = f"{ms['LightGBM']:.3f}" if "LightGBM" in ms else "—"
         print(f"| {task} | {label} | {ms['BoostScope']:.3f} | {ms['XGBoost']:.3f} | "
-              f"{ms['LightGBM']:.3f} | {ms['BoostScope'] / peer:.2f} | {same} |")
+              f"{lgb_ms} | {ms['BoostScope'] / peer:.2f} | {same} |")
 
 
 # ------------------------------------------------------------------ where a round goes
@@ -323,7 +347,7 @@ def stage_profile(size: str, rounds: int) -> None:
     try:
         run_boostscope(X, y, 3)
         best = None
-        for _ in range(3 if n >= 1_000_000 else 7):
+        for _ in range(1 if SMOKE else 3 if n >= 1_000_000 else 7):
             spent.clear()
             calls.clear()
             start = time.perf_counter()
@@ -353,34 +377,38 @@ def stage_profile(size: str, rounds: int) -> None:
 
 
 # ------------------------------------------------------------------ one knob move
-def retrain_latency(repeats: int) -> None:
-    """One retrain of 100 rounds at 10k x 10 with eta moved, on data already trained on:
-    what the app's live knobs cost."""
-    import lightgbm as lgb
+def retrain_latency(repeats: int, size: str = "10000x10", rounds: int = 100) -> None:
+    """One retrain of ``rounds`` rounds at ``size`` (10k x 10) with eta moved, on data already
+    trained on: what the app's live knobs cost."""
     import xgboost as xgb
 
     import boost
 
-    X, y = make_data(10_000, 10)
-    boost.train({**PARAMS, "eta": 0.3}, X, y, 100)  # the data seen once: its cuts kept
+    n, f = (int(v) for v in size.split("x"))
+    X, y = make_data(n, f)
+    boost.train({**PARAMS, "eta": 0.3}, X, y, rounds)  # the data seen once: its cuts kept
     dtrain = xgb.DMatrix(X, label=y, nthread=THREADS)
-    xgb.train({**PARAMS, "eta": 0.3}, dtrain, 100)  # its quantised matrix built once
-    dataset = lgb.Dataset(X, label=y, free_raw_data=False,
-                          params={"max_bin": 255, "verbose": -1, "min_data_in_leaf": 1,
-                                  "feature_pre_filter": False}).construct()
-    lgb_params = {"objective": "binary", "learning_rate": 0.3, "max_depth": 6, "num_leaves": 64,
-                  "num_threads": THREADS, "min_data_in_leaf": 1,
-                  "min_sum_hessian_in_leaf": 1.0, "lambda_l2": 1.0, "verbose": -1,
-                  "deterministic": True, "force_row_wise": True}
+    xgb.train({**PARAMS, "eta": 0.3}, dtrain, rounds)  # its quantised matrix built once
     runs = {
-        "BoostScope (cuts kept)": lambda eta: boost.train({**PARAMS, "eta": eta}, X, y, 100),
-        "XGBoost (the same DMatrix)": lambda eta: xgb.train({**PARAMS, "eta": eta}, dtrain, 100),
-        "LightGBM (the same Dataset)": lambda eta: lgb.train({**lgb_params,
-                                                              "learning_rate": eta},
-                                                             dataset, 100),
+        "BoostScope (cuts kept)": lambda eta: boost.train({**PARAMS, "eta": eta}, X, y, rounds),
+        "XGBoost (the same DMatrix)": lambda eta: xgb.train({**PARAMS, "eta": eta}, dtrain,
+                                                            rounds),
     }
+    if "lightgbm" in peers_available():
+        import lightgbm as lgb
+
+        dataset = lgb.Dataset(X, label=y, free_raw_data=False,
+                              params={"max_bin": 255, "verbose": -1, "min_data_in_leaf": 1,
+                                      "feature_pre_filter": False}).construct()
+        lgb_params = {"objective": "binary", "learning_rate": 0.3, "max_depth": 6,
+                      "num_leaves": 64, "num_threads": THREADS, "min_data_in_leaf": 1,
+                      "min_sum_hessian_in_leaf": 1.0, "lambda_l2": 1.0, "verbose": -1,
+                      "deterministic": True, "force_row_wise": True}
+        runs["LightGBM (the same Dataset)"] = lambda eta: lgb.train(
+            {**lgb_params, "learning_rate": eta}, dataset, rounds)
     times = {name: [] for name in runs}
-    for i in range(max(repeats, 15)):
+    repeats = repeats if SMOKE else max(repeats, 15)
+    for i in range(repeats):
         eta = (0.1, 0.2)[i % 2]  # a knob move every run
         for name, fn in runs.items():
             time.sleep(0.05)  # the last library's OpenMP threads stop spinning
@@ -389,7 +417,7 @@ def retrain_latency(repeats: int) -> None:
             times[name].append(time.perf_counter() - start)
     best = {name: 1000 * min(ts) for name, ts in times.items()}
     xgb_ms = best["XGBoost (the same DMatrix)"]
-    print(f"\none retrain at 10,000 x 10, 100 rounds, eta moved (best of {max(repeats, 15)}):")
+    print(f"\none retrain at {n:,} x {f}, {rounds} rounds, eta moved (best of {repeats}):")
     for name, ms in best.items():
         print(f"  {name:<28} {ms:7.1f} ms   {ms / xgb_ms:.2f}x XGBoost")
 
@@ -410,18 +438,26 @@ def main() -> None:
                         help="the share of each stage of a round at 10k x 10 and 1M x 28")
     parser.add_argument("--retrain", action="store_true",
                         help="one retrain with eta moved at 10k x 10 (cuts kept)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run of the chosen mode: 1000x5 (2000x5 for the "
+                             "profile and the retrain), 5 to 10 rounds, one run each, no "
+                             "compile timing")
     args = parser.parse_args()
-    global TASK
+    global TASK, SMOKE
+    SMOKE = args.smoke
+    if SMOKE:
+        args.sizes, args.rounds, args.repeats, args.skip_compile = "1000x5", 5, 1, True
     if args.table or args.profile or args.retrain:
         print(f"CPU: {_cpu()}, {THREADS} threads")
         if args.table:
-            sizes = TABLE_SIZES if args.sizes == parser.get_default("sizes") else args.sizes
+            sizes = (TABLE_SIZES if args.sizes == parser.get_default("sizes") else
+                     args.sizes)
             round_table(sizes, args.rounds, args.repeats, ["binary", "regression"])
         if args.profile:
-            for size in ("10000x10", "1000000x28"):
+            for size in ("2000x5",) if SMOKE else ("10000x10", "1000000x28"):
                 stage_profile(size, args.rounds)
         if args.retrain:
-            retrain_latency(args.repeats)
+            retrain_latency(args.repeats, *(("2000x5", 10) if SMOKE else ()))
         return
     TASK = args.task
     PARAMS["objective"] = TASKS[TASK][0]
@@ -433,6 +469,9 @@ def main() -> None:
     for size in args.sizes.split(","):
         n, f = (int(v) for v in size.split("x"))
         bench_size(n, f, args.rounds, peers, args.repeats)
+    if SMOKE:
+        print("(--smoke: the one-round latency and the interactivity lines are left out)")
+        return
     round_latency(peers)
     interactivity()
 

@@ -5,6 +5,8 @@ side in ONE run, interleaved (A B A B ...) so a shared machine's load falls on b
     python benchmarks/bench_player_offline.py                  # HEAD~ vs the work tree
     python benchmarks/bench_player_offline.py --before REF --rounds 20 --rows 10000
     python benchmarks/bench_player_offline.py --viewports 1280x720 --repeats 3
+    python benchmarks/bench_player_offline.py --smoke    # HEAD vs the work tree, 1k x 30,
+                                                         # 5 rounds, 1280x720, 3 moves (seconds)
 
 The model: ``--rows`` x 30 standard normal features (bench_app.py's ``wide_csv`` table),
 exact, depth 3, ``--rounds`` rounds, the app's drawn rows (``viz.theme.sample_rows``), the
@@ -87,7 +89,7 @@ def page_for(ref: str | None, trace: dict, out: Path) -> Path:
     return out
 
 
-def measure(browser, html: Path, size, seed: int) -> dict:
+def measure(browser, html: Path, size, seed: int, moves: int = 20) -> dict:
     w, h = size
     page = browser.new_page(viewport={"width": w, "height": h})
     errors = []
@@ -111,7 +113,7 @@ def measure(browser, html: Path, size, seed: int) -> dict:
     rest()
     clear()
     draw_ms = []
-    for _ in range(min(20, hi)):
+    for _ in range(min(moves, hi)):
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(250)
         draw_ms.append(page.evaluate("() => window.boostscopePlayer.drawMs ?? null"))
@@ -121,7 +123,7 @@ def measure(browser, html: Path, size, seed: int) -> dict:
     clear()
     rng = random.Random(seed)
     r = page.evaluate("() => window.boostscopePlayer.players[0].r")
-    for _ in range(20):
+    for _ in range(moves):
         r = rng.choice([x for x in range(0, hi + 1) if x != r])
         page.evaluate("""(r) => { const s = window.boostscopePlayer.players[0].slider;
             s.value = r; s.dispatchEvent(new Event('input', {bubbles: true})); }""", r)
@@ -161,7 +163,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--viewports", default="1280x720,1920x1080")
     parser.add_argument("--repeats", type=int, default=2, help="A/B pairs per viewport")
+    parser.add_argument("--moves", type=int, default=20, help="steps and slider moves a page")
+    parser.add_argument("--smoke", action="store_true", help="the smallest run: HEAD against "
+                        "the work tree, 1000 x 30, 5 rounds, 1280x720, one pair, 3 moves")
     args = parser.parse_args()
+    if args.smoke:
+        args.before, args.rows, args.rounds = "HEAD", 1_000, 5
+        args.viewports, args.repeats, args.moves = "1280x720", 1, 3
     from playwright.sync_api import sync_playwright
 
     print(f"bench_player_offline.py {' '.join(sys.argv[1:])}  ({load()})", flush=True)
@@ -185,7 +193,8 @@ def main() -> None:
             for i in range(args.repeats):
                 order = list(versions) if i % 2 == 0 else list(versions)[::-1]
                 for v in order:
-                    results[(v, size)].append(measure(browser, pages[v], size, seed=i))
+                    results[(v, size)].append(measure(browser, pages[v], size, seed=i,
+                                                      moves=args.moves))
                     loads.append(os.getloadavg()[0])
                     print(f"  {v} {size[0]}x{size[1]} #{i + 1} done ({load()})", flush=True)
         browser.close()

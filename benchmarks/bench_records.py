@@ -12,6 +12,7 @@ interleaved.
 
     python benchmarks/bench_records.py                 # 1M x 28, 2 threads
     python benchmarks/bench_records.py --size 100000x20
+    python benchmarks/bench_records.py --smoke         # 20k x 8, depths 1 and 3, 2 builds
 """
 
 from __future__ import annotations
@@ -93,7 +94,11 @@ def main() -> None:
     parser.add_argument("--size", default="1000000x28")
     parser.add_argument("--depths", default="1,3,5")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 20000x8, depths 1 and 3, 2 builds each")
     args = parser.parse_args()
+    if args.smoke:
+        args.size, args.depths, args.repeats = "20000x8", "1,3", 2
     n, f = (int(v) for v in args.size.split("x"))
     numba.set_num_threads(THREADS)
     X, _ = make_data(n, f)

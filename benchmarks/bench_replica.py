@@ -2,6 +2,7 @@
 
     python benchmarks/bench_replica.py --url http://127.0.0.1:8501 --pid PID
     python benchmarks/bench_replica.py --url http://127.0.0.1:8080 --container NAME
+    python benchmarks/bench_replica.py --url URL --pid PID --smoke   # 1 and 2 sessions, 1 s
 
 Opens sessions one after another in Debian's Chromium (Playwright), each in a browser context
 of its own (its own cookies, as a separate student's browser), waits until its first Plotly
@@ -64,7 +65,12 @@ def main() -> None:
     who.add_argument("--pid", type=int)
     who.add_argument("--container")
     parser.add_argument("--sessions", default="1,5", help="counts to measure at, e.g. 1,5")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 1 and 2 sessions, 1 s to settle")
     args = parser.parse_args()
+    global SETTLE_S
+    if args.smoke:
+        args.sessions, SETTLE_S = "1,2", 1.0
     host = urllib.parse.urlparse(args.url).hostname or ""
     if not is_loopback(host):
         raise SystemExit(f"--url must be a loopback address, not {host!r}")

@@ -8,6 +8,7 @@ in all and per 100 rounds, with its window.
 
     python benchmarks/bench_round_trace.py                  # 10k and 100k x 30, a surface
     python benchmarks/bench_round_trace.py --sizes 10000x30 --methods hist
+    python benchmarks/bench_round_trace.py --smoke          # 1k x 5 and 1k x 2, 5 rounds
 """
 
 from __future__ import annotations
@@ -59,7 +60,11 @@ def main() -> None:
     parser.add_argument("--methods", default="hist,exact")
     parser.add_argument("--surface", default="10000x2", help="a 2-feature case ('' for none)")
     parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 1000x5 hist and exact, 1000x2, 5 rounds")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes, args.surface, args.rounds = "1000x5", "1000x2", 5
     cases = [(*map(int, s.split("x")), m) for s in args.sizes.split(",")
              for m in args.methods.split(",")]
     if args.surface:

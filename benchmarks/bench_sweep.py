@@ -2,6 +2,7 @@
 
     python benchmarks/bench_sweep.py                 # the two figures
     python benchmarks/bench_sweep.py --repeats 1 --rows 5000
+    python benchmarks/bench_sweep.py --smoke         # 1k rows, 10 rounds, 4 + 4 points
 
 Synthetic binary classification, 10k x 10, a validation set of 2k rows; hist, depth 6, 256
 bins, 2 threads, 100 rounds. Every contender computes the training and the validation loss
@@ -109,16 +110,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true",
+                        help="the smallest run: 1000 rows, 10 rounds, one run each, 4 η "
+                             "values and a 2 x 2 grid")
     args = parser.parse_args()
+    global ROUNDS
+    if args.smoke:
+        args.rows, args.repeats, ROUNDS = 1_000, 1, 10
     import boost
 
     X, y = make_data(args.rows, 10, seed=0)
     Xv, yv = make_data(2_000, 10, seed=1)
     boost.sweep(PARAMS, X, y, {"eta": [0.3]}, 2, evals=[(Xv, yv, "valid")])  # compile first
-    etas = [float(v) for v in np.round(np.geomspace(0.01, 1.0, 20), 4)]
+    etas = [float(v) for v in np.round(np.geomspace(0.01, 1.0, 4 if args.smoke else 20), 4)]
     _compare("1-D sweep over eta", {"eta": etas}, X, y, Xv, yv, args.repeats, goal_ratio=0.5)
     grid = {"max_depth": [1, 2, 3, 4, 6, 8], "min_child_weight": [0.5, 1, 2, 4, 8, 16]}
-    _compare("6 x 6 grid (max_depth x min_child_weight)", grid, X, y, Xv, yv, args.repeats,
+    if args.smoke:
+        grid = {k: v[:2] for k, v in grid.items()}
+    _compare(f"{len(grid['max_depth'])} x {len(grid['min_child_weight'])} grid (max_depth x "
+             "min_child_weight)", grid, X, y, Xv, yv, args.repeats,
              goal_seconds=10)
 
 

@@ -9,7 +9,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +53,22 @@ def serve(port: int, timeout: float = 60.0, *, cwd: Path = ROOT, env: dict | Non
             time.sleep(0.05)
     stop(proc)
     raise SystemExit(f"the Streamlit server did not answer within {timeout:.0f} s")
+
+
+@contextmanager
+def served(port: int, url: str | None = None, timeout: float = 60.0):
+    """The app's base URL: ``url`` (a server already running on this machine: ``--url``), or
+    a ``serve``d one on ``port``, stopped when the block ends."""
+    if url:
+        if not is_loopback(urllib.parse.urlparse(url).hostname or ""):
+            raise SystemExit(f"--url must be a loopback address, not {url!r}")
+        yield url.rstrip("/")
+        return
+    proc = serve(port, timeout)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -110,14 +128,24 @@ def cpu_s(pid: int) -> float:
 FIRST_CHART = ".js-plotly-plot .main-svg"
 # Installed in the page: the moment the browser takes the key press or click (the change), the
 # script's start and end as the page sees them (Streamlit's script state), and the first
-# animation frame at which the loss or fit chart holds new data. A change that leaves the
+# animation frame at which the page's player shows something new: its status line (the round
+# and its losses) or its loss or fit chart's data (read from the page: the player's
+# ``[data-testid="boostscope-player"]`` and its panels' classes). A change that leaves the
 # model as it was (e.g. a larger min_child_weight no leaf was near) redraws nothing: its
 # update is done when the rerun ends. Arm it (``window.probe.arm()``) before each change.
+PLAYER = '[data-testid="boostscope-player"]'
 PROBE = """() => {
-    const charts = () => ['loss', 'fit'].map(k => {
-        const plot = document.querySelector(`.st-key-${k} .js-plotly-plot`);
-        return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
-    }).join('|');
+    const player = () => [...document.querySelectorAll('PLAYER')].filter(p => p.isConnected)
+        .at(-1);
+    const charts = () => {
+        const root = player();
+        if (!root) return '';
+        const status = root.querySelector('.bsp-status')?.textContent ?? '';
+        return status + '|' + ['loss', 'fit'].map(k => {
+            const plot = root.querySelector(`.bsp-${k} .js-plotly-plot`);
+            return plot && plot.data ? JSON.stringify(plot.data.map(t => [t.x, t.y])) : '';
+        }).join('|');
+    };
     const probe = window.probe = {armed: false};
     probe.arm = () => Object.assign(probe, {armed: true, before: charts(), change: null,
                                            running: null, done: null, charts: null});
@@ -138,7 +166,7 @@ PROBE = """() => {
         requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
-}"""
+}""".replace("PLAYER", PLAYER)
 FINISHED = "() => window.probe.charts !== null || window.probe.done !== null"
 
 

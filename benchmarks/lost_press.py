@@ -8,6 +8,7 @@ watch). Not a test: a measurement, run by hand.
     python benchmarks/lost_press.py --n 300                 # the open panel's toggle
     python benchmarks/lost_press.py --n 300 --busy 2        # with two busy loops
     python benchmarks/lost_press.py --n 300 --press slider  # the eta slider, Home and End
+    python benchmarks/lost_press.py --smoke                 # 5 presses
 
 Prints, per press kind: presses, presses whose run the page's script state never showed
 ("state missed": the old ``run_of`` timed out there), presses ``run_of`` saw no run for
@@ -45,10 +46,14 @@ def main() -> None:
     ap.add_argument("--press", choices=["toggle", "slider"], default="toggle")
     ap.add_argument("--busy", type=int, default=0, help="busy Python loops beside (cores)")
     ap.add_argument("--log", type=Path, default=None, help="one JSON line per press")
+    ap.add_argument("--smoke", action="store_true", help="the smallest run: 5 presses")
+    ap.add_argument("--url", help="a server already running here (else one is started)")
     a = ap.parse_args()
+    if a.smoke:
+        a.n = 5
 
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(a.busy)]
-    proc, url = harness.start_server()
+    proc, url = (None, a.url.rstrip("/")) if a.url else harness.start_server()
     log = a.log.open("w") if a.log else None
     state_missed = run_missed = unsent = 0
     try:
@@ -87,7 +92,8 @@ def main() -> None:
                     harness.idle(page, 60_000)
             browser.close()
     finally:
-        harness.stop_server(proc)
+        if proc:
+            harness.stop_server(proc)
         for b in busy:
             b.kill()
             b.wait()
