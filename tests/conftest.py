@@ -32,6 +32,7 @@ class _Compiles(event.Listener):
 
     def __init__(self):
         self.count, self.seconds, self._depth, self._start = 0, 0.0, 0, 0.0
+        self.slowest: list[tuple[float, str]] = []  # (seconds, kernel) of the top-level ones
 
     def on_start(self, ev):
         if self._depth == 0:
@@ -40,10 +41,14 @@ class _Compiles(event.Listener):
 
     def on_end(self, ev):
         self._depth -= 1
-        if ev.data["dispatcher"].py_func.__module__.startswith("boost."):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("boost."):
             self.count += 1
         if self._depth == 0:
-            self.seconds += time.perf_counter() - self._start
+            seconds = time.perf_counter() - self._start
+            self.seconds += seconds
+            self.slowest = sorted([*self.slowest, (seconds, f"{func.__module__}."
+                                   f"{func.__qualname__}{ev.data.get('args', '')}")])[-5:]
 
 
 _COMPILES = _Compiles()
@@ -64,13 +69,15 @@ def pytest_sessionstart(session):
 
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workeroutput"):
-        session.config.workeroutput[COMPILED] = (_COMPILES.count, _COMPILES.seconds)
+        session.config.workeroutput[COMPILED] = (_COMPILES.count, _COMPILES.seconds,
+                                                 _COMPILES.slowest)
 
 
 def pytest_testnodedown(node, error):
-    count, seconds = getattr(node, "workeroutput", {}).get(COMPILED, (0, 0.0))
+    count, seconds, slowest = getattr(node, "workeroutput", {}).get(COMPILED, (0, 0.0, []))
     _COMPILES.count += count
     _COMPILES.seconds += seconds
+    _COMPILES.slowest = sorted([*_COMPILES.slowest, *map(tuple, slowest)])[-5:]
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -78,3 +85,5 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line(
             f"engine compiled or loaded before the tests: {config.stash[WARMUP]:.1f} s; "
             f"{COMPILED}: {_COMPILES.count} ({_COMPILES.seconds:.1f} s)")
+        for seconds, kernel in reversed(_COMPILES.slowest):
+            terminalreporter.write_line(f"  {seconds:6.1f} s  {kernel[:150]}")

@@ -6,8 +6,6 @@ import re
 
 import pytest
 from harness import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PLAYER,
     SHOTS,
     SMALLEST_FONT,
@@ -20,7 +18,7 @@ from harness import (
     pointer_gone,
     run_of,
 )
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from ui.lessons import REGISTRY
 
@@ -34,12 +32,10 @@ CHART_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot, .bsp-tree
 
 
 @pytest.fixture(scope="module")
-def projector(server):  # noqa: F811
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = new_page(browser, viewport={"width": W, "height": H})
-        yield page
-        browser.close()
+def projector(server, browser):  # noqa: F811
+    page = new_page(browser, viewport={"width": W, "height": H})
+    yield page
+    page.close()
 
 
 def _wait(page):

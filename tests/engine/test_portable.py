@@ -116,7 +116,6 @@ from boost import simd
 CONFIGS = {
     "exact/weights": {"tree_method": "exact", "max_depth": 3},
     "hist/gamma": {"tree_method": "hist", "max_depth": 4, "gamma": 0.5},
-    "hist/max_bin 1024": {"tree_method": "hist", "max_depth": 3, "max_bin": 1024},
     "approx": {"tree_method": "approx", "max_depth": 3, "lambda": 2.0},
     "hist/lossguide": {"tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 6,
                        "max_depth": 0},
