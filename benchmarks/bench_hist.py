@@ -17,7 +17,8 @@ print "—".
 100k x 20 and 1M x 28 (binary and regression; best of ``--repeats`` interleaved runs,
 dataset construction included) and BoostScope's ratio to the faster peer. ``--profile``: the
 share of each stage of a round at 10k x 10 and 1M x 28 (timers around every kernel, so the
-levels are driven from Python here: the one-call grower runs the same kernels without them).
+grower's loop runs as Python here, its ``py_func``: compiled, it runs the same kernels without
+them).
 ``--retrain``: a knob move on data already trained on (eta changed, 100 rounds at 10k x 10):
 BoostScope with its cuts and binned rows kept, XGBoost on the user's DMatrix already trained
 on (its quantised matrix kept), LightGBM on its constructed Dataset.
@@ -310,19 +311,26 @@ def round_table(sizes: str, rounds: int, repeats: int, tasks: list[str]) -> None
 
 
 # ------------------------------------------------------------------ where a round goes
-STAGES = ("_store_gradients", "_build", "_subtract", "_evaluate", "_apply_level",
-          "_partition", "_plan_children", "_add_leaf_values", "_add_split_leaf_values", "_iota")
+# The kernels the depth-wise grower calls, by module; the grower and its root step are run as
+# Python (their py_func: the same loop, the same kernels) so each kernel call can be timed.
+# ``_search`` is a level's build, subtraction and split search in one parallel pass.
+STAGES = {"grower": ("_apply_level", "_partition", "_plan_children", "_add_leaf_values",
+                     "_add_split_leaf_values", "_iota", "_search", "drop_unsampled"),
+          "nodes": ("_store_gradients", "_build", "_evaluate", "_search")}
+DRIVERS = {"grower": ("_grow_depthwise", "grow_root")}
 
 
 def stage_profile(size: str, rounds: int) -> None:
-    """The share of a round's time in each stage: every kernel of the grower timed (the
-    levels driven from Python, ``_grow_levels``), beside the gradients, the tree's records
-    and the rest of the loop."""
-    from boost import hist, objectives, training
+    """The share of a round's time in each stage: every kernel of the depth-wise grower
+    timed (the grower's loop run as Python, ``_grow_depthwise.py_func``), beside the
+    gradients, the tree's records and the rest of the loop."""
+    from boost import objectives, training
+    from boost.hist import grower, nodes
 
     n, f = (int(v) for v in size.split("x"))
     X, y = make_data(n, f)
     spent, calls = {}, {}
+    modules = {"grower": grower, "nodes": nodes}
 
     def timed(module, name, label=None):
         fn = getattr(module, name)
@@ -338,12 +346,17 @@ def stage_profile(size: str, rounds: int) -> None:
         setattr(module, name, call)
         return fn
 
-    saved = [(hist, name, timed(hist, name)) for name in STAGES]
+    saved = [(modules[m], name, timed(modules[m], name))
+             for m, names in STAGES.items() for name in names]
     saved += [(objectives, "gradients", timed(objectives, "gradients")),
               (training, "_finish", timed(training, "_finish", "_finish (tree records)")),
               (training.reuse, "hist_data", timed(training.reuse, "hist_data",
                                                   "hist_data (cuts, binned rows)"))]
-    fused, hist._FUSED_BYTES = hist._FUSED_BYTES, 0
+    for m, names in DRIVERS.items():
+        for name in names:
+            fn = getattr(modules[m], name)
+            saved.append((modules[m], name, fn))
+            setattr(modules[m], name, fn.py_func)
     try:
         run_boostscope(X, y, 3)
         best = None
@@ -356,7 +369,6 @@ def stage_profile(size: str, rounds: int) -> None:
             if best is None or total < best[0]:
                 best = (total, dict(spent), dict(calls))
     finally:
-        hist._FUSED_BYTES = fused
         for module, name, fn in saved:
             setattr(module, name, fn)
     total, spent, calls = best
@@ -364,7 +376,8 @@ def stage_profile(size: str, rounds: int) -> None:
     run_boostscope(X, y, rounds)
     one_call = time.perf_counter() - start
     print(f"\nstages of {rounds} rounds on {n:,} x {f} (binary, {THREADS} threads): "
-          f"{1000 * total / rounds:.3f} ms a round with the timers (levels from Python), "
+          f"{1000 * total / rounds:.3f} ms a round with the timers (the grower's loop as "
+          "Python), "
           f"{1000 * one_call / rounds:.3f} ms a round as trained (one call a tree)")
     print("| stage | ms per round | share | calls per round | µs per call |")
     print("|---|---|---|---|---|")

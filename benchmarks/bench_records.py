@@ -1,9 +1,9 @@
 """The histogram build's record layout, level by level: per-block records (the engine's,
-``hist.block_records``: each thread's features and a copy of (g, h) in records of their own,
-24 bytes a row at 28 features on 2 threads, so a thread streams only what it adds) against
-the shared row records the engine used before (one record per row, every feature's code
-then (g, h), 40 bytes at 28 features, read through row ids by both threads), and against
-per-block records padded to 32 bytes (two a cache line, none straddling two).
+``hist.binning.block_records``: each thread's features and a copy of (g, h) in records of
+their own, 24 bytes a row at 28 features on 2 threads, so a thread streams only what it
+adds) against the shared row records the engine used before (one record per row, every
+feature's code then (g, h), 40 bytes at 28 features, read through row ids by both threads),
+and against per-block records padded to 32 bytes (two a cache line, none straddling two).
 
 A level is simulated at depth d: 2^d nodes with rows drawn at random, half of them built (as
 subtraction leaves the other half), row ids ascending within a node. The histograms of every
@@ -28,17 +28,15 @@ from numba import njit, prange
 
 sys.path.insert(0, str(ROOT))
 
-from boost import hist  # noqa: E402
-from boost.hist import (  # noqa: E402
-    _add_rows,
-    _build,
-    _store_gradients,
+from boost.hist import histogram  # noqa: E402
+from boost.hist.binning import (  # noqa: E402
     bin_matrix,
     block_records,
     feature_block,
     hist_stride,
     record_blocks,
 )
+from boost.hist.histogram import _add_rows, _build, _store_gradients  # noqa: E402
 from boost.records import gh_view  # noqa: E402
 from boost.sketch import hist_cuts  # noqa: E402
 
@@ -53,7 +51,7 @@ def shared_records(codes, gh):
 
 
 def padded_blocks(blocks, row_bytes):
-    """``blocks`` (``hist.block_records``) with each record padded to ``row_bytes``."""
+    """``blocks`` (``hist.binning.block_records``) with each record padded to ``row_bytes``."""
     width = row_bytes // blocks.dtype.itemsize
     out = np.zeros(blocks.shape[:2] + (width,), dtype=blocks.dtype)
     codes = blocks.shape[2] - 8 // blocks.dtype.itemsize
@@ -118,7 +116,8 @@ def main() -> None:
         padded = padded_blocks(blocks, 32)
         layouts["per block (32 B)"] = ("blocks", padded, gh_view(padded))
     print(f"histogram build of one level, {n:,} x {f}, {n_blocks} blocks, {THREADS} threads "
-          f"(best of {args.repeats} interleaved, ms); `_AHEAD` = {hist._AHEAD} rows prefetched")
+          f"(best of {args.repeats} interleaved, ms); `_AHEAD` = {histogram._AHEAD} rows "
+          "prefetched")
     print("| depth | nodes built | " + " | ".join(layouts) + " |")
     print("|---|---|" + "---|" * len(layouts))
     for depth in (int(d) for d in args.depths.split(",")):

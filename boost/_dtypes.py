@@ -8,7 +8,14 @@ XGBoost 3.2 is reproduced bit for bit only if every quantity has the type XGBoos
 * node sums G and H are float64, accumulated row by row;
 * parameters (eta, lambda, alpha, gamma, min_child_weight, max_delta_step) are float32;
 * leaf weights and leaf values are float32, and so is the margin that trees add up into.
+
+The kernels take the parameters as two records defined here: ``NodeParams`` (what a node's
+arithmetic takes, ``rp``) and ``GrowParams`` (what a grower decides with, ``gp``).
 """
+
+from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,3 +45,38 @@ REASON_NAMES = {
     REASON_GAMMA: "gamma",
     REASON_MAX_LEAVES: "max_leaves",
 }
+
+
+class NodeParams(NamedTuple):
+    """The float32 parameters a node's arithmetic takes (``split_math``: leaf weight,
+    similarity, gain), as one record: ``rp`` in every kernel."""
+
+    reg_lambda: np.float32
+    alpha: np.float32
+    min_child_weight: np.float32
+    max_delta_step: np.float32
+
+    @classmethod
+    def of(cls, params) -> NodeParams:
+        """From ``params.Params`` (its ``as_float32()`` fields of the same names)."""
+        f32 = params.as_float32()
+        return cls(*(getattr(f32, name) for name in cls._fields))
+
+
+class GrowParams(NamedTuple):
+    """What a grower decides with (``gp``): η (a leaf's value is η·w), γ (hist refuses a
+    split whose gain is below it), max_depth and max_leaves (0: no limit) and the node
+    arithmetic's ``NodeParams``."""
+
+    eta: np.float32
+    gamma: np.float32
+    max_depth: np.int64
+    max_leaves: np.int64
+    node: NodeParams
+
+    @classmethod
+    def of(cls, params) -> GrowParams:
+        """From ``params.Params``."""
+        f32 = params.as_float32()
+        return cls(f32.eta, f32.gamma, np.int64(params.max_depth), np.int64(params.max_leaves),
+                   NodeParams.of(params))

@@ -1,7 +1,7 @@
 """A hist model's training rows as bin codes: what its trace keeps instead of the floats.
 
 Every split of a hist tree is on a cut value: ``x < cut[b]`` sends left exactly the rows whose
-bin is at most ``b`` (a value's bin is the number of cuts <= it, ``hist.bin_matrix``), and a
+bin is at most ``b`` (a value's bin is the number of cuts <= it, ``hist.binning.bin_matrix``), and a
 missing value has its own code. So the codes the grower builds anyway route every training
 row through every tree as the float values would — round views, margins, a node's rows and
 its histogram — at a quarter of the floats' memory (uint8 codes; uint16 past 256 bins). The

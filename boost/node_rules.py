@@ -20,8 +20,6 @@ decides (docs/xgboost-rules.md §1, §3, §4, §8):
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
@@ -37,29 +35,13 @@ from ._dtypes import (
 from .records import SPLIT_BLOCKED, SPLIT_HL, SPLIT_HR, SPLIT_LOSS
 from .split_math import leaf_weight, similarity, split_loss_change
 
-__all__ = ["NodeParams", "below_gamma", "best_feature", "bin_goes_left", "goes_right",
+__all__ = ["below_gamma", "best_feature", "bin_goes_left", "goes_right",
            "leaf_reason", "leaf_weight", "new_node", "prune", "refusal", "routes_right",
            "set_split", "similarity", "split_loss_change", "split_threshold", "splits"]
 
 _F32_ZERO = np.float32(0.0)
 _F32_HALF = np.float32(0.5)
 F32_NAN = np.float32(np.nan)  # a value's "missing code": equal to nothing (x != x finds it)
-
-
-class NodeParams(NamedTuple):
-    """The float32 parameters a node's arithmetic takes, in ``split_math``'s argument order
-    (``leaf_weight(G, H, *rp)``, ``similarity(G, H, *rp)``)."""
-
-    reg_lambda: np.float32
-    alpha: np.float32
-    min_child_weight: np.float32
-    max_delta_step: np.float32
-
-    @classmethod
-    def of(cls, params) -> NodeParams:
-        """From ``params.Params`` (its ``as_float32()`` fields of the same names)."""
-        f32 = params.as_float32()
-        return cls(*(getattr(f32, name) for name in cls._fields))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -81,20 +63,21 @@ def leaf_reason(blocked):
 
 
 @njit(cache=True, nogil=True)
-def refusal(bt, loss, blocked, gamma, depth, max_depth, n_leaves, max_leaves):
+def refusal(bt, loss, blocked, depth, n_leaves, gp):
     """Why a node's best split (feature row ``bt``, gain ``loss``; ``blocked``: the best gain
     min_child_weight refused) is not made, as XGBoost's ``ExpandEntry::IsValid`` checks it:
     no gain above 1e-6, an empty child, below γ (hist refuses before growing), at max_depth,
-    or the tree already has max_leaves leaves. ``REASON_NONE``: it is made."""
+    or the tree already has max_leaves leaves (``n_leaves``; ``gp``: ``GrowParams``).
+    ``REASON_NONE``: it is made."""
     if not splits(loss):
         return leaf_reason(blocked)
     if bt[SPLIT_HL] == 0.0 or bt[SPLIT_HR] == 0.0:  # XGBoost refuses an empty child
         return REASON_NO_GAIN
-    if below_gamma(loss, gamma):
+    if below_gamma(loss, gp.gamma):
         return REASON_GAMMA
-    if max_depth > 0 and depth == max_depth:
+    if gp.max_depth > 0 and depth == gp.max_depth:
         return REASON_MAX_DEPTH
-    if max_leaves > 0 and n_leaves == max_leaves:
+    if gp.max_leaves > 0 and n_leaves == gp.max_leaves:
         return REASON_MAX_LEAVES
     return REASON_NONE
 
@@ -151,8 +134,9 @@ def bin_goes_left(code, missing, default_left, split_bin):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def new_node(nodes, nid, par, d, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds):
-    """Node ``nid``, a child of ``par`` at depth d with sums G, H: a leaf until searched."""
+def new_node(nodes, nid, par, d, sum_grad, sum_hess, rp):
+    """Node ``nid``, a child of ``par`` at depth d with sums G, H (``rp``:
+    ``NodeParams``): a leaf until searched."""
     nodes.parent[nid] = par
     nodes.depth[nid] = d
     nodes.left[nid] = -1
@@ -163,7 +147,7 @@ def new_node(nodes, nid, par, d, sum_grad, sum_hess, reg_lambda, alpha, mcw, mds
     nodes.loss_chg[nid] = _F32_ZERO
     nodes.sum_grad[nid] = sum_grad
     nodes.sum_hess[nid] = sum_hess
-    nodes.weight[nid] = leaf_weight(sum_grad, sum_hess, reg_lambda, alpha, mcw, mds)
+    nodes.weight[nid] = leaf_weight(sum_grad, sum_hess, rp)
     nodes.reason[nid] = REASON_MAX_DEPTH
 
 

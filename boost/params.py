@@ -334,7 +334,7 @@ DRAWS = ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode
 
 class Float32Params(NamedTuple):
     """The float parameters the trees' arithmetic takes, as float32 as XGBoost stores them
-    (``Params.as_float32``; fields named as ``Params``'s). ``node_rules.NodeParams`` is the
+    (``Params.as_float32``; fields named as ``Params``'s). ``_dtypes.NodeParams`` is the
     part a node's arithmetic takes."""
 
     eta: np.float32

@@ -63,12 +63,13 @@ def new_tree_nodes(capacity: int) -> TreeNodes:
 SPLIT_EXACT = 4
 SPLIT_FIELDS = 9
 
-# One candidate split of a node (hist's on-demand candidates, ``hist.scan_feature``'s out).
+# One candidate split of a node (hist's on-demand candidates: the ``out`` of
+# ``hist.splitting.scan_feature``).
 (CAND_BIN, CAND_DEFAULT_LEFT, CAND_GL, CAND_HL, CAND_GR, CAND_HR, CAND_LOSS, CAND_VALID,
  CAND_THRESHOLD) = range(9)
 CAND_FIELDS = 9
 
-# exact's sorted entries: two int64 words each, in two arrays (``exact.new_segments``).
+# exact's sorted entries: two int64 words each, in two arrays (``exact.segments.new_segments``).
 # The (value, row) word seen as two float32 / two int32 halves, and the (g, h) word as two
 # float32: ``vf[k, WORD_VALUE]``, ``vi[k, WORD_ROW]``, ``gf[k, WORD_G]``, ``gf[k, WORD_H]``.
 WORD_VALUE, WORD_ROW = 0, 1
@@ -94,13 +95,13 @@ def pack_words(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
 STRIP_G0, STRIP_H0, STRIP_GLO, STRIP_GHI, STRIP_HHI, STRIP_BOUND = range(6)
 STRIP_FIELDS = 6
 
-# hist's row record (one per block of features, ``hist.block_records``): the block's bin
-# codes, then the row's (g, h) as float32 in the last 8 bytes; a histogram bin is one
+# hist's row record (one per block of features, ``hist.binning.block_records``): the block's
+# bin codes, then the row's (g, h) as float32 in the last 8 bytes; a histogram bin is one
 # complex128: G in the real part, H in the imaginary part.
 GH_BYTES = 8
 
 
 def gh_view(records: np.ndarray) -> np.ndarray:
     """The (g, h) slot of every row record, as complex64 (float32 g, h): shape
-    (n_blocks, n_samples) for ``hist.block_records``."""
+    (n_blocks, n_samples) for ``hist.binning.block_records``."""
     return records.view(np.complex64)[..., -1]

@@ -42,7 +42,7 @@ def digest(*arrays) -> bytes:
 @dataclass(frozen=True)
 class HistData:
     """hist's view of a table: its cuts, whether nothing is missing, the binned rows (the
-    grower's block records, ``hist.binned_rows``, for the thread count of the key; a
+    grower's block records, ``hist.binning.binned_rows``, for the thread count of the key; a
     template to copy) and the codes feature by feature."""
 
     cuts: Cuts

@@ -210,7 +210,7 @@ def uncached() -> list:
 
 
 def _name(kernel) -> str:
-    """``<module>.<function>``, the module's path inside the package (``hist._build``)."""
+    """``<module>.<function>``, the module's path inside the package (``hist.histogram._build``)."""
     module = kernel.py_func.__module__.partition(".")[2]
     return f"{module}.{kernel.py_func.__qualname__}"
 

@@ -19,6 +19,8 @@ rows and columns (see tests/engine/test_sampling.py).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -101,6 +103,20 @@ def level_features(key, depth, nodes, bytree, bylevel, bynode, out):
               bynode, out[i])
 
 
+class NodeSampling(NamedTuple):
+    """One tree's colsample_* draw as the growers' kernels take it (``level_features``'s
+    arguments); ``active`` False: every node searches every feature."""
+
+    key: np.uint64
+    bytree: float
+    bylevel: float
+    bynode: float
+    active: bool
+
+
+NO_SAMPLING = NodeSampling(np.uint64(0), 1.0, 1.0, 1.0, False)
+
+
 class ColumnSampler:
     """The colsample_* draws of one model; ``None``-like (``active`` False) when all are 1."""
 
@@ -111,13 +127,20 @@ class ColumnSampler:
         self.bytree = float(bytree)
         self.bylevel = float(bylevel)
         self.bynode = float(bynode)
-        self.active = min(bytree, bylevel, bynode) < 1.0
+        self.active = bool(min(bytree, bylevel, bynode) < 1.0)
 
     @classmethod
     def of(cls, p, n_features: int) -> ColumnSampler:
         """The sampler of a model with parameters ``p`` (``params.Params``)."""
         return cls(p.seed, n_features, p.colsample_bytree, p.colsample_bylevel,
                    p.colsample_bynode)
+
+    def for_tree(self, tree_idx: int) -> NodeSampling:
+        """Tree ``tree_idx``'s draw, for a grower's kernels."""
+        if not self.active:
+            return NO_SAMPLING
+        return NodeSampling(tree_key(self.seed, tree_idx), self.bytree, self.bylevel,
+                            self.bynode, True)
 
     def allowed(self, tree_idx: int, depth: int, nodes) -> np.ndarray:
         """(len(nodes), n_features) bool: the features each node of ``depth`` may use."""
@@ -126,3 +149,8 @@ class ColumnSampler:
         level_features(tree_key(self.seed, tree_idx), depth, nodes, self.bytree, self.bylevel,
                        self.bynode, out)
         return out
+
+
+def tree_sampling(sampler: ColumnSampler | None, tree_idx: int) -> NodeSampling:
+    """Tree ``tree_idx``'s draw of ``sampler`` (none without one)."""
+    return NO_SAMPLING if sampler is None else sampler.for_tree(tree_idx)

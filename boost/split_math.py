@@ -9,7 +9,9 @@ XGBoost's own float32/float64 mixture (docs/xgboost-rules.md §0-§2):
   max_delta_step != 0 XGBoost uses ``-(2 G w + (H + lambda) w^2)`` in float32 instead.
 * ``loss_chg = f32(similarity(L) + similarity(R)) - similarity(parent)``.
 
-All functions are numba kernels usable from other kernels and from Python.
+All functions are numba kernels usable from other kernels and from Python. The parameters
+come as one record, ``rp`` (``_dtypes.NodeParams``: λ, α, min_child_weight,
+max_delta_step, float32).
 """
 
 import math
@@ -32,8 +34,9 @@ def threshold_l1(sum_grad, alpha):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def leaf_weight(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
+def leaf_weight(sum_grad, sum_hess, rp):
     """Newton leaf weight w (before eta), float32."""
+    reg_lambda, alpha, min_child_weight, max_delta_step = rp
     if sum_hess < min_child_weight or sum_hess <= 0.0:
         return _F32_ZERO
     dw = -threshold_l1(sum_grad, alpha) / (sum_hess + reg_lambda)
@@ -43,45 +46,42 @@ def leaf_weight(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_del
 
 
 @njit(cache=True, nogil=True, inline="always")
-def similarity(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
+def similarity(sum_grad, sum_hess, rp):
     """Similarity score of a node (XGBoost's CalcGain), float32."""
+    reg_lambda, alpha, max_delta_step = rp.reg_lambda, rp.alpha, rp.max_delta_step
     if sum_hess <= 0.0:
         return _F32_ZERO
     if max_delta_step == 0.0:
         t = threshold_l1(sum_grad, alpha)
         return np.float32(t * t) / np.float32(sum_hess + reg_lambda)
-    w = leaf_weight(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step)
+    w = leaf_weight(sum_grad, sum_hess, rp)
     g32 = np.float32(sum_grad)
     h32 = np.float32(sum_hess)
     return -(_F32_TWO * g32 * w + (h32 + reg_lambda) * (w * w))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def split_loss_change(gl, hl, gr, hr, parent_similarity, reg_lambda, alpha, mcw, mds):
+def split_loss_change(gl, hl, gr, hr, parent_similarity, rp):
     """Loss change of a split (XGBoost's ``loss_chg``, the dump's ``gain``), float32."""
-    total = similarity(gl, hl, reg_lambda, alpha, mcw, mds) + similarity(
-        gr, hr, reg_lambda, alpha, mcw, mds
-    )
+    total = similarity(gl, hl, rp) + similarity(gr, hr, rp)
     return total - parent_similarity
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def similarities(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
+def similarities(sum_grad, sum_hess, rp):
     """``similarity`` of every node (or candidate: millions at a big root), float32 array."""
     out = np.empty(sum_grad.shape[0], dtype=np.float32)
     for i in prange(sum_grad.shape[0]):
-        out[i] = similarity(sum_grad[i], sum_hess[i], reg_lambda, alpha, min_child_weight,
-                            max_delta_step)
+        out[i] = similarity(sum_grad[i], sum_hess[i], rp)
     return out
 
 
 @njit(cache=True, nogil=True)
-def leaf_weights(sum_grad, sum_hess, reg_lambda, alpha, min_child_weight, max_delta_step):
+def leaf_weights(sum_grad, sum_hess, rp):
     """``leaf_weight`` of every node, float32 array."""
     out = np.empty(sum_grad.shape[0], dtype=np.float32)
     for i in range(sum_grad.shape[0]):
-        out[i] = leaf_weight(sum_grad[i], sum_hess[i], reg_lambda, alpha, min_child_weight,
-                             max_delta_step)
+        out[i] = leaf_weight(sum_grad[i], sum_hess[i], rp)
     return out
 
 
@@ -104,8 +104,8 @@ def _sort_loss(i, loss, candidate, s_h, r_h, mcw, out_valid, out_blocked):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, out_valid,
-                   out_blocked):
+def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, rp, out_valid, out_blocked):
+    reg_lambda, alpha, mcw = rp.reg_lambda, rp.alpha, rp.min_child_weight
     for i in range(m):
         s_g = sg[i]
         s_h = sh[i]
@@ -122,7 +122,7 @@ def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, o
 
 
 @njit(cache=True, nogil=True, inline="always")
-def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, reg_lambda, alpha):
+def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, rp):
     """An upper bound of ``_losses_no_mds`` at every position of a stretch whose scanned sums
     lie in [g_lo, g_hi] x [h_lo, h_hi] (max_delta_step 0), or +inf when it cannot bound them.
 
@@ -131,6 +131,7 @@ def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, reg_lambda, alpha):
     division by a positive number, addition) is monotone, so no loss in the stretch exceeds
     the result. Exact, not approximate: a caller may skip a stretch whose bound is below a
     loss it has already seen."""
+    reg_lambda, alpha = rp.reg_lambda, rp.alpha
     t1 = max(max(abs(g_lo), abs(g_hi)) - alpha, 0.0)
     t2 = max(max(abs(pg - g_lo), abs(pg - g_hi)) - alpha, 0.0)
     d1 = np.float32(h_lo + reg_lambda)
@@ -141,30 +142,26 @@ def strip_bound(g_lo, g_hi, h_lo, h_hi, pg, ph, psim, reg_lambda, alpha):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
-                out_blocked):
+def _losses_mds(m, sg, sh, candidate, pg, ph, psim, rp, out_valid, out_blocked):
+    mcw = rp.min_child_weight
     for i in range(m):
         s_h = sh[i]
         r_h = ph - s_h
-        loss = split_loss_change(sg[i], s_h, pg - sg[i], r_h, psim, reg_lambda, alpha, mcw,
-                                 mds)
+        loss = split_loss_change(sg[i], s_h, pg - sg[i], r_h, psim, rp)
         _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def scan_losses(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
-                out_blocked):
+def scan_losses(m, sg, sh, candidate, pg, ph, psim, rp, out_valid, out_blocked):
     """Loss change at positions 0..m-1 of a scan whose scanned side has running sums
     ``sg[i]``, ``sh[i]`` (the other side is the parent ``pg, ph`` minus them), equal to
     ``split_loss_change`` bit for bit. ``out_valid[i]``: the loss where ``candidate[i]`` and
     both sides weigh >= min_child_weight and it is finite, else -inf. ``out_blocked[i]``: the
     loss where min_child_weight refused a candidate (and it is not NaN), else -inf."""
-    if mds == 0.0:
-        _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, out_valid,
-                       out_blocked)
+    if rp.max_delta_step == 0.0:
+        _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, rp, out_valid, out_blocked)
     else:
-        _losses_mds(m, sg, sh, candidate, pg, ph, psim, reg_lambda, alpha, mcw, mds, out_valid,
-                    out_blocked)
+        _losses_mds(m, sg, sh, candidate, pg, ph, psim, rp, out_valid, out_blocked)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"nnan", "nsz", "reassoc"})

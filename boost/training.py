@@ -4,8 +4,9 @@ Round by round (Chen & Guestrin 2016, Alg. 1 with Eq. 6-7): gradients and hessia
 current float32 margin, one tree per output group, then ``margin += eta * w(leaf)``. The
 tree method decides how a tree grows:
 
-* ``exact`` (``exact.py``): every distinct value is a candidate; grown, then pruned with gamma.
-* ``hist`` (``hist.py``): the quantile bins of ``sketch.hist_cuts`` (built once); gamma
+* ``exact`` (``boost/exact/``): every distinct value is a candidate; grown, then pruned with
+  gamma.
+* ``hist`` (``boost/hist/``): the quantile bins of ``sketch.hist_cuts`` (built once); gamma
   stops a split before it is made.
 * ``approx``: as hist, but the bins are re-sketched for every tree with weights
   hessian x sample weight (``sketch.sorted_cuts``); objectives with a constant hessian keep
@@ -34,18 +35,18 @@ import numba
 import numpy as np
 
 from . import objectives, reuse
-from ._dtypes import GRAD, INDEX, PARAM, WEIGHT
+from ._dtypes import GRAD, INDEX, PARAM, WEIGHT, GrowParams
 from .binned import BinnedRows
 from .booster import Booster
 from .data import any_rows, as_features, as_labels, as_weights, check_training_rows
-from .exact import NodeSampling, SortedColumns, grow_exact, new_segments
+from .exact import SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, binned_rows, grow_hist
 from .layer import serialized
 from .leaves import line_search_leaves, quantile_leaves
-from .node_rules import NodeParams, prune
+from .node_rules import prune
 from .params import parse_params
 from .records import TreeNodes, new_tree_nodes
-from .sampling import ColumnSampler, tree_key
+from .sampling import ColumnSampler
 from .sketch import approx_columns, approx_cuts
 from .targets import tree_gradients
 from .trace import TrainingData
@@ -79,15 +80,12 @@ def grow_tree(X, columns, g, h, p, position, segments, buf: TreeNodes,
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
     ``columns`` (``SortedColumns.arrays()``), ``position``, ``segments``
-    (``exact.new_segments``) and ``buf`` are scratch reused across trees; ``sampler`` draws
+    (``exact.segments.new_segments``) and ``buf`` are scratch reused across trees; ``sampler`` draws
     each node's features (colsample_*)."""
-    f32 = p.as_float32()
-    sampling = NodeSampling(tree_key(sampler.seed, tree_idx), sampler.bytree, sampler.bylevel,
-                            sampler.bynode, sampler.active)
-    n_nodes = grow_exact(X, columns, g, h, position, segments, buf, NodeParams.of(p), sampling,
-                         p.max_depth)
-    nodes = _finish(buf, n_nodes, f32.eta)
-    prune(n_nodes, TreeNodes(*(nodes[name] for name in TreeNodes._fields)), f32.gamma,
+    gp = GrowParams.of(p)
+    n_nodes = grow_exact(X, columns, g, h, position, segments, buf, gp, sampler.for_tree(tree_idx))
+    nodes = _finish(buf, n_nodes, gp.eta)
+    prune(n_nodes, TreeNodes(*(nodes[name] for name in TreeNodes._fields)), gp.gamma,
           nodes["is_leaf"], nodes["removed"])
     return nodes
 

@@ -1,6 +1,6 @@
 """Presenter mode (``?present=1``): no sidebar, projector type everywhere and two panels
 side by side, laid out from the window's size (1280×720 up to 3840×2160). The fit, the loss
-and the tree are the page's player's (``viz/player.js``: it steps, plays and owns the keys
+and the tree are the page's player's (``viz/js/player.js``: it steps, plays and owns the keys
 ← → Space Home End); the node's arithmetic, its candidates and the other views are drawn
 here for the round the player rests on. Number keys 1-9 put a panel on the right. Lessons
 use the same arrangement. Owns ``Presenter``, the session's part saying whether presenter

@@ -1,4 +1,4 @@
-"""The round on screen: the page's player (``viz/player.js``: the transport, the round's
+"""The round on screen: the page's player (``viz/js/player.js``: the transport, the round's
 fit, loss curves and tree, stepped and played in the page), then the chosen view and the
 shareable URL, which follow the round the player rests on. Owns ``Stage``, the session's
 part holding the round, the selected node and the view: other modules read it and change

@@ -221,7 +221,7 @@ class Trained:
 @dataclass
 class Stage:
     """The round on screen, the selected node and the view. The page's player
-    (``viz/player.js``) steps and plays by itself and says the round it rests on; Python
+    (``viz/js/player.js``) steps and plays by itself and says the round it rests on; Python
     moves it only through ``goto`` (a link, a lesson step, a model loaded), which the page
     obeys when its token changes. Owned by ``ui/stage.py``, the only module that writes it
     (others call its methods)."""

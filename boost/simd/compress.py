@@ -1,8 +1,9 @@
-"""The stable split of 8 entries by side, in vector instructions (for ``exact._partition``).
+"""The stable split of 8 entries by side, in vector instructions (for
+``exact.partition._partition``).
 
 numba has no vector intrinsics, so this emits LLVM IR directly: of 8 consecutive entries,
-each two 8-byte words ((value, row) and (g, h), see ``exact.new_segments``), look up each
-row's side (0 left, 1 right), then write the left ones, in order, at one cursor and the right
+each two 8-byte words ((value, row) and (g, h), see ``exact.segments.new_segments``), look up
+each row's side (0 left, 1 right), then write the left ones, in order, at one cursor and the right
 ones at the other. LLVM's ``vector.compress`` packs the chosen lanes to the front of a vector
 (one ``vpcompressq`` on AVX-512), and a masked store writes only those lanes, so nothing
 outside the destination's entries is touched. On a processor without such instructions LLVM

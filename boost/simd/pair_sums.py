@@ -1,4 +1,4 @@
-"""Two features' strip sums in one vector (for ``exact._sum_strips_pair``; ``portable``
+"""Two features' strip sums in one vector (for ``exact.splitting._sum_strips_pair``; ``portable``
 has the same in plain numba).
 
 A first pass adds up, entry by entry, the g and h of a strip of each of two segments: four
@@ -39,7 +39,7 @@ def pair_strip(typingctx, gf, first1, first2, step, width, io):
     float32 (g, h)), from ``first1`` and ``first2`` by ``step`` (+-1): ``io[0:4]`` holds
     the running sums [G1, H1, G2, H2] before the strip and gets them after it; ``io[4:6]``
     gets the least G of each before any of its entries, ``io[6:8]`` the largest, ``io[8:10]``
-    H before its last entry (``exact._sum_strips``' strip statistics)."""
+    H before its last entry (``exact.splitting._sum_strips``' strip statistics)."""
     sig = types.void(gf, first1, first2, step, width, io)
 
     def codegen(context, builder, signature, args):

@@ -8,7 +8,8 @@ keeps XGBoost's API shape (``round_view``, ``split_candidates``, ...) by asking 
 
 Modules: ``rows`` (margins, gradients, leaves, rows and features used, bins and cuts),
 ``nodes`` (``node_detail``: numbers, rows, candidate summary, gain curves, bin ranges),
-``candidates`` (the numba enumeration of a node's candidate splits), ``figures`` (the
+``candidates`` (a node's candidate splits on demand: exact's enumeration of the sorted
+columns, hist's node histogram replayed down its path and scanned), ``figures`` (the
 questions whose records figures draw, built in ``fit``, ``function_space``, ``margins``,
 ``sketch``), ``cache`` (the byte-bounded cache).
 """

@@ -1,12 +1,14 @@
 """Every candidate split of one node, computed on demand from the node's rows.
 
-exact: the enumeration is the exact grower's (``exact._scan``) for a single node, except that
-it records each candidate instead of keeping only the best, including the ones
-min_child_weight blocks (``Valid = False``; XGBoost skips them without computing their gain).
+exact: the enumeration is the exact grower's (``exact.splitting._scan_segment``) for a single
+node, except that it records each candidate instead of keeping only the best, including the
+ones min_child_weight blocks (``Valid = False``; XGBoost skips them without computing their
+gain).
 
-hist/approx: the candidates are bins. The node's histogram is replayed bit for bit
-(``hist.node_histogram``) and scanned as the grower scans it (``hist.scan_feature``); the
-extra column ``Bin`` is the last bin that goes left.
+hist/approx: the candidates are bins. The node's histogram is replayed bit for bit down its
+path from the root (``node_histogram``) and scanned as the grower scans it
+(``node_candidates``, with ``hist.splitting.scan_feature``); the extra column ``Bin`` is the
+last bin that goes left.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from numba import njit, prange
 
 from .. import node_rules as rules
 from .. import records as rec
-from .._dtypes import RT_EPS
-from ..exact import sort_columns
+from .._dtypes import RT_EPS, NodeParams
+from ..exact.columns import sort_columns
+from ..hist.histogram import root_sums
+from ..hist.splitting import fresh_best, scan_feature, scan_scratch
+from ..sketch import Cuts
 from ..split_math import similarities, similarity, split_loss_change
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
@@ -30,7 +35,7 @@ COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "Su
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _candidate(forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lambda, alpha, mcw, mds):
+def _candidate(forward, n_rows, cnt, sg, sh, pg, ph, psim, rp):
     """A candidate whose scanned side has ``cnt`` rows and sums ``sg, sh`` (the left child of
     a forward scan, the right child of a backward one): the left child's row count, both
     children's G and H, the loss change and whether min_child_weight lets it be chosen.
@@ -42,12 +47,13 @@ def _candidate(forward, n_rows, cnt, sg, sh, pg, ph, psim, reg_lambda, alpha, mc
         gl, hl, gr, hr = sg, sh, rg, rh
     else:
         gl, hl, gr, hr = rg, rh, sg, sh
-    loss = split_loss_change(gl, hl, gr, hr, psim, reg_lambda, alpha, mcw, mds)
+    loss = split_loss_change(gl, hl, gr, hr, psim, rp)
+    mcw = rp.min_child_weight
     return (cnt if forward else n_rows - cnt), gl, hl, gr, hr, loss, sh >= mcw and rh >= mcw
 
 
 @njit(cache=True, nogil=True)
-def _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds):
+def _node_sums(in_node, g, h, rp):
     """The node's G, H (in row order, like the grower's sums), row count and similarity."""
     pg = np.float64(0.0)
     ph = np.float64(0.0)
@@ -57,21 +63,20 @@ def _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds):
             pg += g[r]
             ph += h[r]
             n_rows += 1
-    return pg, ph, n_rows, similarity(pg, ph, reg_lambda, alpha, mcw, mds)
+    return pg, ph, n_rows, similarity(pg, ph, rp)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, features,
-               reg_lambda, alpha, mcw, mds):
+def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, features, rp):
     """Every candidate of the node whose rows ``in_node`` marks, for each feature of
     ``features`` (ascending) in scan order. Each feature's present rows come in ascending
     order of value, ties by row index, from the training rows sorted once
-    (``exact.SortedColumns``): the order the grower scanned. The features run in parallel
+    (``exact.columns.SortedColumns``): the order the grower scanned. The features run in parallel
     twice: first each counts its candidates (the same scan, nothing written), then each
     writes them at its place in arrays of exactly that size (no block per feature sized for
     the worst case: at a 100k-row root those came to 350 MB of fresh pages)."""
     n = features.shape[0]
-    pg, ph, n_rows, psim = _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds)
+    pg, ph, n_rows, psim = _node_sums(in_node, g, h, rp)
     starts = np.zeros(n + 1, dtype=np.int64)
     nothing = _new_candidates(0)
     for i in prange(n):
@@ -79,7 +84,7 @@ def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
         starts[i + 1] = _feature_candidates(
             in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
             sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f],
-            nothing, np.int64(0), pg, ph, psim, reg_lambda, alpha, mcw, mds, False)
+            nothing, np.int64(0), pg, ph, psim, rp, False)
     for i in range(n):
         starts[i + 1] += starts[i]
     c = _new_candidates(starts[n])
@@ -88,21 +93,21 @@ def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
         _feature_candidates(
             in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
             sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-            starts[i], pg, ph, psim, reg_lambda, alpha, mcw, mds, True)
+            starts[i], pg, ph, psim, rp, True)
     c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     return c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid, psim
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _summarize(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, top,
-               chunks, reg_lambda, alpha, mcw, mds):
+               chunks, rp):
     """What a screen shows of the node's candidates, without keeping them all: each
     feature's candidates are enumerated as ``_enumerate`` does, into a block each thread
     reuses, and only ``_pick``'s few are copied out (in feature, then scan order). Returns
     them, the node's similarity and each feature's number of candidates. ``chunks``: the
     threads (each takes every ``chunks``-th feature)."""
     n_features = col_ptr.shape[0] - 1
-    pg, ph, n_rows, psim = _node_sums(in_node, g, h, reg_lambda, alpha, mcw, mds)
+    pg, ph, n_rows, psim = _node_sums(in_node, g, h, rp)
     per = 2 * top + 1
     kept = _new_candidates(n_features * per)
     counts = np.zeros(n_features, dtype=np.int64)
@@ -114,7 +119,7 @@ def _summarize(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
             end = _feature_candidates(
                 in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
                 sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-                np.int64(0), pg, ph, psim, reg_lambda, alpha, mcw, mds, True)
+                np.int64(0), pg, ph, psim, rp, True)
             counts[f] = end
             picked[:end] = False
             _pick(c[8], c[9], np.int64(0), end, top, picked)
@@ -212,7 +217,7 @@ def _copy_block(src, a, dst, b, n):
 
 @njit(cache=True, nogil=True)
 def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c, n, pg, ph,
-                        psim, reg_lambda, alpha, mcw, mds, write):
+                        psim, rp, write):
     """Feature f's candidates, written from entry ``n`` of ``c`` (only counted unless
     ``write``); ``rows``, ``values``: the feature's present training rows in ascending
     order. Returns the entry after the last."""
@@ -242,8 +247,7 @@ def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c,
                 thr = last + gap if forward else last - gap
             if made and write:
                 (c_nl[n], c_gl[n], c_hl[n], c_gr[n], c_hr[n], c_loss[n],
-                 c_valid[n]) = _candidate(forward, n_rows, j, sg, sh, pg, ph, psim,
-                                          reg_lambda, alpha, mcw, mds)
+                 c_valid[n]) = _candidate(forward, n_rows, j, sg, sh, pg, ph, psim, rp)
                 c_feat[n] = f
                 c_thr[n] = thr
                 c_left[n] = not forward
@@ -269,12 +273,10 @@ def _mark_best(valid, loss, split_made):
 
 def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim, params,
            split_made, allowed=None, extra=None):
-    rp = rules.NodeParams.of(params)
-    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
-                                   rp.max_delta_step)
+    rp = NodeParams.of(params)
     # colsample_*: a feature the node did not draw is shown but cannot be chosen.
     sampled = np.ones(len(feat), dtype=bool) if allowed is None else np.asarray(allowed)[feat]
-    sims = [similarities(G, H, reg_lambda, alpha, mcw, mds) for G, H in ((gl, hl), (gr, hr))]
+    sims = [similarities(G, H, rp) for G, H in ((gl, hl), (gr, hr))]
     columns = {
         "Feature": pd.Categorical.from_codes(feat, categories=list(names)),
         "Threshold": np.asarray(thr, dtype=np.float64),
@@ -300,9 +302,90 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
     return pd.DataFrame(columns, columns=order, copy=False)  # fresh arrays: no copy
 
 
+# ------------------------------------------------------------------ hist: one node, replayed
+@njit(cache=True, nogil=True, parallel=True)
+def _node_hist(codes, missing, ptrs, g, h, mask, out, counts):
+    """Histogram (and row count per bin) of the rows with ``mask`` set; ``codes`` feature by
+    feature. Each bin belongs to one feature and adds its rows in row order, so the features
+    run in parallel and every sum is the row-order sum."""
+    for f in prange(ptrs.shape[0] - 1):
+        col = codes[f]
+        a = ptrs[f]
+        for r in range(col.shape[0]):
+            b = col[r]
+            if mask[r] and b != missing:
+                out[a + b] += complex(np.float64(g[r]), np.float64(h[r]))
+                counts[a + b] += 1
+
+
+def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, path_features,
+                   root_from_bins: bool, params) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Replay the histogram and sums the grower had for the last node of a root-to-node path.
+    ``codes``: the rows' bin codes feature by feature, shape (n_features, n_samples).
+
+    ``path_masks[i]`` are the rows of the i-th node on the path (root first),
+    ``path_sides[i]`` whether node i+1 is the left child of node i and ``path_features[i]``
+    the feature node i split on. Along the path a child's histogram is built from its rows
+    when it is the child with the smaller hessian and is ``parent - sibling`` otherwise; its
+    sums are the parent's best scan sums on that feature — as the hist grower does, so the
+    result is bit-identical to what the search saw.
+
+    Returns (histogram (total_bins,) complex: G in .real, H in .imag; row counts per bin;
+    G; H) of the last node."""
+    rp = NodeParams.of(params)
+    ptrs, total_bins = cuts.ptrs, int(cuts.ptrs[-1])
+
+    def build(mask):
+        out = np.zeros(total_bins, dtype=np.complex128)
+        cnt = np.zeros(total_bins, dtype=np.int64)
+        _node_hist(codes, missing, ptrs, g, h, mask, out, cnt)
+        return out, cnt
+
+    hist, counts = build(path_masks[0])
+    pg, ph = root_sums(hist, ptrs, g, h, root_from_bins)
+    no_out = np.empty((0, rec.CAND_FIELDS), dtype=np.float64)
+    for i in range(len(path_masks) - 1):
+        f = path_features[i]
+        best = fresh_best()
+        psim = similarity(pg, ph, rp)
+        n_bins = ptrs[f + 1] - ptrs[f]
+        scan_feature(hist, ptrs[f], ptrs[f], n_bins, cuts.min_vals[f], cuts.values, pg, ph, psim,
+                     rp, best, no_out, scan_scratch(n_bins), n_bins)
+        is_left = path_sides[i]
+        child, parent_mask = path_masks[i + 1], path_masks[i]
+        built_right = best[rec.SPLIT_HR] < best[rec.SPLIT_HL]
+        if built_right != is_left:  # this child was built from its rows
+            hist, counts = build(child)
+        else:  # this child was the parent minus its built sibling
+            sibling, _ = build(parent_mask & ~child)
+            hist = hist - sibling
+            _, counts = build(child)
+        pg, ph = ((best[rec.SPLIT_GL], best[rec.SPLIT_HL]) if is_left
+                  else (best[rec.SPLIT_GR], best[rec.SPLIT_HR]))
+    return hist, counts, pg, ph
+
+
+def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.ndarray, float]:
+    """Every candidate of every feature of the node whose histogram and sums are ``hist``,
+    ``pg``, ``ph`` (``node_histogram``), as the search enumerates them (feature ascending,
+    forward bins then backward bins): each one's feature, its row of ``records.CAND_*``
+    columns, and the node's similarity."""
+    rp = NodeParams.of(params)
+    psim = similarity(pg, ph, rp)
+    features, tables = [], []
+    for f in range(cuts.n_features):
+        a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
+        out = np.empty((2 * (b - a), rec.CAND_FIELDS), dtype=np.float64)
+        n = scan_feature(hist, a, a, b - a, cuts.min_vals[f], cuts.values, pg, ph, psim, rp,
+                         fresh_best(), out, scan_scratch(b - a), b - a)
+        features.append(np.full(n, f, dtype=np.int64))
+        tables.append(out[:n])
+    return np.concatenate(features), np.concatenate(tables), float(psim)
+
+
 def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names,
                           split_made: bool, allowed=None) -> pd.DataFrame:
-    """DataFrame of every bin candidate of a node (``hist.node_candidates``: each one's
+    """DataFrame of every bin candidate of a node (``node_candidates``: each one's
     feature and ``records.CAND_*`` row) and the node's row count per bin."""
     split_bin = table[:, rec.CAND_BIN].astype(np.int64)
     left = table[:, rec.CAND_DEFAULT_LEFT] != 0.0
@@ -344,7 +427,7 @@ def summary_of(table: pd.DataFrame, names, top: int) -> CandidateSummary:
 
 
 class SortedRows(NamedTuple):
-    """Each feature's present rows sorted by value, ties by row index (``exact``'s
+    """Each feature's present rows sorted by value, ties by row index (``exact.columns``'
     ``sort_columns``, the order its grower scans): ``rows[col_ptr[f]:col_ptr[f + 1]]`` and
     their ``values``; ``need_forward[f]``: the forward (missing -> right) scan runs."""
 
@@ -368,14 +451,11 @@ def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_ma
     ``Best`` marks the candidate the exact search picks (only when the node was split):
     the first, in scan order, of the largest valid gains, lower feature index first.
     """
-    rp = rules.NodeParams.of(params)
-    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
-                                   rp.max_delta_step)
     features = (np.arange(len(names), dtype=np.int64) if features is None
                 else np.asarray(features, dtype=np.int64))
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
         in_node, columns.col_ptr, columns.rows, columns.values, g, h, columns.need_forward,
-        features, reg_lambda, alpha, mcw, mds)
+        features, NodeParams.of(params))
     return _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
                   psim, params, split_made, allowed)
 
@@ -385,13 +465,10 @@ def candidate_summary(columns: SortedRows, in_node, g, h, params, names, split_m
     """``CandidateSummary`` of the node whose rows ``in_node`` marks (as ``split_candidates``
     but keeping only ``_pick``'s candidates of each feature: at 100k rows x 30 features a
     root has millions)."""
-    rp = rules.NodeParams.of(params)
-    reg_lambda, alpha, mcw, mds = (rp.reg_lambda, rp.alpha, rp.min_child_weight,
-                                   rp.max_delta_step)
     chunks = np.int64(max(1, min(numba.get_num_threads(), len(names))))
     *kept, psim, counts = _summarize(in_node, columns.col_ptr, columns.rows, columns.values, g,
                                      h, columns.need_forward, np.int64(top), chunks,
-                                     reg_lambda, alpha, mcw, mds)
+                                     NodeParams.of(params))
     feat, thr, left, nl, gl, hl, gr, hr, loss, valid = kept
     table = _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
                    psim, params, split_made, allowed)

@@ -17,7 +17,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from .. import hist, objectives
+from .. import objectives
 from . import candidates
 from .candidates import CandidateSummary
 
@@ -315,9 +315,9 @@ class NodeQuestions:
             cuts = self.tree_cuts(t, h)
             bins, missing = self.bins(t)
             p = b.search_params
-            node_hist, counts, pg, ph = hist.node_histogram(
+            node_hist, counts, pg, ph = candidates.node_histogram(
                 bins, missing, cuts, g, h, masks, sides, feats, bool(b.data.root_from_bins), p)
-            feat, table, psim = hist.node_candidates(node_hist, cuts, pg, ph, p)
+            feat, table, psim = candidates.node_candidates(node_hist, cuts, pg, ph, p)
             return candidates.hist_split_candidates(
                 feat, table, counts, cuts, int(masks[-1].sum()), psim, p, b.feature_names,
                 split_made, allowed)

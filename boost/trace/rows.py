@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import binned, hist, objectives, sample
+from .. import binned, objectives, sample
 from ..binned import BinnedRows
 from ..data import as_features
+from ..hist.binning import bin_matrix
 from ..layout import column_major
 from ..sampling import ColumnSampler
 from ..targets import tree_gradients, tree_rows
@@ -33,7 +34,7 @@ class TrainingData:
     weight: np.ndarray | None  # (n_samples,) float32
     need_forward: np.ndarray | None  # exact: (n_features,) bool, the forward scan runs
     tree_cuts: list | None = None  # hist/approx: the sketch.Cuts each tree was grown on
-    root_from_bins: bool | None = None  # hist/approx: ``hist.root_sums``'s rule
+    root_from_bins: bool | None = None  # hist/approx: ``hist.histogram.root_sums``'s rule
     # The training margins after a few rounds ({round: (n_samples, n_groups) float32}), so a
     # round's per-row view adds a few trees instead of all of them.
     checkpoints: dict | None = None
@@ -284,7 +285,7 @@ class RowQuestions:
         cuts = self.tree_cuts(tree_idx)
 
         def compute():
-            codes, missing = hist.bin_matrix(b.data.X, cuts)
+            codes, missing = bin_matrix(b.data.X, cuts)
             return column_major(codes, np.arange(cuts.n_features)), missing
         return self.cache.get(("bins", self._cuts_key(tree_idx)), compute)
 

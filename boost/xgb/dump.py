@@ -12,8 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._dtypes import REASON_NAMES
-from ..node_rules import NodeParams
+from .._dtypes import REASON_NAMES, NodeParams
 from ..split_math import similarities
 from ..tree import Forest
 
@@ -157,8 +156,7 @@ def trees_to_dataframe(forest: Forest, names, params, include_pruned: bool = Fal
         "SumHess": np.asarray(forest.sum_hess, dtype=np.float64),
         # A loaded model's G is unknown (NaN), and so is its similarity.
         "Similarity": np.where(np.isnan(forest.sum_grad), np.nan, similarities(
-            forest.sum_grad, forest.sum_hess, rp.reg_lambda, rp.alpha, rp.min_child_weight,
-            rp.max_delta_step)),
+            forest.sum_grad, forest.sum_hess, rp)),
         "Weight": forest.weight.astype(np.float64),
         "Value": forest.value.astype(np.float64),
         "Leaf": np.asarray(forest.is_leaf & ~forest.removed, dtype=bool),

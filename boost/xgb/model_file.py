@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .. import objectives
-from .._dtypes import FEATURE, INDEX, SUM, WEIGHT
+from .._dtypes import FEATURE, INDEX, SUM, WEIGHT, NodeParams
 from ..data import default_names
 from ..params import BY_NAME, Params, parse_params
 from ..records import NODE_FIELDS
@@ -445,8 +445,7 @@ def _base_weights(parts: ModelParts, sl: slice) -> np.ndarray:
         return w.astype(np.float32)
     f32 = p.as_float32()
     if objectives.spec(p.objective).adaptive_leaf:
-        w = leaf_weights(f.sum_grad[sl], f.sum_hess[sl], f32.reg_lambda, f32.alpha,
-                         f32.min_child_weight, f32.max_delta_step)
+        w = leaf_weights(f.sum_grad[sl], f.sum_hess[sl], NodeParams.of(p))
     return np.where(f.is_leaf[sl], w * f32.eta, w).astype(np.float32)
 
 

@@ -8,7 +8,7 @@ from oracle import xgb_cuts, xgb_margin, xgb_train
 import boost
 from boost.binned import codes_match
 from boost.data import as_features
-from boost.hist import bin_matrix
+from boost.hist.binning import bin_matrix
 from boost.sketch import hist_cuts
 
 FOUR_X = np.array([[10.0], [20.0], [25.0], [35.0]])
@@ -249,9 +249,10 @@ def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
     # (``out``) it computes them at every position, as XGBoost enumerates them (the trees
     # equal XGBoost's elsewhere in this file). Both must record the same best split, the
     # same largest blocked loss - on bins mostly empty, with ties and min_child_weight.
-    from boost import node_rules as rules
-    from boost.hist import _fresh_best, scan_feature, scan_scratch
+    from boost._dtypes import NodeParams
+    from boost.hist.splitting import fresh_best, scan_feature, scan_scratch
     from boost.records import CAND_FIELDS, CAND_HL, CAND_HR, CAND_VALID
+    from boost.split_math import similarity
 
     rng = np.random.default_rng(seed)
     n = 64
@@ -267,13 +268,14 @@ def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
         pg, ph = pg + gb, ph + hb
     pg, ph = pg + (1.3 if missing else 0.0), ph + (2.0 if missing else 0.0)
     for mcw in (0.0, 0.6):
-        psim = rules.similarity(pg, ph, 1.0, 0.0, mcw, 0.0)
-        skipping, every = _fresh_best(), _fresh_best()
-        scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, 1.0, 0.0, mcw, 0.0,
-                     skipping, np.empty((0, CAND_FIELDS)), scan_scratch(n), 1)  # (few rows)
+        rp = NodeParams(1.0, 0.0, mcw, 0.0)
+        psim = similarity(pg, ph, rp)
+        skipping, every = fresh_best(), fresh_best()
+        scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, rp, skipping,
+                     np.empty((0, CAND_FIELDS)), scan_scratch(n), 1)  # (few rows)
         out = np.empty((2 * n, CAND_FIELDS))
-        count = scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, 1.0, 0.0,
-                             mcw, 0.0, every, out, scan_scratch(n), n)
+        count = scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, rp, every,
+                             out, scan_scratch(n), n)
         assert count == (2 * n if missing else n)
         np.testing.assert_array_equal(skipping, every)
         blocked = out[:count, CAND_VALID] == 0
@@ -307,35 +309,46 @@ def test_a_retrain_on_the_same_rows_reuses_the_cuts_and_bins(monkeypatch):
         0].get_dump(dump_format="json", with_stats=True)
 
 
-@pytest.mark.parametrize("case", ["dense", "nan_weights", "multiclass_leaves"])
-def test_the_one_call_grower_grows_the_levels_trees(case, monkeypatch):
-    # A depth-wise tree grows in one compiled call (build, subtract and evaluate fused per
-    # feature block) unless its level histograms exceed _FUSED_BYTES; then the levels are
-    # driven from Python with one kernel per stage. Both grow XGBoost's trees: with missing
-    # values (the root summed from the rows, not the bins, and backward scans), zero weights
-    # (bins whose sums are 0), gamma, min_child_weight, max_leaves and several classes.
-    from boost import hist
+@pytest.mark.parametrize("case", ["dense", "nan_weights", "multiclass_leaves", "no_depth_limit",
+                                  "column_sampling"])
+def test_one_depthwise_grower_grows_every_case(case, monkeypatch):
+    # Every depth-wise tree grows in one compiled call (build, subtract and evaluate fused per
+    # feature block): with missing values (the root summed from the rows, not the bins, and
+    # backward scans), zero weights (bins whose sums are 0), gamma, min_child_weight,
+    # max_leaves, several classes, no depth limit and column sampling. Its level histogram
+    # pools grow when a level needs more (here from one slot: _POOL_BYTES 0), and the same
+    # loop run as Python (its py_func: what bench_hist.py --profile times) grows the same
+    # trees. Without column sampling (whose draws are not XGBoost's) they are XGBoost's.
+    from boost.hist import grower
 
     rng = np.random.default_rng(44)
     n = 3000
     X = rng.normal(size=(n, 7))
     weight = None
     params = {"tree_method": "hist", "max_depth": 6, "eta": 0.3}
-    if case == "dense":
-        y = X[:, 0] - X[:, 1] ** 2 + rng.normal(size=n)
-    elif case == "nan_weights":
+    y = X[:, 0] - X[:, 1] ** 2 + rng.normal(size=n)
+    if case == "nan_weights":
         X[rng.random(X.shape) < 0.15] = np.nan
         y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 2]) > 0).astype(float)
         weight = np.where(rng.random(n) < 0.1, 0.0, rng.uniform(0.5, 2.0, n))
         params.update(objective="binary:logistic", gamma=0.3, min_child_weight=2)
-    else:
+    elif case == "multiclass_leaves":
         y = np.digitize(X[:, 0] + 0.5 * X[:, 3], [-0.7, 0.0, 0.7]).astype(float)
         params.update(objective="multi:softprob", num_class=4, max_leaves=12)
+    elif case == "no_depth_limit":
+        params.update(max_depth=0, max_leaves=40)
+    elif case == "column_sampling":
+        params.update(colsample_bylevel=0.8, colsample_bynode=0.6, subsample=0.8)
     one_call = boost.train(params, X, y, 6, sample_weight=weight)
-    monkeypatch.setattr(hist, "_FUSED_BYTES", 0)
-    levels = boost.train(params, X, y, 6, sample_weight=weight)
-    assert one_call.get_dump() == levels.get_dump()
-    assert np.array_equal(one_call.predict(X, output_margin=True),
-                          levels.predict(X, output_margin=True))
-    ref, _ = xgb_train(params, X, y, 6, sample_weight=weight)
-    assert one_call.get_dump() == ref.get_dump(dump_format="json", with_stats=True)
+    monkeypatch.setattr(grower, "_POOL_BYTES", 0)
+    grown_pools = boost.train(params, X, y, 6, sample_weight=weight)
+    monkeypatch.setattr(grower, "_grow_depthwise",
+                        getattr(grower._grow_depthwise, "py_func", grower._grow_depthwise))
+    as_python = boost.train(params, X, y, 6, sample_weight=weight)
+    for other in (grown_pools, as_python):
+        assert one_call.get_dump(with_stats=True) == other.get_dump(with_stats=True)
+        assert np.array_equal(one_call.predict(X, output_margin=True),
+                              other.predict(X, output_margin=True))
+    if case != "column_sampling":
+        ref, _ = xgb_train(params, X, y, 6, sample_weight=weight)
+        assert one_call.get_dump() == ref.get_dump(dump_format="json", with_stats=True)

@@ -1,13 +1,13 @@
-"""The first pass's strip sums of two segments side by side (``exact._sum_strips_pair``,
-four chains in one vector: ``simd.pair_strip``) against each segment summed alone by
-``exact._sum_strips``: the same float64 sums, addition for addition, and the same least and
-largest G of every strip."""
+"""The first pass's strip sums of two segments side by side
+(``exact.splitting._sum_strips_pair``, four chains in one vector: ``simd.pair_strip``) against
+each segment summed alone by ``exact.splitting._sum_strips``: the same float64 sums, addition
+for addition, and the same least and largest G of every strip."""
 
 import numpy as np
 import pytest
 from numba import njit
 
-from boost.exact import _sum_strips, _sum_strips_pair
+from boost.exact.splitting import _sum_strips, _sum_strips_pair
 from boost.simd import IO_HHI, IO_HI, IO_LO, IO_SUMS, portable
 from boost.simd.pair_sums import pair_strip as vector_pair_strip
 

@@ -1,11 +1,11 @@
-"""The exact grower's partition (``exact._partition``), vector and scalar, against NumPy's
-stable partition: in place, the left entries first and then the right ones, each in their
-order, and nothing outside the range written."""
+"""The exact grower's partition (``exact.partition._partition``), vector and scalar, against
+NumPy's stable partition: in place, the left entries first and then the right ones, each in
+their order, and nothing outside the range written."""
 
 import numpy as np
 import pytest
 
-from boost.exact import _partition
+from boost.exact.partition import _partition
 from boost.records import word_fields as _word_fields
 from boost.simd import LANES
 

@@ -84,7 +84,8 @@ def test_only_kernels_that_inline_the_switch_keep_a_cache_of_their_own():
     assert set(vector) == set(portable)
     apart = {name for name, (path, inlines) in portable.items() if inlines}
     # the growers and the histogram build call the switched kernels; the losses do not
-    assert {"exact.grow_exact", "hist._build", "hist._grow_depthwise"} <= apart
+    assert {"exact.grower.grow_exact", "hist.histogram._build",
+            "hist.grower._grow_depthwise"} <= apart
     assert not any(name.startswith(("objectives.", "split_math.")) for name in apart)
     for name, (path, _) in portable.items():
         moved = path != vector[name][0]

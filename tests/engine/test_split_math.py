@@ -5,6 +5,7 @@ that lets the exact search skip strips, checked position by position against the
 import numpy as np
 import pytest
 
+from boost._dtypes import NodeParams
 from boost.split_math import scan_losses, similarity, split_loss_change, strip_bound
 
 F32 = np.float32
@@ -27,16 +28,15 @@ def _stretch(rng, m, lam):
 @pytest.mark.parametrize("lam, alpha, mcw", CASES)
 def test_scan_losses_equal_split_loss_change(lam, alpha, mcw):
     rng = np.random.default_rng(0)
+    rp = NodeParams(F32(lam), F32(alpha), F32(mcw), F32(0))
     for _ in range(50):
         sg, sh, pg, ph = _stretch(rng, 64, lam)
-        psim = similarity(pg, ph, F32(lam), F32(alpha), F32(mcw), F32(0))
+        psim = similarity(pg, ph, rp)
         valid = np.empty(64, np.float32)
         refused = np.empty(64, np.float32)
-        scan_losses(64, sg, sh, np.ones(64, np.bool_), pg, ph, psim, F32(lam), F32(alpha),
-                    F32(mcw), F32(0), valid, refused)
+        scan_losses(64, sg, sh, np.ones(64, np.bool_), pg, ph, psim, rp, valid, refused)
         for i in range(64):
-            loss = split_loss_change(sg[i], sh[i], pg - sg[i], ph - sh[i], psim, F32(lam),
-                                     F32(alpha), F32(mcw), F32(0))
+            loss = split_loss_change(sg[i], sh[i], pg - sg[i], ph - sh[i], psim, rp)
             heavy = sh[i] >= mcw and ph - sh[i] >= mcw
             assert (valid[i] if heavy else refused[i]) == loss or not np.isfinite(loss)
 
@@ -44,16 +44,15 @@ def test_scan_losses_equal_split_loss_change(lam, alpha, mcw):
 @pytest.mark.parametrize("lam, alpha, mcw", CASES)
 def test_strip_bound_is_never_below_a_loss_it_bounds(lam, alpha, mcw):
     rng = np.random.default_rng(1)
+    rp = NodeParams(F32(lam), F32(alpha), F32(mcw), F32(0))
     tight = 0
     for _ in range(400):
         m = int(rng.integers(1, 80))
         sg, sh, pg, ph = _stretch(rng, m, lam)
-        psim = similarity(pg, ph, F32(lam), F32(alpha), F32(mcw), F32(0))
-        losses = np.array([split_loss_change(sg[i], sh[i], pg - sg[i], ph - sh[i], psim,
-                                             F32(lam), F32(alpha), F32(mcw), F32(0))
+        psim = similarity(pg, ph, rp)
+        losses = np.array([split_loss_change(sg[i], sh[i], pg - sg[i], ph - sh[i], psim, rp)
                            for i in range(m)], dtype=np.float32)
-        bound = strip_bound(sg.min(), sg.max(), sh[0], sh[-1], pg, ph, psim, F32(lam),
-                            F32(alpha))
+        bound = strip_bound(sg.min(), sg.max(), sh[0], sh[-1], pg, ph, psim, rp)
         finite = losses[np.isfinite(losses)]
         assert finite.size == 0 or bound >= finite.max()
         if m == 1 and np.isfinite(bound) and sh[0] > 0 and ph - sh[0] > 0:
@@ -65,7 +64,8 @@ def test_strip_bound_is_never_below_a_loss_it_bounds(lam, alpha, mcw):
 
 def test_strip_bound_gives_up_without_a_positive_denominator():
     # lambda 0 and nothing scanned yet: H + lambda is 0, nothing can be bounded
-    inf = strip_bound(-1.0, 2.0, 0.0, 3.0, 5.0, 10.0, F32(1.0), F32(0.0), F32(0.0))
+    rp = NodeParams(F32(0.0), F32(0.0), F32(0.0), F32(0.0))
+    inf = strip_bound(-1.0, 2.0, 0.0, 3.0, 5.0, 10.0, F32(1.0), rp)
     assert inf == np.inf
     # the other side empty: the parent's H minus the scanned H is 0
-    assert strip_bound(-1.0, 2.0, 1.0, 10.0, 5.0, 10.0, F32(1.0), F32(0.0), F32(0.0)) == np.inf
+    assert strip_bound(-1.0, 2.0, 1.0, 10.0, 5.0, 10.0, F32(1.0), rp) == np.inf
