@@ -10,6 +10,13 @@ per core) into the shared disk cache, and every later process only loads them.""
 import os
 import time
 
+# OpenMP's threads (numba's parallel kernels, XGBoost) wait for work by spinning. A test run
+# has more of them than cores (two test workers, the servers, subprocesses), and a spinning
+# thread holds a core another process needs: a retrain of 500 rounds took minutes instead of
+# seconds. Waiting threads sleep instead (the numbers are the same; only the waiting changes);
+# set before any OpenMP runtime loads, and inherited by every process the run starts.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 import numpy as np
 import pytest
 from numba.core import event
