@@ -25,7 +25,7 @@ import pandas as pd
 from .layer import serialized
 from .objectives import metric_name
 from .params import parse_params
-from .training import EarlyStopping, Inputs, Rounds, _threads, check_rounds, inputs, intercept
+from .training import EarlyStopping, Rounds, RunData, _threads, check_rounds, intercept, run_data
 
 TEST = "test"  # the name of each fold's held-out rows, as in xgboost.cv's columns
 
@@ -63,13 +63,13 @@ def check_folds(folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return pairs
 
 
-def fold_inputs(data: Inputs, folds) -> list[Inputs]:
+def fold_data(data: RunData, folds) -> list[RunData]:
     """Each fold's training rows, with its test rows as the one evaluation set."""
     out = []
     for train_rows, test_rows in folds:
         def part(a, rows):
             return None if a is None else a[rows]
-        out.append(Inputs(data.X32[train_rows], data.names, data.y32[train_rows],
+        out.append(RunData(data.X32[train_rows], data.names, data.y32[train_rows],
                           part(data.w32, train_rows),
                           [(TEST, data.X32[test_rows], data.y32[test_rows],
                             part(data.w32, test_rows))]))
@@ -88,7 +88,7 @@ class FoldScores:
     facts: list
 
 
-def run_folds(p, folds: list[Inputs], num_boost_round: int, stopping_rounds: int | None,
+def run_folds(p, folds: list[RunData], num_boost_round: int, stopping_rounds: int | None,
               make_grower=None, base_margins=None, on_round=None) -> FoldScores:
     """Train one model per fold in lockstep, a round of every fold at a time, with early
     stopping on the mean test loss (xgboost.cv's). ``make_grower(k)`` and
@@ -149,11 +149,11 @@ def cv(params: dict, X, y, num_boost_round: int = 10, *, nfold: int = 3, folds=N
     drawn here: pass them as ``folds`` (scikit-learn's ``StratifiedKFold(...).split``)."""
     p = parse_params(params)
     check_rounds(num_boost_round)
-    data = inputs(p, X, y, sample_weight, (), own_X=False)
+    data = run_data(p, X, y, sample_weight, (), own_X=False)
     n = data.X32.shape[0]
     pairs = kfold(n, nfold, seed, shuffle) if folds is None else check_folds(folds, n)
     stopping = check_stopping(early_stopping_rounds)
-    scores = run_folds(p, fold_inputs(data, pairs), num_boost_round, stopping)
+    scores = run_folds(p, fold_data(data, pairs), num_boost_round, stopping)
     return table(scores, metric_name(p.objective, p.loss))
 
 

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .cv import check_folds, check_stopping, fold_inputs, kfold, run_folds, table
+from .cv import check_folds, check_stopping, fold_data, kfold, run_folds, table
 from .exact import SortedColumns
 from .layer import serialized, thread_safe
 from .objectives import metric_name
@@ -40,8 +40,8 @@ from .training import (
     _ExactGrower,
     _HistGrower,
     check_rounds,
-    inputs,
     intercept,
+    run_data,
 )
 
 FACTS = ("leaves", "pruned", "sum_abs_leaf", "depth")  # the per-round model facts' columns
@@ -258,14 +258,14 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
     if crossed and len(evals):
         raise ValueError("evals: a cross-validated sweep tests every point on each fold's "
                          "held-out rows; pass no evaluation sets with nfold or folds.")
-    data = inputs(base, X, y, sample_weight, evals, own_X=False)  # read during the call only
+    data = run_data(base, X, y, sample_weight, evals, own_X=False)  # read during the call only
     workers, per_point = _workers(len(points), base.nthread)
     configs = [replace(p, nthread=per_point) for p in configs]
     if crossed:
         n = data.X32.shape[0]
         pairs = kfold(n, nfold, seed) if folds is None else check_folds(folds, n)
         stopping_rounds = check_stopping(early_stopping_rounds)
-        shared = [_Shared(part, configs) for part in fold_inputs(data, pairs)]
+        shared = [_Shared(part, configs) for part in fold_data(data, pairs)]
         train_point = _train_point_cv
     else:
         stopping_rounds = _check_early_stopping(early_stopping_rounds, data.eval_sets)

@@ -312,7 +312,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                       "exact ignores them and grows depth-wise to max_depth, as XGBoost does.",
                       UserWarning, stacklevel=2)
     # hist's trace keeps the bin codes, not the values: no copy of a float32 X is made.
-    data = inputs(p, X, y, sample_weight, evals, own_X=p.tree_method != "hist")
+    data = run_data(p, X, y, sample_weight, evals, own_X=p.tree_method != "hist")
     y32, w32, eval_sets = data.y32, data.w32, data.eval_sets
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
     base_score, base_margin = intercept(p, y32, w32)
@@ -336,7 +336,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                                "early_stopping_rounds": stopping_rounds})
 
 
-def _trace(p, run, data: Inputs) -> TrainingData:
+def _trace(p, run, data: RunData) -> TrainingData:
     """What the model keeps of its training rows: the values (exact, approx), or hist's
     bin codes, feature by feature, which the grower made for its partition anyway."""
     exact = isinstance(run.grower, _ExactGrower)
@@ -359,7 +359,7 @@ def check_rounds(num_boost_round) -> None:
 
 
 @dataclass(frozen=True)
-class Inputs:
+class RunData:
     """A run's data, converted to float32 and checked once (``sweep`` shares it between
     its grid points): features, their names, labels, weights, the evaluation sets."""
 
@@ -371,7 +371,7 @@ class Inputs:
     train_at: int | None = None  # the evaluation set that is the training data, if any
 
 
-def inputs(p, X, y, sample_weight, evals, own_X: bool = True) -> Inputs:
+def run_data(p, X, y, sample_weight, evals, own_X: bool = True) -> RunData:
     """``own_X``: the features will be kept (exact, approx), so they must be the engine's
     own; hist keeps bin codes instead and only reads X while it trains. An evaluation set
     that is the training data (``_is_training_set``) is marked ``train_at``."""
@@ -387,7 +387,7 @@ def inputs(p, X, y, sample_weight, evals, own_X: bool = True) -> Inputs:
     evals = list(evals or ())
     train_at = next((i for i, item in enumerate(evals)
                      if _is_training_set(item, X, y, sample_weight)), None)
-    return Inputs(X32, names, y32, w32, _check_evals(evals, names, p, train_at,
+    return RunData(X32, names, y32, w32, _check_evals(evals, names, p, train_at,
                                                      (X32, y32, w32)), train_at)
 
 
@@ -420,7 +420,7 @@ class Rounds:
     an evaluation set that is the training data (``data.train_at``), as XGBoost computes no
     metric without evaluation sets."""
 
-    def __init__(self, p, data: Inputs, base_margin, num_boost_round, stopper,
+    def __init__(self, p, data: RunData, base_margin, num_boost_round, stopper,
                  make_grower=None, on_round=None, train_metric: bool = False):
         self.p, self.X32, self.y32, self.w32 = p, data.X32, data.y32, data.w32
         self.eval_sets, self.num_boost_round, self.stopper = (data.eval_sets, num_boost_round,
