@@ -9,7 +9,7 @@
 >>> boost.load_model("model.json").with_data(X, y).split_candidates(1, 0)  # on a sample
 >>> boost.warmup()  # every kernel compiled (or loaded from numba's cache) on tiny data
 
-The engine's modules sit in this package (README.md, "Module map"), the two tree growers
+The engine's modules sit in this package (docs/design.md, "Module map"), the two tree growers
 as packages of their own, one module a step: ``boost.exact`` (exact) and ``boost.hist``
 (hist and approx). Around them, ``boost.xgb`` holds XGBoost's own formats (model files,
 dumps, the Python that retrains a model), ``boost.trace`` what a trained model answers about
