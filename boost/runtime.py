@@ -122,6 +122,21 @@ def _long_columns() -> None:
     train({"tree_method": "hist", "max_bin": 2, "max_depth": 2}, X_long, X_long[:, 0], 1)
 
 
+def _wide_bins() -> None:
+    """Columns with more distinct values than a byte of bins holds beside the missing code
+    (bin codes of 16 bits: every hist kernel a second time), and leaf-wise growth, with
+    both widths of bins."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(600, 2))
+    X[::9, 0] = np.nan
+    y = X[:, 1] + np.nan_to_num(X[:, 0])
+    for method in ("hist", "approx"):
+        for data in (X, np.round(X, 1)):  # 16-bit codes, then 8-bit ones
+            train({"tree_method": method, "max_depth": 3}, data, y, 2)
+            train({"tree_method": method, "grow_policy": "lossguide", "max_leaves": 4,
+                   "max_depth": 0}, data, y, 2, sample_weight=np.ones(len(y)))
+
+
 def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
     return f"{method} trees, {objective}", lambda: _trees(objective, method)
 
@@ -129,6 +144,7 @@ def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
 # Longest first (exact's kernels take the longest to compile), and parts that share kernels
 # apart, so that two workers seldom compile the same kernel at once.
 PARTS: dict[str, Callable[[], None]] = dict([
+    ("wide bins and leaf-wise trees", _wide_bins),
     _part("squared error", "exact"),
     _part("squared error", "hist"),
     _part("squared error", "approx"),
