@@ -41,9 +41,8 @@ from types import ModuleType
 import numba
 import numpy as np
 from numba.core import event
-from numba.core.registry import CPUDispatcher as Dispatcher
 
-from . import layer
+from . import layer, simd
 from .booster import load_model
 from .layer import exclusive
 from .trace.candidates import exact_thresholds
@@ -205,14 +204,8 @@ def _warmup(processes: int | None, progress: Progress | None) -> float:
 def kernels() -> list:
     """Every numba kernel of the engine that is compiled on its own (the package imports all
     its modules; a kernel inlined into its callers has no machine code of its own)."""
-    prefix = __package__ + "."
-    found = []
-    for name, module in list(sys.modules.items()):
-        if name.startswith(prefix):
-            found += [obj for obj in vars(module).values()
-                      if isinstance(obj, Dispatcher) and obj.py_func.__module__ == name
-                      and obj.targetoptions.get("inline") != "always"]
-    return found
+    return [k for k in simd.package_kernels(__package__)
+            if k.targetoptions.get("inline") != "always"]
 
 
 def uncached() -> list:

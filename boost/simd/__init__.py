@@ -50,8 +50,8 @@ else:
     VECTOR_SPLIT = False
 
 __all__ = ["ENABLED", "IO_HHI", "IO_HI", "IO_LO", "IO_SUMS", "LANES", "PORTABLE_CACHE",
-           "VECTOR_SPLIT", "callees", "inlining_kernels", "keep_apart", "pair_strip", "prefetch",
-           "split8"]
+           "VECTOR_SPLIT", "callees", "inlining_kernels", "keep_apart", "package_kernels",
+           "pair_strip", "prefetch", "split8"]
 
 
 def callees(kernel) -> list:
@@ -72,14 +72,19 @@ def callees(kernel) -> list:
     return found
 
 
+def package_kernels(package: str = "boost") -> list:
+    """Every numba kernel defined in ``package``'s loaded modules, inlined ones included."""
+    return [obj for name, module in list(sys.modules.items())
+            if name == package or name.startswith(package + ".")
+            for obj in vars(module).values()
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == name]
+
+
 def inlining_kernels(package: str = "boost") -> list:
     """Every kernel of ``package``'s loaded modules that calls one of this package's
     functions (``split8``, ``pair_strip``, ``prefetch``), directly or through other kernels
     (their machine code holds it). Read from each kernel's code, as written."""
-    kernels = [obj for name, module in list(sys.modules.items())
-               if name == package or name.startswith(package + ".")
-               for obj in vars(module).values()
-               if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == name]
+    kernels = package_kernels(package)
     calls = {id(k): {id(x) for x in callees(k)} for k in kernels}
     inlined = {id(f) for f in (split8, pair_strip, prefetch)}
     grew = True
