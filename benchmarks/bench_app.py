@@ -16,7 +16,7 @@ features, 4 decimals, and y) is uploaded into the app, trained with the app's de
 rounds, depth 3), in Debian's Chromium (Playwright, ``common.chromium``) with the viewport
 set to each size in ``--viewports`` in turn (one page, one upload).
 
-**The player** (this commit's ``streamlit run app.py``; ``viz/player.js``). Every figure is
+**The player** (this commit's ``streamlit run app.py``; ``viz/js/player.js``). Every figure is
 the page's own clock: ``window.boostscopePlayer.timings``, which the player records per
 gesture from the key or input event's ``timeStamp`` to the animation frame after its draw
 (``Plotly.react`` of the fit, the loss and the tree resolved), and ``drawn``, the rounds it
@@ -93,7 +93,7 @@ NUMBERS_GOAL = 50.0  # ms: a clicked node's numbers in the page
 DETAILS_GOAL = 300.0  # ms: its candidates and arithmetic (the view's rerun)
 PLAY_SPEEDS = (20, 30)  # rounds/s
 PACE_MS = 1000  # between timed steps and slider moves
-REPORT_MS = 300  # viz/player.js: REPORT_AFTER
+REPORT_MS = 300  # viz/js/player.js: REPORT_AFTER
 
 # The player the page shows (a rerun may mount a new one: the last still in the document).
 PLAYER = ("(window.boostscopePlayer?.players || []).filter(p => p.root.isConnected).at(-1)")

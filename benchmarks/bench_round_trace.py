@@ -3,7 +3,7 @@
 For each case: train (depth 6, 100 rounds, binary:logistic, 2 threads), then time
 ``trace.rounds`` (every round's fit on ``sample_rows``' 500 drawn rows or the surface's
 mesh, and the trees as the tree track's columns; the trees' table, kept once a model, is
-built first and timed apart) and ``viz.player.round_trace``, and print the trace's JSON size,
+built first and timed apart) and ``viz.round_trace.round_trace``, and print the trace's JSON size,
 in all and per 100 rounds, with its window.
 
     python benchmarks/bench_round_trace.py                  # 10k and 100k x 30, a surface

@@ -8,10 +8,12 @@ import { NODE_CLICK } from "../viz/js/events.js";
 
 // Streamlit calls this at each run with that run's round; the listener is added once per
 // element and reads the latest round; removed when the part leaves the page (another view):
-// clicks then go through the player's own trigger again.
+// clicks then go through the player's own trigger again. Only the latest run's clean-up acts
+// (Streamlit also calls at once the clean-up of a run that finished after a newer one began).
 export default function ({ data, parentElement, setTriggerValue }) {
   const part = parentElement;
-  part.nodeClicks = { round: data.round, send: (value) => setTriggerValue("node", value) };
+  const mine = part.nodeClicks = { round: data.round,
+    send: (value) => setTriggerValue("node", value) };
   if (!part.nodeClicksListener) {
     part.nodeClicksListener = (e) => {
       if (e.detail?.round !== part.nodeClicks.round) return;
@@ -21,6 +23,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     window.addEventListener(NODE_CLICK, part.nodeClicksListener);
   }
   return () => {
+    if (part.nodeClicks !== mine) return;
     window.removeEventListener(NODE_CLICK, part.nodeClicksListener);
     part.nodeClicksListener = null;
   };

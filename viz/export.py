@@ -11,7 +11,7 @@ import sys
 
 import plotly.offline
 
-from .page_js import JS_DIR, loader
+from .page_js import JS_DIR, inline_json, loader
 
 OFFLINE_HOST = JS_DIR / "offline_host.js"
 
@@ -34,10 +34,7 @@ _LESSON_STYLE = """html, body {{ margin: 0; background: #fff; }}
 
 
 def _json(data: dict | str) -> str:
-    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    # "<" occurs only inside JSON strings, where \\u003c means the same: no "</script>" or
-    # "<!--" can end the script element early
-    return text.replace("<", "\\u003c")
+    return inline_json(data if isinstance(data, str) else json.dumps(data, separators=(",", ":")))
 
 
 def _page(title: str, style: str, box: str, data_id: str, data: dict | str) -> str:

@@ -78,18 +78,25 @@ def _order(entry: Path) -> tuple[Path, ...]:
     return tuple(order)
 
 
+def inline_json(text: str) -> str:
+    """JSON text safe inside an HTML ``<script>`` element: "<" occurs only inside JSON
+    strings, where ``\\u003c`` means the same, so no "</script>" or "<!--" can end the
+    element early."""
+    return text.replace("<", "\\u003c")
+
+
 def loader(entry: Path, *, export_default: bool = True) -> str:
     """The script that loads ``entry`` (a module of viz/js, or another file whose relative
     imports name modules of viz/js, e.g. ui/chart.js) with what it imports, as ES modules made
     in the page; ``export_default``: the script's default export is ``entry``'s (what
-    Streamlit's components v2 calls)."""
+    Streamlit's components v2 calls). Tests read the script's top-level ``urls`` and
+    ``entry``."""
     modules = []
     for path in _order(Path(entry)):
         text = path.read_text(encoding="utf-8")
         modules.append([path.name, f"{text}\n//# sourceURL=boostscope/{path.name}\n",
                         _deps(path)])
-    # "<" only inside JSON strings, as \u003c: the script can be inlined in an HTML page
-    data = json.dumps(modules, ensure_ascii=False).replace("<", "\\u003c")
+    data = inline_json(json.dumps(modules, ensure_ascii=False))  # inlinable in an HTML page
     tail = "export default entry.default;\n" if export_default else ""
     return (
         "// BoostScope's page modules (viz/page_js.py): each made a blob: URL, its relative\n"

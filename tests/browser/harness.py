@@ -341,11 +341,12 @@ SMALLEST_FONT = """() => {
 
 def open_file(browser, path, ready: str, width=1280, height=720, timeout=30_000):
     """An offline file (``path``) opened from disk in a new page, once ``ready`` (a JS
-    predicate) holds; the page's ``requests`` (every URL it asked for) and ``errors`` (page
-    errors and console errors) are kept on it."""
+    predicate) holds; the page's ``requests`` (every URL it asked for but the ``blob:`` URLs of
+    its own modules, made in the page by ``viz.page_js.loader``) and ``errors`` (page errors
+    and console errors) are kept on it."""
     page = browser.new_page(viewport={"width": width, "height": height})
     requests, errors = [], []
-    page.on("request", lambda r: requests.append(r.url))
+    page.on("request", lambda r: None if r.url.startswith("blob:") else requests.append(r.url))
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(path.as_uri())

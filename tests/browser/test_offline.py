@@ -39,8 +39,7 @@ def _at_rest(page):
 
 def _offline(page):
     assert not page.errors, page.errors
-    # blob: the page's own modules, made in the page (viz.page_js)
-    assert page.requests and all(u.startswith(("file:", "data:", "blob:"))
+    assert page.requests and all(u.startswith(("file:", "data:"))
                                  for u in page.requests), page.requests
 
 

@@ -1,4 +1,4 @@
-"""viz.player.round_trace: the page recreates round r from the template figure, the arrays
+"""viz.round_trace.round_trace: the page recreates round r from the template figure, the arrays
 and the patches exactly as make_fit_figure / make_loss_figure draw round r (checked here with
 a Python copy of the page's patching), and the tree track holds each round's nodes."""
 

@@ -183,7 +183,7 @@ class Player {
       if (name === "tree" ? !tree : !charts[name]) continue;
       const box = el("div", { class: `bsp-panel bsp-${name}` }, this.panelsBox);
       const plot = el("div", { class: "bsp-plot" }, box);
-      this.panels.push(name === "tree" ? new TreePanel(box, plot, this, el)
+      this.panels.push(name === "tree" ? new TreePanel(box, plot, this)
         : chartPanel(name, box, plot, charts[name]));
     }
     this.layoutKey = null;  // new panels have no size yet, whatever the window's size

@@ -3,7 +3,7 @@
 // their c2p and _offset), its axes and margins frozen after the first draw
 // (gd._fullLayout._size, gd._fullData). None of this is Plotly's public API: a Plotly upgrade
 // may move any of it, and then `internalsMissing` names what moved
-// (tests/browser/test_plotly_internals.py draws charts with the packaged plotly.min.js and
+// (tests/browser/test_page_modules.py draws charts with the packaged plotly.min.js and
 // asks it). Everything else in the page uses Plotly.react and Plotly.relayout only.
 
 const CONFIG = { displaylogo: false, responsive: false, scrollZoom: false,

@@ -4,7 +4,8 @@
 // trace's JSON once per model; once the page has said it holds it (in every report), only
 // its id. The page keeps the last few it parsed, and asks for one it does not hold (a
 // trigger "need": Python sends it again). The returned clean-up (Streamlit calls it when the
-// component leaves the page) removes the player.
+// component leaves the page) removes the player, if no later run has taken the element over
+// (Streamlit also calls at once the clean-up of a run that finished after a newer one began).
 
 import { NODE_CLICK } from "./events.js";
 import { mount, unmount } from "./player.js";
@@ -16,6 +17,7 @@ registry().held = held;  // for tests: a test empties it to see the page ask for
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
+  const call = parentElement.boostscopeCall = {};  // this run's; the latest run's clean-up acts
   const own = parentElement.boostscopePlayer?.trace;  // what this player already draws
   let base = held.get(data.id) ?? (own?.id === data.id ? own : undefined);
   if (typeof data.trace === "string" && !base) {
@@ -38,5 +40,7 @@ export default function (component) {
   };
   mount(parentElement, trace, { plotly: data.plotly, fetches: true, report,
     keys: data.keys !== false });
-  return () => unmount(parentElement);
+  return () => {
+    if (parentElement.boostscopeCall === call) unmount(parentElement);
+  };
 }

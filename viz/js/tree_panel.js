@@ -3,6 +3,7 @@
 // node's numbers in a box placed in the corner that hides the least of the tree. A press on
 // a marker selects its node (the player reports it to the host).
 
+import { el } from "./dom.js";
 import { hoverText, textSize } from "./labels.js";
 import { foldToFit } from "./tree_layout.js";
 import { geometry, gx, gy, treeSvg } from "./tree_svg.js";
@@ -10,7 +11,7 @@ import { treeNodes } from "./trace.js";
 
 export class TreePanel {
   // box, plot: the panel's elements; player: its owner (round, selection, fonts, the track)
-  constructor(box, plot, player, el) {
+  constructor(box, plot, player) {
     this.name = "tree";
     this.box = box;
     this.plot = plot;
