@@ -134,6 +134,13 @@ def bin_goes_left(code, missing, default_left, split_bin):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def builds_right(sum_hess_left, sum_hess_right):
+    """hist builds the histogram of a split's child with the smaller hessian sum from its rows
+    (the left one on a tie) and takes its sibling as the parent's minus it."""
+    return sum_hess_right < sum_hess_left
+
+
+@njit(cache=True, nogil=True, inline="always")
 def new_node(nodes, nid, par, d, sum_grad, sum_hess, rp):
     """Node ``nid``, a child of ``par`` at depth d with sums G, H (``rp``:
     ``NodeParams``): a leaf until searched."""

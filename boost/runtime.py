@@ -140,8 +140,9 @@ def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
     return f"{method} trees, {objective}", lambda: _trees(objective, method)
 
 
-# Longest first (exact's kernels take the longest to compile), and parts that share kernels
-# apart, so that two workers seldom compile the same kernel at once.
+# Longest first (16-bit bin codes: every hist kernel again; then exact's, the longest of the
+# rest), and parts that share kernels apart, so that two workers seldom compile the same
+# kernel at once.
 PARTS: dict[str, Callable[[], None]] = dict([
     ("wide bins and leaf-wise trees", _wide_bins),
     _part("squared error", "exact"),

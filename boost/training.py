@@ -75,14 +75,13 @@ def _finish(buf: TreeNodes, n_nodes: int, eta) -> dict:
     return nodes
 
 
-def grow_tree(X, columns, g, h, p, position, segments, buf: TreeNodes,
+def grow_tree(X, columns, g, h, gp: GrowParams, position, segments, buf: TreeNodes,
               sampler: ColumnSampler, tree_idx: int):
     """Grow and prune one tree on float32 ``g``/``h``; return its node arrays (trimmed).
 
     ``columns`` (``SortedColumns.arrays()``), ``position``, ``segments``
     (``exact.segments.new_segments``) and ``buf`` are scratch reused across trees; ``sampler`` draws
-    each node's features (colsample_*)."""
-    gp = GrowParams.of(p)
+    each node's features (colsample_*); ``gp`` the training's ``GrowParams``."""
     n_nodes = grow_exact(X, columns, g, h, position, segments, buf, gp, sampler.for_tree(tree_idx))
     nodes = _finish(buf, n_nodes, gp.eta)
     prune(n_nodes, TreeNodes(*(nodes[name] for name in TreeNodes._fields)), gp.gamma,
@@ -94,7 +93,7 @@ class _ExactGrower:
     """exact: the presorted columns and the grower's workspace, kept across trees."""
 
     def __init__(self, X, p, columns: SortedColumns | None = None):
-        self.X, self.p = X, p
+        self.X, self.p, self.gp = X, p, GrowParams.of(p)
         # read-only, shareable: a sweep's, or the last training's on the same rows
         self.columns = reuse.sorted_columns(X) if columns is None else columns
         self.arrays = self.columns.arrays()
@@ -104,7 +103,7 @@ class _ExactGrower:
 
     def grow(self, g, h, buf, margin, group, tree_idx):
         """Grow and prune one tree (the caller adds its leaves to the margins)."""
-        return grow_tree(self.X, self.arrays, g, h, self.p, self.position, self.segments, buf,
+        return grow_tree(self.X, self.arrays, g, h, self.gp, self.position, self.segments, buf,
                          self.sampler, tree_idx)
 
     def leaves(self, nodes):
@@ -123,8 +122,7 @@ class _HistGrower:
         if p.tree_method == "hist" and cuts is None:  # the last training's, on the same rows
             made = reuse.hist_data(X, w, p.max_bin)
             self.dense, self.cuts = made.dense, made.cuts
-            self.ws = HistWorkspace(made.records.copy(), made.missing, X.shape[1],
-                                    made.columns)
+            self.ws = HistWorkspace(made.records.copy(), made.missing, made.columns)
         else:
             self.dense = not any_rows(X, np.isnan)  # once: approx re-bins every tree
             if p.tree_method == "hist":  # ``cuts``: hist_cuts(X, w, max_bin), already made
@@ -140,7 +138,7 @@ class _HistGrower:
         records, missing, columns = binned_rows(self.X, cuts, self.dense)
         if (self.ws is None or self.ws.records.dtype != records.dtype
                 or self.ws.records.shape != records.shape):
-            self.ws = HistWorkspace(records, missing, self.X.shape[1], columns)
+            self.ws = HistWorkspace(records, missing, columns)
         else:
             self.ws.set_records(records, missing, columns)
 

@@ -53,15 +53,16 @@ def grow_hist(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace, node
     values to ``margin[:, group]`` and return the node count. ``root_from_bins``: the
     root's sums come from its histogram (``histogram.root_sums``). With an active
     ``columns`` sampler each node searches only its drawn features."""
-    if p.grow_policy == "lossguide":
-        return grow_lossguide(cuts, root_from_bins, g, h, p, ws, nodes, margin, group, columns,
-                              tree_idx)
     data, bins, gp = ws.fixed(cuts, p)
-    width = (len(bins.ptrs) - 1) * bins.stride
+    cs = tree_sampling(columns, tree_idx)
+    width = (len(bins.ptrs) - 1) * bins.stride  # a node's histogram: every feature's bins
+    if p.grow_policy == "lossguide":
+        return grow_lossguide(data, bins, gp, cs, width, root_from_bins, g, h, ws, nodes,
+                              margin, group)
     slots = _level_slots(p, g.shape[0], width)
     n_nodes, pool0, pool1 = _grow_depthwise(
-        data, bins, gp, tree_sampling(columns, tree_idx), ws.histograms(0, slots, width),
-        ws.histograms(1, slots, width), root_from_bins, g, h, nodes, margin, group)
+        data, bins, gp, cs, ws.histograms(0, slots, width), ws.histograms(1, slots, width),
+        root_from_bins, g, h, nodes, margin, group)
     ws.keep_histograms(pool0, pool1)
     return n_nodes
 

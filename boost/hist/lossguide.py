@@ -19,8 +19,6 @@ import numpy as np
 from .. import node_rules as rules
 from .._dtypes import REASON_MAX_LEAVES, REASON_NO_GAIN, REASON_NONE
 from ..records import SPLIT_BIN, SPLIT_FIELDS, TreeNodes
-from ..sampling import ColumnSampler, tree_sampling
-from ..sketch import Cuts
 from .nodes import _decide, _plan_children, grow_root
 from .partition import _add_leaf_values, _iota, _partition
 from .splitting import _search, drop_unsampled
@@ -41,17 +39,14 @@ def _queue_children(best, children, depth, nodes, queue, found, cs):
             nodes.reason[nid] = rules.leaf_reason(blocked)
 
 
-def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
-                   nodes: TreeNodes, margin, group: int, columns: ColumnSampler | None = None,
-                   tree_idx: int = 0) -> int:
+def grow_lossguide(data, bins, gp, cs, width: int, root_from_bins: bool, g, h,
+                   ws: HistWorkspace, nodes: TreeNodes, margin, group: int) -> int:
     """Grow one tree leaf-wise (see the module). The children of a split are not searched
-    when they sit at max_depth (> 0) or the tree has max_leaves leaves. Same arguments and
-    result as ``grower.grow_hist``."""
-    data, bins, gp = ws.fixed(cuts, p)
+    when they sit at max_depth (> 0) or the tree has max_leaves leaves. ``grower.grow_hist``
+    calls it with the training's records (``ws.fixed``), the tree's column draw and a node
+    histogram's width; the result as ``grow_hist``'s."""
     rp = gp.node
-    cs = tree_sampling(columns, tree_idx)
     n_features = len(bins.ptrs) - 1
-    width = n_features * bins.stride
     root_hist = ws.histograms(0, 1, width)
     node_start, node_end, best = grow_root(data, bins, rp, root_from_bins, g, h, nodes,
                                            root_hist)
@@ -77,9 +72,9 @@ def grow_lossguide(cuts: Cuts, root_from_bins: bool, g, h, p, ws: HistWorkspace,
         a, b = node_start[nid], node_end[nid]
         rows[a:b] = spare[a:b]
         parent_hist = hists.pop(nid)
-        if p.max_depth > 0 and d + 1 >= p.max_depth:
+        if gp.max_depth > 0 and d + 1 >= gp.max_depth:
             continue  # the children are leaves at max_depth: never searched
-        if p.max_leaves > 0 and n_leaves >= p.max_leaves:
+        if gp.max_leaves > 0 and n_leaves >= gp.max_leaves:
             nodes.reason[n_nodes - 2:n_nodes] = REASON_MAX_LEAVES
             continue
         children, cg, ch, c_rows, b_start, b_end, b_slot, s_slot, p_slot = _plan_children(

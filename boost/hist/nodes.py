@@ -134,7 +134,7 @@ def _plan_children(expand, left, right, sum_grad, sum_hess, node_start, node_end
         cg[2 * j + 1], ch[2 * j + 1] = sum_grad[rc], sum_hess[rc]
         c_rows[2 * j] = node_end[lc] - node_start[lc]
         c_rows[2 * j + 1] = node_end[rc] - node_start[rc]
-        built = rc if sum_hess[rc] < sum_hess[lc] else lc
+        built = rc if rules.builds_right(sum_hess[lc], sum_hess[rc]) else lc
         b_start[j] = node_start[built]
         b_end[j] = node_end[built]
         b_slot[j] = 2 * j + 1 if built == rc else 2 * j

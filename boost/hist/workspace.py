@@ -47,12 +47,11 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 class HistWorkspace:
     """Scratch reused across trees (see the module): ``fixed`` gives the grower's records."""
 
-    def __init__(self, records: np.ndarray, missing: int, n_features: int, columns: np.ndarray):
+    def __init__(self, records: np.ndarray, missing: int, columns: np.ndarray):
         n_samples = records.shape[1]
         self.records = records
         self.missing = missing
         self.gh = gh_view(records)
-        self.n_features = n_features
         self.columns = _read_only(columns)
         self.side = np.empty(n_samples, dtype=np.bool_)
         self._rows = [np.empty(n_samples, dtype=np.int32) for _ in range(2)]

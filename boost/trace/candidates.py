@@ -353,7 +353,7 @@ def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, pat
                      rp, best, no_out, scan_scratch(n_bins), n_bins)
         is_left = path_sides[i]
         child, parent_mask = path_masks[i + 1], path_masks[i]
-        built_right = best[rec.SPLIT_HR] < best[rec.SPLIT_HL]
+        built_right = rules.builds_right(best[rec.SPLIT_HL], best[rec.SPLIT_HR])
         if built_right != is_left:  # this child was built from its rows
             hist, counts = build(child)
         else:  # this child was the parent minus its built sibling
