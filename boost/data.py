@@ -1,4 +1,5 @@
-"""Input checking: features, labels and sample weights into the engine's float32 arrays.
+"""Input checking: features, labels and sample weights into the engine's float32 arrays
+(read-only views: ``layout.read_only``).
 
 Every problem a user can make with their data is caught here, before any numba kernel runs,
 and reported as a ``ValueError`` that says what is wrong and how to fix it.
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._dtypes import FEATURE
+from .layout import read_only
 from .objectives import OBJECTIVES
 
 MIN_ROWS = 2
@@ -101,7 +103,7 @@ def as_features(X, expected_names: list[str] | None = None, what: str = "X"):
             f"{what} column {names[col]!r} has {int(bad[:, col].sum())} {cause}. Replace "
             "them with NaN (treated as missing) or with finite values."
         )
-    return X32, names
+    return read_only(X32), names
 
 
 _BLOCK_ROWS = 1 << 16
@@ -161,7 +163,7 @@ def as_labels(y, n_samples: int, objective: str, num_class: int, what: str = "y"
         y32 = arr.astype(np.float32)
     if np.isinf(y32).any():
         raise ValueError(f"{what} has values too large for float32 (|y| > 3.4e38).")
-    return y32
+    return read_only(y32)
 
 
 def as_weights(sample_weight, n_samples: int, what: str = "sample_weight"):
@@ -173,7 +175,7 @@ def as_weights(sample_weight, n_samples: int, what: str = "sample_weight"):
         raise ValueError(f"{what} has negative values; weights must be >= 0.")
     if not (arr > 0).any():
         raise ValueError(f"{what} is zero everywhere; at least one row needs a positive weight.")
-    return arr.astype(np.float32)
+    return read_only(arr.astype(np.float32))
 
 
 def check_training_rows(n_samples: int) -> None:

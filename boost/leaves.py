@@ -25,6 +25,7 @@ from numba import njit
 
 from . import objectives
 from ._dtypes import WEIGHT
+from .layout import NO_WEIGHT
 
 MAX_STEP = 30.0
 _BISECTIONS = 200
@@ -236,7 +237,7 @@ def line_search_steps(objective: str, loss: objectives.LossParams, leaf, margin,
             else np.empty((0, 0), dtype=np.float32))
     values = np.zeros(n_nodes)
     found = np.zeros(n_nodes, dtype=np.bool_)
-    _line_search(kind, margin, prob, k, y, np.ones(1, np.float32) if weight is None else weight,
+    _line_search(kind, margin, prob, k, y, NO_WEIGHT if weight is None else weight,
                  weight is not None, order, starts, float(np.float32(loss.huber_slope)),
                  float(np.float32(loss.tweedie_variance_power)), values, found)
     return {int(j): float(values[j]) for j in np.flatnonzero(found)}

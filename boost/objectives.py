@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._dtypes import GRAD, WEIGHT
+from .layout import NO_WEIGHT
 
 _F32_ONE = np.float32(1.0)
 _F32_TWO = np.float32(2.0)
@@ -282,7 +283,7 @@ def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndar
     (``out``: a pair to write into, as ``gradients_and_metric``'s)."""
     o = OBJECTIVES[objective]
     use_w = weight is not None
-    w = weight if use_w else np.ones(1, dtype=GRAD)
+    w = weight if use_w else NO_WEIGHT
     if out is None:
         out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
     g, h = out
@@ -678,7 +679,7 @@ def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray
     it for rmse, twice it for gamma-deviance), as XGBoost computes it."""
     o = OBJECTIVES[objective]
     use_w = weight is not None
-    w = weight if use_w else np.ones(1, dtype=np.float32)
+    w = weight if use_w else NO_WEIGHT
     kind = _METRIC_KIND[o.metric]
     total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
                                   np.float32(loss.huber_slope),
@@ -705,7 +706,7 @@ def gradients_and_metric(objective: str, margin: np.ndarray, y: np.ndarray,
         return (*gradients(objective, margin, y, weight, loss),
                 metric(objective, margin, y, weight, loss))
     use_w = weight is not None
-    w = weight if use_w else np.ones(1, dtype=GRAD)
+    w = weight if use_w else NO_WEIGHT
     if out is None:
         out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
     g, h = out

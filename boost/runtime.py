@@ -162,21 +162,23 @@ PARTS: dict[str, Callable[[], None]] = dict([
 Progress = Callable[[int, int, str], None]
 
 
-def warmup(processes: int | None = None, progress: Progress | None = None) -> float:
+def warmup(processes: int | None = None, progress: Progress | None = None,
+           nice: int = 0) -> float:
     """Compile (or load from numba's disk cache) every kernel; return the seconds it took.
 
     ``processes``: worker processes that compile in parallel first (default: one per core;
     1 compiles here only; none when the cache already holds every kernel).
     ``progress(done, total, label)`` is called as the work goes: with workers, once per
-    kernel they compile (``label`` its name), then once per part run here."""
+    kernel they compile (``label`` its name), then once per part run here. ``nice``: the
+    workers' niceness (a server's warm-up yields to the visitors it answers meanwhile)."""
     with _ONE_AT_A_TIME:  # a second call waits, then finds the cache warm
-        return _warmup(processes, progress)
+        return _warmup(processes, progress, nice)
 
 
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def _warmup(processes: int | None, progress: Progress | None) -> float:
+def _warmup(processes: int | None, progress: Progress | None, nice: int) -> float:
     start = time.perf_counter()
     workers = (os.cpu_count() or 1) if processes is None else processes
     missing = [] if numba.config.DISABLE_JIT else uncached()
@@ -193,7 +195,7 @@ def _warmup(processes: int | None, progress: Progress | None) -> float:
     if progress:
         progress(0, total, "")
     if use_workers:
-        _compile_in_workers(workers, step, {_name(k) for k in missing})
+        _compile_in_workers(workers, step, {_name(k) for k in missing}, nice)
     done = total - len(PARTS)  # a kernel the workers left is compiled below
     for label, run in PARTS.items():
         with exclusive():  # a part runs the kernels it compiles
@@ -225,7 +227,8 @@ def _name(kernel) -> str:
     return f"{module}.{kernel.py_func.__qualname__}"
 
 
-def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str]) -> int:
+def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str],
+                        nice: int = 0) -> int:
     """Run every part once in ``n`` worker processes (a shared queue, longest parts first),
     calling ``step(name)`` the first time a worker says it compiled a kernel in ``wanted``;
     return how many parts were run."""
@@ -246,7 +249,7 @@ def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str]) -
     def serve() -> None:
         try:
             worker = subprocess.Popen(
-                [sys.executable, "-m", __package__ + ".runtime", "--worker"], env=env,
+                [sys.executable, "-m", __package__ + ".runtime", "--worker", str(nice)], env=env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 text=True, bufsize=1)
         except OSError:
@@ -304,10 +307,10 @@ class _Compiles(event.Listener):
             print("kernel", _name(kernel), flush=True)
 
 
-def _worker() -> None:
+def _worker(nice: int) -> None:
     """Run the parts named on stdin, one per line; say each kernel compiled, and answer each
     part with a line when it is done (or failed: the parent then compiles it itself)."""
-    os.nice(10)  # the server that started the workers answers its visitors first
+    os.nice(nice)
     event.register("numba:compile", _Compiles())
     for line in sys.stdin:
         label = line.strip()
@@ -495,7 +498,8 @@ class BackgroundCompile:
 
         def run() -> None:
             try:
-                warmup(progress=self._progress)
+                # niced workers: the server answers its visitors first
+                warmup(progress=self._progress, nice=10)
             finally:  # a failure shows where the kernel is used, as a training error
                 gc.freeze()
                 self.ready.set()
@@ -527,5 +531,5 @@ def compile_in_background() -> BackgroundCompile:
     return _BACKGROUND
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
-    _worker()
+if __name__ == "__main__" and sys.argv[1:2] == ["--worker"]:  # --worker [niceness]
+    _worker(nice=int(sys.argv[2]) if sys.argv[2:] else 0)

@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import objectives
-from .layout import column_major
+from .layout import NO_WEIGHT, column_major, read_only
 from .stdsort import std_sort
 
 RMIN, RMAX, WMIN, VALUE = 0, 1, 2, 3
@@ -51,6 +51,12 @@ class Cuts:
     ptrs: np.ndarray  # (n_features + 1,) int64
     values: np.ndarray  # float32, ascending per feature, last = sentinel
     min_vals: np.ndarray  # (n_features,) float32
+
+    def __post_init__(self):
+        # Read-only whoever made them (a kernel is compiled once per argument type, and a
+        # read-only array is a type of its own: see layout.read_only).
+        for name in ("ptrs", "values", "min_vals"):
+            object.__setattr__(self, name, read_only(getattr(self, name)))
 
     @property
     def n_features(self) -> int:
@@ -602,7 +608,7 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     out_n = np.empty(n_features, dtype=np.int64)
     out_min = np.empty(n_features, dtype=np.float32)
     use_w = weight is not None
-    w = weight if use_w else np.ones(1, dtype=np.float32)
+    w = weight if use_w else NO_WEIGHT
     # Columns that fill the queue more than once and carry no weights: numpy sorts them.
     fast = (~np.full(n_features, use_w)) & (counts > 2 * limits)
     _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, fast, out_vals, out_n, out_min)

@@ -42,6 +42,7 @@ from .data import any_rows, as_features, as_labels, as_weights, check_training_r
 from .exact import SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, binned_rows, grow_hist
 from .layer import serialized
+from .layout import read_only
 from .leaves import line_search_leaves, quantile_leaves
 from .node_rules import prune
 from .params import parse_params
@@ -267,7 +268,7 @@ def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exac
 
 def _own(arr, given):
     if arr is not None and isinstance(given, np.ndarray) and np.may_share_memory(arr, given):
-        return arr.copy()
+        return read_only(arr.copy())
     return arr
 
 

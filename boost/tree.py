@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._dtypes import WEIGHT
+from .layout import read_only
 from .node_rules import F32_NAN, routes_right
 from .records import NODE_FIELDS
 
@@ -233,6 +234,7 @@ def leaf_of_nodes(nodes: dict, X: np.ndarray, position: np.ndarray | None = None
                                nodes["feature"], nodes["threshold"], nodes["default_left"],
                                nodes["is_leaf"], out)
         return out
-    _leaves(X, F32_NAN, 0, nodes["left"], nodes["feature"], nodes["threshold"],
-            nodes["default_left"], nodes["is_leaf"], out)
+    # read-only as a built forest's arrays (leaf_of_rows): one compiled signature
+    _leaves(X, F32_NAN, 0, *(read_only(nodes[k]) for k in (
+        "left", "feature", "threshold", "default_left", "is_leaf")), out)
     return out

@@ -54,7 +54,8 @@ class _Compiles(event.Listener):
         if self._depth == 0:
             seconds = time.perf_counter() - self._start
             self.seconds += seconds
-            self.slowest = sorted([*self.slowest, (seconds, f"{func.__module__}."
+            test = os.environ.get("PYTEST_CURRENT_TEST", "").partition(" ")[0]
+            self.slowest = sorted([*self.slowest, (seconds, f"{test}: {func.__module__}."
                                    f"{func.__qualname__}{ev.data.get('args', '')}")])[-5:]
 
 
@@ -72,6 +73,13 @@ def pytest_sessionstart(session):
         boost.warmup(processes=os.cpu_count())
         session.config.stash[WARMUP] = time.perf_counter() - start
     event.register("numba:compile", _COMPILES)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The modules marked ``long`` (minutes each) first: the two workers take the first
+    modules first (``--dist loadfile``), so a long module runs beside the others instead of
+    alone at the end of the run."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
 
 
 def pytest_sessionfinish(session):
@@ -93,4 +101,4 @@ def pytest_terminal_summary(terminalreporter, config):
             f"engine compiled or loaded before the tests: {config.stash[WARMUP]:.1f} s; "
             f"{COMPILED}: {_COMPILES.count} ({_COMPILES.seconds:.1f} s)")
         for seconds, kernel in reversed(_COMPILES.slowest):
-            terminalreporter.write_line(f"  {seconds:6.1f} s  {kernel[:150]}")
+            terminalreporter.write_line(f"  {seconds:6.1f} s  {kernel[:300]}")

@@ -17,7 +17,7 @@ from .. import binned, objectives, sample
 from ..binned import BinnedRows
 from ..data import as_features
 from ..hist.binning import bin_matrix
-from ..layout import column_major
+from ..layout import column_major, read_only
 from ..sampling import ColumnSampler
 from ..targets import tree_gradients, tree_rows
 from ..tree import add_tree_outputs, initial_margin, leaf_of_rows, rows_in_node
@@ -286,7 +286,7 @@ class RowQuestions:
 
         def compute():
             codes, missing = bin_matrix(b.data.X, cuts)
-            return column_major(codes, np.arange(cuts.n_features)), missing
+            return read_only(column_major(codes, np.arange(cuts.n_features))), missing
         return self.cache.get(("bins", self._cuts_key(tree_idx)), compute)
 
     def cuts(self, round_idx: int | None = None, class_idx: int = 0) -> dict[str, np.ndarray]:

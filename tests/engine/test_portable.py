@@ -16,6 +16,7 @@ import pytest
 import boost
 from boost import simd
 
+pytestmark = pytest.mark.long  # the portable build compiles its own growers: minutes
 ROOT = Path(__file__).resolve().parents[2]
 # The models of the NUMBA_DISABLE_JIT test: the four-point example and 200 seeded rows.
 MODELS = """
