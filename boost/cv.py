@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .layer import serialized
+from .layout import read_only
 from .objectives import metric_name
 from .params import parse_params
 from .training import EarlyStopping, Rounds, RunData, _threads, check_rounds, intercept, run_data
@@ -67,12 +68,12 @@ def fold_data(data: RunData, folds) -> list[RunData]:
     """Each fold's training rows, with its test rows as the one evaluation set."""
     out = []
     for train_rows, test_rows in folds:
-        def part(a, rows):
-            return None if a is None else a[rows]
-        out.append(RunData(data.X32[train_rows], data.names, data.y32[train_rows],
-                          part(data.w32, train_rows),
-                          [(TEST, data.X32[test_rows], data.y32[test_rows],
-                            part(data.w32, test_rows))]))
+        def part(a, rows):  # read-only, as the training's own arrays (data.as_features)
+            return None if a is None else read_only(a[rows])
+        out.append(RunData(part(data.X32, train_rows), data.names, part(data.y32, train_rows),
+                           part(data.w32, train_rows),
+                           [(TEST, part(data.X32, test_rows), part(data.y32, test_rows),
+                             part(data.w32, test_rows))]))
     return out
 
 

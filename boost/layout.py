@@ -29,7 +29,7 @@ def _transpose(X, features, out):
 
 def column_major(X: np.ndarray, features) -> np.ndarray:
     """``X[:, features].T`` as a C-contiguous array."""
-    idx = np.asarray(features, dtype=np.int64)
+    X, idx = read_only(X), np.asarray(features, dtype=np.int64)
     out = np.empty((len(idx), X.shape[0]), dtype=X.dtype)
     if len(idx) and X.shape[0]:
         _transpose(X, idx, out)

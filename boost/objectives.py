@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._dtypes import GRAD, WEIGHT
-from .layout import NO_WEIGHT
+from .layout import NO_WEIGHT, read_only
 
 _F32_ONE = np.float32(1.0)
 _F32_TWO = np.float32(2.0)
@@ -277,13 +277,19 @@ def _grad_softprob(margin, y, w, use_w, g, h):
             h[i, k] = hh
 
 
+def _inputs(margin, y, weight):
+    """What the kernels read, as read-only views whoever the caller (one compiled signature:
+    ``layout.read_only``), the weights' stand-in when there are none, and whether there are."""
+    use_w = weight is not None
+    return read_only(margin), read_only(y), read_only(weight) if use_w else NO_WEIGHT, use_w
+
+
 def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
               loss: LossParams = _DEFAULT_LOSS, out=None):
     """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins
     (``out``: a pair to write into, as ``gradients_and_metric``'s)."""
     o = OBJECTIVES[objective]
-    use_w = weight is not None
-    w = weight if use_w else NO_WEIGHT
+    margin, y, w, use_w = _inputs(margin, y, weight)
     if out is None:
         out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
     g, h = out
@@ -678,8 +684,7 @@ def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray
     """The objective's default evaluation metric (weighted mean of the row losses; root of
     it for rmse, twice it for gamma-deviance), as XGBoost computes it."""
     o = OBJECTIVES[objective]
-    use_w = weight is not None
-    w = weight if use_w else NO_WEIGHT
+    margin, y, w, use_w = _inputs(margin, y, weight)
     kind = _METRIC_KIND[o.metric]
     total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
                                   np.float32(loss.huber_slope),
@@ -705,8 +710,7 @@ def gradients_and_metric(objective: str, margin: np.ndarray, y: np.ndarray,
     if o.kernel == _SOFTMAX:
         return (*gradients(objective, margin, y, weight, loss),
                 metric(objective, margin, y, weight, loss))
-    use_w = weight is not None
-    w = weight if use_w else NO_WEIGHT
+    margin, y, w, use_w = _inputs(margin, y, weight)
     if out is None:
         out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
     g, h = out

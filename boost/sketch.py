@@ -595,6 +595,7 @@ def _present_counts(X):
 def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     """Cut points of ``tree_method='hist'``: the sketch weighted by sample weights (1 if
     none), pushed in row order, NaN skipped."""
+    X = read_only(X)  # one compiled signature whoever calls (layout.read_only)
     n_samples, n_features = X.shape
     counts = _present_counts(X)
     limits = np.empty(n_features, dtype=np.int64)
@@ -608,7 +609,7 @@ def hist_cuts(X: np.ndarray, weight: np.ndarray | None, max_bin: int) -> Cuts:
     out_n = np.empty(n_features, dtype=np.int64)
     out_min = np.empty(n_features, dtype=np.float32)
     use_w = weight is not None
-    w = weight if use_w else NO_WEIGHT
+    w = read_only(weight) if use_w else NO_WEIGHT
     # Columns that fill the queue more than once and carry no weights: numpy sorts them.
     fast = (~np.full(n_features, use_w)) & (counts > 2 * limits)
     _hist_cuts_kernel(X, w, use_w, max_bin, limits, n_levels, fast, out_vals, out_n, out_min)
@@ -684,6 +685,7 @@ def std_sorted_columns(X: np.ndarray):
     """Each feature's present values sorted as XGBoost's sorted column page is: the column in
     row order, then ``std::sort`` by value (so equal values keep libstdc++'s order).
     Returns (col_ptr, rows, values)."""
+    X = read_only(X)  # one compiled signature whoever calls (layout.read_only)
     counts = _present_counts(X)
     col_ptr = np.zeros(X.shape[1] + 1, dtype=np.int64)
     np.cumsum(counts, out=col_ptr[1:])

@@ -30,8 +30,8 @@ def tree_gradients(p, g: np.ndarray, h: np.ndarray, weight: np.ndarray | None,
     """(g, h, active) for tree ``tree_idx``; ``active`` is the row mask or None (all)."""
     g = np.ascontiguousarray(g, dtype=GRAD)
     if p.boosting == "first_order":
-        h = (np.ones(g.shape[0], dtype=GRAD) if weight is None
-             else np.ascontiguousarray(weight, dtype=GRAD))
+        # a copy (weights are read-only): one compiled grower for both kinds of trees
+        h = np.ones(g.shape[0], dtype=GRAD) if weight is None else weight.astype(GRAD)
     else:
         h = np.ascontiguousarray(h, dtype=GRAD)
     active = tree_rows(p, tree_idx, g.shape[0])

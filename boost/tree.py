@@ -150,14 +150,22 @@ def _passes_through(data, missing, off, left, feature, split, default_left, dept
         out[r] = cur == node
 
 
+def _walked(X: np.ndarray, forest: Forest, split) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and the thresholds (the forest's, or ``split`` for bin codes) as read-only
+    views, whoever the caller: one compiled signature of each walking kernel
+    (``layout.read_only``)."""
+    return read_only(X), read_only(forest.threshold if split is None else split)
+
+
 def add_tree_outputs(forest: Forest, X: np.ndarray, margin: np.ndarray, t_begin: int,
                      t_end: int, split=None, missing=F32_NAN) -> None:
     """``margin[r, group(t)] += value of the leaf of row r in tree t`` for t in [begin, end),
     in tree order and float32, as XGBoost's predictor adds them. (``split``, ``missing``:
     ``X`` is bin codes, see above; by default values and the thresholds.)"""
     if t_end > t_begin:
+        X, threshold = _walked(X, forest, split)
         _add_trees(X, missing, forest.tree_ptr, forest.tree_group, forest.left, forest.feature,
-                   forest.threshold if split is None else split, forest.default_left,
+                   threshold, forest.default_left,
                    forest.is_leaf, forest.value, t_begin, t_end, margin)
 
 
@@ -165,8 +173,9 @@ def leaf_of_rows(forest: Forest, X: np.ndarray, tree_idx: int, split=None,
                  missing=F32_NAN) -> np.ndarray:
     """Node id (within the tree) of the final leaf each row reaches, int32."""
     out = np.empty(X.shape[0], dtype=np.int32)
+    X, threshold = _walked(X, forest, split)
     _leaves(X, missing, int(forest.tree_ptr[tree_idx]), forest.left, forest.feature,
-            forest.threshold if split is None else split, forest.default_left, forest.is_leaf,
+            threshold, forest.default_left, forest.is_leaf,
             out)
     return out
 
@@ -196,8 +205,9 @@ def rows_in_node(forest: Forest, X: np.ndarray, tree_idx: int, node_id: int, spl
                  missing=F32_NAN) -> np.ndarray:
     """Boolean mask of the rows that reach ``node_id`` of the grown tree (pruned or not)."""
     out = np.empty(X.shape[0], dtype=np.bool_)
+    X, threshold = _walked(X, forest, split)
     _passes_through(X, missing, int(forest.tree_ptr[tree_idx]), forest.left, forest.feature,
-                    forest.threshold if split is None else split, forest.default_left,
+                    threshold, forest.default_left,
                     forest.depth, node_id, out)
     return out
 
@@ -228,7 +238,7 @@ def leaf_of_nodes(nodes: dict, X: np.ndarray, position: np.ndarray | None = None
     """``leaf_of_rows`` for one tree still held as node arrays (while training). With
     ``position``, the exact grower's leaf of each row in the grown tree (-1: unknown), only
     the rows it does not know are walked; the others are mapped through pruning."""
-    out = np.empty(X.shape[0], dtype=np.int32)
+    X, out = read_only(X), np.empty(X.shape[0], dtype=np.int32)
     if position is not None:
         _leaves_from_positions(X, position, nodes["parent"], nodes["removed"], nodes["left"],
                                nodes["feature"], nodes["threshold"], nodes["default_left"],

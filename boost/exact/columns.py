@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..layout import read_only
 from ..radix import stable_argsort
 from ..records import pack_words, word_fields
 
@@ -27,7 +28,7 @@ class SortedColumns:
     """
 
     def __init__(self, X: np.ndarray):
-        self.col_ptr, self.rows, self.values, self.need_forward = sort_columns(X)
+        self.col_ptr, self.rows, self.values, self.need_forward = sort_columns(read_only(X))
         # (value, row) words (records.WORD_*): the root segments of every tree.
         self.root_rv = pack_words(self.values, self.rows)
 

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..data import any_rows
-from ..layout import column_major
+from ..layout import column_major, read_only
 from ..sketch import Cuts
 
 
@@ -99,6 +99,7 @@ def _bin_kernel(X, ptrs, values, lows, scales, table, missing, out):
 def bin_matrix(X: np.ndarray, cuts: Cuts, dense: bool | None = None) -> tuple[np.ndarray, int]:
     """Bin codes, shape (n_samples, n_features rounded up to 8 bytes), and the code of a
     missing value. ``dense``: whether X has no NaN, when the caller already knows."""
+    X = read_only(X)  # one compiled signature whoever calls (layout.read_only)
     if dense is None:
         dense = not any_rows(X, np.isnan)
     dtype = bin_dtype(cuts, dense)

@@ -26,6 +26,7 @@ from .._dtypes import RT_EPS, NodeParams
 from ..exact.columns import sort_columns
 from ..hist.histogram import root_sums
 from ..hist.splitting import fresh_best, scan_feature, scan_scratch
+from ..layout import read_only
 from ..sketch import Cuts
 from ..split_math import similarities, similarity, split_loss_change
 
@@ -439,7 +440,7 @@ class SortedRows(NamedTuple):
 
 def sorted_rows(X: np.ndarray) -> SortedRows:
     """``X``'s columns sorted once, for every node's candidates."""
-    return SortedRows(*sort_columns(X))
+    return SortedRows(*sort_columns(read_only(X)))
 
 
 def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_made: bool,
