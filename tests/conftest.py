@@ -1,7 +1,7 @@
 """Shared fixtures (the data sets themselves are in datasets.py), and the run's one compile.
 
 A fresh checkout's numba cache is empty, and every process of a test run — the test workers
-(pytest-xdist, ``-n 2`` in pyproject.toml), the ``streamlit run`` servers of the browser
+(pytest-xdist, ``-n 3`` in pyproject.toml), the ``streamlit run`` servers of the browser
 walks, the subprocesses that start the engine in another build — would compile the kernels
 it uses, several of them the same kernels at the same time. So before any test, the
 controlling process compiles every kernel once with ``boost.warmup`` (one worker process
