@@ -54,6 +54,93 @@ def _run(code: str, **env) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT), **env})
 
 
+def _start(code: str, **env) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def _finish(run: subprocess.Popen):
+    """The JSON a ``_start``-ed process printed (it must exit 0)."""
+    out, err = run.communicate(timeout=1200)
+    assert run.returncode == 0, err[-3000:]
+    return json.loads(out)
+
+
+# The models of the BOOST_SIMD=0 test: each kernel the portable build keeps apart runs (the
+# growers of exact, hist and approx, depth-wise and leaf-wise, the histogram build), on rows
+# with missing values, ties, weights and three classes. Every other kernel is the same
+# machine code in both builds (one cache), and the vector build's models are XGBoost's
+# (test_vs_xgboost.py and the other fidelity tests), so equal bits here are XGBoost's too.
+PORTABLE = MODELS + """
+from boost import simd
+
+CONFIGS = {
+    "exact/weights": {"tree_method": "exact", "max_depth": 3},
+    "hist/gamma": {"tree_method": "hist", "max_depth": 4, "gamma": 0.5},
+    "approx": {"tree_method": "approx", "max_depth": 3, "lambda": 2.0},
+    "hist/lossguide": {"tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 6,
+                       "max_depth": 0},
+    "exact/softprob": {"tree_method": "exact", "objective": "multi:softprob", "num_class": 3,
+                       "max_depth": 2},
+    "hist/softprob": {"tree_method": "hist", "objective": "multi:softprob", "num_class": 3,
+                      "max_depth": 2},
+}
+
+def portable_models(names=None):
+    X, y = data()["rows200"]
+    weight = np.linspace(0.5, 1.5, len(y))
+    classes = np.digitize(np.nan_to_num(X[:, 2]), [-0.5, 0.5])
+    out = {}
+    for name, params in CONFIGS.items():
+        if names is not None and name not in names:
+            continue
+        target = classes if "softprob" in name else y
+        bst = boost.train({"eta": 0.3, **params}, X, target, 3,
+                          sample_weight=weight if "weights" in name else None)
+        margin = bst.predict(X, output_margin=True)
+        bits = np.asarray(margin, np.float32).view(np.uint32).ravel().tolist()
+        out[name] = {"dump": bst.get_dump(with_stats=True), "margin": bits}
+    return out
+
+def not_run():
+    # a kernel ran if it was compiled or loaded here, or a kernel that ran calls it (a kernel
+    # loaded from the cache holds its callees' machine code: they are never compiled)
+    apart = simd.inlining_kernels()
+    ran = [k for k in apart if k.signatures]
+    for k in ran:
+        ran += [c for c in simd.callees(k) if c in apart and c not in ran]
+    return sorted(k.py_func.__qualname__ for k in apart if k not in ran)
+"""
+
+
+# The two groups of configurations grown in two processes at once: exact's kept-apart kernels
+# and hist's compile apart, so the compile takes about half as long on two cores.
+GROUPS = (["exact/weights", "exact/softprob"],
+          ["hist/gamma", "approx", "hist/lossguide", "hist/softprob"])
+
+
+@pytest.mark.skipif(os.environ.get("BOOST_SIMD") == "0", reason="already the portable build")
+def test_the_portable_kernels_grow_the_same_trees():
+    """BOOST_SIMD=0 (subprocesses: the switch is read at import) grows the vector build's
+    trees and margins, bit for bit, and runs every kernel it keeps apart. It compiles only
+    those; the others load from the cache the run's warm-up filled (tests/conftest.py).
+    First in this module, which the run starts first (``long``): the longest single test."""
+    runs = [_start(PORTABLE + f"\njson.dump([portable_models({names!r}), not_run()], sys.stdout)",
+                   BOOST_SIMD="0") for names in GROUPS]
+    results = [_finish(run) for run in runs]
+    portable = {key: model for models, _ in results for key, model in models.items()}
+    # every kernel of the portable build's own ran in one of the two processes
+    assert set.intersection(*(set(not_run) for _, not_run in results)) == set()
+    namespace = {}
+    exec(PORTABLE, namespace)  # the same models, vector build, in this process
+    vector = namespace["portable_models"]()
+    assert set(portable) == set(vector) == set(namespace["CONFIGS"])
+    for key, model in vector.items():
+        assert portable[key]["dump"] == model["dump"], key
+        assert portable[key]["margin"] == model["margin"], key
+
+
 def test_boost_simd_0_selects_the_portable_kernels():
     code = ("import boost, boost.simd as s; "
             "print(s.ENABLED, s.VECTOR_SPLIT, s.split8.__module__)")
@@ -105,70 +192,6 @@ def test_engine_runs_as_python_with_identical_results():
     for key, model in compiled.items():
         assert as_python[key]["dump"] == model["dump"], key
         assert as_python[key]["margin"] == model["margin"], key
-
-
-# The models of the BOOST_SIMD=0 test: each kernel the portable build keeps apart runs (the
-# growers of exact, hist and approx, depth-wise and leaf-wise, the histogram build), on rows
-# with missing values, ties, weights and three classes. Every other kernel is the same
-# machine code in both builds (one cache), and the vector build's models are XGBoost's
-# (test_vs_xgboost.py and the other fidelity tests), so equal bits here are XGBoost's too.
-PORTABLE = MODELS + """
-from boost import simd
-
-CONFIGS = {
-    "exact/weights": {"tree_method": "exact", "max_depth": 3},
-    "hist/gamma": {"tree_method": "hist", "max_depth": 4, "gamma": 0.5},
-    "approx": {"tree_method": "approx", "max_depth": 3, "lambda": 2.0},
-    "hist/lossguide": {"tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 6,
-                       "max_depth": 0},
-    "exact/softprob": {"tree_method": "exact", "objective": "multi:softprob", "num_class": 3,
-                       "max_depth": 2},
-    "hist/softprob": {"tree_method": "hist", "objective": "multi:softprob", "num_class": 3,
-                      "max_depth": 2},
-}
-
-def portable_models():
-    X, y = data()["rows200"]
-    weight = np.linspace(0.5, 1.5, len(y))
-    classes = np.digitize(np.nan_to_num(X[:, 2]), [-0.5, 0.5])
-    out = {}
-    for name, params in CONFIGS.items():
-        target = classes if "softprob" in name else y
-        bst = boost.train({"eta": 0.3, **params}, X, target, 3,
-                          sample_weight=weight if "weights" in name else None)
-        margin = bst.predict(X, output_margin=True)
-        bits = np.asarray(margin, np.float32).view(np.uint32).ravel().tolist()
-        out[name] = {"dump": bst.get_dump(with_stats=True), "margin": bits}
-    return out
-
-def not_run():
-    # a kernel ran if it was compiled or loaded here, or a kernel that ran calls it (a kernel
-    # loaded from the cache holds its callees' machine code: they are never compiled)
-    apart = simd.inlining_kernels()
-    ran = [k for k in apart if k.signatures]
-    for k in ran:
-        ran += [c for c in simd.callees(k) if c in apart and c not in ran]
-    return sorted(k.py_func.__qualname__ for k in apart if k not in ran)
-"""
-
-
-@pytest.mark.skipif(os.environ.get("BOOST_SIMD") == "0", reason="already the portable build")
-def test_the_portable_kernels_grow_the_same_trees():
-    """BOOST_SIMD=0 (a subprocess: the switch is read at import) grows the vector build's
-    trees and margins, bit for bit, and runs every kernel it keeps apart. It compiles only
-    those; the others load from the cache the run's warm-up filled (tests/conftest.py)."""
-    out = _run(PORTABLE + "\njson.dump([portable_models(), not_run()], sys.stdout)",
-               BOOST_SIMD="0")
-    assert out.returncode == 0, out.stderr[-3000:]
-    portable, not_run = json.loads(out.stdout)
-    assert not_run == []  # every kernel of the portable build's own ran
-    namespace = {}
-    exec(PORTABLE, namespace)  # the same models, vector build, in this process
-    vector = namespace["portable_models"]()
-    assert set(portable) == set(vector) == set(namespace["CONFIGS"])
-    for key, model in vector.items():
-        assert portable[key]["dump"] == model["dump"], key
-        assert portable[key]["margin"] == model["margin"], key
 
 
 def test_this_process_uses_the_switch_it_was_started_with():
