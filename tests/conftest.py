@@ -76,9 +76,9 @@ def pytest_sessionstart(session):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The modules marked ``long`` (minutes each) first: the two workers take the first
-    modules first (``--dist loadfile``), so a long module runs beside the others instead of
-    alone at the end of the run."""
+    """The modules marked ``long`` (minutes each) first: the workers take the modules in this
+    order (``--dist loadfile --no-loadscope-reorder``), so a long module runs beside the
+    others instead of alone at the end of the run."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
 
 
