@@ -1,7 +1,7 @@
 """Shared fixtures (the data sets themselves are in datasets.py), and the run's one compile.
 
 A fresh checkout's numba cache is empty, and every process of a test run — the test workers
-(pytest-xdist, ``-n 3`` in pyproject.toml), the ``streamlit run`` servers of the browser
+(pytest-xdist, ``-n 2`` in pyproject.toml), the ``streamlit run`` servers of the browser
 walks, the subprocesses that start the engine in another build — would compile the kernels
 it uses, several of them the same kernels at the same time. So before any test, the
 controlling process compiles every kernel once with ``boost.warmup`` (one worker process
@@ -73,13 +73,6 @@ def pytest_sessionstart(session):
         boost.warmup(processes=os.cpu_count())
         session.config.stash[WARMUP] = time.perf_counter() - start
     event.register("numba:compile", _COMPILES)
-
-
-def pytest_collection_modifyitems(config, items):
-    """The modules marked ``long`` (minutes each) first: the workers take the modules in this
-    order (``--dist loadfile --no-loadscope-reorder``), so a long module runs beside the
-    others instead of alone at the end of the run."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
 
 
 def pytest_sessionfinish(session):

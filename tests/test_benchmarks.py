@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.long
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
 sys.path.insert(0, str(ROOT / "tests" / "browser"))

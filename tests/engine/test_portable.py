@@ -16,7 +16,6 @@ import pytest
 import boost
 from boost import simd
 
-pytestmark = pytest.mark.long  # the portable build compiles its own growers: minutes
 ROOT = Path(__file__).resolve().parents[2]
 # The models of the NUMBA_DISABLE_JIT test: the four-point example and 200 seeded rows.
 MODELS = """
@@ -124,8 +123,7 @@ GROUPS = (["exact/weights", "exact/softprob"],
 def test_the_portable_kernels_grow_the_same_trees():
     """BOOST_SIMD=0 (subprocesses: the switch is read at import) grows the vector build's
     trees and margins, bit for bit, and runs every kernel it keeps apart. It compiles only
-    those; the others load from the cache the run's warm-up filled (tests/conftest.py).
-    First in this module, which the run starts first (``long``): the longest single test."""
+    those; the others load from the cache the run's warm-up filled (tests/conftest.py)."""
     runs = [_start(PORTABLE + f"\njson.dump([portable_models({names!r}), not_run()], sys.stdout)",
                    BOOST_SIMD="0") for names in GROUPS]
     results = [_finish(run) for run in runs]
