@@ -60,6 +60,7 @@ from pathlib import Path
 import pandas as pd
 from common import (
     FIRST_CHART,
+    PLAYER,
     PROBE,
     ROOT,
     chromium,
@@ -155,7 +156,13 @@ async def step(page, timeout_s: float) -> tuple[float, float]:
     pressed = time.perf_counter()
     await page.locator('.bsp-bar button[data-act="step"]').click()
     # the player draws the step at once (the probe's ``charts``); the run at rest ends later
-    await page.wait_for_function("() => window.probe.done !== null", timeout=timeout_s * 1000)
+    try:
+        await page.wait_for_function("() => window.probe.done !== null",
+                                     timeout=timeout_s * 1000)
+    except Exception as error:  # say what the page saw: the probe and the player's status
+        seen = await page.evaluate(f"() => [window.probe, document.querySelector("
+                                   f"'{PLAYER} .bsp-status')?.textContent]")
+        raise type(error)(f"{error.message.splitlines()[0]} (the page saw {seen})") from None
     await settled(page, timeout_s)
     probe = await page.evaluate("() => window.probe")
     return pressed, probe["done"] - probe["change"]

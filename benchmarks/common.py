@@ -153,16 +153,19 @@ PROBE = """() => {
                              probe.change = performance.now(); };
     document.addEventListener('keydown', mark, true);
     document.addEventListener('pointerdown', mark, true);
-    const state = () => document.querySelector('[data-testid="stApp"]')
-        ?.getAttribute('data-test-script-state');
+    // every change of the script state, even a run that starts and ends between two
+    // frames (a fast run on a busy machine), which a per-frame sample can miss
+    const app = document.querySelector('[data-testid="stApp"]');
+    new MutationObserver(() => {
+        if (!probe.armed || probe.change === null) return;
+        const now = performance.now(), s = app.getAttribute('data-test-script-state');
+        if (probe.running === null && s === 'running') probe.running = now;
+        if (probe.running !== null && probe.done === null && s === 'notRunning')
+            probe.done = now;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
     const frame = () => {
-        if (probe.armed && probe.change !== null) {
-            const now = performance.now(), s = state();
-            if (probe.running === null && s === 'running') probe.running = now;
-            if (probe.running !== null && probe.done === null && s === 'notRunning')
-                probe.done = now;
-            if (probe.charts === null && charts() !== probe.before) probe.charts = now;
-        }
+        if (probe.armed && probe.change !== null && probe.charts === null
+            && charts() !== probe.before) probe.charts = performance.now();
         requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
