@@ -93,7 +93,10 @@ def _build(records, missing, n_features, stride, gh, rows, indexed, starts, ends
                      hist, f0, f1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+# Compiled on its own, not inlined into the parallel loops that call it: numba's analysis of a
+# parallel loop grows much faster than its body (inlined here, ``_search`` took about a minute
+# to compile per signature); the call per block of features costs nothing measurable.
+@njit(cache=True, nogil=True)
 def _build_block(own, missing, stride, gh, rows, indexed, starts, ends, slots, hist, f0, f1):
     """``_build`` for the features f0:f1, whose codes are the first f1 - f0 of each of the
     block's records ``own`` (its (g, h): ``gh``)."""

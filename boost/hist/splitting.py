@@ -190,7 +190,7 @@ def _evaluate(hist, slots, bins, node_g, node_h, node_rows, rp, best):
                           node_rows, rp, best, f)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)  # on its own, as histogram._build_block
 def _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h, node_rows,
                       rp, best, f):
     """``_evaluate`` for feature f."""
@@ -216,21 +216,27 @@ def _search(data, rows, indexed, starts, ends, b_slot, parent_hist, p_slot, s_sl
     ``parent_hist[p_slot[t]]``) and its features are scanned while they are in cache — the
     arithmetic of ``_build``, ``_subtract_range`` and ``_evaluate``, so the same splits. The
     nodes evaluated are slots 0..len(node_g)-1."""
+    slots = np.arange(node_g.shape[0])
+    for blk in prange(data.records.shape[0]):
+        _search_block(data, rows, indexed, starts, ends, b_slot, parent_hist, p_slot, s_slot,
+                      hist, bins, node_g, node_h, node_rows, rp, best, slots, blk)
+
+
+@njit(cache=True, nogil=True)  # on its own, as histogram._build_block
+def _search_block(data, rows, indexed, starts, ends, b_slot, parent_hist, p_slot, s_slot, hist,
+                  bins, node_g, node_h, node_rows, rp, best, slots, blk):
+    """``_search`` for the block of features ``blk``."""
     records, gh, missing = data.records, data.gh, data.missing
     ptrs, cut_vals, min_vals, stride = bins
-    n_features = ptrs.shape[0] - 1
-    n_blocks = records.shape[0]
-    slots = np.arange(node_g.shape[0])
-    for blk in prange(n_blocks):
-        f0, f1 = feature_block(n_features, n_blocks, blk)
-        _build_block(records[blk], missing, stride, gh[blk], rows, indexed, starts, ends, b_slot,
-                     hist, f0, f1)
-        for t in range(s_slot.shape[0]):
-            _subtract_range(parent_hist[p_slot[t]], hist[b_slot[t]], hist[s_slot[t]],
-                            f0 * stride, f1 * stride)
-        for f in range(f0, f1):
-            _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h,
-                              node_rows, rp, best, f)
+    f0, f1 = feature_block(ptrs.shape[0] - 1, records.shape[0], blk)
+    _build_block(records[blk], missing, stride, gh[blk], rows, indexed, starts, ends, b_slot,
+                 hist, f0, f1)
+    for t in range(s_slot.shape[0]):
+        _subtract_range(parent_hist[p_slot[t]], hist[b_slot[t]], hist[s_slot[t]],
+                        f0 * stride, f1 * stride)
+    for f in range(f0, f1):
+        _evaluate_feature(hist, slots, stride, ptrs, cut_vals, min_vals, node_g, node_h,
+                          node_rows, rp, best, f)
 
 
 @njit(cache=True, nogil=True)
