@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import FINISHED, PLAYER, PROBE, ROOT, chromium, served, updated
+from common import FINISHED, NO_RUN, PLAYER, PROBE, ROOT, WATCH_SOCKET, chromium, served, updated
 
 sys.path.insert(0, str(ROOT))
 GOAL_MS = 300
@@ -85,14 +85,14 @@ def browser_ms(csv: Path, port: int, repeats: int, names=None, warm_up: bool = T
     with served(port, url) as base, sync_playwright() as p:
         browser = chromium(p)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.add_init_script(WATCH_SOCKET)  # the probe's runs (``common.PROBE``)
         page.goto(f"{base}/?round=20&gamma=1&alpha=1")
         page.wait_for_selector(f"{PLAYER} .bsp-loss .js-plotly-plot", timeout=180_000)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(csv)
         page.get_by_text(f"{csv.name}").first.wait_for(timeout=60_000)
         page.wait_for_selector('[data-testid="stCaptionContainer"] >> text=Live',
                                timeout=60_000)
-        page.wait_for_selector(
-            '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
+        page.wait_for_function(NO_RUN, timeout=60_000)
         page.evaluate(PROBE)
         times = {}
         for name, widget in knobs(names):

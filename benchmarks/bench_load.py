@@ -60,9 +60,11 @@ from pathlib import Path
 import pandas as pd
 from common import (
     FIRST_CHART,
+    NO_RUN,
     PLAYER,
     PROBE,
     ROOT,
+    WATCH_SOCKET,
     chromium,
     cpu_s,
     make_data,
@@ -77,7 +79,6 @@ from ui.housekeeping import EVERY_S  # noqa: E402
 MAX_SESSIONS = 20
 GOAL_DELAY_MS = 1000
 VIEWPORT = {"width": 1280, "height": 720}
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 class PeakMemory:
@@ -115,6 +116,7 @@ def held(base: str) -> tuple[int, float]:
 async def open_session(browser, url: str, timeout_s: float):
     """A new browser context on ``url``: (context, page, seconds to its first chart)."""
     context = await browser.new_context(viewport=VIEWPORT)
+    await context.add_init_script(WATCH_SOCKET)  # the probe's runs (``common.PROBE``)
     page = await context.new_page()
     start = time.perf_counter()
     await page.goto(url, timeout=timeout_s * 1000)
@@ -124,7 +126,7 @@ async def open_session(browser, url: str, timeout_s: float):
 
 async def settled(page, timeout_s: float) -> None:
     """The page's script run is over (nothing more coming from the server)."""
-    await page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
+    await page.wait_for_function(NO_RUN, timeout=timeout_s * 1000)
 
 
 async def at_once(browser, url: str, n: int, pid: int, settle: float, timeout_s: float):

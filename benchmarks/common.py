@@ -127,13 +127,17 @@ def cpu_s(pid: int) -> float:
 # A session's first chart: the first Plotly chart the page has drawn.
 FIRST_CHART = ".js-plotly-plot .main-svg"
 # Installed in the page: the moment the browser takes the key press or click (the change), the
-# script's start and end as the page sees them (Streamlit's script state), and the first
+# script's start and end as the server said them (the socket watch, ``WATCH_SOCKET``, which
+# must be in the page before it loads: ``context.add_init_script``), and the first
 # animation frame at which the page's player shows something new: its status line (the round
 # and its losses) or its loss or fit chart's data (read from the page: the player's
 # ``[data-testid="boostscope-player"]`` and its panels' classes). A change that leaves the
 # model as it was (e.g. a larger min_child_weight no leaf was near) redraws nothing: its
 # update is done when the rerun ends. Arm it (``window.probe.arm()``) before each change.
 PLAYER = '[data-testid="boostscope-player"]'
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from harness import NO_RUN, WATCH_SOCKET  # noqa: E402, F401 - the browser walks' own
+
 PROBE = """() => {
     const player = () => [...document.querySelectorAll('PLAYER')].filter(p => p.isConnected)
         .at(-1);
@@ -149,23 +153,29 @@ PROBE = """() => {
     const probe = window.probe = {armed: false};
     probe.arm = () => Object.assign(probe, {armed: true, before: charts(), change: null,
                                            running: null, done: null, charts: null});
-    const mark = () => { if (probe.armed && probe.change === null)
-                             probe.change = performance.now(); };
+    const mark = () => {
+        if (!probe.armed || probe.change !== null) return;
+        probe.change = performance.now();
+        // a change made while a run goes on is taken by that run (Streamlit restarts it with
+        // the new values without saying "running" again)
+        probe.busy = !!window.__bsSocket?.running;
+    };
     document.addEventListener('keydown', mark, true);
     document.addEventListener('pointerdown', mark, true);
-    // every change of the script state, even a run that starts and ends between two
-    // frames (a fast run on a busy machine), which a per-frame sample can miss
-    const app = document.querySelector('[data-testid="stApp"]');
-    new MutationObserver(() => {
-        if (!probe.armed || probe.change === null) return;
-        const now = performance.now(), s = app.getAttribute('data-test-script-state');
-        if (probe.running === null && s === 'running') probe.running = now;
-        if (probe.running !== null && probe.done === null && s === 'notRunning')
-            probe.done = now;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    // the run's start and end as the server said them (the socket watch, WATCH_SOCKET, in
+    // the page before it loaded): the page's script-state attribute can batch a short run
+    // away entirely on a busy machine
+    const after = (t, what) => (window.__bsSocket?.log ?? [])
+        .find(([at, said]) => at >= t && said === what)?.[0] ?? null;
     const frame = () => {
-        if (probe.armed && probe.change !== null && probe.charts === null
-            && charts() !== probe.before) probe.charts = performance.now();
+        if (probe.armed && probe.change !== null) {
+            if (probe.running === null)
+                probe.running = probe.busy ? probe.change : after(probe.change, 'running');
+            if (probe.running !== null && probe.done === null)
+                probe.done = after(probe.running, 'notRunning');
+            if (probe.charts === null && charts() !== probe.before)
+                probe.charts = performance.now();
+        }
         requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);

@@ -183,7 +183,7 @@ _RAN_AND_IDLE = """() => {
 }"""
 # No run in progress: the page says notRunning and, with the socket watch, so did the
 # server last (a run whose RUNNING React has not rendered yet is still a run).
-_IDLE = """() => document.querySelector('[data-testid="stApp"]')
+NO_RUN = """() => document.querySelector('[data-testid="stApp"]')
   ?.getAttribute('data-test-script-state') === 'notRunning' && !window.__bsSocket?.running"""
 # Every chart component on the page and every panel of the player drawn (a Plotly chart has
 # its layout and at least one trace group on its SVG; the tree is its own SVG), and no run in
@@ -212,7 +212,7 @@ _POINTER_GONE = """() => {
 def idle(page, timeout=180_000):
     """No run in progress. After ``page.goto`` the page says "initial" until its first run,
     so this also waits for that run to end."""
-    page.wait_for_function(_IDLE, timeout=timeout)
+    page.wait_for_function(NO_RUN, timeout=timeout)
 
 
 # The next frame's work done: what React was asked to render by the last message is on the
