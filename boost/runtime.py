@@ -98,17 +98,16 @@ def _model_files() -> None:
     bst.save_raw("json")
 
 
-def _sampling() -> None:
+def _sampling(method: str) -> None:
     """The other objectives share the kernels above; sampling and first-order trees add the
     row/column draws and the leaf line search."""
     X = _data()[0]
     counts = np.arange(len(X)) % 4
-    for method in ("exact", "hist"):
-        bst = train({"objective": "count:poisson", "tree_method": method, "max_depth": 3,
-                     "subsample": 0.8, "colsample_bynode": 0.7, "boosting": "first_order"},
-                    X, counts, 2, evals=[(X, counts, "valid")], early_stopping_rounds=1)
-        bst.split_candidates(1, 0)
-        bst.round_views(1)
+    bst = train({"objective": "count:poisson", "tree_method": method, "max_depth": 3,
+                 "subsample": 0.8, "colsample_bynode": 0.7, "boosting": "first_order"},
+                X, counts, 2, evals=[(X, counts, "valid")], early_stopping_rounds=1)
+    bst.split_candidates(1, 0)
+    bst.round_views(1)
 
 
 def _long_columns() -> None:
@@ -121,43 +120,61 @@ def _long_columns() -> None:
     train({"tree_method": "hist", "max_bin": 2, "max_depth": 2}, X_long, X_long[:, 0], 1)
 
 
-def _wide_bins() -> None:
-    """Columns with more distinct values than a byte of bins holds beside the missing code
-    (bin codes of 16 bits: every hist kernel a second time), and leaf-wise growth, with
-    both widths of bins."""
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(600, 2))
-    X[::9, 0] = np.nan
+def _bins(X: np.ndarray) -> None:
+    """Depth-wise and leaf-wise trees of hist and approx on ``X`` (its columns' distinct
+    values set the width of the bin codes)."""
     y = X[:, 1] + np.nan_to_num(X[:, 0])
     for method in ("hist", "approx"):
-        for data in (X, np.round(X, 1)):  # 16-bit codes, then 8-bit ones
-            train({"tree_method": method, "max_depth": 3}, data, y, 2)
-            train({"tree_method": method, "grow_policy": "lossguide", "max_leaves": 4,
-                   "max_depth": 0}, data, y, 2, sample_weight=np.ones(len(y)))
+        train({"tree_method": method, "max_depth": 3}, X, y, 2)
+        train({"tree_method": method, "grow_policy": "lossguide", "max_leaves": 4,
+               "max_depth": 0}, X, y, 2, sample_weight=np.ones(len(y)))
+
+
+def _wide_bins() -> None:
+    """Columns with more distinct values than a byte of bins holds beside the missing code:
+    bin codes of 16 bits, every hist kernel a second time."""
+    X = np.random.default_rng(1).normal(size=(600, 2))
+    X[::9, 0] = np.nan
+    _bins(X)
+
+
+def _leafwise() -> None:
+    """Leaf-wise growth with bin codes of 8 bits."""
+    X = np.random.default_rng(1).normal(size=(600, 2))
+    X[::9, 0] = np.nan
+    _bins(np.round(X, 1))
 
 
 def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
     return f"{method} trees, {objective}", lambda: _trees(objective, method)
 
 
-# Longest first (16-bit bin codes: every hist kernel again; then exact's, the longest of the
-# rest), and parts that share kernels apart, so that two workers seldom compile the same
-# kernel at once.
-PARTS: dict[str, Callable[[], None]] = dict([
-    ("wide bins and leaf-wise trees", _wide_bins),
-    _part("squared error", "exact"),
-    _part("squared error", "hist"),
-    _part("squared error", "approx"),
-    _part("logistic", "exact"),
-    _part("logistic", "hist"),
-    _part("softmax", "hist"),
-    _part("softmax", "exact"),
-    _part("logistic", "approx"),
-    _part("softmax", "approx"),
-    ("sampling and first-order trees", _sampling),
-    ("model files", _model_files),
-    ("long columns", _long_columns),
-])
+# Two lanes of parts, one per worker, that compile different kernels: numba compiles each
+# kernel signature in the process that first runs it, so two workers running parts that
+# share kernels at the same time both compile them (measured on an empty cache with one
+# shared queue: 24 kernels, hist's costliest among them, compiled twice; 368 CPU-seconds
+# where one process takes about 250). Hist and approx in one lane (16-bit bin codes first,
+# then 8-bit ones), exact in the other; only a few small kernels both call (a loss, the
+# sketch's sort) are compiled twice.
+LANES: tuple[tuple[str, ...], ...] = (
+    ("16-bit bin codes", "hist trees, squared error", "hist trees, logistic",
+     "hist trees, softmax", "approx trees, squared error", "approx trees, logistic",
+     "approx trees, softmax", "leaf-wise trees, 8-bit bin codes",
+     "sampling and first-order trees, hist", "long columns", "model files"),
+    ("exact trees, squared error", "exact trees, logistic", "exact trees, softmax",
+     "sampling and first-order trees, exact"),
+)
+PARTS: dict[str, Callable[[], None]] = {
+    "16-bit bin codes": _wide_bins,
+    "leaf-wise trees, 8-bit bin codes": _leafwise,
+    **dict(_part(objective, method) for method in ("exact", "hist", "approx")
+           for objective in _OBJECTIVES),
+    "sampling and first-order trees, exact": lambda: _sampling("exact"),
+    "sampling and first-order trees, hist": lambda: _sampling("hist"),
+    "model files": _model_files,
+    "long columns": _long_columns,
+}
+assert sorted(PARTS) == sorted(label for lane in LANES for label in lane)
 
 Progress = Callable[[int, int, str], None]
 
@@ -229,12 +246,13 @@ def _name(kernel) -> str:
 
 def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str],
                         nice: int = 0) -> int:
-    """Run every part once in ``n`` worker processes (a shared queue, longest parts first),
+    """Run every part once in ``n`` worker processes (one lane of ``LANES`` each),
     calling ``step(name)`` the first time a worker says it compiled a kernel in ``wanted``;
     return how many parts were run."""
-    todo: queue.Queue[str] = queue.Queue()
-    for label in PARTS:
-        todo.put(label)
+    lanes: list[queue.Queue[str]] = [queue.Queue() for _ in range(min(n, len(LANES)))]
+    for i, lane in enumerate(LANES):  # more lanes than workers: a worker runs several
+        for label in lane:
+            lanes[i % len(lanes)].put(label)
     lock = threading.Lock()
     finished = [0]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -246,7 +264,7 @@ def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str],
                 wanted.discard(name)
                 step(name)
 
-    def serve() -> None:
+    def serve(todo: queue.Queue[str]) -> None:
         try:
             worker = subprocess.Popen(
                 [sys.executable, "-m", __package__ + ".runtime", "--worker", str(nice)], env=env,
@@ -262,8 +280,8 @@ def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str],
                     finished[0] += 1
             worker.stdin.close()
 
-    threads = [threading.Thread(target=serve, name=f"warmup-worker-{i}", daemon=True)
-               for i in range(min(n, len(PARTS)))]
+    threads = [threading.Thread(target=serve, args=(todo,), name=f"warmup-worker-{i}",
+                                daemon=True) for i, todo in enumerate(lanes)]
     for thread in threads:
         thread.start()
     for thread in threads:
