@@ -120,9 +120,14 @@ def _long_columns() -> None:
     train({"tree_method": "hist", "max_bin": 2, "max_depth": 2}, X_long, X_long[:, 0], 1)
 
 
-def _bins(X: np.ndarray) -> None:
-    """Depth-wise and leaf-wise trees of hist and approx on ``X`` (its columns' distinct
-    values set the width of the bin codes)."""
+def _bins(round_to: int | None) -> None:
+    """Depth-wise and leaf-wise trees of hist and approx on 600 rows whose columns hold more
+    distinct values than a byte of bins holds beside the missing code (bin codes of 16 bits:
+    every hist kernel a second time), or, rounded to ``round_to`` decimals, fewer (8 bits)."""
+    X = np.random.default_rng(1).normal(size=(600, 2))
+    X[::9, 0] = np.nan
+    if round_to is not None:
+        X = np.round(X, round_to)
     y = X[:, 1] + np.nan_to_num(X[:, 0])
     for method in ("hist", "approx"):
         train({"tree_method": method, "max_depth": 3}, X, y, 2)
@@ -130,25 +135,11 @@ def _bins(X: np.ndarray) -> None:
                "max_depth": 0}, X, y, 2, sample_weight=np.ones(len(y)))
 
 
-def _wide_bins() -> None:
-    """Columns with more distinct values than a byte of bins holds beside the missing code:
-    bin codes of 16 bits, every hist kernel a second time."""
-    X = np.random.default_rng(1).normal(size=(600, 2))
-    X[::9, 0] = np.nan
-    _bins(X)
-
-
-def _leafwise() -> None:
-    """Leaf-wise growth with bin codes of 8 bits."""
-    X = np.random.default_rng(1).normal(size=(600, 2))
-    X[::9, 0] = np.nan
-    _bins(np.round(X, 1))
-
-
 def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
     return f"{method} trees, {objective}", lambda: _trees(objective, method)
 
 
+Part = tuple[str, Callable[[], None]]
 # Two lanes of parts, one per worker, that compile different kernels: numba compiles each
 # kernel signature in the process that first runs it, so two workers running parts that
 # share kernels at the same time both compile them (measured on an empty cache with one
@@ -156,25 +147,17 @@ def _part(objective: str, method: str) -> tuple[str, Callable[[], None]]:
 # where one process takes about 250). Hist and approx in one lane (16-bit bin codes first,
 # then 8-bit ones), exact in the other; only a few small kernels both call (a loss, the
 # sketch's sort) are compiled twice.
-LANES: tuple[tuple[str, ...], ...] = (
-    ("16-bit bin codes", "hist trees, squared error", "hist trees, logistic",
-     "hist trees, softmax", "approx trees, squared error", "approx trees, logistic",
-     "approx trees, softmax", "leaf-wise trees, 8-bit bin codes",
-     "sampling and first-order trees, hist", "long columns", "model files"),
-    ("exact trees, squared error", "exact trees, logistic", "exact trees, softmax",
-     "sampling and first-order trees, exact"),
+LANES: tuple[tuple[Part, ...], ...] = (
+    (("16-bit bin codes", lambda: _bins(None)),
+     *(_part(objective, method) for method in ("hist", "approx") for objective in _OBJECTIVES),
+     ("8-bit bin codes, leaf-wise trees", lambda: _bins(1)),
+     ("sampling and first-order trees, hist", lambda: _sampling("hist")),
+     ("long columns", _long_columns),
+     ("model files", _model_files)),
+    (*(_part(objective, "exact") for objective in _OBJECTIVES),
+     ("sampling and first-order trees, exact", lambda: _sampling("exact"))),
 )
-PARTS: dict[str, Callable[[], None]] = {
-    "16-bit bin codes": _wide_bins,
-    "leaf-wise trees, 8-bit bin codes": _leafwise,
-    **dict(_part(objective, method) for method in ("exact", "hist", "approx")
-           for objective in _OBJECTIVES),
-    "sampling and first-order trees, exact": lambda: _sampling("exact"),
-    "sampling and first-order trees, hist": lambda: _sampling("hist"),
-    "model files": _model_files,
-    "long columns": _long_columns,
-}
-assert sorted(PARTS) == sorted(label for lane in LANES for label in lane)
+PARTS: dict[str, Callable[[], None]] = dict(part for lane in LANES for part in lane)
 
 Progress = Callable[[int, int, str], None]
 
@@ -251,7 +234,7 @@ def _compile_in_workers(n: int, step: Callable[[str], None], wanted: set[str],
     return how many parts were run."""
     lanes: list[queue.Queue[str]] = [queue.Queue() for _ in range(min(n, len(LANES)))]
     for i, lane in enumerate(LANES):  # more lanes than workers: a worker runs several
-        for label in lane:
+        for label, _ in lane:
             lanes[i % len(lanes)].put(label)
     lock = threading.Lock()
     finished = [0]
