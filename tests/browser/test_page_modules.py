@@ -42,7 +42,8 @@ _CHART = """async () => {
   await Plotly.react(gd, [
     {type: 'scatter', mode: 'markers', x, y: [1, 3, 2, 5, 4], name: 'data'},
     {type: 'scatter', mode: 'lines', x, y: [2, 3.1, 2.4, 3.9, 3], name: 'round 1'},
-    {type: 'scatter', mode: 'lines', x, y: [0, 1, 1, 2, 2], name: 'tree 1', line: {shape: 'hv'}},
+    {type: 'scatter', mode: 'lines', x, y: [0, 1, -1, 2, 2], name: 'tree 1', line: {shape: 'hv'},
+     fill: 'tozeroy'},
   ], {title: {text: 'Fit after round 1'}, width: 600, height: 400, showlegend: true,
       shapes: [{type: 'line', xref: 'x', yref: 'paper', x0: 2, x1: 2, y0: 0, y1: 1}]});
   return window.patch.internalsMissing(gd);

@@ -33,10 +33,13 @@ def _decode(spec: dict) -> np.ndarray:
         spec["shape"])
 
 
-def _model(method: str, n_features: int, gamma: float):
+def _model(method: str, n_features: int, gamma: float, classes: int = 0):
     X, y = make_data(seed=3, n=300, n_features=max(2, n_features), constant_column=False)
     X = X[:, :n_features]
     params = {"tree_method": method, "max_depth": 4, "gamma": gamma, "eta": 0.3}
+    if classes:
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, classes + 1)[1:-1]))
+        params.update(objective="multi:softprob", num_class=classes)
     model = boost.train(params, X, y, ROUNDS, evals=[(X, y, "train"), (X[::3], y[::3], "valid")])
     rows = np.arange(len(X))
     data = model.trace.rounds(X, y, rows)
@@ -55,6 +58,18 @@ def exact():
 def hist():
     """Four features, hist with γ: splits refused before they were grown."""
     return _model("hist", 4, gamma=8.0)
+
+
+@pytest.fixture(scope="module")
+def surface():
+    """Two features: the fit is a surface."""
+    return _model("hist", 2, gamma=0.0)
+
+
+@pytest.fixture(scope="module")
+def multiclass():
+    """Three classes on four features."""
+    return _model("hist", 4, gamma=0.0, classes=3)
 
 
 def _open(browser, case, tmp_path, name, width=1280, height=720):
@@ -386,6 +401,88 @@ def test_a_round_drawn_in_place_is_plotly_react_s(browser, exact, hist, tmp_path
         assert same
         assert not page.errors
         page.close()
+
+
+# Every round drawn in place (Plotly's SVG moved: ``plotly_patch.moveInPlace``) against the
+# same round drawn afresh (the chart purged, then the player's first draw at this size):
+# the points, lines and fills Plotly wrote, the shapes, the texts, the traces' data, and
+# every legend text inside its legend. Returns [round, panel, what differs] of each miss.
+_FRAME_TRUTH = """async (args) => {
+  // Every round drawn in place, then the same round drawn afresh (Plotly.purge, then the
+  // player's first draw at this size): what Plotly wrote must be the same.
+  const [first, last] = args;
+  const p = window.boostscopePlayer.players[0];
+  const rest = () => new Promise((done) => {
+    const check = () => (p.drawing || p.dirty ? requestAnimationFrame(check) : done());
+    requestAnimationFrame(check);
+  });
+  const svg = () => {
+    const out = {};
+    for (const panel of p.panels) {
+      if (panel.name === 'tree') continue;
+      const gd = panel.plot;
+      out[panel.name] = {
+        traces: [...gd.querySelectorAll('.scatterlayer .trace')].map((g) =>
+          [...g.querySelectorAll('path.point')].map((e) => e.getAttribute('transform'))
+            .concat([...g.querySelectorAll('path.js-line, path.js-fill, path.js-tonext')]
+              .map((e) => e.getAttribute('class') + ' ' + e.getAttribute('d')))),
+        shapes: [...gd.querySelectorAll('.shapelayer path')].map((e) => e.getAttribute('d')),
+        // (a title and a legend drawn in another order are the same picture)
+        texts: [...gd.querySelectorAll('.legendtext, .gtitle, .xtitle, .ytitle')]
+          .map((e) => e.textContent).sort(),
+        data: gd.data.map((t) => [t.name, Array.from(t.x ?? []), Array.from(t.y ?? [])]),
+        // each legend text inside the legend's box (not cut by its clip)
+        legend: [...gd.querySelectorAll('.legend')].map((leg) => {
+          const bg = leg.querySelector('.bg').getBoundingClientRect();
+          return [...leg.querySelectorAll('.legendtext')].every((t) => {
+            const r = t.getBoundingClientRect();
+            return r.right <= bg.right + 1 && r.left >= bg.left - 1;
+          });
+        }),
+      };
+    }
+    return out;
+  };
+  const wrong = [];
+  for (let r = first; r <= last; r++) {
+    p.go(r, null, 'trace');
+    await rest();
+    const inPlace = svg();
+    for (const panel of p.panels) {
+      if (panel.name === 'tree') continue;
+      window.Plotly.purge(panel.plot);
+      panel.frozen = null;
+      panel.drawnKey = null;
+    }
+    p.requestDraw();
+    await rest();
+    const fresh = svg();
+    for (const name of Object.keys(fresh)) {
+      for (const part of Object.keys(fresh[name])) {
+        if (JSON.stringify(inPlace[name][part]) !== JSON.stringify(fresh[name][part])) {
+          wrong.push([r, name, part]);
+        }
+      }
+      if (fresh[name].legend.some((ok) => !ok) || inPlace[name].legend.some((ok) => !ok)) {
+        wrong.push([r, name, 'legend cut']);
+      }
+    }
+  }
+  return wrong;
+}"""
+
+
+@pytest.mark.parametrize("which", ["exact", "hist", "multiclass", "surface"])
+def test_every_round_drawn_in_place_is_a_fresh_draw(browser, which, request, tmp_path):
+    """Frame truth: a curve with its band (exact, one feature), rows (hist, four features),
+    a surface (two features), three classes, and the loss chart beside each, stepped through
+    every round in place and compared with a fresh draw of each round."""
+    case = request.getfixturevalue(which)
+    page = _open(browser, case, tmp_path, f"truth-{which}")
+    wrong = page.evaluate(_FRAME_TRUTH, [1, ROUNDS])
+    assert wrong == [], wrong[:20]
+    assert not page.errors
+    page.close()
 
 
 # ------------------------------------------------------------------ windows of rounds

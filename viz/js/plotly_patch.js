@@ -105,7 +105,7 @@ export function moveInPlace(Plotly, panel, changed) {
       const entry = [...gd.querySelectorAll(".legend .traces")]
         .find((g) => g.__data__?.[0]?.trace?.index === i);
       const text = entry?.querySelector(".legendtext");
-      if (!trace.showlegend || !text || /[<&]/.test(value)) return false;
+      if (!trace.showlegend || !text || /[<&]/.test(value) || !fitsLegend(text, value)) return false;
       plan.push(() => { text.textContent = value; gd.data[i].name = value; trace.name = value; });
     } else {
       const group = [...gd.querySelectorAll(".scatterlayer .trace")]
@@ -113,7 +113,7 @@ export function moveInPlace(Plotly, panel, changed) {
       const points = group?.querySelectorAll(".points path.point").length;
       if (!group || value.length !== cd.length || !["markers", "lines"].includes(trace.mode)
         || (trace.mode === "markers" && points !== cd.length)
-        || (trace.mode === "lines" && !LINE_PATHS[trace.line?.shape ?? "linear"])) return false;
+        || (trace.mode === "lines" && !linesInPlace(group, trace, value))) return false;
       plan.push(() => { gd.data[i][attr] = value; for (let k = 0; k < cd.length; k++) cd[k][attr] = value[k]; });
       plan.push(group);  // redrawn once both axes are set
     }
@@ -164,6 +164,36 @@ const LINE_PATHS = {
   hv: (pts) => `M${pts[0].join(",")}${pts.slice(1).map(([x, y]) => `H${x}V${y}`).join("")}`,
 };
 
+// Whether a legend entry's text, rewritten to `value`, stays inside the legend's box (Plotly
+// sized the box for the text it drew: "tree 10" after "tree 9" would be cut off). Measured
+// with the text set, then put back.
+function fitsLegend(text, value) {
+  const box = text.closest(".legend")?.querySelector(".bg");
+  if (!box) return false;
+  const old = text.textContent;
+  text.textContent = value;
+  const fits = text.getBoundingClientRect().right <= box.getBoundingClientRect().right;
+  text.textContent = old;
+  return fits;
+}
+
+// A line can be moved in place when Plotly drew it as one path (no gap: a missing value
+// splits it in several) of a shape LINE_PATHS writes, with no fill or the fill to y = 0
+// (FILLS); any other fill (to the next trace, to x = 0) is drawn by Plotly.react.
+function linesInPlace(group, trace, value) {
+  const fill = trace.fill ?? "none";
+  return LINE_PATHS[trace.line?.shape ?? "linear"] && (fill === "none" || FILLS[fill])
+    && group.querySelectorAll("path.js-line").length === 1
+    && group.querySelectorAll("path.js-fill").length === (fill === "none" ? 0 : 1)
+    && Array.prototype.every.call(value, Number.isFinite);
+}
+
+// The fill of a line as Plotly's scatter plot writes it: to y = 0, from the last point's
+// foot to the first's, then up along the line ("M x1,y0 L x0,y0 L" + the line's path).
+const FILLS = {
+  tozeroy: (line, pts, y0) => `M${pts.at(-1)[0]},${y0}L${pts[0][0]},${y0}L${line.slice(1)}`,
+};
+
 function redrawScatter(gd, group) {  // a scatter trace's markers or line at its calcdata
   const cd = group.__data__;
   const trace = cd[0].trace;
@@ -181,7 +211,11 @@ function redrawScatter(gd, group) {  // a scatter trace's markers or line at its
     const line = group.querySelector("path.js-line");
     const pts = cd.map(px).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y))
       .map(([x, y]) => [round2(x), round2(y)]);
-    if (line && pts.length) line.setAttribute("d", LINE_PATHS[trace.line?.shape ?? "linear"](pts));
+    if (!line || !pts.length) return;
+    const d = LINE_PATHS[trace.line?.shape ?? "linear"](pts);
+    line.setAttribute("d", d);
+    const fill = FILLS[trace.fill];
+    if (fill) group.querySelector("path.js-fill").setAttribute("d", fill(d, pts, round2(ya.c2p(0))));
   }
 }
 
@@ -228,6 +262,11 @@ export function internalsMissing(gd) {
         Math.round(full[`yaxis${t.yaxis.slice(1)}`].c2p(p.y) * 100) / 100]);
       const path = LINE_PATHS[t.line?.shape ?? "linear"];
       need(path && d === path(pts), `path.js-line as Plotly writes a ${t.line?.shape} line`);
+      if (FILLS[t.fill]) {
+        const y0 = Math.round(full[`yaxis${t.yaxis.slice(1)}`].c2p(0) * 100) / 100;
+        need(g.querySelector("path.js-fill")?.getAttribute("d") === FILLS[t.fill](d, pts, y0),
+          `path.js-fill as Plotly writes a fill ${t.fill}`);
+      }
     }
   }
   const legend = [...gd.querySelectorAll(".legend .traces")];
