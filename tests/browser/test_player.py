@@ -365,49 +365,12 @@ def test_a_hidden_chart_is_not_resized(browser, tmp_path):
     assert not errors
 
 
-_DRAWN_SVG = """() => [...document.querySelectorAll(
-      '.bsp-fit .scatterlayer .trace, .bsp-loss .scatterlayer .trace')]
-    .map(g => [...g.querySelectorAll('path.point')].map(p => p.getAttribute('transform'))
-      .concat([...g.querySelectorAll('path.js-line')].map(p => p.getAttribute('d'))))
-    .concat([...document.querySelectorAll('.bsp-loss .shapelayer path')]
-      .map(p => p.getAttribute('d')))
-    .concat([...document.querySelectorAll('.bsp-panel .legendtext, .bsp-panel .gtitle')]
-      .map(t => t.textContent))"""
-
-
-def test_a_round_drawn_in_place_is_plotly_react_s(browser, exact, hist, tmp_path):
-    """Rounds after the first draw move Plotly's SVG in place (points, lines, names, title,
-    the loss chart's round line): the same SVG as Plotly.react draws for that round."""
-    for case in (exact, hist):
-        page = _open(browser, case, tmp_path, "inplace")
-        for _ in range(7):
-            page.keyboard.press("ArrowRight")
-        _at_rest(page)
-        fast = page.evaluate(_DRAWN_SVG)
-        draws = page.evaluate("() => window.boostscopePlayer.timings.at(-1).drawMs")
-        page.evaluate("""() => { const p = window.boostscopePlayer.players[0];
-            for (const panel of p.panels) { panel.frozen = null; panel.drawnKey = null; }
-            p.requestDraw(); }""")
-        _at_rest(page)
-        assert page.evaluate(_DRAWN_SVG) == fast
-        assert set(draws) == {"fit", "loss", "tree"}
-        # hover reads the round's values
-        same = page.evaluate("""() => {
-            const gd = document.querySelector('.bsp-fit .js-plotly-plot');
-            return gd.calcdata.every(cd => cd.every((d, k) => {
-              const y = gd.data[cd[0].trace.index].y; return !y || !ArrayBuffer.isView(y)
-                || Object.is(Math.fround(d.y), Math.fround(y[k]))
-                || (isNaN(d.y) && isNaN(y[k])); })); }""")
-        assert same
-        assert not page.errors
-        page.close()
-
-
 # Every round drawn in place (Plotly's SVG moved: ``plotly_patch.moveInPlace``) against the
-# same round drawn afresh (the chart purged, then the player's first draw at this size):
+# same round's figure drawn afresh (the chart purged, then Plotly.newPlot of the player's
+# figure for the round, with the axes and margins the player froze at this size):
 # the points, lines and fills Plotly wrote, the shapes, the texts, the traces' data, and
 # every legend text inside its legend. Returns [round, panel, what differs] of each miss.
-_FRAME_TRUTH = """async (args) => {
+_FRAME_TRUTH = r"""async (args) => {
   // Every round drawn in place, then the same round drawn afresh (Plotly.purge, then the
   // player's first draw at this size): what Plotly wrote must be the same.
   const [first, last] = args;
@@ -443,23 +406,37 @@ _FRAME_TRUTH = """async (args) => {
     }
     return out;
   };
+  // Two drawings' strings the same but for coordinates within half a pixel (the first round
+  // out of round 0 is Plotly.react's, which keeps the legend's earlier push on the margins:
+  // about 0.1 px off a new plot; a stale or wrong shape is off by many pixels).
+  const NUM = /-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g;
+  const close = (a, b) => {
+    if (typeof a !== 'string' || typeof b !== 'string') {
+      return Array.isArray(a) && Array.isArray(b) ? a.length === b.length
+        && a.every((x, i) => close(x, b[i])) : JSON.stringify(a) === JSON.stringify(b);
+    }
+    const na = a.match(NUM) || [], nb = b.match(NUM) || [];
+    return a.replace(NUM, '#') === b.replace(NUM, '#') && na.length === nb.length
+      && na.every((x, i) => Math.abs(Number(x) - Number(nb[i])) <= 0.5);
+  };
   const wrong = [];
   for (let r = first; r <= last; r++) {
     p.go(r, null, 'trace');
     await rest();
     const inPlace = svg();
-    for (const panel of p.panels) {
+    for (const panel of p.panels) {  // the same figure, its axes and margins as frozen
       if (panel.name === 'tree') continue;
       window.Plotly.purge(panel.plot);
-      panel.frozen = null;
-      panel.drawnKey = null;
+      await window.Plotly.newPlot(panel.plot, panel.figure.data, panel.figure.layout,
+                                  {displaylogo: false, responsive: false});
     }
-    p.requestDraw();
-    await rest();
     const fresh = svg();
     for (const name of Object.keys(fresh)) {
       for (const part of Object.keys(fresh[name])) {
-        if (JSON.stringify(inPlace[name][part]) !== JSON.stringify(fresh[name][part])) {
+        const same = ['traces', 'shapes'].includes(part)
+          ? close(inPlace[name][part], fresh[name][part])
+          : JSON.stringify(inPlace[name][part]) === JSON.stringify(fresh[name][part]);
+        if (!same) {
           wrong.push([r, name, part]);
         }
       }
@@ -481,6 +458,20 @@ def test_every_round_drawn_in_place_is_a_fresh_draw(browser, which, request, tmp
     page = _open(browser, case, tmp_path, f"truth-{which}")
     wrong = page.evaluate(_FRAME_TRUTH, [1, ROUNDS])
     assert wrong == [], wrong[:20]
+    if which in ("multiclass", "surface"):  # the check reads a curve's or rows' one y a point
+        page.close()
+        return
+    # hover reads the round's values: Plotly's calcdata moved with the points in place
+    page.keyboard.press("ArrowLeft")
+    _at_rest(page)
+    assert page.evaluate("() => window.boostscopePlayer.drawMs.fit") is not None
+    same = page.evaluate("""() => {
+        const gd = document.querySelector('.bsp-fit .js-plotly-plot');
+        return gd.calcdata.every(cd => cd.every((d, k) => {
+          const y = gd.data[cd[0].trace.index].y; return !y || !ArrayBuffer.isView(y)
+            || Object.is(Math.fround(d.y), Math.fround(y[k]))
+            || (isNaN(d.y) && isNaN(y[k])); })); }""")
+    assert same
     assert not page.errors
     page.close()
 
