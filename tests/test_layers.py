@@ -127,6 +127,9 @@ def test_ui_has_no_import_circles():
 # asked through ``booster.trace`` in ui/, and the answer (a record) is handed to viz.
 ALLOWED_FROM_BOOST = {"boost.params", "boost.objectives", "boost.records", "boost.trace"}
 FACT_FUNCTIONS = {"boost.objectives": {"spec", "metric_name"}, "boost.params": set()}
+# Rules that read a record and ask the engine nothing (a refused split is a leaf that keeps
+# the split it declined): viz may take them from boost.trace as it takes record types.
+RECORD_RULES = {"boost.trace.node_record": {"refused"}}
 # What a viz module may take from ``from boost import ...``: the fact/record modules and
 # the record types the package exports.
 BOOST_EXPORTS = {"params", "objectives", "records", "trace", "RoundView"}
@@ -166,7 +169,8 @@ def _fact_violation(module: str, name: str) -> str | None:
     if value is None:
         return f"{module}.{name} does not exist"
     if module.startswith("boost.trace"):
-        if dataclasses.is_dataclass(value) or name.isupper():
+        if dataclasses.is_dataclass(value) or name.isupper() \
+                or name in RECORD_RULES.get(module, ()):
             return None
         return f"{module}.{name} is not a record type"
     if module in FACT_FUNCTIONS and callable(value) and not inspect.isclass(value) \

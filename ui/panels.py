@@ -7,7 +7,7 @@ import streamlit as st
 
 import boost
 from boost.params import BY_NAME
-from viz.arithmetic import objective_latex
+from boost.trace.arithmetic import objective_latex
 
 from . import training
 from .state import AppState, Model

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
+
+from boost.trace.node_record import refused
 
 from .theme import short
 
@@ -39,12 +40,6 @@ class GammaReading:
     @property
     def grown(self) -> int:
         return len(self.kept) + len(self.pruned)
-
-
-def refused(frame):
-    """Where γ refused a split before growing it (hist/approx): a leaf that keeps the split it
-    declined (a feature, no children). Works on the tree table and on one of its rows."""
-    return (frame.Feature != "Leaf") & pd.isna(frame.Yes) & np.logical_not(frame.Pruned)
 
 
 def _splits(part: pd.DataFrame) -> tuple[Split, ...]:

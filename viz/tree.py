@@ -13,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .pruning import refused
+from boost.trace.node_record import refused
+
 from .theme import CURRENT, PALETTE, layout
 from .tree_layout import Plan, label_font, plan_tree, slot_positions
 

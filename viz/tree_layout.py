@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .pruning import refused
+from boost.trace.node_record import refused
+
 from .theme import short
 
 CHAR_WIDTH = 0.6

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import objectives
-from . import candidates
+from . import candidates, node_record
 from .candidates import CandidateSummary
 
 CURVE_POINTS = 600  # per series of a gain curve (big nodes have one candidate per value):
@@ -162,6 +162,21 @@ class NodeQuestions:
             summary=summary, best=best.iloc[0] if len(best) else None,
             curves=GainCurves(self, round_idx, node_id, class_idx, features),
             bin_ranges=self.bin_ranges(round_idx, class_idx, X), on_sample=b.on_sample)
+
+    def node_record(self, round_idx: int, node_id: int, class_idx: int = 0, X=None,
+                    curve_features=None) -> dict:
+        """The node's record (``node_record.build``): one JSON-able dict of everything a
+        screen shows of it, kept in the model's cache like the answers it is made of."""
+        b = self.booster
+        t = b.tree_index(round_idx, class_idx)
+        key = None if curve_features is None else tuple(curve_features)
+
+        def compute():
+            detail = self.node_detail(round_idx, node_id, class_idx, X=X)
+            return node_record.build(detail, b.search_params,
+                                     float(b.base_margin[class_idx]), curve_features)
+        return self.cache.get(("record", t, self._check_node(t, node_id), key,
+                               X is not None), compute)
 
     def _check_node(self, tree_idx: int, node_id) -> int:
         sl = self.booster.forest.node_slice(tree_idx)

@@ -16,9 +16,9 @@ import pytest
 from datasets import make_data
 
 import boost
+from boost.trace.node_record import refused
 from boost.trace.rounds import TREE_COLUMNS
 from viz.page_js import JS_DIR, loader
-from viz.pruning import refused
 from viz.round_trace import KINDS, round_trace, typed
 from viz.tree import _hover, tree_figure_within
 from viz.tree_layout import edge_text, label_font, marker_size, node_text, plan_tree, tree_margin

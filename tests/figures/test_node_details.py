@@ -9,13 +9,9 @@ import pandas as pd
 import pytest
 
 import boost
+from boost.trace.arithmetic import worked_arithmetic
+from boost.trace.node_record import best_per_feature, split_labels, top_candidates
 from boost.trace.nodes import bin_value_ranges, sorted_present
-from viz.arithmetic import worked_arithmetic
-from viz.candidates import (
-    best_per_feature,
-    split_labels,
-    top_candidates,
-)
 
 X = np.array([[10.0], [20.0], [25.0], [35.0]])
 Y = np.array([-10.0, 7.0, 8.0, -7.0])

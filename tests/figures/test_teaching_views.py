@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 import boost
+from boost.trace.arithmetic import steps_latex, steps_table, worked_arithmetic
+from boost.trace.node_record import top_candidates
 from boost.trace.nodes import gain_curve
-from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
-from viz.candidates import make_candidates_figure, top_candidates
+from viz.candidates import make_candidates_figure
 from viz.tree import make_tree_figure, tree_positions
 
 X = np.array([[10.0], [20.0], [25.0], [35.0]])

@@ -8,15 +8,10 @@ import re
 import pandas as pd
 import streamlit as st
 
-from viz.arithmetic import steps_latex, steps_table, worked_arithmetic
-from viz.candidates import (
-    NOTES_HELP,
-    best_per_feature,
-    feature_order,
-    make_candidates_figure,
-    top_candidates,
-)
-from viz.pruning import refused as is_refused
+from boost.trace.arithmetic import steps_latex, steps_table, worked_arithmetic
+from boost.trace.node_record import NOTES_HELP, best_per_feature, feature_order, top_candidates
+from boost.trace.node_record import refused as is_refused
+from viz.candidates import make_candidates_figure
 from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed
 

@@ -1,21 +1,24 @@
-"""The worked arithmetic of one node: XGBoost's formulas with the user's numbers substituted.
+"""The worked arithmetic of one node: XGBoost's formulas with the node's numbers substituted.
 
 StatQuest's hand-made tables, generated live: similarity, gain and gamma, leaf weight and
 eta, and for classification the hessian p(1 - p) and the log-odds to probability step.
-Returns LaTeX lines (for ``st.latex`` and export) and a table of the same quantities (CSV).
+Each step is its formula (LaTeX, symbols only), the numbers that enter it and come out of
+it (by name), and the formula worked out with them (LaTeX: for the app, the page and
+export); ``steps_table`` is the same quantities as a table (CSV). A part of the node record
+(``node_record``).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from boost import objectives
-from boost.params import Params
+from .. import objectives
+from ..params import Params
 
 # How first-order boosting finds each objective's leaf value (boost/leaves.py).
 LINE_SEARCH = {
@@ -73,9 +76,16 @@ def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class Step:
+    """One step: ``formula`` in symbols, the ``numbers`` that enter it and its result (by
+    name), ``latex`` the formula worked out with them, ``value`` its result (NaN for a step
+    that lists), ``verdict`` what it decides (gain minus γ: kept, pruned, split, refused)."""
+
     name: str
     latex: str
     value: float
+    formula: str = ""
+    numbers: dict = field(default_factory=dict)
+    verdict: str = ""
 
 
 def _n(x: float) -> str:
@@ -166,6 +176,22 @@ def _sum_line(symbol: str, per_row: str, values: np.ndarray, total: float) -> st
             rf" \\ &= {body} \\ &= {_n(total)}\end{{aligned}}")
 
 
+def _sim_step(name: str, G: float, H: float, reg_lambda: float, alpha: float, label: str,
+              value: float) -> Step:
+    """A similarity as a step: ``_sim_formula``'s LaTeX, its formula and numbers."""
+    formula = (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}}" if alpha
+               else rf"S_{{{label}}} = \frac{{G^2}}{{H + \lambda}}")
+    numbers = {"G": G, "H": H, "lambda": reg_lambda} | ({"alpha": alpha} if alpha else {})
+    return Step(name, _sim_formula(G, H, reg_lambda, alpha, label, value), value,
+                formula=formula, numbers=numbers | {"S": value})
+
+
+# What gain minus γ decides: (exact, gain >= γ) -> the outcome. exact prunes after growing,
+# hist/approx refuse before: no split below can rescue a refused node.
+VERDICTS = {(True, True): "kept", (True, False): "pruned, unless a split below it is kept",
+            (False, True): "split", (False, False): "refused: the node stays a leaf"}
+
+
 def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) -> list[Step]:
     """The node's rows, as the audience saw them: residuals (identity link), then G and H
     as the sums of the rows' g and h."""
@@ -175,11 +201,14 @@ def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) 
         terms = _listed((rows.y - rows.m).to_numpy(), ",")
         lines = [r",\ ".join(terms[i:i + PER_LINE]) for i in range(0, len(terms), PER_LINE)]
         steps.append(Step("residuals", r"\begin{aligned}&\text{residuals } y_i - m_i: \\ &"
-                          + r", \\ &".join(lines) + r"\end{aligned}", float("nan")))
+                          + r", \\ &".join(lines) + r"\end{aligned}", float("nan"),
+                          formula=r"y_i - m_i"))
     w = r"w_i\," if weighted else ""
     hess = ("w_i" if weighted else "1") if first_order else w + _paren(spec.hess)
-    steps.append(Step("G", _sum_line("G", w + _paren(spec.grad), rows.g.to_numpy(), G), G))
-    steps.append(Step("H (cover)", _sum_line("H", hess, rows.h.to_numpy(), H), H))
+    steps.append(Step("G", _sum_line("G", w + _paren(spec.grad), rows.g.to_numpy(), G), G,
+                      formula=r"G = \sum_i g_i", numbers={"G": G}))
+    steps.append(Step("H (cover)", _sum_line("H", hess, rows.h.to_numpy(), H), H,
+                      formula=r"H = \sum_i h_i", numbers={"H": H}))
     return steps
 
 
@@ -198,62 +227,68 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
     spec = objectives.spec(objective)
     steps = []
     hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
-    steps.append(Step("per row", rf"g_i = {spec.grad},\qquad h_i = {hess}", float("nan")))
+    per_row = rf"g_i = {spec.grad},\qquad h_i = {hess}"
+    steps.append(Step("per row", per_row, float("nan"), formula=per_row))
     if rows is None:
-        steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G))
-        steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H))
+        steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G, formula=r"G = \sum_i g_i",
+                          numbers={"G": G}))
+        steps.append(Step("H (cover)", rf"H = \sum_i h_i = {_n(H)}", H,
+                          formula=r"H = \sum_i h_i", numbers={"H": H}))
     else:
         steps += _row_steps(rows, spec, first_order, G, H)
-    steps.append(Step("similarity", _sim_formula(G, H, lam, alpha, "node",
-                                                 float(node.Similarity)),
-                      float(node.Similarity)))
+    steps.append(_sim_step("similarity", G, H, lam, alpha, "node", float(node.Similarity)))
     if best is not None:
         sl, sr = float(best.SimilarityLeft), float(best.SimilarityRight)
-        steps.append(Step("similarity left", _sim_formula(float(best.SumGradLeft),
-                                                          float(best.SumHessLeft), lam, alpha,
-                                                          "L", sl), sl))
-        steps.append(Step("similarity right", _sim_formula(float(best.SumGradRight),
-                                                           float(best.SumHessRight), lam, alpha,
-                                                           "R", sr), sr))
+        steps.append(_sim_step("similarity left", float(best.SumGradLeft),
+                               float(best.SumHessLeft), lam, alpha, "L", sl))
+        steps.append(_sim_step("similarity right", float(best.SumGradRight),
+                               float(best.SumHessRight), lam, alpha, "R", sr))
         gain = float(best.Gain)
         sums = rf"{_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
         result = (rf" = {_n(gain)}" if _width(f"{sums} = {_n(gain)}") <= WIDE
                   else rf" \\ &= {_n(gain)}")
         steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
-                          rf" \\ &= {sums}{result}\end{{aligned}}", gain))
-        if params.tree_method == "exact":
-            verdict = (r"\ge 0 \;\Rightarrow\; \text{kept}" if gain >= gamma else
-                       r"< 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}")
-        else:  # hist/approx decide before growing: no split below can rescue it
-            verdict = (r"\ge 0 \;\Rightarrow\; \text{split}" if gain >= gamma else
-                       r"< 0 \;\Rightarrow\; \text{refused: the node stays a leaf}")
+                          rf" \\ &= {sums}{result}\end{{aligned}}", gain,
+                          formula=r"\text{gain} = S_L + S_R - S_{node}",
+                          numbers={"S_L": sl, "S_R": sr,
+                                   "S_node": float(best.SimilarityParent), "gain": gain}))
+        outcome = VERDICTS[params.tree_method == "exact", gain >= gamma]
+        verdict = (r"\ge 0" if gain >= gamma else "< 0") + rf" \;\Rightarrow\; \text{{{outcome}}}"
         steps.append(Step("gain minus gamma", rf"\begin{{aligned}}\text{{gain}} - \gamma &= "
                           rf"{_n(gain)} - {_n(gamma)} = {_n(gain - gamma)} \\ &{verdict}"
-                          rf"\end{{aligned}}", gain - gamma))
+                          rf"\end{{aligned}}", gain - gamma, formula=r"\text{gain} - \gamma",
+                          numbers={"gain": gain, "gamma": gamma, "difference": gain - gamma},
+                          verdict=outcome))
     weight = float(node.Weight)
     refit = node.Feature == "Leaf" and (first_order or (
         spec.adaptive_leaf and params.tree_method != "exact"))
     if refit and first_order:
         how = LINE_SEARCH.get(objective, "line search")
-        steps.append(Step("leaf weight", rf"w {_argmin_sign(objective)} \arg\min_v "
-                          r"\sum_{i \in \text{leaf}} "
-                          rf"l(y_i, m_i + v) = {_n(weight)}\quad \text{{({how})}}", weight))
+        line = (rf"w {_argmin_sign(objective)} \arg\min_v "
+                r"\sum_{i \in \text{leaf}} l(y_i, m_i + v)")
+        steps.append(Step("leaf weight", rf"{line} = {_n(weight)}\quad \text{{({how})}}",
+                          weight, formula=line, numbers={"w": weight}))
     elif refit:
-        steps.append(Step("leaf weight", r"w = \operatorname{median}_{i \in \text{leaf}}"
-                          rf"(y_i - m_i) = {_n(weight)}\quad \text{{(XGBoost re-estimates "
-                          r"absolute-error leaves)}}", weight))
+        line = r"w = \operatorname{median}_{i \in \text{leaf}}(y_i - m_i)"
+        steps.append(Step("leaf weight", rf"{line} = {_n(weight)}\quad \text{{(XGBoost "
+                          r"re-estimates absolute-error leaves)}", weight, formula=line,
+                          numbers={"w": weight}))
     else:
         formula = (r"w = -\frac{T_\alpha(G)}{H + \lambda}" if alpha
                    else r"w = -\frac{G}{H + \lambda}")
         raw = -math.copysign(max(abs(G) - alpha, 0.0), G) / (H + lam) if H + lam else 0.0
         clip = (rf",\ \text{{clipped to }} \pm {_n(mds)}" if mds and abs(raw) > mds else "")
         numerator = rf"T_\alpha({_n(G)})" if alpha else _n(G)
+        numbers = {"G": G, "H": H, "lambda": lam} | ({"alpha": alpha} if alpha else {})
+        numbers |= {"max_delta_step": mds} if clip else {}
         steps.append(Step("leaf weight", _chain(formula, rf"-\frac{{{numerator}}}"
                                                         rf"{{{_n(H)} + {_n(lam)}}}",
-                                                        f"{_n(weight)}{clip}"), weight))
+                                                        f"{_n(weight)}{clip}"), weight,
+                          formula=formula, numbers=numbers | {"w": weight}))
     value = float(node.Value)
     steps.append(Step("leaf value", _chain(r"\eta \cdot w", rf"{_n(eta)} \times {_term(weight)}",
-                                           _n(value)), value))
+                                           _n(value)), value, formula=r"\eta \cdot w",
+                      numbers={"eta": eta, "w": weight, "value": value}))
     if spec.link == "sigmoid" and base_margin is not None:
         m = base_margin + value
         p = 1.0 / (1.0 + math.exp(-m))
@@ -261,7 +296,9 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
         steps.append(Step("log-odds to probability",
                           rf"\begin{{aligned}}\text{{from the baseline: }} m &= "
                           rf"{_n(base_margin)} + {_term(value)} = {_n(m)} \\ "
-                          rf"p &= \frac{{1}}{{1 + e^{{-m}}}} = {_n(p)}\end{{aligned}}", p))
+                          rf"p &= \frac{{1}}{{1 + e^{{-m}}}} = {_n(p)}\end{{aligned}}", p,
+                          formula=r"m = m_0 + \eta w,\quad p = \frac{1}{1 + e^{-m}}",
+                          numbers={"m0": base_margin, "value": value, "m": m, "p": p}))
     return steps
 
 
