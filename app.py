@@ -6,25 +6,18 @@ button applies them); the main area with the transport
 controls and, for the current round, the fit, the loss curves and one of the views
 (``ui/views``). Presenter mode (``?present=1``) and lessons (``?lesson=<slug>``) drop the
 sidebar and show two panels in projector type (``ui/present.py``, ``ui/lesson.py``).
+
+``streamlit run app.py`` serves this file's ``app`` (``st.App``, at the end): the server
+imports it once, with pandas, Plotly and the engine, before it answers, and adds the app's
+own routes (``ui/routes.py``: node records without a script run); each session's run
+executes it as the script that draws the screen.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import streamlit as st
-
-# The tab's icon from the project (a ":material/...:" icon is fetched from a public font
-# host: a lecture hall may have no network).
-ICON = str(Path(__file__).parent / "ui" / "icon.png")
-# A new server's first run imports pandas, Plotly and the engine, a few seconds on a busy
-# machine: a word on screen first rather than a blank page.
-starting = None
-if "ui.stage" not in sys.modules:
-    st.set_page_config(page_title="BoostScope", page_icon=ICON, layout="wide")
-    starting = st.empty()
-    starting.caption("Starting BoostScope: loading pandas, Plotly and the engine…")
 
 from ui import (
     charts,
@@ -36,6 +29,7 @@ from ui import (
     panels,
     pins,
     present,
+    routes,
     session,
     sidebar,
     stage,
@@ -46,6 +40,10 @@ from ui import (
 from ui.lessons import LESSONS
 from ui.samples import SAMPLES
 from ui.views import LEGACY, VIEWS
+
+# The tab's icon from the project (a ":material/...:" icon is fetched from a public font
+# host: a lecture hall may have no network).
+ICON = str(Path(__file__).parent / "ui" / "icon.png")
 
 
 def session_state() -> state.AppState:
@@ -88,10 +86,7 @@ def main() -> None:
     presenting = opening.get("present") == "1" or "lesson" in opening
     st.set_page_config(page_title="BoostScope", page_icon=ICON, layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
-    if starting is not None:
-        starting.empty()
-    else:  # the same first slot on every run (the round's stage keeps its place: show())
-        st.empty()
+    st.empty()  # the same first slot on every run (the round's stage keeps its place: show())
     try:
         show()
     finally:  # the engine compiles (or loads) once this first screen is drawn
@@ -150,4 +145,7 @@ def above_stage(app: state.AppState) -> tuple[bool, state.Model] | None:
     return presenting, model
 
 
-main()
+if __name__ == "__main__":  # a session's run of this script
+    main()
+else:  # `streamlit run app.py` imports this file to serve it: Streamlit's app and our routes
+    app = st.App(__file__, routes=routes.routes())

@@ -8,20 +8,16 @@ from pathlib import Path
 import plotly
 import plotly.io
 import streamlit as st
-import streamlit.components.v1 as components_v1
 import streamlit.components.v2 as components_v2
 
 from viz.page_js import loader
 
+from . import routes
 from .state import AppState, Screen, Shown
 
 SLIDE = {"width": 1920, "height": 1080, "scale": 1}  # a presenter's camera button: one slide
 DEFAULT_HEIGHT = 450  # px, Plotly's (and st.plotly_chart's) when a figure sets none
 
-# Plotly.js as the plotly package ships it (the version its figures are written for), served
-# by Streamlit's component route from the package's own directory; nothing is copied.
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-_PLOTLY_JS = components_v1.declare_component("plotly_js", path=str(PLOTLY_JS.parent))
 # A chart kept on the page and updated in place (ui/chart.js): Streamlit 1.67 draws a changed
 # st.plotly_chart from nothing, so a step redrew every chart (docs/design.md).
 _CHART = components_v2.component("boostscope_chart",
@@ -36,9 +32,8 @@ def format_ui() -> str:
 
 
 def plotly_url() -> str:
-    """Where the page loads Plotly.js from (under the server's base path, if any)."""
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return f"{'/' + base if base else ''}/component/{_PLOTLY_JS.name}/{PLOTLY_JS.name}"
+    """Where the page loads Plotly.js from: the app's own route (``ui.routes``)."""
+    return routes.path(routes.PLOTLY)
 
 
 def chart_config(state: AppState) -> dict:

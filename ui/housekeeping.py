@@ -19,6 +19,8 @@ import time
 
 from streamlit import runtime
 
+from . import served
+
 EVERY_S = 15.0
 
 
@@ -45,6 +47,7 @@ def sweep(rt, missing_before: set[str]) -> set[str]:
     live = live_sessions(rt)
     if live is None:
         return set()
+    served.keep_sessions(live)  # the node route's ids of the sessions gone
     missing = held - live
     for session_id in missing & missing_before:
         rt.uploaded_file_mgr.remove_session_files(session_id)

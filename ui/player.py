@@ -44,7 +44,8 @@ def _trigger(key: str, name: str) -> dict:
 
 def player(trace: dict, key: str, on_round: Callable[[int], None],
            on_node: Callable[[int, int], None], keys: bool = True, held: bool = False,
-           on_held: Callable[[str, bool], None] = lambda trace_id, holds: None) -> None:
+           on_held: Callable[[str, bool], None] = lambda trace_id, holds: None,
+           nodes: str | None = None) -> None:
     """Draw the player for ``trace``; ``on_round(r)`` when it comes to rest on round r,
     ``on_node(r, node)`` when a node of round r's tree is clicked (each is followed by a
     rerun of the enclosing fragment). ``keys``: the page's ← → Space Home End step it (a
@@ -53,7 +54,8 @@ def player(trace: dict, key: str, on_round: Callable[[int], None],
     ``held``: the page said it holds this trace, so it is named by its id alone (a rerun at
     rest or after a node click does not send the model's every round again). The page says
     so with each report (``on_held(id, True)``) and asks again for a trace it does not hold
-    (``on_held(id, False)``, then a rerun sends it)."""
+    (``on_held(id, False)``, then a rerun sends it). ``nodes``: the URL of the model's node
+    records (``ui.routes.node_url``), for the page to ask."""
 
     def report(name: str) -> dict:
         value = _trigger(key, name)
@@ -77,7 +79,8 @@ def player(trace: dict, key: str, on_round: Callable[[int], None],
             on_held(v["id"], False)
 
     _PLAYER(key=key, data={"id": trace["id"], "trace": None if held else _text(trace),
-                           "goto": trace["goto"], "keys": keys, "plotly": plotly_url()},
+                           "goto": trace["goto"], "keys": keys, "plotly": plotly_url(),
+                           "nodes": nodes},
             on_round_change=rested, on_node_change=clicked, on_need_change=needed)
 
 

@@ -125,10 +125,10 @@ def panels(state: AppState, model: Model, chosen: list[str], trace: dict,
     player rests on. With none of the player's, its transport stands over the panels."""
     here = [slug for slug in chosen if slug not in PLAYER_PANELS]
     if not here:  # the player draws them all
-        stage.player_ui(state, trace)
+        stage.player_ui(state, trace, model)
         return
     if len(here) == len(chosen):  # its transport alone over the panels: they are lower
-        stage.player_ui(state, trace)
+        stage.player_ui(state, trace, model)
         height -= TRANSPORT
     shown = Shown(model.booster, model.prep, model.config, state.stage.round, True,
                   height=height, compact=True, width=(WIDTH - 20 * len(chosen)) // len(chosen))
@@ -137,7 +137,7 @@ def panels(state: AppState, model: Model, chosen: list[str], trace: dict,
             if slug in here:
                 PANELS[slug][1](state, shown)
             else:
-                stage.player_ui(state, trace)
+                stage.player_ui(state, trace, model)
 
 
 def keys(state: AppState) -> None:

@@ -16,7 +16,7 @@ import boost
 from viz.round_trace import PANELS, round_trace, window
 from viz.theme import sample_rows
 
-from . import downloads, url, verify
+from . import downloads, routes, url, verify
 from .guard import guarded, lacks
 from .opened import is_opened
 from .player import offline_button, player
@@ -71,7 +71,7 @@ def _round_stage(state: AppState, model: Model) -> None:
     state.screen.clear()
     klass = class_choice(state, booster, prep.class_names)
     trace = stage_trace(state, model, klass)
-    player_ui(state, trace)
+    player_ui(state, trace, model)
     shown = Shown(booster, prep, model.config, state.stage.round, False)
     with st.container(horizontal=True, vertical_alignment="center"):
         verify.badge(model, Stage.verify.key)
@@ -85,13 +85,15 @@ def _round_stage(state: AppState, model: Model) -> None:
     downloads.buttons(model, st.columns(3))
 
 
-def player_ui(state: AppState, trace: dict) -> None:
-    """The page's player for ``trace``: the round it rests on and the node clicked come
-    back into ``Stage``."""
+def player_ui(state: AppState, trace: dict, model: Model) -> None:
+    """The page's player for ``trace`` (of ``model``): the round it rests on and the node
+    clicked come back into ``Stage``; the page may ask the app's node route for the
+    model's node records."""
     player(trace, "player", on_round=lambda r: state.stage.rests_on(r),
            on_node=lambda r, node: state.stage.rests_on(r, node),
            keys=state.lesson.slug is None, held=trace["id"] in state.stage.held,
-           on_held=state.stage.page_holds)
+           on_held=state.stage.page_holds,
+           nodes=routes.node_url(model.booster, model.prep.X_train))
 
 
 def class_choice(state: AppState, booster, class_names) -> int:

@@ -10,7 +10,7 @@ import pytest
 from datasets import make_data
 
 import boost
-from ui.charts import PLOTLY_JS
+from ui.routes import PLOTLY_JS
 from viz.page_js import JS_DIR, MODULES, loader
 from viz.round_trace import round_trace
 

@@ -1,5 +1,5 @@
 // The player hosted by Streamlit's components v2 (ui/player.py): called with each run's
-// {data: {id, trace (JSON, or null once the page holds it), goto, keys, plotly},
+// {data: {id, trace (JSON, or null once the page holds it), goto, keys, plotly, nodes},
 // parentElement, setTriggerValue}; everything is idempotent per trace id. Streamlit sends the
 // trace's JSON once per model; once the page has said it holds it (in every report), only
 // its id. The page keeps the last few it parsed, and asks for one it does not hold (a
@@ -30,6 +30,8 @@ export default function (component) {
     setTriggerValue("need", { id: data.id });
     return undefined;
   }
+  // where the page asks for the model's node records (the app's route, ui/routes.py)
+  if (data.nodes) parentElement.dataset.nodes = data.nodes;
   const trace = data.goto ? { ...base, goto: data.goto } : base;
   const report = (name, value) => {
     // a node of the round the page's node part shows (ui/node_clicks.js takes the event):

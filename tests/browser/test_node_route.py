@@ -1,0 +1,81 @@
+"""The app's node route (ui/routes.py): a model's node records over HTTP from the server's
+own route, answered without a script run, by the id the page was given for the session's
+model; bad ids, rounds, nodes and classes are 4xx JSON errors that say what is wrong.
+Numbers checked by hand on the four points (base_score 0.5, λ = 0): the root of round 1
+has G = H = 4 and splits at x < 15 with gain 110.25 + 14.083 − 4 = 120.33."""
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+from harness import idle, new_page, player_drawn
+
+
+def _get(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        assert error.headers.get_content_type() == "application/json"
+        return error.code, json.loads(error.read())
+
+
+def _nodes(browser, server) -> str:
+    """A new session on the four points at round 1: the node route's URL its page holds."""
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/?sample=four_points&round=1")
+    idle(page)
+    player_drawn(page)
+    nodes = page.locator("[data-nodes]").first.get_attribute("data-nodes")
+    page.close()
+    return nodes
+
+
+@pytest.fixture(scope="module")
+def nodes(browser, server):  # noqa: F811
+    return _nodes(browser, server)
+
+
+def test_a_node_record_from_the_route(server, nodes):  # noqa: F811
+    status, record = _get(f"{server}{nodes}&round=1&node=0")
+    assert status == 200
+    n = record["numbers"]
+    assert (n["sum_grad"], n["sum_hess"], n["similarity"], n["split"]) == (4, 4, 4, 15)
+    best = record["best"]
+    assert (best["s_left"], best["s_node"]) == (110.25, 4)
+    assert best["s_right"] == pytest.approx(6.5 ** 2 / 3, rel=1e-6)
+    assert best["gain"] == pytest.approx(110.25 + 6.5 ** 2 / 3 - 4, rel=1e-6)
+    steps = {s["name"]: s for s in record["arithmetic"]}
+    assert "110.25 + 14.0833 - 4" in steps["gain"]["latex"]
+    # the leaf x < 15: one row, w = -10.5, η·w = -3.15
+    status, leaf = _get(f"{server}{nodes}&round=1&node=1")
+    assert status == 200 and leaf["numbers"]["leaf"]
+    assert leaf["numbers"]["weight"] == -10.5
+    assert leaf["numbers"]["value"] == pytest.approx(-3.15, rel=1e-6)
+    assert leaf["why"] == "a leaf: no candidate split had a gain above 1e-6"
+
+
+@pytest.mark.parametrize("query,status,said", [
+    ("&round=1&node=99", 404, "node_id = 99 is not a node of tree 0"),
+    ("&round=0&node=0", 404, "round 0 is not a round with a tree: this model has rounds 1 to"),
+    ("&round=999&node=0", 404, "round 999 is not a round with a tree"),
+    ("&round=one&node=0", 400, "round must be a whole number (got 'one')"),
+    ("&round=1", 400, "node must be a whole number (got None)"),
+    ("&round=1&node=0&class=1", 404, "class 1 is not a class of this model"),
+])
+def test_a_bad_round_node_or_class_says_what_is_wrong(server, nodes, query, status, said):  # noqa: F811
+    got, answer = _get(f"{server}{nodes}{query}")
+    assert got == status and said in answer["error"], answer
+    assert "Traceback" not in answer["error"]
+
+
+def test_no_model_without_its_id(browser, server, nodes):  # noqa: F811
+    got, answer = _get(f"{server}/boostscope/node?model=not-an-id&round=1&node=0")
+    assert got == 404 and answer["error"].startswith("no model with this id")
+    got, answer = _get(f"{server}/boostscope/node?round=1&node=0")
+    assert got == 404
+    # another session on the same (cached) model gets an id of its own
+    other = _nodes(browser, server)
+    assert other != nodes and len(other.split("model=")[1]) >= 24
+    assert _get(f"{server}{other}&round=1&node=0")[0] == 200

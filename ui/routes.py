@@ -1,0 +1,101 @@
+"""The app's own routes, served beside Streamlit's by ``st.App`` (app.py): answered without
+a script run, in the server's event loop.
+
+``/boostscope/plotly.min.js``: Plotly.js as the plotly package ships it (the version its
+figures are written for), from the package's own directory — nothing is copied, and no
+other host is asked (a lecture hall may have no network).
+
+``/boostscope/node?model=<id>&round=<r>&node=<n>&class=<k>``: the node record
+(``booster.trace.node_record``, docs/player.md) of a model a session holds, by the id the
+page was given (``ui.served``); a bad id, round, node or class is a 4xx JSON error
+``{"error": ...}`` that says what is wrong, never a traceback. The engine's work runs in a
+worker thread, not in the server's event loop.
+
+Streamlit puts its own routes under ``server.baseUrlPath`` but not an app's: ``path`` adds it
+here, for the routes and for the page's URLs alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly
+import streamlit as st
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Route
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from . import served
+
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY = "/boostscope/plotly.min.js"
+NODE = "/boostscope/node"
+CACHE = "public, max-age=86400"  # a day: a lecture reloads the page, not Plotly.js
+
+
+async def plotly_js(request) -> FileResponse:
+    return FileResponse(PLOTLY_JS, media_type="text/javascript",
+                        headers={"Cache-Control": CACHE})
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _whole(query, name: str, default: int | None = None) -> int:
+    text = query.get(name)
+    if text is None and default is not None:
+        return default
+    if text is None or not text.strip().lstrip("-").isdigit():
+        raise ValueError(f"{name} must be a whole number (got {text!r})")
+    return int(text)
+
+
+async def node(request) -> JSONResponse:
+    """One node's record, or a 4xx error saying what is wrong."""
+    query = request.query_params
+    held = served.lookup(query.get("model", ""))
+    if held is None:
+        return _error(404, "no model with this id: ask with the id the page was given (a "
+                           "model the page no longer shows is forgotten; reload the page)")
+    booster, X = held
+    try:
+        r, node_id = _whole(query, "round"), _whole(query, "node")
+        klass = _whole(query, "class", 0)
+    except ValueError as exc:
+        return _error(400, str(exc))
+    n = booster.num_boosted_rounds()
+    if not 1 <= r <= n:
+        return _error(404, f"round {r} is not a round with a tree: this model has rounds 1 "
+                           f"to {n}")
+    if not 0 <= klass < booster.num_groups:
+        return _error(404, f"class {klass} is not a class of this model: it has classes 0 to "
+                           f"{booster.num_groups - 1}")
+    try:
+        record = await run_in_threadpool(booster.trace.node_record, r, node_id, klass, X)
+    except ValueError as exc:  # a node the tree does not have
+        return _error(404, str(exc))
+    except Exception as exc:  # never a traceback on the page
+        return _error(500, f"this node could not be answered ({type(exc).__name__}); "
+                           "click another node or reload the page")
+    return JSONResponse(record)
+
+
+def path(route: str) -> str:
+    """``route`` under the server's base path, if any (as the page asks for it)."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"{'/' + base if base else ''}{route}"
+
+
+def routes() -> list[Route]:
+    """The routes ``st.App`` adds (read when the server starts: its base path is set)."""
+    return [Route(path(PLOTLY), plotly_js, methods=["GET"]),
+            Route(path(NODE), node, methods=["GET"])]
+
+
+def node_url(booster, X=None) -> str:
+    """The node route's URL for ``booster`` (trained on ``X``), a model this session holds:
+    its id registered for the session (``ui.served``)."""
+    ctx = get_script_run_ctx()
+    session = ctx.session_id if ctx is not None else ""
+    return f"{path(NODE)}?model={served.register(session, booster, X)}"
