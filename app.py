@@ -148,4 +148,4 @@ def above_stage(app: state.AppState) -> tuple[bool, state.Model] | None:
 if __name__ == "__main__":  # a session's run of this script
     main()
 else:  # `streamlit run app.py` imports this file to serve it: Streamlit's app and our routes
-    app = st.App(__file__, routes=routes.routes())
+    app = st.App(__file__, routes=routes.routes(), middleware=routes.middleware())

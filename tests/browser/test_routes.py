@@ -1,8 +1,9 @@
-"""The app's node route (ui/routes.py): a model's node records over HTTP from the server's
-own route, answered without a script run, by the id the page was given for the session's
-model; bad ids, rounds, nodes and classes are 4xx JSON errors that say what is wrong.
-Numbers checked by hand on the four points (base_score 0.5, λ = 0): the root of round 1
-has G = H = 4 and splits at x < 15 with gain 110.25 + 14.083 − 4 = 120.33."""
+"""The app's own routes (ui/routes.py, added by st.App in app.py). The node route: a model's
+node records over HTTP, answered without a script run, by the id the page was given for the
+session's model; bad ids, rounds, nodes and classes are 4xx JSON errors that say what is
+wrong. Numbers checked by hand on the four points (base_score 0.5, λ = 0): the root of round
+1 has G = H = 4 and splits at x < 15 with gain 110.25 + 14.083 − 4 = 120.33. And Plotly.js,
+preloaded by every HTML page's Link header, so the page asks for it as it starts."""
 
 import json
 import urllib.error
@@ -79,3 +80,20 @@ def test_no_model_without_its_id(browser, server, nodes):  # noqa: F811
     other = _nodes(browser, server)
     assert other != nodes and len(other.split("model=")[1]) >= 24
     assert _get(f"{server}{other}&round=1&node=0")[0] == 200
+
+
+def test_plotly_js_is_preloaded_as_the_page_starts(browser, server):  # noqa: F811
+    with urllib.request.urlopen(f"{server}/", timeout=60) as answer:
+        assert answer.headers.get_content_type() == "text/html"
+        assert answer.headers["Link"] == "</boostscope/plotly.min.js>; rel=preload; as=script"
+    with urllib.request.urlopen(f"{server}/_stcore/health", timeout=60) as answer:
+        assert answer.headers["Link"] is None  # HTML pages only
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/?sample=four_points")
+    idle(page)
+    player_drawn(page)
+    # asked for once, by the preload (the charts' script then takes the preloaded copy)
+    asked = page.evaluate("""() => performance.getEntriesByType('resource')
+        .filter(e => e.name.endsWith('/boostscope/plotly.min.js')).map(e => e.initiatorType)""")
+    assert asked == ["link"]
+    page.close()
