@@ -19,6 +19,7 @@ import pandas as pd
 
 from boost import objectives
 from boost.trace.fit import Fit
+from boost.trace.plain import plain
 from boost.trace.rounds import (
     KIND_CUT,
     KIND_LEAF,
@@ -55,19 +56,6 @@ def typed(values: np.ndarray, first: int | None = None) -> dict:
     if first is not None:
         out["first"] = int(first)
     return out
-
-
-def plain(value):
-    """``value`` with numpy arrays and scalars as lists and Python numbers (JSON-able)."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def _figure(fig) -> dict:

@@ -9,12 +9,11 @@ and nowhere else (``best_per_feature``, ``top_candidates``).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from .arithmetic import worked_arithmetic
+from .plain import plain
 
 VERSION = 1
 
@@ -159,29 +158,10 @@ def why(numbers: pd.Series, params) -> str:
     return WHY.get(str(numbers.Reason), "a leaf").format(**facts)
 
 
-def _plain(value):
-    """A JSON value: numpy's scalars as Python's, NaN and ±inf as None."""
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer, int)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        return float(value) if math.isfinite(value) else None
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
-        return [_plain(v) for v in value]
-    if pd.isna(value):
-        return None
-    return str(value)
-
-
 def _table(frame: pd.DataFrame) -> dict:
     """A table as {"columns": names, "rows": lists}, JSON values."""
     return {"columns": [str(c) for c in frame.columns],
-            "rows": [_plain(list(row)) for row in frame.itertuples(index=False, name=None)]}
+            "rows": [plain(list(row)) for row in frame.itertuples(index=False, name=None)]}
 
 
 # A gain curve's columns in the record (``NodeDetail.curves``), under the names the page
@@ -193,7 +173,7 @@ CURVE_COLUMNS = {"Threshold": "threshold", "Gain": "gain", "DefaultLeft": "defau
 
 
 def _curve(curve: pd.DataFrame) -> dict:
-    return {name: _plain(curve[column].to_numpy()) for column, name in CURVE_COLUMNS.items()}
+    return {name: plain(curve[column].to_numpy()) for column, name in CURVE_COLUMNS.items()}
 
 
 def build(detail, params, base_margin: float, curve_features=None) -> dict:
@@ -218,7 +198,7 @@ def build(detail, params, base_margin: float, curve_features=None) -> dict:
         "version": VERSION,
         "round": detail.round_idx, "node": detail.node_id, "class": detail.class_idx,
         "on_sample": detail.on_sample,
-        "numbers": _plain({
+        "numbers": plain({
             "feature": None if numbers.Feature == "Leaf" else numbers.Feature,
             "split": numbers.Split, "default": None if pd.isna(numbers.Missing) else
             ("yes" if numbers.Missing == numbers.Yes else "no"),
@@ -228,7 +208,7 @@ def build(detail, params, base_margin: float, curve_features=None) -> dict:
             "value": numbers.Value, "leaf": numbers.Leaf, "pruned": numbers.Pruned,
             "refused": declined, "reason": numbers.Reason}),
         "why": why(numbers, params),
-        "best": None if best is None else _plain({
+        "best": None if best is None else plain({
             "feature": best.Feature, "threshold": best.Threshold,
             "default_left": best.DefaultLeft, "n_left": best.CountLeft,
             "n_right": best.CountRight, "g_left": best.SumGradLeft,
@@ -244,7 +224,7 @@ def build(detail, params, base_margin: float, curve_features=None) -> dict:
         "curves": {f: _curve(detail.curves[f]) for f in curve_features},
         "rows": None if detail.rows is None else _table(detail.rows.head(ROWS)),
         "n_rows": None if detail.rows is None else len(detail.rows),
-        "arithmetic": [_plain({"name": s.name, "value": s.value, "formula": s.formula,
+        "arithmetic": [plain({"name": s.name, "value": s.value, "formula": s.formula,
                                "numbers": s.numbers, "latex": s.latex, "verdict": s.verdict})
                        for s in steps],
     }
