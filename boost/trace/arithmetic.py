@@ -123,19 +123,6 @@ def _chain(lhs: str, *rhs: str, wide: int = WIDE) -> str:
             r"\end{aligned}")
 
 
-def _sim_formula(G: float, H: float, reg_lambda: float, alpha: float, label: str,
-                 value: float) -> str:
-    """``S = G²/(H + λ) = (numbers) = value``; the value on a line of its own when it would
-    run past the column (two fractions' lines count double in ``_width``: 40, not 30)."""
-    if alpha:
-        return _chain(rf"S_{{{label}}}", r"\frac{T_\alpha(G)^2}{H + \lambda}",
-                      rf"\frac{{(|{_n(G)}| - {_n(alpha)})_+^2}}{{{_n(H)} + {_n(reg_lambda)}}}",
-                      _n(value), wide=WIDE + 10)
-    return _chain(rf"S_{{{label}}}", r"\frac{G^2}{H + \lambda}",
-                  rf"\frac{{({_n(G)})^2}}{{{_n(H)} + {_n(reg_lambda)}}}", _n(value),
-                  wide=WIDE + 10)
-
-
 ALL_ROWS = 8  # a node with this many rows or fewer lists every row's g and h
 FIRST_ROWS = 4  # a larger node lists this many, then "… (n rows)"
 PER_LINE = 4  # terms per line of a sum (the arithmetic sits in half the page)
@@ -176,16 +163,25 @@ def _sum_line(symbol: str, per_row: str, values: np.ndarray, total: float) -> st
             rf" \\ &= {body} \\ &= {_n(total)}\end{{aligned}}")
 
 
+# The similarity in symbols, by whether α (L1) is set.
+SIMILARITY = {False: r"\frac{G^2}{H + \lambda}", True: r"\frac{T_\alpha(G)^2}{H + \lambda}"}
+
+
 def _sim_step(name: str, G: float, H: float, reg_lambda: float, alpha: float, label: str,
               value: float) -> Step:
-    """A similarity as a step: ``_sim_formula``'s LaTeX, its formula and numbers."""
-    formula = (rf"S_{{{label}}} = \frac{{T_\alpha(G)^2}}{{H + \lambda}}" if alpha
-               else rf"S_{{{label}}} = \frac{{G^2}}{{H + \lambda}}")
+    """A similarity: ``S = G²/(H + λ) = (numbers) = value``, the value on a line of its own
+    when it would run past the column (two fractions' lines count double in ``_width``: 40,
+    not 30)."""
+    lhs, symbols = rf"S_{{{label}}}", SIMILARITY[bool(alpha)]
+    top = rf"(|{_n(G)}| - {_n(alpha)})_+^2" if alpha else rf"({_n(G)})^2"
+    latex = _chain(lhs, symbols, rf"\frac{{{top}}}{{{_n(H)} + {_n(reg_lambda)}}}", _n(value),
+                   wide=WIDE + 10)
     numbers = {"G": G, "H": H, "lambda": reg_lambda} | ({"alpha": alpha} if alpha else {})
-    return Step(name, _sim_formula(G, H, reg_lambda, alpha, label, value), value,
-                formula=formula, numbers=numbers | {"S": value})
+    return Step(name, latex, value, formula=f"{lhs} = {symbols}",
+                numbers=numbers | {"S": value})
 
 
+GAIN = r"\text{gain} = S_L + S_R - S_{node}"
 # What gain minus γ decides: (exact, gain >= γ) -> the outcome. exact prunes after growing,
 # hist/approx refuse before: no split below can rescue a refused node.
 VERDICTS = {(True, True): "kept", (True, False): "pruned, unless a split below it is kept",
@@ -247,9 +243,8 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
         sums = rf"{_n(sl)} + {_n(sr)} - {_n(float(best.SimilarityParent))}"
         result = (rf" = {_n(gain)}" if _width(f"{sums} = {_n(gain)}") <= WIDE
                   else rf" \\ &= {_n(gain)}")
-        steps.append(Step("gain", rf"\begin{{aligned}}\text{{gain}} &= S_L + S_R - S_{{node}}"
-                          rf" \\ &= {sums}{result}\end{{aligned}}", gain,
-                          formula=r"\text{gain} = S_L + S_R - S_{node}",
+        steps.append(Step("gain", rf"\begin{{aligned}}{GAIN.replace(' = ', ' &= ', 1)}"
+                          rf" \\ &= {sums}{result}\end{{aligned}}", gain, formula=GAIN,
                           numbers={"S_L": sl, "S_R": sr,
                                    "S_node": float(best.SimilarityParent), "gain": gain}))
         outcome = VERDICTS[params.tree_method == "exact", gain >= gamma]
@@ -286,8 +281,9 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
                                                         f"{_n(weight)}{clip}"), weight,
                           formula=formula, numbers=numbers | {"w": weight}))
     value = float(node.Value)
-    steps.append(Step("leaf value", _chain(r"\eta \cdot w", rf"{_n(eta)} \times {_term(weight)}",
-                                           _n(value)), value, formula=r"\eta \cdot w",
+    lhs = r"\eta \cdot w"
+    steps.append(Step("leaf value", _chain(lhs, rf"{_n(eta)} \times {_term(weight)}",
+                                           _n(value)), value, formula=lhs,
                       numbers={"eta": eta, "w": weight, "value": value}))
     if spec.link == "sigmoid" and base_margin is not None:
         m = base_margin + value

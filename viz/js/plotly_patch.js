@@ -258,13 +258,12 @@ export function internalsMissing(gd) {
     }
     if (t?.mode === "lines") {
       const d = g.querySelector("path.js-line")?.getAttribute("d") ?? "";
-      const pts = g.__data__.map((p) => [Math.round(xa.c2p(p.x) * 100) / 100,
-        Math.round(full[`yaxis${t.yaxis.slice(1)}`].c2p(p.y) * 100) / 100]);
+      const ya = full[`yaxis${t.yaxis.slice(1)}`];
+      const pts = g.__data__.map((p) => [round2(xa.c2p(p.x)), round2(ya.c2p(p.y))]);
       const path = LINE_PATHS[t.line?.shape ?? "linear"];
       need(path && d === path(pts), `path.js-line as Plotly writes a ${t.line?.shape} line`);
       if (FILLS[t.fill]) {
-        const y0 = Math.round(full[`yaxis${t.yaxis.slice(1)}`].c2p(0) * 100) / 100;
-        need(g.querySelector("path.js-fill")?.getAttribute("d") === FILLS[t.fill](d, pts, y0),
+        need(g.querySelector("path.js-fill")?.getAttribute("d") === FILLS[t.fill](d, pts, round2(ya.c2p(0))),
           `path.js-fill as Plotly writes a fill ${t.fill}`);
       }
     }
