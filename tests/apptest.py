@@ -3,12 +3,16 @@ charts on the page."""
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from ui import memory
+from ui import memory, served
+from ui.nodes import page_node
+from ui.views import DEFAULT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -58,10 +62,36 @@ def status(at) -> str:
     return player(at)["status"][at.session_state["app"].stage.round]
 
 
+def node_record(at, node: int | None = None) -> dict:
+    """A node of the round on screen as the page gets it from the app's node route
+    (``ui.routes.page_node``, by the model id and class the page was given): ``node``, else
+    the one the tree view shows (the stage's, the root until one is selected)."""
+    query = parse_qs(urlparse(player_data(at)["nodes"]).query)
+    booster, X = served.lookup(query["model"][0])
+    stage = at.session_state["app"].stage
+    klass = int(query.get("class", ["0"])[0])
+    if node is None:
+        nodes = booster.trace.trees()
+        tree = nodes[(nodes.Round == stage.round) & (nodes.Class == klass)]
+        node = stage.node if stage.node in set(tree.Node) else 0
+    return page_node(booster, X, stage.round, node, klass)
+
+
+def node_table(at, node: int | None = None) -> pd.DataFrame:
+    """The node's best candidates as the page's table shows them (``node_record``)."""
+    top = node_record(at, node)["top"]
+    return pd.DataFrame(top["rows"], columns=top["columns"])
+
+
 def formulas(at) -> str:
-    """Every formula on the page: ``st.latex`` blocks and the worked arithmetic's markdown
-    (one text of ``$...$`` formulas a node)."""
-    return " ".join([x.value for x in at.latex] + [m.value for m in at.markdown if "$" in m.value])
+    """Every formula on the screen: ``st.latex`` blocks, markdown with ``$...$``, and, in the
+    tree view past round 0, the selected node's worked arithmetic the page draws from its
+    record."""
+    out = [x.value for x in at.latex] + [m.value for m in at.markdown if "$" in m.value]
+    stage = at.session_state["app"].stage
+    if (stage.view or DEFAULT) == "tree" and stage.round >= 1:
+        out += [s["latex"] for s in node_record(at)["arithmetic"]]
+    return " ".join(out)
 
 
 def rest_on(at, r: int, node: int | None = None) -> AppTest:

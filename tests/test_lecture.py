@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from boost.params import APP_PARAMS
-from ui import lecture
+from ui import lecture, nodes
 from ui.lecture import main
 from ui.samples import SAMPLES
 
@@ -100,9 +100,11 @@ def test_a_csv_table_trains_as_the_app_does(tmp_path, capsys):
 
 
 def test_offline_panels():
-    assert lecture.offline_panels(("fit", "node")) == (["fit", "tree"], ["node"])
-    assert lecture.offline_panels(("candidates", "node")) == (["fit", "tree"],
-                                                           ["candidates", "node"])
+    # the node's arithmetic and candidates: the player's, from the records the file carries
+    assert lecture.offline_panels(("fit", "node")) == (["fit", "node"], [])
+    assert lecture.offline_panels(("candidates", "node")) == (["candidates", "node"], [])
+    assert lecture.offline_panels(("function-space", "node")) == (["node", "tree"],
+                                                                  ["function-space"])
     assert lecture.offline_panels(("fit", "loss")) == (["fit", "loss"], [])
     assert lecture.offline_panels(("residuals",)) == (["fit", "tree"], ["residuals"])
 
@@ -132,3 +134,25 @@ def test_a_lesson_sends_each_model_once(four_points):
     assert "x < 15: gain 120.33 (left similarity 110.25, right 14.08)" in \
         second["revealed"]["reveal"]
     assert "from 110.25 to 55.125" in data["steps"][3]["say"]
+    # the node each step shows (its node at its round: the four points' trees have it) is in
+    # the file, as the app's node route answers it but with no CSV link
+    for at in states:
+        if at["round"] >= 1:
+            assert f"{at['round']}:{at['node']}" in data["traces"][at["trace"]]["records"], at
+    root = data["traces"][0]["records"]["1:0"]
+    assert root["best"]["gain"] == pytest.approx(120.3333, rel=1e-5) and root["csv"] is False
+    assert "charts" in root and "curves" not in root
+
+
+def test_a_models_file_carries_its_nodes_up_to_a_budget():
+    """Round 1's nodes, then round 2's, ... while they fit in the budget; the rest are left
+    to the app (the page says so on the node)."""
+    table = lecture.sample_table("diabetes")
+    config = lecture.table_config(table, lecture.model_params({}, ["max_depth=2"], 3),
+                                  "progression")
+    model = lecture.train(config, table)
+    every = nodes.model_records(model.booster, model.prep.X_train, budget=10**9)
+    assert list(every) == [f"{r}:{n}" for r in (1, 2, 3) for n in range(7)]
+    sizes = [len(json.dumps(r, separators=(",", ":"))) for r in every.values()]
+    some = nodes.model_records(model.booster, model.prep.X_train, budget=sum(sizes[:5]))
+    assert list(some) == list(every)[:5] and some["1:0"] == every["1:0"]

@@ -48,6 +48,8 @@ from .lesson import step_texts
 from .lessons import LESSONS, REGISTRY
 from .lessons.facts import Facts
 from .lessons.steps import Lesson, Step, setting
+from .nodes import model_records, offline, page_node, shown_node
+from .present import PLAYER_PANELS
 from .samples import BY_KEY, SAMPLES, Sample
 from .sidebar import feature_columns, inferred_task, objectives_for
 from .stage import model_trace
@@ -174,10 +176,11 @@ def trace_of(model: Model, panels=PANELS) -> dict:
 # --------------------------------------------------------------------------- lessons
 def offline_panels(panels) -> tuple[list[str], list[str]]:
     """(the player's panels for a step's panels, the app-only panels left out). The player
-    draws fit, loss and tree; a step about a node (its numbers, its candidate splits, ...)
-    shows the tree, where the step's node is selected and its numbers boxed."""
-    kept = [p for p in panels if p in PANELS]
-    dropped = [p for p in panels if p not in PANELS]
+    draws fit, loss and tree, and the node's arithmetic and candidates from the records the
+    file carries; a step about another view shows the tree beside what the player draws,
+    with the step's node selected and its numbers boxed."""
+    kept = [p for p in panels if p in PLAYER_PANELS]
+    dropped = [p for p in panels if p not in PLAYER_PANELS]
     if not kept:
         kept = ["fit", "tree"]
     elif dropped and "tree" not in kept:
@@ -221,7 +224,13 @@ class LessonBuild:
         facts = Facts(shown, lambda other: self.model(other, table).booster)
         say, ask, reveal = step_texts(step, facts)
         panels, dropped = offline_panels(want["panels"])
-        return {"trace": self.trace_index(model), "round": r, "node": want["node"],
+        index = self.trace_index(model)
+        node = shown_node(model.booster, r, want["node"])
+        if node is not None:  # the node the step shows: its record in the file
+            records = self.traces[index].setdefault("records", {})
+            records[f"{r}:{node}"] = offline(page_node(model.booster, model.prep.X_train, r,
+                                                       node))
+        return {"trace": index, "round": r, "node": want["node"],
                 "panels": panels, "app_panels": dropped, "say": say, "ask": ask,
                 "reveal": reveal}
 
@@ -306,7 +315,8 @@ def build(args: argparse.Namespace) -> str:
         table, presets, target = file_table(args.table), {}, args.target
     config = table_config(table, model_params(presets, args.param, args.rounds), target)
     model = train(config, table)
-    return offline_html(trace_of(model), args.title or f"BoostScope · {table.name}")
+    trace = {**trace_of(model), "records": model_records(model.booster, model.prep.X_train)}
+    return offline_html(trace, args.title or f"BoostScope · {table.name}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,10 @@
 """Presenter mode (``?present=1``): no sidebar, projector type everywhere and two panels
-side by side, laid out from the window's size (1280×720 up to 3840×2160). The fit, the loss
-and the tree are the page's player's (``viz/js/player.js``: it steps, plays and owns the keys
-← → Space Home End); the node's arithmetic, its candidates and the other views are drawn
-here for the round the player rests on. Number keys 1-9 put a panel on the right. Lessons
-use the same arrangement. Owns ``Presenter``, the session's part saying whether presenter
-mode is on and which two panels it shows."""
+side by side, laid out from the window's size (1280×720 up to 3840×2160). The fit, the loss,
+the tree, the node's arithmetic and its candidates are the page's player's
+(``viz/js/player.js``: it steps, plays and owns the keys ← → Space Home End); the other
+views are drawn here for the round the player rests on. Number keys 1-9 put a panel on
+the right. Lessons use the same arrangement. Owns ``Presenter``, the session's part saying
+whether presenter mode is on and which two panels it shows."""
 
 from __future__ import annotations
 
@@ -51,12 +51,13 @@ def lesson_height(lines: int) -> int:
 
 
 # The panels a presenter slot can show: title and drawing function (state, shown); the
-# player's panels are drawn in the page (``PLAYER_PANELS``), the others here.
+# player's panels are drawn in the page (``PLAYER_PANELS``: the round's fit, loss and tree,
+# the selected node's worked arithmetic and candidates, from its record), the others here.
 PANELS = {
     "fit": ("Fit", None),
     "tree": ("Tree", None),
-    "node": ("Arithmetic", tree_view.node_panel),
-    "candidates": ("Candidates", tree_view.candidates_panel),
+    "node": ("Arithmetic", None),
+    "candidates": ("Candidates", None),
     "loss": ("Loss", None),
     **{view.SLUG: (view.TITLE, lambda state, shown, v=view: stage.render_view(state, shown, v))
        for view in REGISTRY if view is not tree_view},
@@ -106,7 +107,8 @@ def presenter_bar(state: AppState, model: Model, trace: dict) -> None:
                       format_func=lambda s: title.get(s, "— (left panel full width)"),
                       label_visibility="collapsed")
     with cols[3]:
-        offline_button(trace, model.config["name"], "offline_present", label="")
+        offline_button(trace, model, state.views.class_shown(model.booster.num_groups),
+                       "offline_present", label="")
     cols[4].button("", key="leave_present", icon=":material/close_fullscreen:",
                    on_click=_leave, args=(state,), help="Leave presenter mode",
                    use_container_width=True)

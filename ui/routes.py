@@ -5,11 +5,13 @@ a script run, in the server's event loop.
 figures are written for), from the package's own directory — nothing is copied, and no
 other host is asked (a lecture hall may have no network).
 
-``/boostscope/node?model=<id>&round=<r>&node=<n>&class=<k>``: the node record
-(``booster.trace.node_record``, docs/player.md) of a model a session holds, by the id the
-page was given (``ui.served``); a bad id, round, node or class is a 4xx JSON error
-``{"error": ...}`` that says what is wrong, never a traceback. The engine's work runs in a
-worker thread, not in the server's event loop.
+``/boostscope/node?model=<id>&round=<r>&node=<n>&class=<k>[&feature=<name>]``: the node
+record as the page draws it (``viz.node_page.page_record``: ``booster.trace.node_record``
+with its candidates chart, of ``feature`` or the node's split's; docs/player.md) of a model
+a session holds, by the id the page was given (``ui.served``); a bad id, round, node, class
+or feature is a 4xx JSON error ``{"error": ...}`` that says what is wrong, never a
+traceback. The engine's work runs in a worker thread, not in the server's event loop, and
+its answer is kept in the model's byte-bounded cache.
 
 Every HTML page carries a ``Link`` header that preloads Plotly.js (``PreloadPlotly``).
 
@@ -24,15 +26,17 @@ import plotly
 import streamlit as st
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from . import served
+from .nodes import ALL_CANDIDATES_CSV, page_node
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 PLOTLY = "/boostscope/plotly.min.js"
 NODE = "/boostscope/node"
+CANDIDATES = "/boostscope/candidates.csv"
 CACHE = "public, max-age=86400"  # a day: a lecture reloads the page, not Plotly.js
 
 
@@ -74,14 +78,42 @@ async def node(request) -> JSONResponse:
     if not 0 <= klass < booster.num_groups:
         return _error(404, f"class {klass} is not a class of this model: it has classes 0 to "
                            f"{booster.num_groups - 1}")
+    feature = query.get("feature")
+    if feature is not None and feature not in booster.feature_names:
+        return _error(404, f"feature {feature!r} is not a feature of this model")
     try:
-        record = await run_in_threadpool(booster.trace.node_record, r, node_id, klass, X)
+        record = await run_in_threadpool(page_node, booster, X, r, node_id, klass, feature)
     except ValueError as exc:  # a node the tree does not have
         return _error(404, str(exc))
     except Exception as exc:  # never a traceback on the page
         return _error(500, f"this node could not be answered ({type(exc).__name__}); "
                            "click another node or reload the page")
     return JSONResponse(record)
+
+
+async def candidates(request):
+    """Every candidate split of a node as a CSV file (``booster.split_candidates``)."""
+    query = request.query_params
+    held = served.lookup(query.get("model", ""))
+    if held is None:
+        return _error(404, "no model with this id: reload the page")
+    booster, _ = held
+    try:
+        r, node_id = _whole(query, "round"), _whole(query, "node")
+        klass = _whole(query, "class", 0)
+    except ValueError as exc:
+        return _error(400, str(exc))
+    try:  # a round, class or node the model does not have
+        table = await run_in_threadpool(booster.split_candidates, r, node_id, klass)
+    except ValueError as exc:
+        return _error(404, str(exc))
+    except Exception as exc:  # never a traceback on the page
+        return _error(500, f"these candidates could not be listed ({type(exc).__name__})")
+    if len(table) > ALL_CANDIDATES_CSV:
+        return _error(413, f"{len(table):,} candidates: too many for a CSV here; in Python, "
+                           f"bst.split_candidates({r}, {node_id}) gives them all")
+    return Response(table.to_csv(index=False), media_type="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="round{r}_node{node_id}_candidates.csv"'})
 
 
 def path(route: str) -> str:
@@ -123,12 +155,15 @@ def middleware() -> list[Middleware]:
 def routes() -> list[Route]:
     """The routes ``st.App`` adds (read when the server starts: its base path is set)."""
     return [Route(path(PLOTLY), plotly_js, methods=["GET"]),
-            Route(path(NODE), node, methods=["GET"])]
+            Route(path(NODE), node, methods=["GET"]),
+            Route(path(CANDIDATES), candidates, methods=["GET"])]
 
 
-def node_url(booster, X=None) -> str:
-    """The node route's URL for ``booster`` (trained on ``X``), a model this session holds:
-    its id registered for the session (``ui.served``)."""
+def node_url(booster, X=None, klass: int = 0) -> str:
+    """The node route's URL for ``booster`` (trained on ``X``), a model this session holds,
+    and its class ``klass``: its id registered for the session (``ui.served``). The page
+    adds ``&round=&node=`` (and the candidates' CSV is the same query at ``CANDIDATES``)."""
     ctx = get_script_run_ctx()
     session = ctx.session_id if ctx is not None else ""
-    return f"{path(NODE)}?model={served.register(session, booster, X)}"
+    return (f"{path(NODE)}?model={served.register(session, booster, X)}"
+            + (f"&class={int(klass)}" if klass else ""))

@@ -75,7 +75,7 @@ def _round_stage(state: AppState, model: Model) -> None:
     shown = Shown(booster, prep, model.config, state.stage.round, False)
     with st.container(horizontal=True, vertical_alignment="center"):
         verify.badge(model, Stage.verify.key)
-        offline_button(trace, model.config["name"], "offline_stage")
+        offline_button(trace, model, klass, "offline_stage")
     if state.stage.view not in VIEWS:
         state.stage.view = DEFAULT
     st.segmented_control("View", list(VIEWS), key=Stage.view.key,
@@ -87,13 +87,13 @@ def _round_stage(state: AppState, model: Model) -> None:
 
 def player_ui(state: AppState, trace: dict, model: Model) -> None:
     """The page's player for ``trace`` (of ``model``): the round it rests on and the node
-    clicked come back into ``Stage``; the page may ask the app's node route for the
-    model's node records."""
-    player(trace, "player", on_round=lambda r: state.stage.rests_on(r),
-           on_node=lambda r, node: state.stage.rests_on(r, node),
+    selected there come back into ``Stage``; the page asks the app's node route for the
+    model's node records (of the class shown)."""
+    player(trace, "player", on_round=state.stage.rests_on,
            keys=state.lesson.slug is None, held=trace["id"] in state.stage.held,
            on_held=state.stage.page_holds,
-           nodes=routes.node_url(model.booster, model.prep.X_train))
+           nodes=routes.node_url(model.booster, model.prep.X_train,
+                                 state.views.class_shown(model.booster.num_groups)))
 
 
 def class_choice(state: AppState, booster, class_names) -> int:

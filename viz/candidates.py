@@ -14,14 +14,16 @@ MARKED = 150  # candidates a series draws with markers; more are a line (a marke
 
 
 def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
-                           large: bool = False, refused: bool = False) -> go.Figure:
+                           large: bool = False, refused: bool = False,
+                           parent: float | None = None) -> go.Figure:
     """``curve``: the node's gain curve of ``feature`` (``NodeDetail.curves[feature]``): the
     gain of every threshold, one series per default direction (missing → left / right),
     min_child_weight-blocked ones grey with their range shaded, the chosen split starred,
     and the γ line; the x range frames the valid thresholds. Candidates that put every row
     on one side (hist's last bin edge, for one) split nothing and are not in the curve (the
     table keeps them). ``refused``: the best split was refused by γ before growing it
-    (hist, approx), and is labelled so."""
+    (hist, approx), and is labelled so. ``parent``: the node's similarity the gains are
+    measured from (default: the curve's ``SimilarityParent``)."""
     part = curve
     traces = []
     shapes = []
@@ -65,8 +67,10 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
             + f": {feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<extra></extra>"))
     shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": gamma,
                    "y1": gamma, "line": {"color": CURRENT, "dash": "dash", "width": 2}})
-    parent = float(curve.SimilarityParent.iloc[0]) if len(curve) else float("nan")
-    scale = float((curve.SimilarityLeft + curve.SimilarityRight).abs().max()) if len(curve) else 0
+    if parent is None:
+        parent = float(curve.SimilarityParent.iloc[0]) if len(curve) else float("nan")
+    # S_L + S_R of every candidate: the size of the numbers the parent is compared with
+    scale = float((curve.Gain + parent).abs().max()) if len(curve) else 0
     if abs(parent) < 1e-6 * scale:  # float noise of a parent whose G is about 0: say 0
         parent = 0.0
     note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,

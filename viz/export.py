@@ -27,7 +27,9 @@ _PAGE = """<!DOCTYPE html>
 {modules}</script></body></html>
 """
 
-_PLAYER_STYLE = "html, body { margin: 0; background: #fff; } #player { padding: 8px 14px 0 14px; }"
+_PLAYER_STYLE = ("html, body { margin: 0; background: #fff; } #player { padding: 8px 14px 0 14px; }"
+                 " #details { padding: 0 14px 14px 14px; font-family: 'Source Sans Pro', "
+                 "Arial, sans-serif; }")
 _LESSON_STYLE = """html, body {{ margin: 0; background: #fff; }}
 #lesson {{ padding: 8px 14px 0 14px; font-size: {font}px; }}
 @media (min-width: 1600px) {{ #lesson {{ font-size: {font_large}px; }} }}"""

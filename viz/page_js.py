@@ -27,10 +27,11 @@ MODULES = (
     "tree_svg.js",  # the tree as SVG markup
     "dom.js",  # element helpers: make one, is a key its own, is it displayed
     "registry.js",  # window.boostscopePlayer: what tests and benchmarks read
-    "events.js",  # the events the page's parts talk by
     "plotly_load.js",  # Plotly.js loaded once per page
     "plotly_patch.js",  # every use of Plotly's private internals
     "chart_panel.js",  # a chart panel: its figure at round r, drawn
+    "tex.js",  # LaTeX formulas as MathML
+    "node_view.js",  # a node drawn from its record: arithmetic, candidates chart, tables
     "tree_panel.js",  # the tree panel: drawn, hovered, a node selected
     "panel_grid.js",  # the panels' grid areas and sizes
     "player_style.js",  # the player's CSS and icons

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .arithmetic import worked_arithmetic
+from .arithmetic import steps_latex, steps_table, worked_arithmetic
 from .plain import plain
 
 VERSION = 1
@@ -54,6 +54,9 @@ TABLE_COLUMNS = {"Gain": "Gain", "Missing": "Missing", "SumGradLeft": "G left",
 NOTES = {"chosen": "★", "refused": "★ refused", "blocked": "blocked"}  # short: on screen
 NOTES_HELP = ("★ the node's split (refused: γ refused it before growing, hist/approx); "
               "blocked: a child's H < min_child_weight, so it cannot be chosen")
+# what a hist/approx threshold means in the candidates' Split column
+BINS_HELP = ("hist/approx: a threshold is a cut between bins; [a, b] is the range of the "
+             "training values in the bin just left of it")
 
 
 def _notes(cand: pd.DataFrame, refused: bool) -> np.ndarray:
@@ -173,7 +176,10 @@ CURVE_COLUMNS = {"Threshold": "threshold", "Gain": "gain", "DefaultLeft": "defau
 
 
 def _curve(curve: pd.DataFrame) -> dict:
-    return {name: plain(curve[column].to_numpy()) for column, name in CURVE_COLUMNS.items()}
+    """A gain curve's columns (``CURVE_COLUMNS``) and ``s_node``, the similarity of the node
+    its gains are measured from (gain = S_L + S_R - s_node)."""
+    return {**{name: plain(curve[column].to_numpy()) for column, name in CURVE_COLUMNS.items()},
+            "s_node": plain(float(curve.SimilarityParent.iloc[0]) if len(curve) else None)}
 
 
 def build(detail, params, base_margin: float, curve_features=None) -> dict:
@@ -227,6 +233,12 @@ def build(detail, params, base_margin: float, curve_features=None) -> dict:
         "arithmetic": [plain({"name": s.name, "value": s.value, "formula": s.formula,
                                "numbers": s.numbers, "latex": s.latex, "verdict": s.verdict})
                        for s in steps],
+        "notes": f"Note: {NOTES_HELP}." + (f" {BINS_HELP}." if detail.bin_ranges is not None
+                                           else ""),
+        "downloads": None if not steps else {
+            "tex": steps_latex(steps, f"BoostScope round {detail.round_idx}, node "
+                                      f"{detail.node_id}"),
+            "csv": steps_table(steps).to_csv(index=False)},
     }
 
 

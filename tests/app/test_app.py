@@ -10,6 +10,8 @@ from apptest import (  # noqa: F401  (clear_caches: autouse)
     charts,
     clear_caches,
     formulas,
+    node_record,
+    node_table,
     open_app,
     player,
     player_data,
@@ -249,8 +251,7 @@ def test_all_missing_and_id_columns_are_flagged():
 def test_selected_node_shows_its_candidates():
     at = _app(sample="four_points", round="1", node="0", base_score="0.5", max_depth="2",
               **{"lambda": "0"})
-    assert any("Best candidate splits of node 0" in m.value for m in at.markdown)
-    table = next(d.value for d in at.dataframe if "Note" in d.value.columns)
+    table = node_table(at)  # the page draws it from the node route's record
     best = table[table.Note == "★"].iloc[0]
     latex = formulas(at)
     assert "= 120.333" in latex and r"\eta \cdot w" in latex
@@ -266,7 +267,10 @@ def test_every_view_renders_for_every_sample(view):
             at.button(key="lab_run").click().run()    # has no validation rows: a warning)
         assert not at.error, (sample, [e.value for e in at.error])
         assert at.query_params["view"] == view
-        if (view, sample) != ("lab", "four_points"):
+        if view == "tree":  # its candidates chart: the page's, from the node route's record
+            record = node_record(at)
+            assert list(record["charts"]) == [record["best"]["feature"]], sample
+        elif (view, sample) != ("lab", "four_points"):
             assert len(charts(at)) >= 1  # the view's chart (the player draws fit and loss)
 
 
@@ -287,8 +291,7 @@ def test_hist_refuses_the_split_exact_keeps():
     hist = _app(**common, tree_method="hist")
     assert exact.query_params["tree_method"] == "exact"
     assert hist.segmented_control(key="p_tree_method").value == "hist"
-    tables = {name: next(d.value for d in at.dataframe if "Note" in d.value.columns)
-              for name, at in (("exact", exact), ("hist", hist))}
+    tables = {"exact": node_table(exact), "hist": node_table(hist)}
     assert tables["exact"][tables["exact"].Note == "★"].iloc[0].Split == "x < 15"
     refused = tables["hist"][tables["hist"].Note == "★ refused"].iloc[0]
     assert refused.Split == "x < 20 (bin [10])"
@@ -297,8 +300,7 @@ def test_hist_refuses_the_split_exact_keeps():
     assert r"\text{refused: the node stays a leaf}" in latex
     # no node in the link: the root is selected, and its refusal is said
     overview = _app(**{k: v for k, v in common.items() if k != "node"}, tree_method="hist")
-    table = next(d.value for d in overview.dataframe if "Note" in d.value.columns)
-    assert (table.Note == "★ refused").sum() == 1
+    assert (node_table(overview).Note == "★ refused").sum() == 1
 
 
 def test_collapse_and_expand_the_selected_node():
@@ -333,7 +335,7 @@ def test_a_tree_over_64_leaves_starts_collapsed():
 
 def test_max_bin_reaches_the_engine():
     at = _app(sample="noisy_1d", tree_method="hist", max_bin="8", round="1", node="0")
-    table = next(d.value for d in at.dataframe if "Note" in d.value.columns)
+    table = node_table(at)
     assert len(table) <= 2 * 8  # forward candidates over at most 8 bins (no missing values)
     assert at.number_input(key="p_max_bin").value == 8
 

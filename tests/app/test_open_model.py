@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
-from apptest import clear_caches, open_app, player, rest_on, status  # noqa: F401  (clear_caches: autouse)
+from apptest import (  # noqa: F401  (clear_caches: autouse)
+    clear_caches,
+    node_record,
+    open_app,
+    player,
+    rest_on,
+    status,
+)
 
 import boost
 
@@ -66,10 +73,10 @@ def test_open_a_model_and_step_it_on_the_sample():
     # a node: the model's numbers beside the sample's, candidates labelled as the sample's
     at.session_state["app"].stage.node = 0
     at.run()
-    assert any("recomputed on the sample" in m.value for m in at.markdown)
-    assert any("Candidate splits recomputed on the sample" in w.value for w in at.warning)
-    side = next(d.value for d in at.dataframe if "sample" in d.value.columns)
-    assert side["sample"].iloc[3] == f"{len(sample):,}"  # every sample row reaches the root
+    record = node_record(at)  # what the page draws: the sample's candidates, no arithmetic
+    assert record["on_sample"] and record["arithmetic"] == [] and record["node"] == 0
+    best = record["best"]
+    assert best["n_left"] + best["n_right"] == len(sample)  # every sample row reaches the root
     # residuals on the sample; a view that needs the training run says so
     at.segmented_control(key="view").set_value("residuals").run()
     assert not at.exception and not at.error
@@ -167,7 +174,7 @@ def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
     assert not at.error, [e.value for e in at.error]
     rest_on(at, 3, node=0)
     assert not at.exception and not at.error
-    assert any("recomputed on the sample" in m.value for m in at.markdown)
+    assert node_record(at)["on_sample"]
     booster = at.session_state["app"].opened.file
     assert booster.tree_method == method
     at.segmented_control(key="view").set_value("residuals").run()
@@ -184,7 +191,7 @@ def test_presenter_mode_on_an_opened_model():
         at.selectbox(key="left_panel").set_value(left).run()
         at.selectbox(key="right_panel").set_value(right).run()
         assert not at.exception and not at.error, (left, right, [e.value for e in at.error])
-        if left == "node":
-            assert any("Candidate splits recomputed on the sample" in w.value
-                       for w in at.warning)
+        if left == "node":  # the page's panels, from the sample's record
+            assert player(at)["panels"] == ["node", "candidates"]
+            assert node_record(at)["on_sample"]
     assert any("needs the training run" in i.value for i in at.info)  # pruning

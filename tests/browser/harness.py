@@ -193,9 +193,11 @@ _CHARTS_DRAWN = """() => {
   if (app?.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const charts = [...document.querySelectorAll(
     '.boostscope-chart, [data-testid="boostscope-player"] .bsp-plot')];
-  return charts.length > 0 && charts.every(c => c.querySelector(':scope > .bsp-tree-svg')
+  // a node panel: its record drawn (its arithmetic, or a note), not one on its way
+  return charts.length > 0 && charts.every(c => !c.closest('.bsn-wait') && (
+    c.querySelector(':scope > .bsp-tree-svg, :scope > .bsn-panel > *, :scope > .bsn-note')
     || (c.classList.contains('js-plotly-plot') && c._fullLayout && c._fullData
-        && c.querySelector('.main-svg')));
+        && c.querySelector('.main-svg'))));
 }"""
 
 # Nothing left over from the pointer on screen: no Plotly hover label, no Streamlit
@@ -361,3 +363,25 @@ def presses_in_one_go(page, key: str, n: int) -> None:
     however slowly a busy machine delivers Playwright's presses one by one."""
     page.evaluate("""([key, n]) => { for (let i = 0; i < n; i++) window.dispatchEvent(
         new KeyboardEvent('keydown', {key, bubbles: true, cancelable: true})); }""", [key, n])
+
+
+def module_page(browser, tmp_path, entry, expose, body="", name="page"):
+    """A page from disk with the packaged plotly.min.js and ``entry`` (a page module) loaded
+    by viz.page_js.loader; ``expose``: JS run after it, with ``entry`` (the module's
+    namespace) in scope. Its errors (page errors, console errors) are kept on it."""
+    from ui.routes import PLOTLY_JS
+    from viz.page_js import loader
+
+    path = tmp_path / f"{name}.html"
+    path.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><script>"
+        + PLOTLY_JS.read_text(encoding="utf-8") + "</script></head><body>" + body
+        + "<script type='module'>" + loader(entry, export_default=False) + expose
+        + "\nwindow.ready = true;</script></body></html>", encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.wait_for_function("() => window.ready === true")
+    return page

@@ -67,33 +67,63 @@ def test_shared_link_reopens_the_view(page, server):
     page.screenshot(path=str(SHOTS / "browser-moons.png"), full_page=True)
 
 
+# The node details the page draws in the tree view (viz/js/node_view.js): which node, and the
+# text of its worked arithmetic, chart and tables.
+DETAILS = '[data-testid="boostscope-node"]'
+
+
 def test_clicking_a_tree_node_shows_its_candidates(page, server):
-    heard = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: heard.append(
-        frame if isinstance(frame, bytes) else frame.encode())))
+    """A click on a node draws its details in the page from the node route's record: no
+    websocket message, no run; its numbers are the four points' worked by hand (node 2
+    holds x = 20, 25, 35 with g = −6.5, −7.5, 7.5: G = −6.5, H = 3, S = 42.25 / 3 =
+    14.0833; its split x < 30 has S_L = 14² / 2 = 98, S_R = 7.5² = 56.25, gain 140.167)."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/boostscope/" in r.url else None)
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
     player_drawn(page)
     # the tree view below shows the root until a node of the player's tree is clicked
-    expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
-    expect(page.get_by_text("Node 0, worked out")).to_be_visible()
-    parsed = page.evaluate("() => window.boostscopePlayer.parsed")
-    before = len(heard)
-    with run_of(page):
-        click_node(page, 2)
-    # the click reran the node's part alone: its candidates and arithmetic came, the
-    # stage around it (the player, the view's other parts) was not sent again
-    click = heard[before:]
-    assert any(b"Node 2, worked out" in f for f in click)
-    assert not any(b"boostscope_player" in f or b"Follow a row" in f for f in click)
-    expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 2")
-    expect(page.get_by_text("Node 2, worked out")).to_be_visible(timeout=30_000)
-    expect(page.locator(".st-key-cand_chart .js-plotly-plot")).to_be_visible(timeout=30_000)
-    expect(page).to_have_url(re.compile(r"node=2(&|$)"), timeout=10_000)
-    assert page.locator('[data-testid="stException"]').count() == 0
+    details = page.locator(DETAILS)
+    expect(details).to_contain_text("Node 0 of round 1", timeout=60_000)
+    expect(details).to_contain_text("Node 0 of round 1, worked out")
     charts_drawn(page)
-    page.screenshot(path=str(SHOTS / "browser-node.png"), full_page=True)
-    # the click's rerun named the trace the page holds: nothing parsed again
+    parsed = page.evaluate("() => window.boostscopePlayer.parsed")
+    page.wait_for_function("() => !window.boostscopePlayer.players.at(-1).drawing")
+    before = len(sent)
+    click_node(page, 2)
+    expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 2")
+    expect(details).to_have_attribute("data-node", "2", timeout=30_000)
+    expect(details).to_contain_text("Node 2 of round 1, worked out")
+    numbers = page.evaluate(f"""() => [...document.querySelectorAll('{DETAILS} .bsn-step mn')]
+        .map(e => e.textContent)""")
+    for number in ("6.5", "3", "14.0833", "98", "56.25", "140.167", "2.16667", "0.65"):
+        assert number in numbers, (number, numbers)
+    chart = page.locator(f"{DETAILS} .bsn-plot.js-plotly-plot")
+    expect(chart).to_be_visible()
+    assert page.evaluate(f"""() => Array.from(document.querySelector('{DETAILS} .bsn-plot')
+        ._fullData.find(t => t.name === 'chosen split').x)""") == [30]
+    rows = page.locator(f"{DETAILS} .bsn-table").nth(1).locator("tbody tr")
+    expect(rows.first).to_contain_text("x < 30")
+    expect(rows.first).to_contain_text("140.167")
+    # the details came from the node route, and the click sent the server nothing
+    assert any("/boostscope/node?" in u and "node=2" in u for u in asked), asked
+    page.wait_for_timeout(600)  # past the rest after which a round would be reported
+    assert len(sent) == before, sent[before:]
+    timing = [t for t in page.evaluate("() => window.boostscopePlayer.timings")
+              if t["gesture"] == "node"]
+    assert timing and timing[-1]["node"] == 2 and timing[-1]["ms"] > 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    details.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "browser-node.png"))
+    # the node rides on the next round the page reports: the URL and the view follow
+    with run_of(page):
+        page.keyboard.press("ArrowRight")
+    expect(_status(page)).to_contain_text("Round 2 of 20")
+    expect(page).to_have_url(re.compile(r"node=2(&|$)"), timeout=10_000)
+    expect(details).to_contain_text("Node 2 of round 2", timeout=30_000)
+    # the rerun named the trace the page holds: nothing parsed again
     assert page.evaluate("() => window.boostscopePlayer.parsed") == parsed
     # a page that lost it (its copies emptied, its player's forgotten) asks, and is sent it
     page.evaluate("""() => { const reg = window.boostscopePlayer; reg.held.clear();
@@ -102,8 +132,8 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     with run_of(page):
         page.keyboard.press("ArrowRight")  # a rest reruns the stage, which names the trace
     page.wait_for_function(f"() => window.boostscopePlayer.parsed > {parsed}", timeout=30_000)
-    expect(_status(page)).to_contain_text("Round 2 of 20")
-    expect(page.get_by_text("Node 2 of round 2")).to_be_visible(timeout=30_000)
+    expect(_status(page)).to_contain_text("Round 3 of 20")
+    expect(details).to_contain_text("Node 2 of round 3", timeout=30_000)
     player_drawn(page)
     assert page.evaluate("() => window.boostscopePlayer.players.filter(x => x.root.isConnected)"
                          ".at(-1).trace.id") != "forgotten"
@@ -117,7 +147,7 @@ def test_ten_steps_send_no_websocket_message(page, server):
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
     player_drawn(page)
-    expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=60_000)
+    expect(page.locator(DETAILS)).to_contain_text("Node 0 of round 1", timeout=60_000)
     charts_drawn(page)
     expect(page).to_have_url(re.compile(r"round=1(&|$)"))
     page.wait_for_function("() => !window.boostscopePlayer.players.at(-1).drawing")
@@ -131,7 +161,7 @@ def test_ten_steps_send_no_websocket_message(page, server):
     assert stepping == 0, sent[before:]
     # at rest: the round (one message), the URL and the view follow
     expect(page).to_have_url(re.compile(r"round=11(&|$)"))
-    expect(page.get_by_text("Node 0 of round 11")).to_be_visible()
+    expect(page.locator(DETAILS)).to_contain_text("Node 0 of round 11")
     assert len(sent) - before == 1, sent[before:]
     assert page.evaluate("() => window.boostscopePlayer.drawn.at(-1)") == 11
     # a step back from there, and the same again: Back is the user's, the URL follows
@@ -139,7 +169,7 @@ def test_ten_steps_send_no_websocket_message(page, server):
         player_button(page, "back").click()
     expect(_status(page)).to_contain_text("Round 10 of 20")
     expect(page).to_have_url(re.compile(r"round=10(&|$)"))
-    expect(page.get_by_text("Node 0 of round 10")).to_be_visible()
+    expect(page.locator(DETAILS)).to_contain_text("Node 0 of round 10")
     assert page.locator('[data-testid="stException"]').count() == 0
 
 

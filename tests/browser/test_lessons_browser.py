@@ -56,12 +56,12 @@ def _press(page, key: str) -> None:
 # arithmetic holds, and whether one of its places there is in view (inside the panel's box
 # and the window; a folded earlier step's copy is not): [number, in view].
 NAMED_IN_PANEL = """(said) => {
-  const panel = document.querySelector('.st-key-node_panel');
+  const panel = document.querySelector('[data-testid="boostscope-player"] .bsp-node');
   if (!panel) return [];
   const box = panel.getBoundingClientRect();
   const out = [];
   for (const number of new Set(said.match(/\\d+\\.\\d+/g) || [])) {
-    const where = [...panel.querySelectorAll('.katex-html .mord, p')]
+    const where = [...panel.querySelectorAll('.bsn-step mn')]
       .filter(e => e.textContent.trim() === number).map(e => e.getBoundingClientRect());
     if (where.length) {
       out.push([number, where.some(r => r.height > 0 && r.top >= Math.max(0, box.top) - 1
@@ -199,8 +199,7 @@ def test_presenter_screenshots(projector, server, size):  # noqa: F811
     _wait(page)
     player_drawn(page)
     expect(_status(page)).to_contain_text("Round 4 of 20")
-    with run_of(page):
-        click_node(page, 1)
+    click_node(page, 1)  # the page's alone: no run
     expect(page.locator(f"{PLAYER} .bsp-tree .bsp-info")).to_contain_text("node 1")
     charts_drawn(page)
     player_drawn(page)

@@ -14,6 +14,20 @@ from ui.lecture import main
 READY = ("() => window.boostscopePlayer?.drawn.length > 0"
          " && !!document.querySelector('.bsp-panel .main-svg')")
 STATUS = ".bsp-status"
+# {number: whether it is drawn inside the arithmetic panel and the window} of the node panel's
+# numbers (a folded step's are not drawn)
+IN_VIEW = """() => {
+  const panel = document.querySelector('.bsp-node .bsn-panel');
+  const box = panel.getBoundingClientRect();
+  const out = {};
+  for (const mn of panel.querySelectorAll('.bsn-step mn')) {
+    const r = mn.getBoundingClientRect();
+    const inside = r.height > 0 && r.top >= box.top - 1 && r.bottom <= Math.min(box.bottom,
+      innerHeight) + 1 && r.right <= Math.min(box.right, innerWidth) + 1;
+    out[mn.textContent] = out[mn.textContent] || inside;
+  }
+  return out;
+}"""
 ROUNDS = 12
 
 
@@ -60,6 +74,19 @@ def test_the_model_file_steps_with_the_arrow(browser, files):
     assert page.inner_text(STATUS) == want
     title = page.text_content(".bsp-tree .bsp-title")
     assert title == "Tree of round 3"
+    # the root's details under the player, then node 1's on a click: from the file's records
+    details = page.locator('[data-testid="boostscope-node"]')
+    details.wait_for()
+    assert details.get_attribute("data-node") == "0" and details.get_attribute("data-round") == "3"
+    c = page.evaluate("() => window.boostscopePlayer.nodeCenter(1)")
+    page.mouse.click(c["x"], c["y"])
+    page.wait_for_function("() => document.querySelector('[data-testid=boostscope-node]')"
+                           ".dataset.node === '1'")
+    booster = lecture.train(config, table).booster
+    row = booster.trace.trees().query("Round == 3 and Node == 1").iloc[0]
+    text = details.inner_text()
+    assert text.startswith("Node 1 of round 3") and f"{row.Gain:.6g}" in text
+    assert details.locator(".bsn-plot .main-svg").count() >= 1
     _offline(page)
     page.close()
 
@@ -117,9 +144,10 @@ def test_lesson_keys_back_reveal_and_the_rounds(browser, files):
     _at_rest(page)
     assert "step 2 of" in _bar(page) and "120.33" in page.inner_text(".bsl-answer")
     assert page.inner_text(STATUS).startswith("Round 1 of")
-    # the step's node is selected, its numbers boxed, as the app's node panel says them
-    info = page.locator(".bsp-tree .bsp-info")
-    assert "node 0 (depth 0)" in info.inner_text() and "gain = 120.333" in info.inner_text()
+    # the step's node: its candidates and worked arithmetic, from the record in the file
+    arithmetic = page.locator(".bsp-node .bsn-panel")
+    assert arithmetic.inner_text().startswith("Node 0 of round 1, worked out")
+    assert page.locator(".bsp-candidates .js-plotly-plot").count() == 1
     page.keyboard.press("ArrowLeft")  # Back hides the answer, then goes back
     _at_rest(page)
     assert not page.locator(".bsl-answer").count() and "step 2 of" in _bar(page)
@@ -149,6 +177,11 @@ def test_lesson_screenshot(browser, files):
     page.wait_for_timeout(400)
     smallest, text = page.evaluate(SMALLEST_FONT)
     assert smallest >= 16, f"{smallest} px: {text!r}"
+    # the root's similarities and gain, the numbers the step's text names, in view: the
+    # arithmetic fits its panel (earlier steps folded), nothing scrolled or cut off
+    shown = page.evaluate(IN_VIEW)
+    for number in ("110.25", "14.0833", "120.333"):
+        assert shown.get(number), (number, shown)
     out = SHOTS / "offline"
     out.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(out / f"lesson_{width}x{height}.png"))

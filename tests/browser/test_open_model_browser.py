@@ -77,20 +77,19 @@ def test_open_a_model_step_click_a_node_and_verify(browser, server, tmp_path):  
         player_button(page, "step").click()
         expect(_status(page)).to_contain_text("Round 1 of 6 — sample logloss")
     # the tree view shows the root of round 1's tree until a node is clicked
-    expect(page.get_by_text("Node 0 of round 1")).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("Node 0: the model's numbers and the sample's")).to_be_visible()
+    details = page.locator('[data-testid="boostscope-node"]')  # drawn by the page
+    expect(details).to_contain_text("Node 0 of round 1", timeout=30_000)
+    expect(details).to_contain_text("Node 0: the model's numbers and the sample's")
     charts_drawn(page)
     _no_failure(page)
     page.screenshot(path=str(MODELS / "open-model-round-1-720p.png"))
 
     player_drawn(page)
-    with run_of(page):  # node 1, a split (depth 2: splits 0, 1 and 2)
-        click_node(page, 1)
+    click_node(page, 1)  # node 1, a split (depth 2: splits 0, 1 and 2): the page's alone
     expect(page.locator(".bsp-tree .bsp-info")).to_contain_text("node 1")
-    expect(page.get_by_text("Node 1 of round 1")).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("Node 1: the model's numbers and the sample's")).to_be_visible(
-        timeout=30_000)
-    page.get_by_text("the model's numbers and the sample's").scroll_into_view_if_needed()
+    expect(details).to_contain_text("Node 1 of round 1", timeout=30_000)
+    expect(details).to_contain_text("Node 1: the model's numbers and the sample's")
+    details.locator(".bsn-table").first.scroll_into_view_if_needed()
     charts_drawn(page)
     pointer_gone(page, 1275, 715)
     _no_failure(page)

@@ -8,31 +8,16 @@ import re
 import numpy as np
 import pytest
 from datasets import make_data
+from harness import module_page
 
 import boost
-from ui.routes import PLOTLY_JS
 from viz.page_js import JS_DIR, MODULES, loader
 from viz.round_trace import round_trace
 
 ROOT = JS_DIR.parents[1]
 
 
-def _page(browser, tmp_path, entry, expose, body="", name="page"):
-    """A page with the packaged plotly.min.js and `entry` loaded by viz.page_js.loader;
-    `expose`: JS run after it, with `entry` (the module's namespace) in scope."""
-    path = tmp_path / f"{name}.html"
-    path.write_text(
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><script>"
-        + PLOTLY_JS.read_text(encoding="utf-8") + "</script></head><body>" + body
-        + "<script type='module'>" + loader(entry, export_default=False) + expose
-        + "\nwindow.ready = true;</script></body></html>", encoding="utf-8")
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
-    page.goto(path.as_uri())
-    page.wait_for_function("() => window.ready === true")
-    return page
+_page = module_page
 
 
 # ------------------------------------------------------------------ Plotly's internals
@@ -151,7 +136,7 @@ def test_every_host_loads_its_imports_from_the_list():
     """viz.page_js.loader refuses an import of a file outside MODULES or listed after the
     importer; every host the app and the offline files load passes."""
     for entry in (JS_DIR / "streamlit_host.js", JS_DIR / "offline_host.js",
-                  ROOT / "ui" / "chart.js", ROOT / "ui" / "node_clicks.js"):
+                  ROOT / "ui" / "chart.js", ROOT / "ui" / "node_details.js"):
         assert "const modules" in loader(entry)
 
 

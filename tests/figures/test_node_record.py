@@ -52,7 +52,7 @@ def test_the_four_points_root_by_hand():
     assert [row[1] for row in top["rows"]] == pytest.approx([120.3333, 56.3333, 4], rel=1e-5)
     assert record["per_feature"]["rows"][0][:2] == ["f0", "f0 < 15"]
     curve = record["curves"]["f0"]
-    assert set(curve) == set(CURVE_COLUMNS.values())
+    assert set(curve) == set(CURVE_COLUMNS.values()) | {"s_node"} and curve["s_node"] == 4
     assert curve["threshold"] == [15, 22.5, 30] and curve["best"] == [True, False, False]
     assert record["n_rows"] == 4 and [r[0] for r in record["rows"]["rows"]] == [0, 1, 2, 3]
 

@@ -1,8 +1,10 @@
 // The host of the offline files (viz/export.py): the page holds its data as JSON in a
 // <script type="application/json"> element, a round trace (#boostscope-trace, drawn in
-// #player) or a whole lesson (#boostscope-lesson, in #lesson); Plotly.js is inlined. No
-// server to tell: the player's reports are kept in window.boostscopePlayer.reports.
+// #player, the selected node's details under it from the trace's `records`) or a whole
+// lesson (#boostscope-lesson, in #lesson); Plotly.js is inlined. No server to tell: the
+// player's reports are kept in window.boostscopePlayer.reports.
 
+import { el } from "./dom.js";
 import { mountLesson } from "./lesson_host.js";
 import { mount } from "./player.js";
 import { registry } from "./registry.js";
@@ -17,4 +19,10 @@ const json = (id) => {
 
 const lesson = json("boostscope-lesson");
 if (lesson) mountLesson(document.getElementById("lesson"), lesson, { report });
-else mount(document.getElementById("player"), json("boostscope-trace"), { report });
+else {
+  // a model's file: the selected node's details under the player, from the records the
+  // file carries (the root until a node is clicked), as the app's tree view shows them
+  const player = document.getElementById("player");
+  registry().details = el("div", { id: "details" }, player.parentElement);
+  mount(player, json("boostscope-trace"), { report });
+}

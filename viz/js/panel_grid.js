@@ -8,7 +8,9 @@ export function arrange(names, width, height, fill) {
   const hasTree = names.includes("tree");
   const of = {};
   const chartH = fill ? 0 : 420;
-  if (!hasTree || !charts.length) {  // one row of whatever there is
+  // one row of whatever there is; filling the window, two panels side by side in their
+  // order (a presenter's left and right)
+  if (!hasTree || !charts.length || (fill && names.length <= 2)) {
     const w = Math.floor((width - gap * (names.length - 1)) / names.length);
     names.forEach((n, i) => { of[n] = { area: `1 / ${i + 1}`, width: w,
       height: fill ? height : (n === "tree" ? 400 : chartH) }; });

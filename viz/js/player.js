@@ -9,6 +9,7 @@ import { chartPanel, drawChart, fitChart } from "./chart_panel.js";
 import { displayed, el, textEntry } from "./dom.js";
 import { pyF0, pyG } from "./format.js";
 import { nodeText, num, short } from "./labels.js";
+import { NODE_STYLE, NodeDetails, NodePanel } from "./node_view.js";
 import { arrange } from "./panel_grid.js";
 import { STYLE, icon } from "./player_style.js";
 import { loadPlotly } from "./plotly_load.js";
@@ -18,19 +19,28 @@ import { TreePanel } from "./tree_panel.js";
 
 const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
 const SPEEDS = [1, 2, 5, 10, 20, 30];  // when the trace names none
+const NODE_PANELS = ["node", "candidates"];  // drawn from the selected node's record
+const DETAILS_AFTER = 150;  // ms after the last step before the tree view's details follow
 
 let active = null;  // the player the keys drive (the last one mounted or touched)
 
 class Player {
   // options: report(name, value) to the host; fetches: the host sends the window of rounds
   // around a round reported outside the trace's; keys: the player's keys on (a lesson in the
-  // app turns them off); arrows: ← → step rounds (the offline lesson keeps them for its steps)
+  // app turns them off); arrows: ← → step rounds (the offline lesson keeps them for its steps);
+  // records(round, node, feature): a promise of a node's record (the host's: the app's
+  // route); without it, the trace's own records (an offline file's) are all there is
   constructor(element) {
     this.element = element;
     this.report = () => {};
     this.fetches = false;
     this.keys = true;
     this.arrows = true;
+    this.records = null;
+    this.detailsView = null;
+    this.nodeCache = new Map();  // "r:node" -> a record, or a promise of one
+    this.clickedAt = null;  // the press that selected the node whose details are on the way
+    this.detailsTimer = null;
     this.trace = null;
     this.tree = null;
     this.panels = [];
@@ -60,7 +70,7 @@ class Player {
 
     this.root = el("div", { class: "bsp", "data-testid": "boostscope-player" }, element);
     if (!document.getElementById("bsp-style")) {
-      el("style", { id: "bsp-style", text: STYLE }, document.head);
+      el("style", { id: "bsp-style", text: STYLE + NODE_STYLE }, document.head);
     }
     this.status = el("div", { class: "bsp-status", "aria-live": "polite" }, this.root);
     this.buildBar();
@@ -85,6 +95,7 @@ class Player {
   destroy() {
     this.stop(false);
     clearTimeout(this.reportTimer);
+    clearTimeout(this.detailsTimer);
     if (this.relayoutFrame) cancelAnimationFrame(this.relayoutFrame);
     window.removeEventListener("keydown", this.onWindowKey, true);
     window.removeEventListener("keyup", this.onWindowKeyUp, true);
@@ -179,12 +190,15 @@ class Player {
     // one panel (and one figure object) per chart, in the trace's order
     this.panelsBox.replaceChildren();
     this.panels = [];
+    this.nodeCache.clear();
+    for (const [k, record] of Object.entries(trace.records || {})) this.nodeCache.set(k, record);
     for (const name of trace.panels || ["fit", "loss", "tree"]) {
-      if (name === "tree" ? !tree : !charts[name]) continue;
+      if (name === "tree" || NODE_PANELS.includes(name) ? !tree : !charts[name]) continue;
       const box = el("div", { class: `bsp-panel bsp-${name}` }, this.panelsBox);
       const plot = el("div", { class: "bsp-plot" }, box);
       this.panels.push(name === "tree" ? new TreePanel(box, plot, this)
-        : chartPanel(name, box, plot, charts[name]));
+        : NODE_PANELS.includes(name) ? new NodePanel(name, box, plot, this)
+          : chartPanel(name, box, plot, charts[name]));
     }
     this.layoutKey = null;  // new panels have no size yet, whatever the window's size
     this.layout();
@@ -246,15 +260,111 @@ class Player {
     }
   }
 
-  // A node selected (a press on its marker), or none (id null: the box's close button).
-  select(id) {
+  // A node selected (a press on its marker, `event`), or none (id null: the box's close
+  // button). Its details are drawn in the page from its record; the host hears of the node
+  // with the round at rest (no message per click).
+  select(id, event = null) {
     if (id === null) { this.selected = null; this.requestDraw(); return; }
-    const again = id === this.selected && this.r === this.selectedAt;  // nothing new to ask
+    const again = id === this.selected && this.r === this.selectedAt;
     this.selected = id;
     this.selectedAt = this.r;
-    if (!again) this.report("node", { round: this.r, node: id });  // first: the server's part
+    if (!again) {
+      this.clickedAt = { round: this.r, node: id, start: event?.timeStamp || performance.now() };
+      if (!this.records) this.report("node", { round: this.r, node: id });  // the host draws it
+    }
     this.treePanel()?.showInfo(this.r);  // at once, from the trace
     this.requestDraw();
+  }
+
+  // ------------------------------------------------------------------- node records
+  // The node whose details round r shows: the one selected, if round r's tree has it, else
+  // the root (no panel is a dead end); null where the round has no tree here.
+  nodeShown(r) {
+    const nodes = this.tree && r >= 1 && r >= this.lo && r <= this.hi
+      ? treeNodes(this.tree, r, this.lo) : [];
+    if (!nodes.length) return null;
+    return nodes.some((n) => n.id === this.selected) ? this.selected : nodes[0].id;
+  }
+
+  className() {
+    const names = this.trace.class_names;
+    return names && this.trace.class !== undefined ? names[this.trace.class] ?? null : null;
+  }
+
+  // The record of node `node` of round r if the page holds it; else null, and it is asked
+  // for (once): when it comes, the node's parts are drawn again.
+  recordOf(r, node) {
+    const key = `${r}:${node}`;
+    const held = this.nodeCache.get(key);
+    if (held && !(held instanceof Promise)) return held;
+    if (held) return null;
+    if (!this.records) {
+      const missing = { error: "This node's details are not in this file: open the model in "
+        + "the app (BoostScope) to see them." };
+      this.nodeCache.set(key, missing);
+      return missing;
+    }
+    const asked = this.records(r, node).then(
+      (record) => record,
+      (error) => ({ error: `This node could not be answered: ${error.message || error}` }));
+    this.nodeCache.set(key, asked);
+    asked.then((record) => {
+      if (this.destroyed || this.nodeCache.get(key) !== asked) return;
+      this.nodeCache.set(key, record);
+      while (this.nodeCache.size > 64) this.nodeCache.delete(this.nodeCache.keys().next().value);
+      if (this.r === r) this.requestDraw();
+    });
+    return null;
+  }
+
+  // The details after the round's draw, never inside it (a step stays a step's cost): at
+  // once for a click, else once the steps stop for a moment (a burst of steps draws them
+  // once), never while playing.
+  detailsSoon() {
+    clearTimeout(this.detailsTimer);
+    if (this.playing || this.destroyed || !registry().details) return;
+    const wait = this.clickedAt ? 0 : DETAILS_AFTER;
+    this.detailsTimer = setTimeout(async () => {
+      if (this.playing || this.drawing) return;  // (the draw under way calls again)
+      const Plotly = await this.plotlyReady;
+      try {
+        await this.drawDetails(Plotly, this.r);
+      } catch (error) {
+        console.error(error);
+      }
+      requestAnimationFrame((now) => this.timeNode(now));
+    }, wait);
+  }
+
+  // The details of the shown node where the page has a place for them (the app's tree view:
+  // ui/node_details.js), drawn once its record is held.
+  drawDetails(Plotly, r) {
+    const host = registry().details;
+    if (!host?.isConnected || this !== registry().players.at(-1)) return null;
+    if (this.detailsView?.root.parentElement !== host) {
+      host.replaceChildren();
+      this.detailsView = new NodeDetails(host);
+    }
+    const view = this.detailsView;
+    const node = this.nodeShown(r);
+    if (node === null) {
+      view.root.replaceChildren();
+      view.record = null;
+      return null;
+    }
+    const record = this.recordOf(r, node);
+    if (!record) { view.waiting(); return null; }
+    if (view.record === record && view.width === host.clientWidth) return null;
+    view.width = host.clientWidth;
+    if (record.error) {
+      view.record = record;
+      view.root.replaceChildren(el("div", { class: "bsn-note", text: record.error }));
+      return null;
+    }
+    return view.draw(Plotly, record, { fonts: this.detailFonts(), width: host.clientWidth,
+      className: this.className(),
+      ask: (feature) => this.records(r, node, feature),
+      csv: this.records?.csv?.(r, node) ?? null });
   }
 
   statusOf(r) {
@@ -263,12 +373,16 @@ class Player {
     return s[i] ?? `Round ${r} of ${this.trace.rounds}`;
   }
 
-  reportSoon() {  // ~300 ms after the last gesture, never while playing
+  // ~300 ms after the last gesture, never while playing: the round (and, where the page
+  // draws a node's details itself, the node selected, which rides on the next round report:
+  // a click alone sends nothing)
+  reportSoon() {
     clearTimeout(this.reportTimer);
     this.reportTimer = setTimeout(() => {
       if (this.playing || this.r === this.reported) return;
       this.reported = this.r;
-      this.report("round", { round: this.r });
+      this.report("round", this.records ? { round: this.r, node: this.selected }
+        : { round: this.r });
     }, REPORT_AFTER);
   }
 
@@ -341,14 +455,35 @@ class Player {
       reg.drawMs = drawMs;
       for (const g of gestures) reg.timings.push({ ...g, ms: now - g.start, drawMs });
       reg.drawn.push(r);
+      this.timeNode(now);
       this.drawing = false;
+      this.detailsSoon();
       if (this.dirty) this.requestDraw();
       else this.advance?.(now);  // playing: the next round in this very frame
     });
   }
 
+  detailFonts() {  // the page's own type (the tree view is not the presenter's)
+    return { chart: 14, label: 13, title: 17, marker: 20 };
+  }
+
+  // The node clicked, painted: its details (or its node panels) show its record.
+  timeNode(now) {
+    const c = this.clickedAt;
+    if (!c || this.r !== c.round) return;
+    const want = `${c.round}|${c.node}|`;
+    const record = this.detailsView?.record;
+    const painted = this.panels.some((p) => p instanceof NodePanel && p.drawnKey?.startsWith(want))
+      || (record && !record.error && `${record.round}|${record.node}|` === want);
+    if (!painted) return;
+    this.clickedAt = null;
+    registry().timings.push({ gesture: "node", round: c.round, node: c.node,
+      ms: now - c.start });
+  }
+
   drawPanel(Plotly, panel, r) {
     if (panel.name === "tree") { panel.draw(r, this.layoutKey); return Promise.resolve(); }
+    if (panel instanceof NodePanel) return panel.draw(Plotly, r, this.layoutKey);
     return drawChart(Plotly, panel, r, { n: this.trace.rounds, lo: this.lo, key: this.layoutKey });
   }
 
@@ -400,7 +535,7 @@ class Player {
       const s = sizes.of[p.name];
       Object.assign(p.box.style, { gridArea: s.area, height: `${s.height}px` });
       p.size = s;
-      if (p.name === "tree") p.sized(s, this.fonts);
+      if (p.sized) p.sized(s, this.fonts);  // the tree and the node panels size themselves
       else fitChart(p, s, this.fonts);
     }
     return true;
@@ -411,13 +546,13 @@ class Player {
 // options: plotly (Plotly.js's URL, when the page has no window.Plotly), report, fetches,
 // keys, arrows (Player's constructor says what they are).
 export function mount(element, trace, { plotly, report, fetches = false, keys = true,
-  arrows = true } = {}) {
+  arrows = true, records = null } = {}) {
   let player = element.boostscopePlayer;
   if (!player) {
     player = new Player(element);
     element.boostscopePlayer = player;
   }
-  Object.assign(player, { report: report || (() => {}), fetches, keys, arrows });
+  Object.assign(player, { report: report || (() => {}), fetches, keys, arrows, records });
   player.load(trace, plotly);
   return player;
 }

@@ -1,5 +1,6 @@
 // The player hosted by Streamlit's components v2 (ui/player.py): called with each run's
-// {data: {id, trace (JSON, or null once the page holds it), goto, keys, plotly, nodes},
+// {data: {id, trace (JSON, or null once the page holds it), goto, keys, plotly, nodes (the
+// node route's URL for this model: the page asks it for a node's record)},
 // parentElement, setTriggerValue}; everything is idempotent per trace id. Streamlit sends the
 // trace's JSON once per model; once the page has said it holds it (in every report), only
 // its id. The page keeps the last few it parsed, and asks for one it does not hold (a
@@ -7,9 +8,25 @@
 // component leaves the page) removes the player, if no later run has taken the element over
 // (Streamlit also calls at once the clean-up of a run that finished after a newer one began).
 
-import { NODE_CLICK } from "./events.js";
 import { mount, unmount } from "./player.js";
 import { registry } from "./registry.js";
+
+// A node's record from the app's route: the URL names the model (and class); a 4xx or 5xx
+// answer's sentence becomes the error the page shows.
+function asker(url) {
+  const ask = async (round, node, feature = null) => {
+    const query = `&round=${round}&node=${node}`
+      + (feature === null ? "" : `&feature=${encodeURIComponent(feature)}`);
+    const answer = await fetch(url + query);
+    const body = await answer.json();
+    if (!answer.ok) throw new Error(body.error || `the server answered ${answer.status}`);
+    return body;
+  };
+  // every candidate of a node as a CSV file (the same query, ui/routes.py's CANDIDATES)
+  ask.csv = (round, node) => `${url.replace("/node?", "/candidates.csv?")}&round=${round}`
+    + `&node=${node}`;
+  return ask;
+}
 
 const held = new Map();  // trace id -> the parsed trace, oldest first
 const HOLD = 4;
@@ -33,15 +50,9 @@ export default function (component) {
   // where the page asks for the model's node records (the app's route, ui/routes.py)
   if (data.nodes) parentElement.dataset.nodes = data.nodes;
   const trace = data.goto ? { ...base, goto: data.goto } : base;
-  const report = (name, value) => {
-    // a node of the round the page's node part shows (ui/node_clicks.js takes the event):
-    // that part reruns alone; anything else reruns the stage that holds the player
-    if (name === "node" && !window.dispatchEvent(new CustomEvent(NODE_CLICK,
-      { detail: value, cancelable: true }))) return;
-    setTriggerValue(name, { ...value, holds: data.id });
-  };
+  const report = (name, value) => setTriggerValue(name, { ...value, holds: data.id });
   mount(parentElement, trace, { plotly: data.plotly, fetches: true, report,
-    keys: data.keys !== false });
+    keys: data.keys !== false, records: data.nodes ? asker(data.nodes) : null });
   return () => {
     if (parentElement.boostscopeCall === call) unmount(parentElement);
   };

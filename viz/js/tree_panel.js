@@ -74,7 +74,7 @@ export class TreePanel {
   onPress(e) {
     if (e.button !== 0 || e.target.closest(".bsp-info")) return;
     const id = this.nodeAt(e);
-    if (id !== null) this.player.select(id);
+    if (id !== null) this.player.select(id, e);
   }
 
   nodeAt(e) {  // the node whose marker is under the pointer (within a few px)
