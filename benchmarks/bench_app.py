@@ -40,7 +40,10 @@ drew in order.
   *details*: to the first frame with the tree view's details (drawn by the page from the
   node's record, which it asks the app's node route for) showing that node of that round
   with its candidates chart drawn; and the messages the clicks sent over Streamlit's
-  websocket (none is the goal: a click starts no script run).
+  websocket (none is the goal: a click starts no script run). Twice: *cold*, the page's
+  prefetch off (``window.boostscopePlayer.prefetch = false``) so each record is asked for
+  at the click from a server that has not built it; and *prefetched*, on a round the page
+  has rested on until it holds every node's record.
 - the trace: the component's data (``ui/player.py``: the trace's JSON, ``goto``, keys,
   Plotly's URL), bytes, and its build time: ``ui.stage.stage_trace`` on the app's model in
   Streamlit's AppTest with the model's trace cache emptied (as just after training: the
@@ -93,6 +96,7 @@ sys.path.insert(0, str(ROOT))
 STEP_GOAL = (50.0, 100.0)  # median, p95 ms: a step, a slider move, Play's time between rounds
 NUMBERS_GOAL = 50.0  # ms: a clicked node's numbers in the page
 DETAILS_GOAL = (100.0, 250.0)  # ms median, p95: its details drawn from its record
+PREFETCHED_GOAL = 50.0  # ms median: the same, its record held by the page already
 PLAY_SPEEDS = (20, 30)  # rounds/s
 PACE_MS = 1000  # between timed steps and slider moves
 REPORT_MS = 300  # viz/js/player.js: REPORT_AFTER
@@ -292,10 +296,18 @@ _NODE_PROBE = """([id, round]) => {
 }"""
 
 
-def player_nodes(page, repeats: int, visited: set) -> tuple[list[float], list[float], int]:
+def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
+                 ) -> tuple[list[float], list[float], int]:
     """Clicks on nodes of the round's tree not clicked before at that round: (ms to the
-    node's numbers, ms to its details, the websocket messages the clicks sent)."""
+    node's numbers, ms to its details, the websocket messages the clicks sent).
+    ``prefetched``: the page's prefetch at rest on, and each click waits for the round's
+    records to be held; else it is off (``window.boostscopePlayer.prefetch``) and each
+    record is asked for at the click, from a server that has not built it."""
     numbers, details, messages = [], [], 0
+    page.evaluate(f"() => {{ window.boostscopePlayer.prefetch = {str(prefetched).lower()}; }}")
+    # a round whose nodes nobody clicked (prefetched: the page rests there and asks for them)
+    page.keyboard.press("ArrowRight")
+    _rest(page)
     for _ in range(repeats):
         info = page.evaluate(f"""() => {{ const p = {PLAYER};
             const t = p.panels.find(x => x.name === 'tree');
@@ -303,13 +315,17 @@ def player_nodes(page, repeats: int, visited: set) -> tuple[list[float], list[fl
             return {{round: p.r, selected: p.selected ?? 0,
                      ids: t.plan ? [...t.plan.y.keys()] : []}}; }}""")
         todo = [i for i in info["ids"] if i != info["selected"]
-                and (info["round"], i) not in visited]
+                and (info["round"], i) not in visited and (prefetched or not page.evaluate(
+                    f"() => window.boostscopePlayer.holdsRecord({info['round']}, {i})"))]
         if not todo:
             break
         node = todo[0]
         visited.add((info["round"], node))
         page.wait_for_timeout(300)  # the scroll
         c = page.evaluate(f"() => window.boostscopePlayer.nodeCenter({node}, {PLAYER})")
+        held = f"() => window.boostscopePlayer.holdsRecord({info['round']}, {node})"
+        if prefetched:
+            page.wait_for_function(held, timeout=300_000)
         page.evaluate(_NODE_PROBE, [node, info["round"]])
         sent = len(page.sent)
         page.mouse.click(c["x"], c["y"])
@@ -340,6 +356,9 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
             page = browser.new_page(viewport={"width": w, "height": h})
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
+            # no prefetch at rest until the prefetched clicks: the cold clicks' records are
+            # built at the click
+            page.add_init_script("window.boostscopePlayer = {prefetch: false};")
             page.sent = []  # what the page sends over Streamlit's websocket
             page.on("websocket", lambda ws: ws.on("framesent", lambda f: page.sent.append(f)))
             page.goto(f"{base}/?tree_method={method}")
@@ -347,6 +366,7 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
             _upload(page, csv, n_rows, n_features + 1)
             visited: set = set()
             for w, h in viewports:
+                page.evaluate("() => { window.boostscopePlayer.prefetch = false; }")
                 page.set_viewport_size({"width": w, "height": h})
                 page.wait_for_timeout(1000)
                 _rest(page)
@@ -357,6 +377,8 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
                     m[f"play {speed}"] = player_play(page, speed, passes)
                 m["node numbers"], m["node details"], m["node messages"] = player_nodes(
                     page, nodes, visited)
+                _, m["node prefetched"], more = player_nodes(page, nodes, visited, True)
+                m["node messages"] += more
                 print(f"    player {w}x{h} measured ({load()})", flush=True)
             if errors:  # reported, not fatal: the figures stand
                 distinct = sorted(set(errors))
@@ -582,6 +604,9 @@ def rows(case: str, new: dict, old: dict | None) -> list[list[str]]:
          f"≤{DETAILS_GOAL[0]:.0f} / ≤{DETAILS_GOAL[1]:.0f}, 0 messages",
          _verdict(new["node details"], *DETAILS_GOAL, new["node messages"] == 0),
          f" ({new['node messages']} websocket messages)")
+    line("node click: details, prefetched", new["node prefetched"], None,
+         f"≤{PREFETCHED_GOAL:.0f} / ≤{DETAILS_GOAL[1]:.0f}",
+         _verdict(new["node prefetched"], PREFETCHED_GOAL, DETAILS_GOAL[1]))
     return out
 
 
@@ -593,7 +618,8 @@ def details(m: dict, old: dict | None) -> str:
         for s, p in ((s, m[f"play {s}"]) for s in PLAY_SPEEDS))
     text = (f"step {_ms(m['step'])}, slider {_ms(m['slider'])}, drag {_ms(m['slider drag'])}"
             f", {plays}, node numbers {[round(x) for x in m['node numbers']]}, details "
-            f"{[round(x) for x in m['node details']]}")
+            f"{[round(x) for x in m['node details']]}, prefetched "
+            f"{[round(x) for x in m['node prefetched']]}")
     if old:
         text += "; old " + json.dumps({k: [round(x) for x in v] for k, v in old.items()})
     return text

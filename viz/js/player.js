@@ -21,6 +21,7 @@ const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
 const SPEEDS = [1, 2, 5, 10, 20, 30];  // when the trace names none
 const NODE_PANELS = ["node", "candidates"];  // drawn from the selected node's record
 const DETAILS_AFTER = 150;  // ms after the last step before the tree view's details follow
+const HOLD_RECORDS = 64;  // node records the page keeps
 
 let active = null;  // the player the keys drive (the last one mounted or touched)
 
@@ -41,6 +42,7 @@ class Player {
     this.nodeCache = new Map();  // "r:node" -> a record, or a promise of one
     this.clickedAt = null;  // the press that selected the node whose details are on the way
     this.detailsTimer = null;
+    this.prefetchTimer = null;
     this.trace = null;
     this.tree = null;
     this.panels = [];
@@ -96,6 +98,7 @@ class Player {
     this.stop(false);
     clearTimeout(this.reportTimer);
     clearTimeout(this.detailsTimer);
+    clearTimeout(this.prefetchTimer);
     if (this.relayoutFrame) cancelAnimationFrame(this.relayoutFrame);
     window.removeEventListener("keydown", this.onWindowKey, true);
     window.removeEventListener("keyup", this.onWindowKeyUp, true);
@@ -311,10 +314,32 @@ class Player {
     asked.then((record) => {
       if (this.destroyed || this.nodeCache.get(key) !== asked) return;
       this.nodeCache.set(key, record);
-      while (this.nodeCache.size > 64) this.nodeCache.delete(this.nodeCache.keys().next().value);
-      if (this.r === r) this.requestDraw();
+      while (this.nodeCache.size > HOLD_RECORDS) {
+        this.nodeCache.delete(this.nodeCache.keys().next().value);
+      }
+      if (this.r === r && this.nodeShown(r) === node) this.requestDraw();
     });
     return null;
+  }
+
+  // At rest, where a node's details are on screen (the tree view's, the node panels) and a
+  // host answers records: every node of the round asked for, one at a time, so that a click
+  // finds its record held. Stops when the round moves or Play starts.
+  prefetchSoon() {
+    clearTimeout(this.prefetchTimer);
+    const reg = registry();
+    const shows = reg.details || this.panels.some((p) => p instanceof NodePanel);
+    if (!this.records || !shows || this.playing || reg.prefetch === false) return;
+    const r = this.r;
+    this.prefetchTimer = setTimeout(async () => {
+      const ids = r >= 1 && r >= this.lo && r <= this.hi
+        ? treeNodes(this.tree, r, this.lo).map((n) => n.id) : [];
+      for (const id of ids.slice(0, HOLD_RECORDS / 2)) {
+        if (this.r !== r || this.playing || this.destroyed) return;
+        if (!this.nodeCache.has(`${r}:${id}`)) this.recordOf(r, id);
+        await this.nodeCache.get(`${r}:${id}`);
+      }
+    }, REPORT_AFTER);
   }
 
   // The details after the round's draw, never inside it (a step stays a step's cost): at
@@ -418,6 +443,8 @@ class Player {
     this.playing = false;
     this.playButton.innerHTML = `${icon("play")} Play`;
     if (atRest) this.reportSoon();
+    this.detailsSoon();
+    this.prefetchSoon();
   }
 
   // ---------------------------------------------------------------------------- draw
@@ -458,6 +485,7 @@ class Player {
       this.timeNode(now);
       this.drawing = false;
       this.detailsSoon();
+      this.prefetchSoon();
       if (this.dirty) this.requestDraw();
       else this.advance?.(now);  // playing: the next round in this very frame
     });
@@ -571,3 +599,9 @@ probes.labels = (round, fmt, player = null) => {
 };
 probes.format = { pyG, pyF0, num, short };
 probes.nodeCenter = (id, player = null) => (player ?? probes.players[0]).treePanel().center(id);
+// holdsRecord: whether node r:id's record is held by the page; `probes.prefetch = false` turns the
+// prefetch at rest off (a benchmark's cold clicks)
+probes.holdsRecord = (r, id, player = null) => {
+  const held = (player ?? probes.players.at(-1)).nodeCache.get(`${r}:${id}`);
+  return !!held && !(held instanceof Promise);
+};
