@@ -122,19 +122,21 @@ function sampleTable(box, record) {
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 // A table of the record ({columns, rows}) as an HTML table; numbers with 6 significant
-// digits (as the app's tables), missing ones blank.
+// digits (as the app's tables), counts whole with thousands marked, missing ones blank.
+const COUNTS = new Set(["Candidates", "Row"]);
 export function tableElement(table) {
   const wrap = el("div", { class: "bsn-table" });
   const t = el("table", {}, wrap);
   const head = el("tr", {}, el("thead", {}, t));
   for (const c of table.columns) el("th", { text: c }, head);
   const body = el("tbody", {}, t);
+  const counts = table.columns.map((c) => COUNTS.has(c));
   for (const row of table.rows) {
     const tr = el("tr", {}, body);
-    for (const v of row) {
+    for (const [k, v] of row.entries()) {
       const numeric = typeof v === "number";
-      const number = Number.isInteger(v) && Math.abs(v) < 1e15 ? v.toLocaleString("en-US")
-        : numeric ? pyG(v, 6) : null;
+      const number = numeric && counts[k] ? v.toLocaleString("en-US") : numeric ? pyG(v, 6)
+        : null;
       el("td", { text: v === null ? "" : numeric ? number : v === true ? "yes"
         : v === false ? "no" : String(v), ...(numeric ? { class: "num" } : {}) }, tr);
     }
