@@ -58,9 +58,9 @@ def _whole(query, name: str, default: int | None = None) -> int:
     return int(text)
 
 
-async def node(request) -> JSONResponse:
-    """One node's record, or a 4xx error saying what is wrong."""
-    query = request.query_params
+def _asked(query) -> tuple | JSONResponse:
+    """(booster, X, round, node, class) a query names, of a model a session holds; or the
+    4xx error that says what is wrong with it."""
     held = served.lookup(query.get("model", ""))
     if held is None:
         return _error(404, "no model with this id: ask with the id the page was given (a "
@@ -78,37 +78,43 @@ async def node(request) -> JSONResponse:
     if not 0 <= klass < booster.num_groups:
         return _error(404, f"class {klass} is not a class of this model: it has classes 0 to "
                            f"{booster.num_groups - 1}")
-    feature = query.get("feature")
-    if feature is not None and feature not in booster.feature_names:
-        return _error(404, f"feature {feature!r} is not a feature of this model")
+    return booster, X, r, node_id, klass
+
+
+async def _answer(work, *args):
+    """``work(*args)`` in a worker thread; a node the tree does not have is a 404, anything
+    else that fails a 500 with a sentence (never a traceback on the page)."""
     try:
-        record = await run_in_threadpool(page_node, booster, X, r, node_id, klass, feature)
-    except ValueError as exc:  # a node the tree does not have
+        return await run_in_threadpool(work, *args)
+    except ValueError as exc:
         return _error(404, str(exc))
-    except Exception as exc:  # never a traceback on the page
+    except Exception as exc:
         return _error(500, f"this node could not be answered ({type(exc).__name__}); "
                            "click another node or reload the page")
-    return JSONResponse(record)
 
 
-async def candidates(request):
+async def node(request) -> JSONResponse:
+    """One node's record as the page draws it, or a 4xx error saying what is wrong."""
+    asked = _asked(request.query_params)
+    if isinstance(asked, JSONResponse):
+        return asked
+    booster, X, r, node_id, klass = asked
+    feature = request.query_params.get("feature")
+    if feature is not None and feature not in booster.feature_names:
+        return _error(404, f"feature {feature!r} is not a feature of this model")
+    record = await _answer(page_node, booster, X, r, node_id, klass, feature)
+    return record if isinstance(record, JSONResponse) else JSONResponse(record)
+
+
+async def candidates(request) -> Response:
     """Every candidate split of a node as a CSV file (``booster.split_candidates``)."""
-    query = request.query_params
-    held = served.lookup(query.get("model", ""))
-    if held is None:
-        return _error(404, "no model with this id: reload the page")
-    booster, _ = held
-    try:
-        r, node_id = _whole(query, "round"), _whole(query, "node")
-        klass = _whole(query, "class", 0)
-    except ValueError as exc:
-        return _error(400, str(exc))
-    try:  # a round, class or node the model does not have
-        table = await run_in_threadpool(booster.split_candidates, r, node_id, klass)
-    except ValueError as exc:
-        return _error(404, str(exc))
-    except Exception as exc:  # never a traceback on the page
-        return _error(500, f"these candidates could not be listed ({type(exc).__name__})")
+    asked = _asked(request.query_params)
+    if isinstance(asked, JSONResponse):
+        return asked
+    booster, _, r, node_id, klass = asked
+    table = await _answer(booster.split_candidates, r, node_id, klass)
+    if isinstance(table, JSONResponse):
+        return table
     if len(table) > ALL_CANDIDATES_CSV:
         return _error(413, f"{len(table):,} candidates: too many for a CSV here; in Python, "
                            f"bst.split_candidates({r}, {node_id}) gives them all")

@@ -5,6 +5,8 @@ wrong. Numbers checked by hand on the four points (base_score 0.5, λ = 0): the 
 1 has G = H = 4 and splits at x < 15 with gain 110.25 + 14.083 − 4 = 120.33. And Plotly.js,
 preloaded by every HTML page's Link header, so the page asks for it as it starts."""
 
+import csv
+import io
 import json
 import urllib.error
 import urllib.request
@@ -55,6 +57,22 @@ def test_a_node_record_from_the_route(server, nodes):  # noqa: F811
     assert leaf["numbers"]["weight"] == -10.5
     assert leaf["numbers"]["value"] == pytest.approx(-3.15, rel=1e-6)
     assert leaf["why"] == "a leaf: no candidate split had a gain above 1e-6"
+
+
+def test_a_nodes_candidates_as_csv(server, nodes):  # noqa: F811
+    """Every candidate of the root (x < 15, 22.5, 30 with gains 120.33, 4, 56.33), the same
+    query at the candidates route; a bad node is a 404 JSON error there too."""
+    url = f"{server}{nodes.replace('/node?', '/candidates.csv?')}&round=1&node=0"
+    with urllib.request.urlopen(url, timeout=60) as answer:
+        assert answer.headers.get_content_type() == "text/csv"
+        assert "round1_node0_candidates.csv" in answer.headers["Content-Disposition"]
+        table = list(csv.DictReader(io.StringIO(answer.read().decode())))
+    gains = sorted((float(row["Threshold"]), float(row["Gain"])) for row in table
+                   if row["Valid"] == "True")
+    assert [t for t, _ in gains] == [15, 22.5, 30]
+    assert [g for _, g in gains] == pytest.approx([120.3333, 4, 56.3333], rel=1e-5)
+    got, answer = _get(url.replace("node=0", "node=99"))
+    assert got == 404 and "node_id = 99 is not a node" in answer["error"]
 
 
 @pytest.mark.parametrize("query,status,said", [
