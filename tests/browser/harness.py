@@ -139,8 +139,8 @@ def watch(page) -> None:
     """Record ``page``'s requests to other hosts and its console errors in ``OFFENCES``."""
     page.on("request", lambda r: None if r.url.startswith(LOCAL)
             else OFFENCES.append(f"request to another host: {r.url}"))
-    page.on("console", lambda m: OFFENCES.append(f"console error: {m.text}")
-            if m.type == "error" else None)
+    page.on("console", lambda m: OFFENCES.append(
+        f"console error: {m.text} ({m.location.get('url', '')})") if m.type == "error" else None)
     page.on("pageerror", lambda e: OFFENCES.append(f"uncaught error: {e}"))
 
 

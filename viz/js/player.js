@@ -332,10 +332,14 @@ class Player {
     if (!this.records || !shows || this.playing || reg.prefetch === false) return;
     const r = this.r;
     this.prefetchTimer = setTimeout(async () => {
+      // the nodes of this trace's tree, asked of this host: a new model (a retrain with
+      // another depth) may lack them, and its host is another
+      const { trace, records } = this;
       const ids = r >= 1 && r >= this.lo && r <= this.hi
         ? treeNodes(this.tree, r, this.lo).map((n) => n.id) : [];
       for (const id of ids.slice(0, HOLD_RECORDS / 2)) {
-        if (this.r !== r || this.playing || this.destroyed) return;
+        if (this.r !== r || this.playing || this.destroyed || this.trace !== trace
+          || this.records?.url !== records?.url) return;
         if (!this.nodeCache.has(`${r}:${id}`)) this.recordOf(r, id);
         await this.nodeCache.get(`${r}:${id}`);
       }
@@ -580,7 +584,11 @@ export function mount(element, trace, { plotly, report, fetches = false, keys = 
     player = new Player(element);
     element.boostscopePlayer = player;
   }
+  const asked = player.records?.url;
   Object.assign(player, { report: report || (() => {}), fetches, keys, arrows, records });
+  if (records?.url !== asked) {  // another model's records: what its URL could not answer
+    for (const [k, v] of player.nodeCache) if (v?.error) player.nodeCache.delete(k);
+  }
   player.load(trace, plotly);
   return player;
 }

@@ -23,6 +23,7 @@ function asker(url) {
     return body;
   };
   // every candidate of a node as a CSV file (the same query, ui/routes.py's CANDIDATES)
+  ask.url = url;  // the model (and class) it asks about
   ask.csv = (round, node) => `${url.replace("/node?", "/candidates.csv?")}&round=${round}`
     + `&node=${node}`;
   return ask;
