@@ -48,9 +48,8 @@ export const RESULTS = new Set(["similarity", "similarity left", "similarity rig
 const AS_A_LEAF = new Set(["leaf weight", "leaf value", "log-odds to probability"]);
 const SMALLEST = 16;  // px: a panel's formulas (and their scripts) never get smaller
 
-export function title(record, className = null) {
-  const k = className === null ? "" : `, class ${className}`;
-  return `Node ${record.node} of round ${record.round}${k}`;
+export function title(record) {
+  return `Node ${record.node} of round ${record.round}`;
 }
 
 function stepsHtml(steps) {
@@ -184,14 +183,14 @@ export class NodeDetails {
     this.feature = null;
   }
 
-  async draw(Plotly, record, { fonts, width, ask, csv = null, className = null }) {
+  async draw(Plotly, record, { fonts, width, ask, csv = null }) {
     this.record = record;
     const root = this.root;
     root.replaceChildren();
     root.classList.remove("bsn-wait");
     root.dataset.node = record.node;
     root.dataset.round = record.round;
-    el("div", { class: "bsn-title", text: `${title(record, className)} — click another `
+    el("div", { class: "bsn-title", text: `${title(record)} — click another `
       + "node of the tree above to see its splits" }, root);
     const cols = el("div", { class: "bsn-cols" }, root);
     const left = el("div", { class: "bsn-left" }, cols);
@@ -330,7 +329,7 @@ export class NodePanel {
     if (this.name === "node") {
       this.inner.style.fontSize = `${this.fonts.chart}px`;
       drawArithmetic(this.inner, record, { height: this.size.height,
-        heading: title(record, p.className()) });
+        heading: title(record) });
       this.inner.dataset.node = record.node;
       this.inner.dataset.round = record.round;
       return Promise.resolve();

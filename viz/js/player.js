@@ -22,6 +22,8 @@ const SPEEDS = [1, 2, 5, 10, 20, 30];  // when the trace names none
 const NODE_PANELS = ["node", "candidates"];  // drawn from the selected node's record
 const DETAILS_AFTER = 150;  // ms after the last step before the tree view's details follow
 const HOLD_RECORDS = 64;  // node records the page keeps
+// the tree view's details: the page's own type (not the presenter's, scaled to the window)
+const DETAIL_FONTS = { chart: 14, label: 13, title: 17, marker: 20 };
 
 let active = null;  // the player the keys drive (the last one mounted or touched)
 
@@ -283,15 +285,14 @@ class Player {
   // The node whose details round r shows: the one selected, if round r's tree has it, else
   // the root (no panel is a dead end); null where the round has no tree here.
   nodeShown(r) {
-    const nodes = this.tree && r >= 1 && r >= this.lo && r <= this.hi
-      ? treeNodes(this.tree, r, this.lo) : [];
+    const nodes = this.roundNodes(r);
     if (!nodes.length) return null;
     return nodes.some((n) => n.id === this.selected) ? this.selected : nodes[0].id;
   }
 
-  className() {
-    const names = this.trace.class_names;
-    return names && this.trace.class !== undefined ? names[this.trace.class] ?? null : null;
+  roundNodes(r) {  // round r's tree's nodes, if this trace holds that round's tree
+    return this.tree && r >= 1 && r >= this.lo && r <= this.hi
+      ? treeNodes(this.tree, r, this.lo) : [];
   }
 
   // The record of node `node` of round r if the page holds it; else null, and it is asked
@@ -335,8 +336,7 @@ class Player {
       // the nodes of this trace's tree, asked of this host: a new model (a retrain with
       // another depth) may lack them, and its host is another
       const { trace, records } = this;
-      const ids = r >= 1 && r >= this.lo && r <= this.hi
-        ? treeNodes(this.tree, r, this.lo).map((n) => n.id) : [];
+      const ids = this.roundNodes(r).map((n) => n.id);
       for (const id of ids.slice(0, HOLD_RECORDS / 2)) {
         if (this.r !== r || this.playing || this.destroyed || this.trace !== trace
           || this.records?.url !== records?.url) return;
@@ -390,8 +390,7 @@ class Player {
       view.root.replaceChildren(el("div", { class: "bsn-note", text: record.error }));
       return null;
     }
-    return view.draw(Plotly, record, { fonts: this.detailFonts(), width: host.clientWidth,
-      className: this.className(),
+    return view.draw(Plotly, record, { fonts: DETAIL_FONTS, width: host.clientWidth,
       ask: (feature) => this.records(r, node, feature),
       csv: this.records?.csv?.(r, node) ?? null });
   }
@@ -493,10 +492,6 @@ class Player {
       if (this.dirty) this.requestDraw();
       else this.advance?.(now);  // playing: the next round in this very frame
     });
-  }
-
-  detailFonts() {  // the page's own type (the tree view is not the presenter's)
-    return { chart: 14, label: 13, title: 17, marker: 20 };
   }
 
   // The node clicked, painted: its details (or its node panels) show its record.
