@@ -116,8 +116,9 @@ def _grow_depthwise(data, bins, gp, cs, pool0, pool1, root_from_bins, g, h, node
             other = np.empty((max(2 * m, 2 * other.shape[0]), hist.shape[1]),
                              dtype=np.complex128)
         best = np.empty((n_features, 2 * m, SPLIT_FIELDS), dtype=np.float64)
-        _search(data, rows, True, b_start, b_end, b_slot, hist, p_slot, s_slot, other, bins, cg,
-                ch, c_rows, rp, best)
+        # np.bool_, not a literal: the same compiled _search as the root's and lossguide's
+        _search(data, rows, np.bool_(True), b_start, b_end, b_slot, hist, p_slot, s_slot, other,
+                bins, cg, ch, c_rows, rp, best)
         hist, other = other, hist
         level = children
         d += 1

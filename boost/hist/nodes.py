@@ -43,8 +43,10 @@ def grow_root(data, bins, rp, root_from_bins, g, h, nodes, hist):
     one = np.zeros(1, dtype=np.int64)
     ends = np.full(1, n_samples, dtype=np.int64)
     if root_from_bins:  # the root's sums come from its histogram: build, then search
-        _build(data.records, data.missing, n_features, bins.stride, data.gh, data.ids, False,
-               one, ends, one, hist)  # rows 0..n-1
+        # rows 0..n-1; np.bool_, not a literal False: each literal argument would compile
+        # _build and _search once more for it (numba types a literal by its value)
+        _build(data.records, data.missing, n_features, bins.stride, data.gh, data.ids,
+               np.bool_(False), one, ends, one, hist)
     root_g, root_h = root_sums(hist[0], bins.ptrs, g, h, root_from_bins)
     rules.new_node(nodes, 0, -1, 0, root_g, root_h, rp)
     node_end[0] = n_samples
@@ -54,8 +56,8 @@ def grow_root(data, bins, rp, root_from_bins, g, h, nodes, hist):
         _evaluate(hist, one, bins, node_g, node_h, ends, rp, best)
     else:  # built and searched in one pass
         none = np.empty(0, dtype=np.int64)
-        _search(data, data.ids, False, one, ends, one, hist, none, none, hist, bins, node_g,
-                node_h, ends, rp, best)
+        _search(data, data.ids, np.bool_(False), one, ends, one, hist, none, none, hist, bins,
+                node_g, node_h, ends, rp, best)
     return node_start, node_end, best
 
 
