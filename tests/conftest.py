@@ -1,7 +1,7 @@
 """Shared fixtures (the data sets themselves are in datasets.py), and the run's one compile.
 
 A fresh checkout's numba cache is empty, and every process of a test run — the test workers
-(pytest-xdist, ``-n 2`` in pyproject.toml), the ``streamlit run`` servers of the browser
+(pytest-xdist, ``-n 3`` in pyproject.toml), the ``streamlit run`` servers of the browser
 walks, the subprocesses that start the engine in another build — would compile the kernels
 it uses, several of them the same kernels at the same time. So before any test, the
 controlling process compiles every kernel once with ``boost.warmup`` (one worker process
@@ -60,6 +60,24 @@ class _Compiles(event.Listener):
 
 
 _COMPILES = _Compiles()
+
+
+# The modules that take the longest (measured with --durations on a fresh clone, a busy
+# machine: test_portable 235 s, mostly its compile of the portable build; the benchmarks'
+# smokes 200 s; the player's walks; the lessons'), started first. Each file stays on one
+# worker (--dist loadfile), and a long one started near the end runs on alone while the
+# other workers wait for it; longest first, they finish together.
+LONGEST_FIRST = ("engine/test_portable.py", "test_benchmarks.py", "browser/test_player.py",
+                 "browser/test_lessons_browser.py", "browser/test_offline.py",
+                 "browser/test_lab_browser.py", "browser/test_live_browser.py")
+
+
+def pytest_collection_modifyitems(items):
+    """Every worker collects in the same order, so the reordering is the same in each."""
+    here = os.path.dirname(__file__)
+    rank = {os.path.join(here, name): i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(str(item.path), len(rank)))  # stable: the rest keep
+    # their order
 
 
 def pytest_sessionstart(session):

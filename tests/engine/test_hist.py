@@ -262,13 +262,15 @@ def test_a_scan_skipping_empty_bins_picks_the_same_split(seed):
     h[[5, 9, 12]] = 0.25
     hist = g + 1j * h
     cut_vals = np.sort(rng.normal(size=n)).astype(np.float32)
+    cut_vals.setflags(write=False)  # read-only, as the engine's cuts (boost.layout.read_only)
     missing = seed % 2 == 1  # rows outside the bins: the backward scan runs too
     pg, ph = 0.0, 0.0
     for gb, hb in zip(g, h, strict=True):  # in bin order, as the scan sums them
         pg, ph = pg + gb, ph + hb
     pg, ph = pg + (1.3 if missing else 0.0), ph + (2.0 if missing else 0.0)
     for mcw in (0.0, 0.6):
-        rp = NodeParams(1.0, 0.0, mcw, 0.0)
+        # float32 parameters, as the engine's: the kernel the run's warm-up compiled is tested
+        rp = NodeParams(*np.float32([1.0, 0.0, mcw, 0.0]))
         psim = similarity(pg, ph, rp)
         skipping, every = fresh_best(), fresh_best()
         scan_feature(hist, 0, 0, n, np.float32(-9), cut_vals, pg, ph, psim, rp, skipping,
