@@ -163,22 +163,26 @@ Progress = Callable[[int, int, str], None]
 
 
 def warmup(processes: int | None = None, progress: Progress | None = None,
-           nice: int = 0) -> float:
+           nice: int = 0, here: bool = True) -> float:
     """Compile (or load from numba's disk cache) every kernel; return the seconds it took.
 
     ``processes``: worker processes that compile in parallel first (default: one per core;
     1 compiles here only; none when the cache already holds every kernel).
     ``progress(done, total, label)`` is called as the work goes: with workers, once per
     kernel they compile (``label`` its name), then once per part run here. ``nice``: the
-    workers' niceness (a server's warm-up yields to the visitors it answers meanwhile)."""
+    workers' niceness (a server's warm-up yields to the visitors it answers meanwhile).
+    ``here``: run the parts in this process too, loading every kernel (a server's first
+    training then loads nothing); False: only when the cache still lacks a kernel after
+    the workers (a process that runs no engine code itself: a test run's controller)."""
     with _ONE_AT_A_TIME:  # a second call waits, then finds the cache warm
-        return _warmup(processes, progress, nice)
+        return _warmup(processes, progress, nice, here)
 
 
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def _warmup(processes: int | None, progress: Progress | None, nice: int) -> float:
+def _warmup(processes: int | None, progress: Progress | None, nice: int,
+            here: bool = True) -> float:
     start = time.perf_counter()
     workers = (os.cpu_count() or 1) if processes is None else processes
     missing = [] if numba.config.DISABLE_JIT else uncached()
@@ -197,6 +201,8 @@ def _warmup(processes: int | None, progress: Progress | None, nice: int) -> floa
     if use_workers:
         _compile_in_workers(workers, step, {_name(k) for k in missing}, nice)
     done = total - len(PARTS)  # a kernel the workers left is compiled below
+    if not here and not (numba.config.DISABLE_JIT or uncached()):
+        return time.perf_counter() - start
     for label, run in PARTS.items():
         with exclusive():  # a part runs the kernels it compiles
             run()

@@ -88,7 +88,10 @@ def pytest_sessionstart(session):
 
         session.config.get_terminal_writer().line("compiling the engine before the tests…")
         start = time.perf_counter()
-        boost.warmup(processes=os.cpu_count())
+        # with test workers this process runs no test: the disk cache is all it fills
+        # (loading every kernel here too took about 10 s)
+        workers = getattr(session.config.option, "numprocesses", None)
+        boost.warmup(processes=os.cpu_count(), here=not workers)
         session.config.stash[WARMUP] = time.perf_counter() - start
     event.register("numba:compile", _COMPILES)
 

@@ -100,6 +100,16 @@ def test_a_warm_cache_loads_here_without_workers():
     assert seen[0] == (0, total) and seen[-1] == (total, total)
 
 
+def test_here_false_leaves_a_warm_cache_alone():
+    """A test run's controller fills the cache and runs no part itself when it holds every
+    kernel (tests/conftest.py: its workers load them)."""
+    seen = []
+    boost.warmup(processes=2, here=False,
+                 progress=lambda done, total, label: seen.append((done, total, label)))
+    assert runtime.uncached() == []
+    assert seen == [(0, len(runtime.PARTS), "")]
+
+
 # Each kernel's index file in numba's cache, as this process finds it and as a process with
 # NUMBA_CACHE_DIR=<argv[1]> would.
 _CACHE_FILES = """
