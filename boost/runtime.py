@@ -182,7 +182,7 @@ _ONE_AT_A_TIME = threading.Lock()
 
 
 def _warmup(processes: int | None, progress: Progress | None, nice: int,
-            here: bool = True) -> float:
+            here: bool) -> float:
     start = time.perf_counter()
     workers = (os.cpu_count() or 1) if processes is None else processes
     missing = [] if numba.config.DISABLE_JIT else uncached()
@@ -201,7 +201,7 @@ def _warmup(processes: int | None, progress: Progress | None, nice: int,
     if use_workers:
         _compile_in_workers(workers, step, {_name(k) for k in missing}, nice)
     done = total - len(PARTS)  # a kernel the workers left is compiled below
-    if not here and not (numba.config.DISABLE_JIT or uncached()):
+    if not here and (numba.config.DISABLE_JIT or not uncached()):  # nothing left to compile
         return time.perf_counter() - start
     for label, run in PARTS.items():
         with exclusive():  # a part runs the kernels it compiles
