@@ -26,6 +26,9 @@ from ..layer import exclusive
 BUDGET = 64 * 2**20  # bytes per model: an exact root's sorted columns at 100k x 30 are 24 MiB
 
 
+_SCALARS = (float, int, str, bool, type(None))
+
+
 def size_of(value, _depth: int = 0) -> int:
     """The bytes an answer holds: arrays and frames by their buffers, records and containers
     by their parts (up to six levels deep), anything else by ``sys.getsizeof``."""
@@ -40,6 +43,8 @@ def size_of(value, _depth: int = 0) -> int:
     if isinstance(value, dict):
         return sum(size_of(v, _depth + 1) for v in value.values()) + sys.getsizeof(value)
     if isinstance(value, (tuple, list)):
+        if all(isinstance(v, _SCALARS) for v in value):  # a record's columns: numbers
+            return sum(map(sys.getsizeof, value)) + sys.getsizeof(value)
         return sum(size_of(v, _depth + 1) for v in value) + sys.getsizeof(value)
     fields = getattr(value, "__dataclass_fields__", None)
     if fields is not None:

@@ -18,7 +18,14 @@ def plain(value):
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, (np.ndarray, pd.Series)):
-        return plain(np.asarray(value).tolist())
+        a = np.asarray(value)
+        if a.dtype.kind in "biu":  # every value a JSON number already
+            return a.tolist()
+        if a.dtype.kind == "f":  # (a node's gain curves: thousands of numbers a record)
+            out = a.astype(object)
+            out[~np.isfinite(a)] = None
+            return out.tolist()
+        return plain(a.tolist())
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float):

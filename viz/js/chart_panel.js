@@ -71,6 +71,9 @@ function rangeOf(panel, n) {
 
 // Round r of the chart (at layout `key`); n rounds, lo the window's first. A promise.
 export function drawChart(Plotly, panel, r, { n, lo, key }) {
+  const at = `${r}|${n}|${lo}|${key}`;  // a draw for another reason (a node clicked): as is
+  if (panel.drawnAt === at && panel.frozen === key) return Promise.resolve();
+  panel.drawnAt = at;
   const changed = patchFigure(panel, r, n, lo);
   if (panel.frozen === key) {
     if (!changed.length) return Promise.resolve();

@@ -161,6 +161,7 @@ export function drawCandidates(Plotly, plot, record, feature, size, fonts) {
   const figure = chartOf(record, feature, size, fonts);
   if (!figure) {
     if (plot.classList.contains("js-plotly-plot")) Plotly.purge(plot);
+    Object.assign(plot.style, { width: "", height: "", contain: "" });
     plot.replaceChildren(el("div", { class: "bsn-note", text: record.candidates
       ? `${feature}: its candidates are not in this file (open the model in the app).`
       : `No candidate splits at node ${record.node}: its rows cannot be divided (a single `
@@ -168,6 +169,20 @@ export function drawCandidates(Plotly, plot, record, feature, size, fonts) {
     return Promise.resolve();
   }
   if (!plot.classList.contains("js-plotly-plot")) plot.replaceChildren();
+  // The margins the last chart of this size settled on (its axes' automargin): a chart
+  // whose labels fit them is drawn in one pass, not two (Plotly draws again when automargin
+  // moves a margin); one whose labels need more still gets it.
+  const key = `${size.width}x${size.height}|${fonts.chart}`;
+  const last = plot._fullLayout?._size;
+  if (last && plot.dataset.margins === key) {
+    const m = figure.layout.margin || {};
+    figure.layout.margin = { ...m, l: Math.max(m.l ?? 0, last.l), r: Math.max(m.r ?? 0, last.r),
+      t: Math.max(m.t ?? 0, last.t), b: Math.max(m.b ?? 0, last.b) };
+  }
+  plot.dataset.margins = key;
+  // strict: Plotly's measures while it draws lay out the chart alone, not the page
+  Object.assign(plot.style, { width: `${size.width}px`, height: `${size.height}px`,
+    contain: "strict" });
   return Plotly.react(plot, figure.data, figure.layout, { displayModeBar: false,
     responsive: false });
 }
@@ -186,8 +201,21 @@ export class NodeDetails {
   async draw(Plotly, record, { fonts, width, ask, csv = null }) {
     this.record = record;
     const root = this.root;
-    root.replaceChildren();
     root.classList.remove("bsn-wait");
+    this.plot ??= el("div", { class: "bsn-plot" });  // kept: Plotly.react, not a new plot
+    const plot = this.plot;
+    const size = { width: Math.max(300, Math.floor((width - 16) / 2.1)), height: 440 };
+    this.feature = this.feature && record.features.includes(this.feature)
+      && record.charts?.[this.feature] ? this.feature : defaultFeature(record);
+    // The chart first, while the page around it is laid out as the last frame left it:
+    // Plotly measures its text (a forced layout), which costs the whole page's layout once
+    // the new formulas and tables are in.
+    const t0 = performance.now();
+    if (record.candidates && !plot.isConnected) root.append(plot);
+    const drawing = record.candidates
+      ? drawCandidates(Plotly, plot, record, this.feature, size, fonts) : null;
+    const t1 = performance.now();
+    root.replaceChildren();
     root.dataset.node = record.node;
     root.dataset.round = record.round;
     el("div", { class: "bsn-title", text: `${title(record)} — click another `
@@ -195,11 +223,10 @@ export class NodeDetails {
     const cols = el("div", { class: "bsn-cols" }, root);
     const left = el("div", { class: "bsn-left" }, cols);
     const right = el("div", { class: "bsn-right" }, cols);
-    const t0 = performance.now();
     if (record.on_sample) sampleTable(right, record);
     else drawArithmetic(right, record);
     this.downloads(right, record);
-    const t1 = performance.now();
+    const t2 = performance.now();
     if (!record.candidates) {
       el("div", { class: "bsn-note", text: `No candidate splits at node ${record.node}: its `
         + "rows cannot be divided (a single row, or each feature has one value among them)." },
@@ -213,18 +240,13 @@ export class NodeDetails {
     for (const f of record.features) {
       el("option", { value: f, text: drawn.has(f) ? f : `${f} (not drawn)` }, select);
     }
-    this.feature = this.feature && record.features.includes(this.feature)
-      && record.charts[this.feature] ? this.feature : defaultFeature(record);
     select.value = this.feature;
     if (drawn.size < record.features.length) {
       el("div", { class: "bsn-note", text: `colsample: this node could split only on `
         + `${drawn.size} of ${record.features.length} features; the others' candidates are `
         + "shown but could not be chosen." }, left);
     }
-    this.plot ??= el("div", { class: "bsn-plot" });  // kept: Plotly.react, not a new plot
-    const plot = this.plot;
     left.append(plot);
-    const size = { width: Math.max(300, Math.floor((width - 16) / 2.1)), height: 440 };
     select.addEventListener("change", async () => {
       const f = select.value;
       this.feature = f;
@@ -239,8 +261,7 @@ export class NodeDetails {
       }
       await drawCandidates(Plotly, plot, rec || this.record, f, size, fonts);
     });
-    const drawing = drawCandidates(Plotly, plot, record, this.feature, size, fonts);
-    const t2 = performance.now();
+    const t3 = performance.now();
     this.tables(root, record);
     const all = record.candidates.toLocaleString("en-US");
     if (csv && record.csv) {
@@ -251,10 +272,10 @@ export class NodeDetails {
         + `bst.split_candidates(${record.round}, ${record.node}`
         + `${record.class ? `, ${record.class}` : ""}) gives them all.` }, root);
     }
-    const t3 = performance.now();
+    const t4 = performance.now();
     await drawing;
     // where a draw's time goes (the page's own clock; tests and benchmarks read it)
-    this.drawMs = { arithmetic: t1 - t0, chart: t2 - t1, tables: t3 - t2 };
+    this.drawMs = { chart: t1 - t0, arithmetic: t2 - t1, tables: t4 - t3 };
   }
 
   tables(root, record) {

@@ -277,8 +277,10 @@ class Player {
       this.clickedAt = { round: this.r, node: id, start: event?.timeStamp || performance.now() };
       if (!this.records) this.report("node", { round: this.r, node: id });  // the host draws it
     }
-    this.treePanel()?.showInfo(this.r);  // at once, from the trace
-    this.requestDraw();
+    // a click's answer drawn in this task, not after the next frame; a draw under way
+    // draws it next, and the node's numbers (from the trace) show at once meanwhile
+    if (this.drawing) this.treePanel()?.showInfo(this.r);
+    this.requestDraw(true);
   }
 
   // ------------------------------------------------------------------- node records
@@ -318,7 +320,9 @@ class Player {
       while (this.nodeCache.size > HOLD_RECORDS) {
         this.nodeCache.delete(this.nodeCache.keys().next().value);
       }
-      if (this.r === r && this.nodeShown(r) === node) this.requestDraw();
+      if (this.r === r && this.nodeShown(r) === node) {
+        this.requestDraw(this.clickedAt?.round === r && this.clickedAt.node === node);
+      }
     });
     return null;
   }
@@ -451,11 +455,12 @@ class Player {
   }
 
   // ---------------------------------------------------------------------------- draw
-  requestDraw() {  // at most one draw at a time; gestures meanwhile merge into the next
+  // now: draw in this task (a node clicked: its answer painted in the coming frame)
+  requestDraw(now = false) {  // at most one draw at a time; gestures meanwhile merge into the next
     if (this.drawing) { this.dirty = true; return; }
     this.drawing = true;
     this.dirty = false;
-    if (this.inFrame) this.draw();  // Play's tick, already in an animation frame
+    if (this.inFrame || now) this.draw();  // (Play's tick: already in an animation frame)
     else requestAnimationFrame(() => this.draw());
   }
 
@@ -472,7 +477,8 @@ class Player {
           const done = this.drawPanel(Plotly, p, r);
           drawMs[p.name] = performance.now() - t0;
           return done;
-        }));
+        }).concat(this.clickedAt?.round === r ? [this.drawDetails(Plotly, r)] : []));
+        // (a click's details in the same frame as its tree; a step's wait for the rest)
       } else {
         this.layoutKey = null;  // drawn when shown again (relayoutSoon)
       }

@@ -61,9 +61,11 @@ export class TreePanel {
     this.labelFont = f.label;
     const h = p.fill || !plan ? height : Math.max(plan.height, 260);
     if (!p.fill) this.box.style.height = `${h}px`;
-    this.plot.innerHTML = treeSvg(plan, track, p.selected, f, { width, height: h }, margin, title);
     this.hover.hidden = true;
+    // the node's box placed before the tree is drawn: its measures then lay out the box
+    // alone, not the page with a new tree in it (the plan says where the nodes go)
     this.showInfo(r);
+    this.plot.innerHTML = treeSvg(plan, track, p.selected, f, { width, height: h }, margin, title);
   }
 
   sized(size, fonts) {
