@@ -67,11 +67,29 @@ def split_loss_change(gl, hl, gr, hr, parent_similarity, rp):
     return total - parent_similarity
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def similarities(sum_grad, sum_hess, rp):
-    """``similarity`` of every node (or candidate: millions at a big root), float32 array."""
+    """``similarity`` of every node (or candidate: millions at a big root), float32 array;
+    in parallel only where there are enough (starting threads costs more than a few
+    thousand)."""
+    kernel = _similarities_parallel if sum_grad.shape[0] >= PARALLEL_FROM else _similarities
+    return kernel(sum_grad, sum_hess, rp)
+
+
+PARALLEL_FROM = 1 << 16
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _similarities_parallel(sum_grad, sum_hess, rp):
     out = np.empty(sum_grad.shape[0], dtype=np.float32)
     for i in prange(sum_grad.shape[0]):
+        out[i] = similarity(sum_grad[i], sum_hess[i], rp)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _similarities(sum_grad, sum_hess, rp):
+    out = np.empty(sum_grad.shape[0], dtype=np.float32)
+    for i in range(sum_grad.shape[0]):
         out[i] = similarity(sum_grad[i], sum_hess[i], rp)
     return out
 

@@ -305,16 +305,17 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
 
 # ------------------------------------------------------------------ hist: one node, replayed
 @njit(cache=True, nogil=True, parallel=True)
-def _node_hist(codes, missing, ptrs, g, h, mask, out, counts):
-    """Histogram (and row count per bin) of the rows with ``mask`` set; ``codes`` feature by
-    feature. Each bin belongs to one feature and adds its rows in row order, so the features
-    run in parallel and every sum is the row-order sum."""
+def _node_hist(codes, missing, ptrs, g, h, rows, out, counts):
+    """Histogram (and row count per bin) of ``rows`` (increasing row numbers); ``codes``
+    feature by feature. Each bin belongs to one feature and adds its rows in row order, so
+    the features run in parallel and every sum is the row-order sum."""
     for f in prange(ptrs.shape[0] - 1):
         col = codes[f]
         a = ptrs[f]
-        for r in range(col.shape[0]):
+        for i in range(rows.shape[0]):
+            r = rows[i]
             b = col[r]
-            if mask[r] and b != missing:
+            if b != missing:
                 out[a + b] += complex(np.float64(g[r]), np.float64(h[r]))
                 counts[a + b] += 1
 
@@ -336,10 +337,10 @@ def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, pat
     rp = NodeParams.of(params)
     ptrs, total_bins = cuts.ptrs, int(cuts.ptrs[-1])
 
-    def build(mask):
+    def build(mask):  # a node's rows only: a deep node has few of them
         out = np.zeros(total_bins, dtype=np.complex128)
         cnt = np.zeros(total_bins, dtype=np.int64)
-        _node_hist(codes, missing, ptrs, g, h, mask, out, cnt)
+        _node_hist(codes, missing, ptrs, g, h, np.flatnonzero(mask), out, cnt)
         return out, cnt
 
     hist, counts = build(path_masks[0])
@@ -357,10 +358,10 @@ def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, pat
         built_right = rules.builds_right(best[rec.SPLIT_HL], best[rec.SPLIT_HR])
         if built_right != is_left:  # this child was built from its rows
             hist, counts = build(child)
-        else:  # this child was the parent minus its built sibling
-            sibling, _ = build(parent_mask & ~child)
+        else:  # this child was the parent minus its built sibling (counts: exactly so)
+            sibling, sibling_counts = build(parent_mask & ~child)
             hist = hist - sibling
-            _, counts = build(child)
+            counts = counts - sibling_counts
         pg, ph = ((best[rec.SPLIT_GL], best[rec.SPLIT_HL]) if is_left
                   else (best[rec.SPLIT_GR], best[rec.SPLIT_HR]))
     return hist, counts, pg, ph

@@ -36,6 +36,9 @@ export const NODE_STYLE = `
 .bsn-note { color: #444; font-size: 0.9em; }
 .bsn-feature { font: inherit; padding: 2px 4px; border: 1px solid #BDBDBD; border-radius: 6px; }
 .bsn-wait { opacity: 0.5; transition: opacity 0.2s; }
+/* charts drawn ahead, off screen (NodeDetails.predraw): laid out apart from the page */
+.bsn-shelf { position: fixed; left: -20000px; top: 0; width: 1px; height: 1px; overflow: hidden;
+  visibility: hidden; contain: strict; pointer-events: none; }
 .bsn-bar { display: flex; gap: 10px; flex-wrap: wrap; align-items: center; }
 .bsn-bar a { color: #0b5394; }
 `;
@@ -156,8 +159,9 @@ export function defaultFeature(record) {
   return record.best?.feature ?? Object.keys(record.charts || {})[0] ?? null;
 }
 
-// Draw the chart of `feature` into `plot` (Plotly.react); a promise.
-export function drawCandidates(Plotly, plot, record, feature, size, fonts) {
+// Draw the chart of `feature` into `plot` (Plotly.react); a promise. `like`: the plot whose
+// settled margins it starts from (default: its own last ones).
+export function drawCandidates(Plotly, plot, record, feature, size, fonts, like = plot) {
   const figure = chartOf(record, feature, size, fonts);
   if (!figure) {
     if (plot.classList.contains("js-plotly-plot")) Plotly.purge(plot);
@@ -173,8 +177,8 @@ export function drawCandidates(Plotly, plot, record, feature, size, fonts) {
   // whose labels fit them is drawn in one pass, not two (Plotly draws again when automargin
   // moves a margin); one whose labels need more still gets it.
   const key = `${size.width}x${size.height}|${fonts.chart}`;
-  const last = plot._fullLayout?._size;
-  if (last && plot.dataset.margins === key) {
+  const last = like?._fullLayout?._size;
+  if (last && like.dataset.margins === key) {
     const m = figure.layout.margin || {};
     figure.layout.margin = { ...m, l: Math.max(m.l ?? 0, last.l), r: Math.max(m.r ?? 0, last.r),
       t: Math.max(m.t ?? 0, last.t), b: Math.max(m.b ?? 0, last.b) };
@@ -187,6 +191,11 @@ export function drawCandidates(Plotly, plot, record, feature, size, fonts) {
     responsive: false });
 }
 
+const READY = 16;  // charts drawn ahead and kept (a round's nodes of a depth-3 tree: 15)
+const sizeOf = (width) => ({ width: Math.max(300, Math.floor((width - 16) / 2.1)), height: 440 });
+const readyKey = (record, feature, size) => `${record.round}:${record.node}:${record.class}|`
+  + `${feature}|${size.width}x${size.height}`;
+
 // The tree view's details under the player: the node's title, its candidates chart (a
 // feature to choose) beside its worked arithmetic, then its tables; downloads of the
 // arithmetic. `ask(feature)`: the record with that feature's chart (a promise), from the host.
@@ -194,26 +203,58 @@ export class NodeDetails {
   constructor(parent) {
     this.root = el("div", { class: "bsn bsn-details", "data-testid": "boostscope-node" },
       parent);
+    this.shelf = el("div", { class: "bsn-shelf", "aria-hidden": "true" }, parent);
+    this.ready = new Map();  // key (readyKey) -> a chart drawn ahead on the shelf
     this.record = null;
     this.feature = null;
+  }
+
+  featureOf(record) {  // the feature a record's chart opens on: the one chosen last, if it can
+    return this.feature && record.features.includes(this.feature)
+      && record.charts?.[this.feature] ? this.feature : defaultFeature(record);
+  }
+
+  // A node's chart drawn ahead, at rest, on the shelf (the host's prefetch): a click on the
+  // node then moves it into place instead of drawing it. At most READY are kept.
+  predraw(Plotly, record, { fonts, width }) {
+    if (!record?.candidates || record.error) return Promise.resolve();
+    const feature = this.featureOf(record);
+    const size = sizeOf(width);
+    const key = readyKey(record, feature, size);
+    if (!record.charts?.[feature] || this.ready.has(key)
+      || (this.record === record && this.feature === feature)) return Promise.resolve();
+    const plot = el("div", { class: "bsn-plot" }, this.shelf);
+    this.ready.set(key, plot);
+    for (const [old, chart] of this.ready) {
+      if (this.ready.size <= READY) break;
+      this.ready.delete(old);
+      Plotly.purge(chart);
+      chart.remove();
+    }
+    return drawCandidates(Plotly, plot, record, feature, size, fonts, this.plot);
   }
 
   async draw(Plotly, record, { fonts, width, ask, csv = null }) {
     this.record = record;
     const root = this.root;
     root.classList.remove("bsn-wait");
+    const size = sizeOf(width);
+    this.feature = this.featureOf(record);
+    const t0 = performance.now();
+    const ready = this.ready.get(readyKey(record, this.feature, size));
+    if (ready && record.candidates) {  // drawn ahead: moved into place below
+      this.ready.delete(readyKey(record, this.feature, size));
+      if (this.plot) { Plotly.purge(this.plot); this.plot.remove(); }
+      this.plot = ready;
+    }
     this.plot ??= el("div", { class: "bsn-plot" });  // kept: Plotly.react, not a new plot
     const plot = this.plot;
-    const size = { width: Math.max(300, Math.floor((width - 16) / 2.1)), height: 440 };
-    this.feature = this.feature && record.features.includes(this.feature)
-      && record.charts?.[this.feature] ? this.feature : defaultFeature(record);
     // The chart first, while the page around it is laid out as the last frame left it:
     // Plotly measures its text (a forced layout), which costs the whole page's layout once
     // the new formulas and tables are in.
-    const t0 = performance.now();
     if (record.candidates && !plot.isConnected) root.append(plot);
-    const drawing = record.candidates
-      ? drawCandidates(Plotly, plot, record, this.feature, size, fonts) : null;
+    const drawing = !record.candidates ? null : ready ? Promise.resolve()
+      : drawCandidates(Plotly, plot, record, this.feature, size, fonts);
     const t1 = performance.now();
     root.replaceChildren();
     root.dataset.node = record.node;

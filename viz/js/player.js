@@ -345,9 +345,30 @@ class Player {
         if (this.r !== r || this.playing || this.destroyed || this.trace !== trace
           || this.records?.url !== records?.url) return;
         if (!this.nodeCache.has(`${r}:${id}`)) this.recordOf(r, id);
-        await this.nodeCache.get(`${r}:${id}`);
+        await this.predraw(r, await this.nodeCache.get(`${r}:${id}`));
       }
     }, REPORT_AFTER);
+  }
+
+  // A prefetched record's chart drawn ahead by the tree view's details, in a moment the page
+  // is idle and still at rest on round r (a click on the node then shows it at once).
+  predraw(r, record) {
+    const view = this.detailsView;
+    const host = registry().details;
+    if (!view || !host?.isConnected || !record?.candidates) return Promise.resolve();
+    const idle = window.requestIdleCallback ?? ((f) => setTimeout(f, 50));
+    return new Promise((resolve) => idle(async () => {
+      try {
+        if (this.r === r && !this.playing && !this.drawing && !this.destroyed
+          && view === this.detailsView) {
+          await view.predraw(await this.plotlyReady, record, { fonts: DETAIL_FONTS,
+            width: host.clientWidth });
+        }
+      } catch (error) {
+        console.error(error);
+      }
+      resolve();
+    }, { timeout: 1000 }));
   }
 
   // The details after the round's draw, never inside it (a step stays a step's cost): at
