@@ -74,6 +74,8 @@ export function drawChart(Plotly, panel, r, { n, lo, key }) {
   const at = `${r}|${n}|${lo}|${key}`;  // a draw for another reason (a node clicked): as is
   if (panel.drawnAt === at && panel.frozen === key) return Promise.resolve();
   panel.drawnAt = at;
+  if (panel.ahead?.at === at) return swapAhead(Plotly, panel);
+  dropAhead(Plotly, panel);
   const changed = patchFigure(panel, r, n, lo);
   if (panel.frozen === key) {
     if (!changed.length) return Promise.resolve();
@@ -85,6 +87,47 @@ export function drawChart(Plotly, panel, r, { n, lo, key }) {
   // the first draw at this size: Plotly lays the chart out, then its axes and margins are
   // fixed for the rounds to come (no autorange or automargin pass at each round)
   return react(Plotly, panel).then(() => freeze(Plotly, panel, rangeOf(panel, n), key));
+}
+
+// The next round drawn ahead, at rest, where it cannot be drawn in place (a trace shown from
+// it on: Plotly.react would redraw the whole chart at the step, ~100-200 ms for the fit's
+// markers): a second plot of the panel, hidden under the first, drawn by Plotly.react from
+// the figure patched to round r + 1; the step to it swaps the two (a fresh draw of that
+// round, as every frame must be).
+export function drawAhead(Plotly, panel, r, { n, lo, key }) {
+  const next = r + 1;
+  const at = `${next}|${n}|${lo}|${key}`;
+  if (panel.frozen !== key || next > n || panel.ahead?.at === at
+    || !(panel.chart.spec.shown || []).some((s) => s.from === next)) return Promise.resolve();
+  dropAhead(Plotly, panel);
+  const twin = { chart: panel.chart, figure: structuredClone(panel.figure) };
+  patchFigure(twin, next, n, lo);
+  const plot = panel.plot;
+  twin.plot = document.createElement("div");
+  twin.plot.className = plot.className.replace(/\s*js-plotly-plot/, "");
+  Object.assign(twin.plot.style, { position: "absolute", left: `${plot.offsetLeft}px`,
+    top: `${plot.offsetTop}px`, visibility: "hidden" });
+  panel.box.append(twin.plot);
+  panel.ahead = { at, plot: twin.plot, figure: twin.figure, drawn: react(Plotly, twin) };
+  return panel.ahead.drawn;
+}
+
+function swapAhead(Plotly, panel) {
+  const { plot, figure, drawn } = panel.ahead;
+  panel.ahead = null;
+  Object.assign(plot.style, { position: "", left: "", top: "", visibility: "" });
+  const old = panel.plot;
+  old.remove();
+  Plotly.purge(old);
+  Object.assign(panel, { plot, figure });
+  return drawn;
+}
+
+function dropAhead(Plotly, panel) {
+  if (!panel.ahead) return;
+  Plotly.purge(panel.ahead.plot);
+  panel.ahead.plot.remove();
+  panel.ahead = null;
 }
 
 // The chart at its panel's size, its fonts scaled to the window.

@@ -39,3 +39,10 @@ export function textEntry(target) {  // a key typed here is the element's own
     "image"].includes(type);
 }
 
+
+// f() in a moment the page is idle (at the latest a second on); a timer where the browser has
+// no idle callbacks (Safari before 18)
+export function whenIdle(f) {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(f, { timeout: 1000 });
+  else setTimeout(f, 50);
+}

@@ -5,8 +5,8 @@
 // (./streamlit_host.js, ./offline_host.js, ./lesson_host.js); `unmount(element)`, or the
 // element leaving the page, removes the player with its listeners and observers.
 
-import { chartPanel, drawChart, fitChart } from "./chart_panel.js";
-import { displayed, el, textEntry } from "./dom.js";
+import { chartPanel, drawAhead, drawChart, fitChart } from "./chart_panel.js";
+import { displayed, el, textEntry, whenIdle } from "./dom.js";
 import { pyF0, pyG } from "./format.js";
 import { nodeText, num, short } from "./labels.js";
 import { NODE_STYLE, NodeDetails, NodePanel } from "./node_view.js";
@@ -276,6 +276,9 @@ class Player {
     if (!again) {
       this.clickedAt = { round: this.r, node: id, start: event?.timeStamp || performance.now() };
       if (!this.records) this.report("node", { round: this.r, node: id });  // the host draws it
+      else if (this.roundNodes(this.r).some((n) => n.id === id)) {
+        this.recordOf(this.r, id);  // asked for before anything is drawn: the server starts now
+      }
     }
     // a click's answer drawn in this task, not after the next frame; a draw under way
     // draws it next, and the node's numbers (from the trace) show at once meanwhile
@@ -350,14 +353,34 @@ class Player {
     }, REPORT_AFTER);
   }
 
+  // At rest, in an idle moment: the next round of each chart that cannot draw it in place,
+  // drawn ahead (chart_panel.drawAhead), so that the step to it is as quick as any other.
+  aheadSoon() {
+    if (this.playing || this.aheadPending || !this.panels.length) return;
+    this.aheadPending = true;
+    whenIdle(async () => {
+      this.aheadPending = false;
+      if (this.playing || this.drawing || this.destroyed || !displayed(this.root)) return;
+      const Plotly = await this.plotlyReady;
+      const r = this.r;
+      for (const p of this.panels) {
+        if (!p.chart || this.r !== r || this.playing) continue;
+        try {
+          await drawAhead(Plotly, p, r, { n: this.trace.rounds, lo: this.lo, key: this.layoutKey });
+        } catch (error) {
+          console.error(error);
+        }
+      }
+    });
+  }
+
   // A prefetched record's chart drawn ahead by the tree view's details, in a moment the page
   // is idle and still at rest on round r (a click on the node then shows it at once).
   predraw(r, record) {
     const view = this.detailsView;
     const host = registry().details;
     if (!view || !host?.isConnected || !record?.candidates) return Promise.resolve();
-    const idle = window.requestIdleCallback ?? ((f) => setTimeout(f, 50));
-    return new Promise((resolve) => idle(async () => {
+    return new Promise((resolve) => whenIdle(async () => {
       try {
         if (this.r === r && !this.playing && !this.drawing && !this.destroyed
           && view === this.detailsView) {
@@ -368,7 +391,7 @@ class Player {
         console.error(error);
       }
       resolve();
-    }, { timeout: 1000 }));
+    }));
   }
 
   // The details after the round's draw, never inside it (a step stays a step's cost): at
@@ -473,6 +496,7 @@ class Player {
     if (atRest) this.reportSoon();
     this.detailsSoon();
     this.prefetchSoon();
+    this.aheadSoon();
   }
 
   // ---------------------------------------------------------------------------- draw
@@ -516,6 +540,7 @@ class Player {
       this.drawing = false;
       this.detailsSoon();
       this.prefetchSoon();
+      this.aheadSoon();
       if (this.dirty) this.requestDraw();
       else this.advance?.(now);  // playing: the next round in this very frame
     });
