@@ -296,6 +296,16 @@ _NODE_PROBE = """([id, round]) => {
 }"""
 
 
+# The node route's answer to a click (at or after t0): [the fetch's ms, the server's
+# Server-Timing record ms]
+_ROUTE_TIMES = """(t0) => {
+    const e = performance.getEntriesByType('resource')
+        .filter(x => x.name.includes('/boostscope/node') && x.startTime >= t0 - 50).at(-1);
+    return e ? [e.duration, e.serverTiming.find(t => t.name === 'record')?.duration ?? null]
+        : null;
+}"""
+
+
 def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
                  ) -> tuple[list[float], list[float], int]:
     """Clicks on nodes of the round's tree not clicked before at that round: (ms to the
@@ -337,6 +347,8 @@ def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
             raise SystemExit(f"node {node}: its numbers never showed")
         numbers.append(probe["numbers"] - probe["t0"])
         details.append(probe["details"] - probe["t0"])
+        if not prefetched:  # the node route's answer: its whole fetch and the server's part
+            page.node_server.append(page.evaluate(_ROUTE_TIMES, probe["t0"]))
         page.mouse.move(5, 5)
         _rest(page)
     return numbers, details, messages
@@ -360,6 +372,7 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
             # built at the click
             page.add_init_script("window.boostscopePlayer = {prefetch: false};")
             page.sent = []  # what the page sends over Streamlit's websocket
+            page.node_server = []  # the node route's times of the cold clicks
             page.on("websocket", lambda ws: ws.on("framesent", lambda f: page.sent.append(f)))
             page.goto(f"{base}/?tree_method={method}")
             page.wait_for_selector(FIRST_CHART, timeout=300_000)
@@ -379,7 +392,11 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
                     page, nodes, visited)
                 _, m["node prefetched"], more = player_nodes(page, nodes, visited, True)
                 m["node messages"] += more
-                print(f"    player {w}x{h} measured ({load()})", flush=True)
+                answered = [t for t in page.node_server if t]
+                page.node_server.clear()
+                print(f"    player {w}x{h} measured ({load()}); cold clicks' node route, "
+                      f"fetch / server ms: {[[round(x or 0) for x in t] for t in answered]}",
+                      flush=True)
             if errors:  # reported, not fatal: the figures stand
                 distinct = sorted(set(errors))
                 print(f"    the page raised {len(errors)} errors: {distinct[:3]}", flush=True)
