@@ -71,7 +71,7 @@ LESSON = Lesson(
              then={"params": {"gamma": 150.0}}),
         Step("With γ = 0, each leaf's output is (sum of residuals) / (number + λ): {w}. "
              "Times η = {eta}, the predictions move by {v}, and the new residuals are "
-             "{res}.", round=1, node=1, panels=("fit", "residuals"), numbers=_leaves),
+             "{res}.", round=1, node=1, panels=("tree", "residuals"), numbers=_leaves),
         Step("Round 2 grows a new tree on those residuals: same rules, smaller numbers "
              "(root gain {g}).", round=2, node=0, panels=("tree", "node"),
              numbers=lambda f: {"g": f.node(0).Gain}),
