@@ -29,6 +29,9 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 [data-testid="stMainBlockContainer"], .block-container
   { padding: 0.4rem 1rem 0.6rem 1rem !important; max-width: 100% !important; }
 [data-testid="stApp"] { color: #000; }
+@media (min-width: 1600px) {  /* the bar's controls need not grow with the panels' type */
+  .st-key-presenter_bar { zoom: 0.7; }
+}
 .st-key-lesson_say p { font-size: 1.1rem; line-height: 1.35; margin-bottom: 0.2rem; }
 [data-testid="stCaptionContainer"], [data-testid="stWidgetLabel"] p,
 [data-testid="stTooltipHoverTarget"] { font-size: max(0.85rem, 16px) !important; }

@@ -176,6 +176,7 @@ KNOWN_GAPS = {
     ("four-points", 11): frozenset({"eta"}),
     ("function-space", 2): frozenset({"b1", "b2"}),
     ("function-space", 4): frozenset({"gap20", "gap5"}),
+    ("function-space", 5): frozenset({"g2"}),  # at 1080p
     ("learning-rate", 1): frozenset({"t"}),
     ("learning-rate", 2): frozenset({"t", "v"}),
     ("learning-rate", 3): frozenset({"t", "v"}),
