@@ -128,9 +128,10 @@ def test_ui_has_no_import_circles():
 ALLOWED_FROM_BOOST = {"boost.params", "boost.objectives", "boost.records", "boost.trace"}
 FACT_FUNCTIONS = {"boost.objectives": {"spec", "metric_name"}, "boost.params": set()}
 # Rules that read a record and ask the engine nothing (a refused split is a leaf that keeps
-# the split it declined; a record's values as JSON's): viz may take them from boost.trace as
-# it takes record types.
-RECORD_RULES = {"boost.trace.node_record": {"refused"}, "boost.trace.plain": {"plain"}}
+# the split it declined; a record's values as JSON's; a number as a reader sees it): viz may
+# take them from boost.trace as it takes record types.
+RECORD_RULES = {"boost.trace.node_record": {"refused"}, "boost.trace.plain": {"plain"},
+                "boost.trace.rounding": {"rounded"}}
 # What a viz module may take from ``from boost import ...``: the fact/record modules and
 # the record types the package exports.
 BOOST_EXPORTS = {"params", "objectives", "records", "trace", "RoundView"}

@@ -133,7 +133,7 @@ def test_a_lesson_sends_each_model_once(four_points):
     assert "are −10.5, 6.5, 7.5 and −7.5." in first["say"]
     assert "x < 15: gain 120.33 (left similarity 110.25, right 14.08)" in \
         second["revealed"]["reveal"]
-    assert "from 110.25 to 55.125" in data["steps"][3]["say"]
+    assert "from 110.25 to 55.13" in data["steps"][3]["say"]
     # the node each step shows (its node at its round: the four points' trees have it) is in
     # the file, as the app's node route answers it but with no CSV link
     for at in states:

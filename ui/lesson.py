@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import string
 
+import numpy as np
 import streamlit as st
 
 from boost.objectives import OBJECTIVES
@@ -14,7 +15,7 @@ from boost.params import APP_PARAMS
 
 from . import sidebar, state, training, url
 from .lessons import LESSONS, REGISTRY
-from .lessons.facts import Facts
+from .lessons.facts import Facts, said
 from .lessons.steps import Step, setting
 from .samples import BY_KEY
 from .state import AppState, Model, Shown
@@ -88,10 +89,20 @@ def _reveal(app: AppState) -> None:
     app.lesson.revealed = True
 
 
+class _Said(string.Formatter):
+    """A field without a format spec that holds a float is written by the one rule of
+    numbers a reader sees (``facts.said``); the rest as ``str.format`` writes it."""
+
+    def format_field(self, value, format_spec):
+        if not format_spec and isinstance(value, (float, np.floating)):
+            return said(value)
+        return super().format_field(value, format_spec)
+
+
 def _said(text: str, numbers: dict) -> str:
     """The step's sentence with the engine's numbers in it (markdown-inert)."""
     fields = {name for _, name, _, _ in string.Formatter().parse(text) if name}
-    return text.format(**{k: v for k, v in numbers.items() if k in fields})
+    return _Said().format(text, **{k: v for k, v in numbers.items() if k in fields})
 
 
 def step_texts(step: Step, facts: Facts) -> tuple[str, str | None, str | None]:

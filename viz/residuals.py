@@ -7,9 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from boost import RoundView, objectives
+from boost.trace.arithmetic import ALL_ROWS
 from boost.trace.figures import Waterfall
 
-from .theme import CURRENT, PALETTE, PREVIOUS, layout, sample_rows, scatter_type
+from .theme import CURRENT, PALETTE, PREVIOUS, layout, sample_rows, scatter_type, short
 
 
 def make_residual_figure(before: RoundView, after: RoundView, objective: str,
@@ -48,8 +49,14 @@ def make_residual_figure(before: RoundView, after: RoundView, objective: str,
             (~in_tree, "rows left out (subsample)",
              {"color": "rgba(0,0,0,0)", "size": 8, "line": {"color": PREVIOUS, "width": 1.5}})):
         if keep.any():
-            traces.append(scatter(x=x[keep], y=y[keep], mode="markers", name=name,
-                                  marker=marker, customdata=np.c_[rows[keep], hess[keep]],
+            # a handful of rows (as the worked arithmetic lists them all): each says its
+            # residual after the round, as the lesson's text and the tree write numbers
+            few = len(rows) <= ALL_ROWS
+            traces.append(scatter(x=x[keep], y=y[keep], mode="markers+text" if few else "markers",
+                                  name=name, marker=marker,
+                                  text=[short(v) for v in y[keep]] if few else None,
+                                  textposition="top center", cliponaxis=False,
+                                  customdata=np.c_[rows[keep], hess[keep]],
                                   hovertemplate=hover + "<extra></extra>"))
     return go.Figure(data=traces, layout=layout(
         f"Round {r} removed {removed:.1%} of the total |{what.split(' ')[0]}|", large,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from boost.trace.rounding import rounded
+
 # Okabe & Ito (2008), safe for the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
            "#000000"]
@@ -57,10 +59,9 @@ def layout(title: str, large: bool = False, height: int = 420, xtitle: str = "",
 
 
 def short(x: float) -> str:
-    """A number for a label: thousands separated (27,910), else 4 significant digits."""
-    if x != x:  # NaN
-        return "n/a"
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    """A number for a label, as a reader sees every number (boost/trace/rounding.py's rule:
+    27,910, 120.33, 0.0123)."""
+    return rounded(x)
 
 
 # Points drawn per scatter; more rows are sampled (the model uses every row). SVG redraw time

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from boost.trace.node_record import refused
 
-from .theme import CURRENT, PALETTE, layout
+from .theme import CURRENT, PALETTE, layout, short
 from .tree_layout import Plan, label_font, plan_tree, slot_positions
 
 SPLIT = PALETTE[0]
@@ -42,17 +42,18 @@ def tree_positions(tree: pd.DataFrame) -> dict[int, tuple[float, float]]:
 
 
 def _hover(row, gamma: float, missing_features=None) -> str:
+    n = short
     lines = [f"<b>node {int(row.Node)}</b> (depth {int(row.Depth)})",
-             f"G = {row.SumGrad:.6g}, H (cover) = {row.SumHess:.6g}",
-             f"similarity = G²/(H+λ) = {row.Similarity:.6g}",
-             f"w = −G/(H+λ) = {row.Weight:.6g}, η·w = {row.Value:.6g}"]
+             f"G = {n(row.SumGrad)}, H (cover) = {n(row.SumHess)}",
+             f"similarity = G²/(H+λ) = {n(row.Similarity)}",
+             f"w = −G/(H+λ) = {n(row.Weight)}, η·w = {n(row.Value)}"]
     if row.Feature != "Leaf":
         missing = ""
         if not pd.isna(row.Yes) and (missing_features is None
                                     or row.Feature in missing_features):
             missing = f" (missing → {'yes' if row.Missing == row.Yes else 'no'})"
-        lines.insert(1, f"split: {row.Feature} < {row.Split:.6g}{missing}")
-        lines.append(f"gain = {row.Gain:.6g}, gain − γ = {row.Gain - gamma:.6g}")
+        lines.insert(1, f"split: {row.Feature} < {n(row.Split)}{missing}")
+        lines.append(f"gain = {n(row.Gain)}, gain − γ = {n(row.Gain - gamma)}")
     if row.Pruned:
         lines.append("<b>removed by pruning</b>: an ancestor's gain < γ")
     elif row.Feature != "Leaf" and pd.isna(row.Yes):

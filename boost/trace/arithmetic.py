@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import objectives
 from ..params import Params
+from .rounding import rounded
 
 # How first-order boosting finds each objective's leaf value (boost/leaves.py).
 LINE_SEARCH = {
@@ -89,10 +90,11 @@ class Step:
 
 
 def _n(x: float) -> str:
-    """A number for LaTeX: 6 significant digits, minus signs kept as such."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    """A number for LaTeX, as a reader sees every number (``rounding.rounded``: 120.33,
+    1{,}234.6), minus signs kept as such."""
+    if x is None or x != x:
         return r"\text{n/a}"
-    text = f"{x:.6g}"
+    text = rounded(x).replace(",", "{,}")
     if "e" not in text:
         return text
     mantissa, exponent = text.split("e")
@@ -130,10 +132,10 @@ PER_LINE = 4  # terms per line of a sum (the arithmetic sits in half the page)
 
 def _listed(values: np.ndarray, sep: str) -> list[str]:
     """The terms of a row list: all of them for a small node, else the first few and
-    ``… (n rows)``; 5 significant digits."""
+    ``… (n rows)``; each as ``_n`` writes it."""
     shown = values if len(values) <= ALL_ROWS else values[:FIRST_ROWS]
     # a negative term: in parentheses after +, in braces after & (else a binary minus)
-    terms = [(f"({x:.5g})" if sep == "+" else f"{{{x:.5g}}}") if x < 0 else f"{x:.5g}"
+    terms = [(f"({_n(x)})" if sep == "+" else f"{{{_n(x)}}}") if x < 0 else _n(x)
              for x in shown]
     if len(values) > len(shown):
         terms.append(rf"\dots\ ({len(values):,}\ \text{{rows}})".replace(",", "{,}"))

@@ -254,7 +254,7 @@ def test_selected_node_shows_its_candidates():
     table = node_table(at)  # the page draws it from the node route's record
     best = table[table.Note == "★"].iloc[0]
     latex = formulas(at)
-    assert "= 120.333" in latex and r"\eta \cdot w" in latex
+    assert "= 120.33" in latex and r"\eta \cdot w" in latex
     assert best.Split == "x < 15" and best.Gain == pytest.approx(120.33, abs=0.01)
     assert at.query_params["node"] == "0"
 
@@ -317,7 +317,7 @@ def test_collapse_and_expand_the_selected_node():
     assert len(tree_traces(at)["node labels"]["text"]) == 5
     at.button(key="tree_collapse").click().run()
     traces = tree_traces(at)
-    assert traces["collapsed (+ hidden)"]["text"] == ["x < 30<br>gain 140.2<br>+ 2 hidden"]
+    assert traces["collapsed (+ hidden)"]["text"] == ["x < 30<br>gain 140.17<br>+ 2 hidden"]
     assert len(traces["node labels"]["text"]) == 3  # nodes 3 and 4 hidden
     assert at.button(key="tree_expand").label == "Expand node 2"
     at.button(key="tree_expand_all").click().run()

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from boost.params import BY_NAME
 from ui.lessons import LESSONS, REGISTRY
+from ui.lessons.facts import said
 from ui.lessons.steps import Lesson, Step, check
 from ui.samples import BY_KEY
 
@@ -57,11 +58,9 @@ def test_four_points_lesson_says_the_classic_numbers():
     assert round(hand["root"], 2) == 4 and round(hand["g15"], 2) == 120.33
     at = _app(lesson="four-points")
     text = " ".join(_walk(at, LESSONS["four-points"]))
-    for value, spec in ((hand["root"], ".4g"), (hand["left"], ".2f"), (hand["right"], ".2f"),
-                        (hand["g15"], ".2f"), (hand["g22"], ".2f"), (hand["g30"], ".2f"),
-                        (hand["second"], ".2f"), (hand["left_lambda1"], ".3f")):
-        assert format(value, spec) in text, (format(value, spec), text)
-    for shown in ("110.25", "14.08", "120.33", "140.17", "55.125"):
+    for value in hand.values():  # in the one rule of numbers shown (boost.trace.rounding)
+        assert said(value) in text, (said(value), text)
+    for shown in ("110.25", "14.08", "120.33", "140.17", "55.13"):
         assert shown in text
 
 

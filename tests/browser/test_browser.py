@@ -76,7 +76,7 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     """A click on a node draws its details in the page from the node route's record: no
     websocket message, no run; its numbers are the four points' worked by hand (node 2
     holds x = 20, 25, 35 with g = −6.5, −7.5, 7.5: G = −6.5, H = 3, S = 42.25 / 3 =
-    14.0833; its split x < 30 has S_L = 14² / 2 = 98, S_R = 7.5² = 56.25, gain 140.167)."""
+    14.08; its split x < 30 has S_L = 14² / 2 = 98, S_R = 7.5² = 56.25, gain 140.17)."""
     sent = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     asked = []
@@ -98,7 +98,7 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     expect(details).to_contain_text("Node 2 of round 1, worked out")
     numbers = page.evaluate(f"""() => [...document.querySelectorAll('{DETAILS} .bsn-step mn')]
         .map(e => e.textContent)""")
-    for number in ("6.5", "3", "14.0833", "98", "56.25", "140.167", "2.16667", "0.65"):
+    for number in ("6.5", "3", "14.08", "98", "56.25", "140.17", "2.17", "0.65"):
         assert number in numbers, (number, numbers)
     chart = page.locator(f"{DETAILS} .bsn-plot.js-plotly-plot")
     expect(chart).to_be_visible()

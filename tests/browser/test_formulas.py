@@ -94,7 +94,7 @@ ROOT_STEP = """(latex) => {
 
 def test_the_four_points_root_as_drawn(browser, tmp_path):
     """S_L of the root: G = 10.5 over H = 1 with λ = 0, 110.25; S_R: (−6.5)² / (3 + 0), the
-    minus a sign (no space after it), 14.0833."""
+    minus a sign (no space after it), 14.08."""
     bst = boost.train(MODELS[0][0], FOUR_X, FOUR_Y, 1)
     steps = {s["name"]: s["latex"] for s in bst.trace.node_record(1, 0)["arithmetic"]}
     page = module_page(browser, tmp_path, JS_DIR / "tex.js", "window.tex = entry;",
@@ -104,5 +104,5 @@ def test_the_four_points_root_as_drawn(browser, tmp_path):
     assert left["numbers"][-1] == "110.25" and left["width"] > 100
     right = page.evaluate(ROOT_STEP, steps["similarity right"])
     assert right["fracs"][1] == ["(−6.5)2", "3+0"] and right["signs"] == ["−"]
-    assert right["numbers"][-1] == "14.0833"
+    assert right["numbers"][-1] == "14.08"
     page.close()

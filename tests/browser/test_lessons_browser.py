@@ -3,6 +3,7 @@ inside the viewport, no text under 16 px, and a screenshot of each step under
 tests/screenshots/lessons/. Uses test_browser.py's server."""
 
 import re
+import string
 
 import pytest
 from harness import (
@@ -72,7 +73,174 @@ NAMED_IN_PANEL = """(said) => {
 }"""
 
 
-def _check_screen(page, name: str) -> str:
+# Every visible text but the lesson's own words (the tree's labels, the node's box and
+# arithmetic, the charts' texts, the status line), one string.
+ON_SCREEN = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const t = walker.currentNode;
+    const el = t.parentElement;
+    if (!t.textContent.trim()
+        || el.closest('.st-key-lesson_say, .katex-mathml, .bsp-hover')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width == 0 || r.height == 0 || r.bottom <= 0 || r.top >= innerHeight
+        || r.right <= 0 || r.left >= innerWidth) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility == 'hidden' || st.display == 'none') continue;
+    out.push(t.textContent);
+  }
+  return out.join(' \\n ');
+}"""
+
+# The labels' size as drawn: font size times the element's scale on the screen (an SVG
+# scaled by its viewBox or a zoomed box draws its text smaller than its font-size says):
+# [px, what, text] of the tree's edge labels and, separately, the smallest of any text.
+DRAWN_FONTS = """() => {
+  const drawn = (el) => {
+    const fs = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGElement) {
+      const m = el.getScreenCTM();
+      return m ? fs * Math.hypot(m.a, m.b) : fs;
+    }
+    return el.offsetWidth ? fs * el.getBoundingClientRect().width / el.offsetWidth : fs;
+  };
+  const inView = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight
+    && r.right > 0 && r.left < innerWidth;
+  // the player's edge labels, and Plotly's (viz.tree draws them as a text trace named so)
+  const edges = [...document.querySelectorAll('.bsp-edge')];
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    (gd._fullData || []).forEach((t, i) => {
+      if (t.name !== 'edge labels') return;
+      const layer = gd.querySelectorAll('.scatterlayer .trace')[i];
+      if (layer) edges.push(...layer.querySelectorAll('text'));
+    });
+  }
+  return edges.filter((e) => inView(e.getBoundingClientRect()))
+    .map((e) => [drawn(e), e.textContent.trim()]);
+}"""
+
+# The labels of the tree panels a selected node's box covers: [the box's node, label text].
+INFO_COVERS = """() => {
+  const out = [];
+  for (const box of document.querySelectorAll('[data-testid="boostscope-player"] .bsp-tree')) {
+    const info = box.querySelector('.bsp-info');
+    if (!info || info.hidden) continue;
+    const i = info.getBoundingClientRect();
+    for (const t of box.querySelectorAll('.bsp-label tspan, .bsp-edge tspan, .bsp-node')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && r.right > i.left && r.left < i.right && r.bottom > i.top && r.top < i.bottom) {
+        out.push([info.dataset.node, t.textContent || `marker ${t.dataset.node}`]);
+      }
+    }
+  }
+  return out;
+}"""
+
+# The trees that fold a subtree ("+ N hidden", a collapsed marker): [px free below the
+# tree's lowest text in its panel, label]; the player's tree panels and Python's trees.
+FOLDED = """() => {
+  const out = [];
+  for (const box of document.querySelectorAll('[data-testid="boostscope-player"] .bsp-tree')) {
+    const texts = [...box.querySelectorAll('.bsp-label, .bsp-edge, .bsp-node')];
+    const folded = texts.filter(t => /\\+ ?\\d+( hidden)?$/.test(t.textContent.trim()));
+    if (!folded.length) continue;
+    const low = Math.max(...texts.map(t => t.getBoundingClientRect().bottom));
+    out.push([box.getBoundingClientRect().bottom - low, folded[0].textContent]);
+  }
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const labels = (gd._fullData || []).find(t => t.name === 'node labels');
+    if (!labels) continue;
+    const folded = (labels.text || []).filter(t => /\\+ ?\\d+( hidden)?$/.test(t));
+    if (!folded.length) continue;
+    const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+    const low = Math.max(...[...gd.querySelectorAll('.scatterlayer text')]
+      .map(t => t.getBoundingClientRect().bottom));
+    const bottom = Math.min(innerHeight, gd.closest('[data-testid="stVerticalBlock"]')
+      ?.getBoundingClientRect().bottom ?? innerHeight);
+    out.push([Math.min(innerHeight, bottom) - low, folded[0], svg.bottom]);
+  }
+  return out;
+}"""
+
+# What the walk does not hold yet (issue 46, item 8, left open): per (lesson, screen), the
+# fields whose numbers only the text names (base_score, losses, counts, the sketch's top
+# cuts...) and "folded": the pruning view's exact tree (Python's, folded to the height
+# ``ui.present.lesson_height`` estimates) folds a level with room below it. Every other
+# field's numbers must be on screen; each entry here is a gap to close, not a rule.
+KNOWN_GAPS = {
+    ("four-points", 1): frozenset({"base", "res"}),
+    ("four-points", 2): frozenset({"sim"}),
+    ("four-points", 3): frozenset({"g30"}),
+    ("four-points", 6): frozenset({"g0", "s0"}),
+    ("four-points", 11): frozenset({"eta"}),
+    ("function-space", 2): frozenset({"b1", "b2"}),
+    ("function-space", 4): frozenset({"gap20", "gap5"}),
+    ("function-space", 5): frozenset({"g2"}),  # at 1080p
+    ("learning-rate", 1): frozenset({"t"}),
+    ("learning-rate", 2): frozenset({"t", "v"}),
+    ("learning-rate", 3): frozenset({"t", "v"}),
+    ("learning-rate", 5): frozenset({"race"}),
+    ("pruning", 4): frozenset({"ends", "folded", "pruned", "refused"}),
+    ("missing-values", 1): frozenset({"missing", "n"}),
+    ("missing-values", 2): frozenset({"hidden", "known"}),
+    ("missing-values", 3): frozenset({"hidden", "known"}),
+    ("missing-values", 4): frozenset({"n", "right"}),
+    ("classification", 1): frozenset({"m"}),
+    ("classification", 2): frozenset({"G", "H"}),
+    ("classification", 3): frozenset({"G"}),
+    ("classification", 4): frozenset({"t", "v"}),
+    ("classification", 5): frozenset({"trees"}),
+    ("quantile-sketch", 1): frozenset({"rows"}),
+    ("quantile-sketch", 2): frozenset({"bins"}),
+    ("quantile-sketch", 3): frozenset({"hist_top", "top"}),
+}
+FOLD_ROOM = 60  # px free below a folded tree that would have held another level
+
+
+# A number as a lesson's text writes it (boost.trace.rounding's rule, a typographic minus)
+NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?(?:e-\d+)?")
+
+
+def _named(template: str, shown: str) -> dict[str, list[str]]:
+    """The numbers the engine put into ``template``'s fields, read from ``shown`` (the text
+    on screen): the template's words matched, each field's text taken apart into numbers;
+    {field: its numbers}."""
+    pattern, names = "", []
+    for literal, field, _, _ in string.Formatter().parse(template):
+        pattern += re.escape(re.sub(r"\s+", " ", literal)).replace("\\ ", r"\s+")
+        if field is not None:  # never ending inside a number ("140" of "140.17.")
+            pattern += r"(.+?(?![.,]?\d))"
+            names.append(field)
+    if not names:
+        return {}
+    if re.search(r"\}\s*$", template):  # a field last: up to the next space or the end
+        pattern += r"(?=\s|$)"
+    found = re.search(pattern, " ".join(shown.split()))
+    assert found, (template, shown)
+    named = {}
+    for name, value in zip(names, found.groups(), strict=True):
+        named.setdefault(name, []).extend(NUMBER.findall(value))
+    return named
+
+
+def _numbers_shown(page, name: str, said: str, templates: list[str],
+                   gaps=frozenset()) -> None:
+    """Every number a template's field put into the lesson's text is on screen elsewhere
+    too (the tree, the node's box or arithmetic, a chart, the status line), written the
+    same way."""
+    screen = page.evaluate(ON_SCREEN).replace("−", "-")
+    for template in templates:
+        for field, numbers in _named(template, said).items():
+            if field in gaps:
+                continue
+            for number in numbers:
+                plain = number.replace("−", "-")
+                where = re.search(rf"(?<![\d.,]){re.escape(plain)}(?![\d]|\.\d)", screen)
+                assert where, f"{name}: {number} ({field}), which the text names, is not on screen"
+
+
+def _check_screen(page, name: str, templates: list[str] = (), gaps=frozenset()) -> str:
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     assert page.get_by_test_id("stException").count() == 0, name
     errors = page.get_by_test_id("stAlertContentError").all_inner_texts()
@@ -88,6 +256,14 @@ def _check_screen(page, name: str) -> str:
     page.screenshot(path=str(LESSON_SHOTS / f"{name}.png"))
     for number, in_view in page.evaluate(NAMED_IN_PANEL, said):
         assert in_view, f"{name}: {number}, which the text names, is out of view"
+    for px, text in page.evaluate(DRAWN_FONTS):
+        assert px >= 16 - 0.01, f"{name}: the edge label '{text}' is drawn at {px:.1f} px"
+    covered = page.evaluate(INFO_COVERS)
+    assert not covered, f"{name}: the node's box covers {covered}"
+    for free, label, *_ in page.evaluate(FOLDED):
+        assert "folded" in gaps or free < FOLD_ROOM, \
+            f"{name}: '{label}' folded with {free:.0f} px free below"
+    _numbers_shown(page, name, said, templates, gaps)
     return said
 
 
@@ -105,10 +281,16 @@ def test_walk_every_lesson(projector, server, lesson, size):  # noqa: F811
     idle(page)
     charts_drawn(page, timeout=180_000)
     said = []
+    step, revealed = 0, False
     for i in range(2 * len(lesson.steps) + 1):
-        said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}{suffix}"))
+        now = lesson.steps[step]
+        templates = [now.say] + ([now.reveal if revealed else now.ask] if now.ask else [])
+        said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}{suffix}",
+                                  [t for t in templates if t],
+                                  KNOWN_GAPS.get((lesson.slug, i + 1), frozenset())))
         if page.locator(".st-key-lesson_next button").is_disabled():
             break
+        step, revealed = (step, True) if now.ask and not revealed else (step + 1, False)
         # Next (reveals, then goes on), clicked once it can take a click: a press of its
         # key (→) once started no run at all on a busy machine (the keys are walked in
         # test_presenter_mode_at_720p_on_the_keyboard)
@@ -121,7 +303,7 @@ def test_walk_every_lesson(projector, server, lesson, size):  # noqa: F811
     assert step and step.group(1) == step.group(2)
     if lesson.slug == "four-points":
         text = " ".join(said)
-        for number in ("4", "110.25", "14.08", "120.33", "140.17", "55.125"):
+        for number in ("4", "110.25", "14.08", "120.33", "140.17", "55.13"):
             assert re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text), number
 
 

@@ -151,3 +151,31 @@ def test_one_global():
             if name not in allowed:
                 used.setdefault(path.name, set()).add(name)
     assert not used, used
+
+
+# --------------------------------------------------------------- the one rounding rule
+# Values on every branch of boost/trace/rounding.py's rule: the four points' gains and
+# similarities, ties on the binary value (55.125 is one, 2.675 lies below one), a carry into
+# the next digit (999.996, 0.99999, 9.996e-06), thousands, tiny and huge values, signs.
+ROUNDED_VALUES = [120.33333587646484, 14.083333333333334, 110.25, 4.0, 55.125, -10.5, 7.0,
+                  -3.1500000953674316, 2.1, -2.25, 84.8, 0.30000001192092896, 140.16666,
+                  0.0123456, 0.5, 0.125, -0.0625, 0.99999, 999.996, 1234.56, 27910.3,
+                  -123456.7, 1e12, 2.675, 1.005, 5.96e-08, -9.996e-06, 0.00012345, 1e-300,
+                  0.0, -0.0, float("nan"), float("inf"), float("-inf")]
+
+
+def test_the_page_rounds_every_number_as_python_does(browser, tmp_path):
+    """format.js's ``rounded`` writes each value as boost.trace.rounding.rounded does (the
+    tree's labels and the node's box in the page, the lesson's text and the arithmetic in
+    Python), including random values over many magnitudes."""
+    from boost.trace.rounding import rounded
+
+    rng = np.random.default_rng(8)
+    values = ROUNDED_VALUES + list(rng.standard_normal(300) * 10.0 ** rng.integers(-7, 8, 300))
+    page = _page(browser, tmp_path, JS_DIR / "format.js", "window.rounded = entry.rounded;")
+    got = page.evaluate("(xs) => xs.map((x) => window.rounded(x))", [float(v) for v in values])
+    want = [rounded(v) for v in values]
+    assert got[:len(ROUNDED_VALUES)] == want[:len(ROUNDED_VALUES)]
+    assert got == want
+    assert not page.errors
+    page.close()

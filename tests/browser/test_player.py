@@ -14,6 +14,7 @@ from harness import ROOT, SHOTS, SMALLEST_FONT, open_file, presses_in_one_go
 from playwright.sync_api import expect
 
 import boost
+from boost.trace.rounding import rounded
 from boost.trace.rounds import ROUND_GRID
 from viz.export import offline_html
 from viz.fit import make_fit_figure
@@ -225,7 +226,7 @@ def test_a_node_click_is_reported_and_shown(browser, exact, tmp_path):
     gain = float(_decode(track["gain"])[start])
     text = info.inner_text()
     assert "node 0 (depth 0)" in text
-    assert f"G = {g:.6g}" in text and f"gain = {gain:.6g}" in text
+    assert f"G = {rounded(g)}" in text and f"gain = {rounded(gain)}" in text
     # the selection ring is drawn, and follows the node to the next round
     page.keyboard.press("ArrowRight")
     _at_rest(page)

@@ -50,7 +50,7 @@ def test_a_node_record_from_the_route(server, nodes):  # noqa: F811
     assert best["s_right"] == pytest.approx(6.5 ** 2 / 3, rel=1e-6)
     assert best["gain"] == pytest.approx(110.25 + 6.5 ** 2 / 3 - 4, rel=1e-6)
     steps = {s["name"]: s for s in record["arithmetic"]}
-    assert "110.25 + 14.0833 - 4" in steps["gain"]["latex"]
+    assert "110.25 + 14.08 - 4" in steps["gain"]["latex"]
     # the leaf x < 15: one row, w = -10.5, η·w = -3.15
     status, leaf = _get(f"{server}{nodes}&round=1&node=1")
     assert status == 200 and leaf["numbers"]["leaf"]

@@ -114,12 +114,12 @@ def test_pruning_gamma_130_exact_keeps_the_weak_root_hist_refuses_it():
     assert _xgb_splits(130) == [120.33, 140.17]
     text = gamma_summary(_tree("exact", 130), 130)
     assert text.startswith("grew 2 splits; γ = 130 pruned none; kept 1 below γ")
-    assert "kept 1 below γ" in text and "gain 120.3 < 130" in text
+    assert "kept 1 below γ" in text and "gain 120.33 < 130" in text
     hist = read_gamma(_tree("hist", 130))
     assert hist.grown == 0 and _xgb_splits(130, "hist") == []  # XGBoost's hist: one leaf
     assert [(s.node, round(s.gain, 2)) for s in hist.refused] == [(0, 120.33)]
     assert gamma_summary(_tree("hist", 130), 130, "hist") == (
-        "refused 1 split before growing it (f0 < 20: gain 120.3 < 130)")
+        "refused 1 split before growing it (f0 < 20: gain 120.33 < 130)")
 
 
 def test_pruning_gamma_150_prunes_everything():
@@ -128,8 +128,8 @@ def test_pruning_gamma_150_prunes_everything():
     assert sorted(round(s.gain, 2) for s in exact.pruned) == [120.33, 140.17]
     assert _xgb_splits(150) == []  # XGBoost's tree is a single leaf
     assert gamma_summary(_tree("exact", 150), 150) == (
-        "grew 2 splits, then γ = 150 pruned 2 (f0 < 15: gain 120.3 < 150; "
-        "f0 < 30: gain 140.2 < 150)")
+        "grew 2 splits, then γ = 150 pruned 2 (f0 < 15: gain 120.33 < 150; "
+        "f0 < 30: gain 140.17 < 150)")
     assert read_gamma(_tree("hist", 150)).refused[0].node == 0
 
 
@@ -210,8 +210,8 @@ def test_pruning_view_reads_gamma_on_screen():
     text = [m.value for m in at.markdown if m.value.startswith("**")]
     assert text == [
         "**exact**: grew 2 splits; γ = 130 pruned none; kept 1 below γ because a split under it "
-        "survives (x < 15: gain 120.3 < 130)",
-        "**hist**: refused 1 split before growing it (x < 20: gain 120.3 < 130)"]
+        "survives (x < 15: gain 120.33 < 130)",
+        "**hist**: refused 1 split before growing it (x < 20: gain 120.33 < 130)"]
 
 
 def _font_sizes(fig) -> list[float]:

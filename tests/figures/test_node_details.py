@@ -12,6 +12,7 @@ import boost
 from boost.trace.arithmetic import worked_arithmetic
 from boost.trace.node_record import best_per_feature, split_labels, top_candidates
 from boost.trace.nodes import bin_value_ranges, sorted_present
+from boost.trace.rounding import rounded
 
 X = np.array([[10.0], [20.0], [25.0], [35.0]])
 Y = np.array([-10.0, 7.0, 8.0, -7.0])
@@ -76,7 +77,7 @@ def test_logistic_rows_list_p_minus_y_and_p_one_minus_p():
     np.testing.assert_allclose(rows.g, p - yc, rtol=1e-6)  # 0.450166, ..., -0.450166
     np.testing.assert_allclose(rows.h, p * (1 - p), rtol=1e-6)  # 0.247517
     assert r"\sum_i (p - y)" in steps["G"].latex
-    assert "0.45017 + 0.45017 + (-0.45017) + (-0.45017)" in steps["G"].latex
+    assert "0.45 + 0.45 + (-0.45) + (-0.45)" in steps["G"].latex
     assert r"\sum_i p(1 - p)" in steps["H (cover)"].latex
     assert steps["H (cover)"].value == pytest.approx(4 * p_low * (1 - p_low), rel=1e-6)
     assert "residuals" not in steps  # p - y is g itself
@@ -89,7 +90,7 @@ def test_a_big_node_lists_the_first_rows_and_the_count():
     bst = boost.train({"tree_method": "hist", "max_depth": 2}, Xb, yb, 2)
     rows, steps = _steps(bst, 2, 0)
     assert len(rows) == 40
-    terms = [f"({x:.5g})" if x < 0 else f"{x:.5g}" for x in rows.g[:4]]
+    terms = [f"({rounded(x)})" if x < 0 else rounded(x) for x in rows.g[:4]]
     assert " + ".join(terms) + r" \\ &\quad + \dots\ (40\ \text{rows})" in steps["G"].latex
     assert rows.g.sum() == pytest.approx(_node(bst, 2, 0).SumGrad, rel=1e-5)
 
@@ -221,10 +222,10 @@ def test_hist_candidates_show_their_bins_values():
 def test_long_numbers_put_the_result_on_its_own_line():
     short = {s.name: s.latex for s in _steps(boost.train(BASE, X, Y, 1), 1, 0)[1].values()}
     assert short["leaf value"] == r"\eta \cdot w = 0.3 \times (-1) = -0.3"  # one line
-    # y x 1000: the same tree, every sum a million times larger (gain 1.20333e8)
+    # y x 1000: the same tree, every sum a million times larger (gain 120,333,336)
     bst = boost.train(BASE, X, Y * 1000, 1)
     cand = bst.split_candidates(1, 0)
     steps = {s.name: s.latex for s in worked_arithmetic(
         _node(bst, 1, 0), cand[cand.Best].iloc[0], bst.search_params)}
-    assert steps["gain"].endswith(r" \\ &= 1.20333 \times 10^{8}\end{aligned}")
-    assert steps["leaf weight"] == r"w = -\frac{G}{H + \lambda} = -\frac{2002}{4 + 0} = -500.5"
+    assert steps["gain"].endswith(r" \\ &= 120{,}333{,}336\end{aligned}")
+    assert steps["leaf weight"] == r"w = -\frac{G}{H + \lambda} = -\frac{2{,}002}{4 + 0} = -500.5"

@@ -42,7 +42,7 @@ def test_the_four_points_root_by_hand():
     assert steps["similarity left"]["numbers"] == {"G": 10.5, "H": 1, "lambda": 0, "S": 110.25}
     assert steps["gain"]["formula"] == r"\text{gain} = S_L + S_R - S_{node}"
     assert steps["gain"]["numbers"]["gain"] == pytest.approx(120.3333, rel=1e-6)
-    assert "110.25 + 14.0833 - 4" in steps["gain"]["latex"]
+    assert "110.25 + 14.08 - 4" in steps["gain"]["latex"]
     assert steps["gain minus gamma"]["verdict"] == "kept"
     assert steps["residuals"]["value"] is None  # a step that lists: no one value
     # the three candidates 15, 22.5, 30 (gains 120.33, 4, 56.33), best first

@@ -33,9 +33,9 @@ def test_tree_figure_nodes_and_clickable_ids():
     by_name = {t.name: t for t in fig.data if t.name}
     assert list(by_name["split"].customdata) == [0, 2]
     assert list(by_name["leaf"].customdata) == [1, 3, 4]
-    assert "f0 < 15<br>gain 120.3" in by_name["split"].text[0]
+    assert "f0 < 15<br>gain 120.33" in by_name["split"].text[0]
     assert "η·w -3.15" in by_name["leaf"].text[0]
-    assert "gain − γ = 120.333" in by_name["split"].hovertext[0]
+    assert "gain − γ = 120.33" in by_name["split"].hovertext[0]
     assert by_name["selected"].x == (1.5,)
     assert all(t.hoverinfo == "skip" for t in fig.data if t.mode in ("lines", "text"))
     edge_labels = next(t for t in fig.data if t.mode == "text").text
@@ -82,7 +82,7 @@ def test_worked_arithmetic_numbers():
     assert values["gain minus gamma"] == pytest.approx(-9.667, abs=1e-3)
     assert values["leaf value"] == pytest.approx(-0.3)
     tex = steps_latex(steps, "round 1, node 0")
-    assert tex.startswith("% round 1, node 0\n\\begin{align*}") and "120.333" in tex
+    assert tex.startswith("% round 1, node 0\n\\begin{align*}") and "120.33" in tex
     assert list(steps_table(steps).columns) == ["quantity", "value", "latex"]
 
 
@@ -205,9 +205,9 @@ def test_ghosts_say_which_gain_gamma_cut_in_readable_grey():
     _, tree = _tree({**BASE, "gamma": 150})
     fig = make_tree_figure(tree, gamma=150.0)
     labels = _labels(fig)
-    # the root (pruned to a leaf) and its removed split, node 2: gains 120.3 and 140.2 < 150
-    assert labels[0].endswith("<br>f0 < 15<br>gain 120.3 < γ 150")
-    assert labels[2] == "f0 < 30<br>gain 140.2 < γ 150"
+    # the root (pruned to a leaf) and its removed split, node 2: gains 120.33 and 140.17 < 150
+    assert labels[0].endswith("<br>f0 < 15<br>gain 120.33 < γ 150")
+    assert labels[2] == "f0 < 30<br>gain 140.17 < γ 150"
     trace = next(t for t in fig.data if t.name == "node labels")
     colours = dict(zip(trace.customdata, trace.textfont.color, strict=True))
     assert {colours[n] for n in (1, 2, 3, 4)} == {"#595959"} and colours[0] == "#222222"
@@ -226,7 +226,7 @@ def test_hist_refusal_is_labelled_at_label_size():
         fig = make_tree_figure(tree, gamma=130, large=large)
         # G = 4, H = 4, λ = 0: w = -1, η·w = -0.3; the refused split and its gain
         assert _labels(fig)[0] == ("w -1<br>η·w -0.3<br>f0 < 20 refused<br>"
-                                   "gain 120.3 < γ 130")
+                                   "gain 120.33 < γ 130")
         assert next(t for t in fig.data if t.name == "node labels").textfont.size == size
 
 
@@ -251,7 +251,7 @@ def test_collapsed_subtree_is_hidden_and_counted():
     by_name = {t.name: t for t in fig.data if t.name}
     assert list(by_name["collapsed (+ hidden)"].customdata) == [2]
     assert list(by_name["split"].customdata) == [0] and list(by_name["leaf"].customdata) == [1]
-    assert _labels(fig)[2] == "f0 < 30<br>gain 140.2<br>+ 2 hidden"
+    assert _labels(fig)[2] == "f0 < 30<br>gain 140.17<br>+ 2 hidden"
     assert "selected" not in by_name  # node 3 is hidden
     assert list(by_name["the row's path"].x) == [0.5, 1.0, None]  # stops at node 2
     # the visible tree uses the room: two leaf slots (nodes 1 and 2) instead of three

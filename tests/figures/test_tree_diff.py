@@ -134,10 +134,10 @@ def test_engine_trees_gamma_150_prunes_the_whole_tree_and_hist_refuses_it():
     # γ = 130 refuses the root's split before growing it.
     pruned = diff_trees(four_point_tree(), four_point_tree(gamma=150))
     assert pruned.lines == ("At the root: A splits f0 < 15; in B it is a leaf: γ pruned "
-                            "f0 < 15 (gain 120.3).",)
+                            "f0 < 15 (gain 120.33).",)
     refused = diff_trees(four_point_tree(), four_point_tree(gamma=130, tree_method="hist"))
     assert refused.lines == ("At the root: A splits f0 < 15; in B it is a leaf: γ refused "
-                             "f0 < 20 (gain 120.3).",)
+                             "f0 < 20 (gain 120.33).",)
     kept = diff_trees(four_point_tree(), four_point_tree(gamma=130))
     assert kept.same  # 140.17 >= 130 protects the root under exact
 

@@ -35,17 +35,17 @@ LESSON = Lesson(
             "num_boost_round": 50},
     steps=(
         Step("Classification boosts the log-odds m; p = 1 / (1 + e^−m). Every row starts "
-             "at margin {m:.3g}, p = {p:.3g}. The gradient is g = p − y and the hessian "
-             "h = p(1 − p) = {h:.3g} for every row at the start.",
+             "at margin {m}, p = {p}. The gradient is g = p − y and the hessian "
+             "h = p(1 − p) = {h} for every row at the start.",
              round=1, node=0, panels=("fit", "node"), numbers=_start),
-        Step("The left leaf of round 1 holds G = {G:.4g} and H = {H:.4g}.", round=1, node=1,
+        Step("The left leaf of round 1 holds G = {G} and H = {H}.", round=1, node=1,
              panels=("fit",), numbers=_leaf,
-             ask="What is its value w = −G/(H + λ), with λ = {lam:g}?",
-             reveal="w = {w:.4g}; times η = {eta:g}, the leaf adds {v:.4g} to the log-odds of "
+             ask="What is its value w = −G/(H + λ), with λ = {lam}?",
+             reveal="w = {w}; times η = {eta}, the leaf adds {v} to the log-odds of "
                     "its rows.",
              then={"panels": ("tree", "node")}),
         Step("After {r} rounds of one-split trees the probabilities follow the moons: "
-             "training log-loss {t:.3g}, validation {v:.3g}.", round=20,
+             "training log-loss {t}, validation {v}.", round=20,
              panels=("fit", "loss"), numbers=_later),
         Step("Three classes: softmax turns K = {k} margins into probabilities, and every "
              "round grows K trees, one per class, each fit to g = p_k − y_k ({trees} trees "

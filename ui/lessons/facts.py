@@ -10,14 +10,22 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from boost.trace.rounding import rounded
 from viz.pruning import GammaReading, read_gamma
 
 from ..state import Shown
 
 
-def listed(values, spec: str = ".4g") -> str:
+def said(x) -> str:
+    """A number as a lesson's text says it: the rule of every number a reader sees
+    (``boost.trace.rounding.rounded``, as the tree, the node's box and the arithmetic write
+    it), with a typographic minus."""
+    return rounded(x).replace("-", "−")
+
+
+def listed(values) -> str:
     """Numbers as a lesson says them: 'a, b and c'."""
-    parts = [format(float(v), spec).replace("-", "−") for v in values]
+    parts = [said(v) for v in values]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 

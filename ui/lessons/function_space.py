@@ -39,12 +39,12 @@ LESSON = Lesson(
             "num_boost_round": 20, "base_score": "0"},
     steps=(
         Step("Two rows, so the model's predictions F = (F₁, F₂) are a point in the plane. "
-             "They start at base_score: ({f1:g}, {f2:g}); the targets are y = ({y1:g}, "
-             "{y2:g}).", objective="reg:squarederror", features=("x",), round=0,
+             "They start at base_score: ({f1}, {f2}); the targets are y = ({y1}, "
+             "{y2}).", objective="reg:squarederror", features=("x",), round=0,
              panels=("function-space", "fit"), numbers=_start),
         Step("For squared error the negative gradient −g = y − F points from F straight at "
-             "the targets. Round 1's tree moves F by η·w, a step along −g: from ({a1:.3g}, "
-             "{a2:.3g}) to ({b1:.3g}, {b2:.3g}).",
+             "the targets. Round 1's tree moves F by η·w, a step along −g: from ({a1}, "
+             "{a2}) to ({b1}, {b2}).",
              objective="reg:squarederror", features=("x",), round=1,
              panels=("function-space", "fit"),
              numbers=_step),
@@ -53,14 +53,14 @@ LESSON = Lesson(
              panels=("function-space", "loss"),
              numbers=_many,
              ask="How close to y will F be after 20 rounds?",
-             reveal="Each round removes η = 30% of what is left: the largest gap is {gap5:.3g} "
-                    "after 5 rounds and {gap20:.3g} after 20.",
+             reveal="Each round removes η = 30% of what is left: the largest gap is {gap5} "
+                    "after 5 rounds and {gap20} after 20.",
              then={"round": 20}),
-        Step("For the log-loss the targets are 0/1 and F is the log-odds. At p = {p:.3g}, "
-             "−g = y − p is ({g1:.3g}, {g2:.3g}) but h = p(1 − p) = {h:.3g}: Newton's step "
-             "−g/h = ({n1:.3g}, {n2:.3g}): 1/h times the gradient, which grows where p nears 0 "
+        Step("For the log-loss the targets are 0/1 and F is the log-odds. At p = {p}, "
+             "−g = y − p is ({g1}, {g2}) but h = p(1 − p) = {h}: Newton's step "
+             "−g/h = ({n1}, {n2}): 1/h times the gradient, which grows where p nears 0 "
              "or 1 and the loss flattens. XGBoost's leaves take −G/(H + λ), the Newton step "
-             "(min_child_weight 0: each leaf's H is only {h:.3g}).",
+             "(min_child_weight 0: each leaf's H is only {h}).",
              target="clicked", features=("x",), objective="binary:logistic",
              params={"base_score": "", "min_child_weight": 0.0}, round=1,
              panels=("function-space", "node"), node=0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..state import ViewKeep
 from ..url import parse_etas
+from .facts import said
 from .steps import Lesson, Step
 
 
@@ -21,8 +22,9 @@ def _race(f):
         race.append((eta, other.loss("valid", best), best))
     winner = min(race, key=lambda item: item[1])
     return {"n": COUNTS.get(len(race), str(len(race))).capitalize(),
-            "race": "; ".join(f"η = {eta:g}: {loss:.4g} (round {r})" for eta, loss, r in race),
-            "winner": f"η = {winner[0]:g}"}
+            "race": "; ".join(f"η = {said(eta)}: {said(loss)} (round {r})"
+                              for eta, loss, r in race),
+            "winner": f"η = {said(winner[0])}"}
 
 
 COUNTS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
@@ -35,13 +37,13 @@ LESSON = Lesson(
     sample="noisy_1d",
     params={"max_depth": 3, "num_boost_round": 100, "tree_method": "exact", "lambda": 1.0},
     steps=(
-        Step("η = 1: every tree's full step. After {r} rounds the training loss is {t:.3g} "
-             "and the validation loss {v:.3g}: the fit already chases the noise.",
+        Step("η = 1: every tree's full step. After {r} rounds the training loss is {t} "
+             "and the validation loss {v}: the fit already chases the noise.",
              params={"eta": 1.0}, round=5, panels=("fit", "loss"), numbers=_at),
-        Step("η = 0.3, XGBoost's default: after {r} rounds training {t:.3g}, validation "
-             "{v:.3g}.", params={"eta": 0.3}, round=5, panels=("fit", "loss"), numbers=_at),
+        Step("η = 0.3, XGBoost's default: after {r} rounds training {t}, validation "
+             "{v}.", params={"eta": 0.3}, round=5, panels=("fit", "loss"), numbers=_at),
         Step("η = 0.1: each tree moves the fit a tenth of the way. After {r} rounds "
-             "training {t:.3g}, validation {v:.3g}: still far from the data.",
+             "training {t}, validation {v}: still far from the data.",
              params={"eta": 0.1}, round=5, panels=("fit", "loss"), numbers=_at),
         Step("{n} learning rates, 100 rounds each.", params={"eta": 0.3}, round=100,
              panels=("fit", "loss"), numbers=_race,

@@ -48,12 +48,12 @@ LESSON = Lesson(
              "imputation: at every split it tries sending the missing rows left and then "
              "right, and keeps the better side as the node's default direction.",
              round=1, node=0, panels=("fit",), numbers=_counts),
-        Step("The shoppers without an income spend {hidden:.3g} on average, the others "
-             "{known:.3g}.", round=1, node=0, panels=("fit",),
+        Step("The shoppers without an income spend {hidden} on average, the others "
+             "{known}.", round=1, node=0, panels=("fit",),
              numbers=lambda f: {**_spend(f), **_direction(f)},
              ask="At the root, which way will the missing incomes go?",
-             reveal="The root splits on {feature} < {t:.4g} and sends missing values "
-                    "{side}: that choice gave the larger gain, {gain:.2f}.",
+             reveal="The root splits on {feature} < {t} and sends missing values "
+                    "{side}: that choice gave the larger gain, {gain}.",
              then={"panels": ("tree", "candidates")}),
         Step("Every candidate threshold on earnings was scored both ways; of its {n} "
              "thresholds, {left} did better with the missing rows on the left and {right} on "
@@ -61,7 +61,7 @@ LESSON = Lesson(
              round=1, node=0, panels=("candidates", "node"), numbers=_table),
         Step("hist learns default directions the same way, over bins: a missing value has "
              "no bin, and each split's default side is again the one with the larger gain "
-             "({gain:.2f} at the root).", params={"tree_method": "hist"}, round=1, node=0,
+             "({gain} at the root).", params={"tree_method": "hist"}, round=1, node=0,
              panels=("tree", "node"), numbers=_direction),
     ),
 )

@@ -32,19 +32,19 @@ LESSON = Lesson(
             "tree_method": "exact", "num_boost_round": 10},
     steps=(
         Step("With γ = 0 both methods split the four points the same way. exact writes a "
-             "threshold halfway between two values (x < {e0:g}, then x < {e2:g}), hist the "
-             "cut where the next value's bin starts (x < {t0:g}, then x < {t2:g}): the same "
-             "rows go each way. The root splits with gain {g0:.2f}, its right child with "
-             "{g2:.2f}.",
+             "threshold halfway between two values (x < {e0}, then x < {e2}), hist the "
+             "cut where the next value's bin starts (x < {t0}, then x < {t2}): the same "
+             "rows go each way. The root splits with gain {g0}, its right child with "
+             "{g2}.",
              params={"gamma": 0.0}, round=1, panels=("pruning",), numbers=_both),
         Step("γ = 130 lies between the two gains.", params={"gamma": 0.0}, round=1,
              panels=("pruning",), numbers=_both,
              ask="What does each method do with γ = 130?",
-             reveal="exact keeps all: the lower split's {g2:.2f} > 130 protects the root's "
-                    "{g0:.2f}. hist refuses the root ({h0:.2f} < 130) before growing its "
+             reveal="exact keeps all: the lower split's {g2} > 130 protects the root's "
+                    "{g0}. hist refuses the root ({h0} < 130) before growing its "
                     "children: one leaf.",
              then={"params": {"gamma": 130.0}}),
-        Step("On 200 noisy points, round 5, γ = {gamma:g}: exact grew {grown} splits and "
+        Step("On 200 noisy points, round 5, γ = {gamma}: exact grew {grown} splits and "
              "pruned {pruned} of them (drawn as ghosts); hist refused {refused} before growing "
              "(a leaf that keeps the split it declined). {ends}; each removed split shows "
              "its gain against γ.",

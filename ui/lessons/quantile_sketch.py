@@ -49,9 +49,9 @@ LESSON = Lesson(
              "tree.", params={"tree_method": "hist"}, round=1,
              panels=("quantile-sketch",), numbers=_cuts),
         Step("approx re-sketches before every tree, weighting each row by its hessian "
-             "h = p(1 − p). For round {t}'s tree h runs from {hmin:.2g} (rows the model is sure "
-             "about) to {hmax:.2g} (unsure), so its {n} cut points move towards the unsure "
-             "rows: the largest is {top:.3g}, hist's {hist_top:.3g}.",
+             "h = p(1 − p). For round {t}'s tree h runs from {hmin} (rows the model is sure "
+             "about) to {hmax} (unsure), so its {n} cut points move towards the unsure "
+             "rows: the largest is {top}, hist's {hist_top}.",
              params={"tree_method": "approx"}, round=5, panels=("quantile-sketch",),
              numbers=_approx),
     ),

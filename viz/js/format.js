@@ -1,17 +1,20 @@
 // Python's number formats in the page: "{:.4g}" (pyG) and "{:,.0f}" (pyF0), so that the tree's
 // labels read exactly as viz/tree_layout.py writes them; ties are rounded half to even on the
-// exact binary value as Python does (toPrecision and toFixed round ties away from zero).
+// exact binary value as Python does (toPrecision and toFixed round ties away from zero). And
+// `rounded`, boost/trace/rounding.py's rule for a number shown to a reader (a lesson's text,
+// the tree's labels, the node's box): its constants and rule are that module's.
 
 function exactDigits(x) {  // x > 0, finite: its leading 101 decimal digits and exponent
   const [mantissa, exp] = x.toExponential(100).split("e");
   return { digits: mantissa.replace(".", ""), exp: Number(exp) };
 }
 
-function roundDigits(digits, exp, p) {  // to p >= 1 significant digits, half to even
+// to p >= 1 significant digits, ties half to even (Python's) or away from zero (halfUp)
+function roundDigits(digits, exp, p, halfUp = false) {
   const keep = digits.slice(0, p).padEnd(p, "0");
   const rest = digits.slice(p);
   const up = rest[0] > "5" || (rest[0] === "5"
-    && (/[1-9]/.test(rest.slice(1)) || Number(keep[p - 1]) % 2 === 1));
+    && (halfUp || /[1-9]/.test(rest.slice(1)) || Number(keep[p - 1]) % 2 === 1));
   if (!up) return { digits: keep, exp };
   const d = keep.split("").map(Number);
   let i = p - 1;
@@ -66,4 +69,39 @@ export function pyF0(x, comma = false) {
   }
   if (comma) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return sign + int;
+}
+
+// boost/trace/rounding.py's rule (its docstring says it; DECIMALS and SIGNIFICANT are its)
+const DECIMALS = 2;
+const SIGNIFICANT = [3, 5];
+const TINY = -5;
+
+function places(exp) {  // the decimals shown of a number whose leading digit is at 10**exp
+  return exp < 0 ? SIGNIFICANT[0] - 1 - exp
+    : Math.max(0, Math.min(DECIMALS, SIGNIFICANT[1] - 1 - exp));
+}
+
+export function rounded(x) {
+  if (Number.isNaN(x)) return "n/a";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return "0";
+  const { digits, exp: e0 } = exactDigits(Math.abs(x));
+  const sign = x < 0 ? "-" : "";
+  if (e0 <= TINY) {  // in powers of ten
+    const { digits: d, exp } = roundDigits(digits, e0, SIGNIFICANT[0], true);
+    const frac = d.slice(1).replace(/0+$/, "");
+    return `${sign}${d[0]}${frac ? "." + frac : ""}e-${String(-exp).padStart(2, "0")}`;
+  }
+  const keep = places(e0);  // at least one significant digit: the rule keeps 3 below 1
+  const { digits: d, exp } = roundDigits(digits, e0, e0 + 1 + keep, true);
+  let int = "0";
+  let frac = "0".repeat(Math.max(0, -exp - 1)) + d;
+  if (exp >= 0) {
+    int = d.slice(0, exp + 1).padEnd(exp + 1, "0");
+    frac = d.slice(exp + 1);
+  }
+  frac = frac.slice(0, keep).replace(/0+$/, "");
+  int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const text = int + (frac ? "." + frac : "");
+  return text === "0" ? "0" : sign + text;
 }

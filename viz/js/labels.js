@@ -2,14 +2,13 @@
 // the edges' yes / no / missing (viz.tree_layout.edge_text) and its hover text (viz/tree.py's
 // _hover); and the label-size estimate the layout packs them with (viz.tree_layout.text_size).
 
-import { pyF0, pyG } from "./format.js";
+import { pyF0, pyG, rounded } from "./format.js";
 
 export const CHAR_WIDTH = 0.6;  // a character's width, in font sizes (an estimate)
 export const LINE_HEIGHT = 1.2;  // a line's height, in font sizes
 export const LAST_FORMAT = 4;  // the sparsest label format
 
-export const short = (x) => (Number.isNaN(x) ? "n/a"
-  : Math.abs(x) >= 1000 ? pyF0(x, true) : pyG(x, 4));
+export const short = rounded;  // viz.theme.short: every number a reader sees
 
 export function num(x, digits) {
   if (digits >= 4 || Number.isNaN(x)) return short(x);
@@ -74,18 +73,17 @@ export function nodeText(n, fmt, gamma, hidden = 0) {
 
 // The hover text and the click panel's lines, as viz/tree.py _hover writes them.
 export function hoverText(n, track) {
-  const g6 = (x) => pyG(x, 6);
   const lines = [`<b>node ${n.id}</b> (depth ${n.depth})`,
-    `G = ${g6(n.G)}, H (cover) = ${g6(n.H)}`,
-    `similarity = G²/(H+λ) = ${g6(n.similarity)}`,
-    `w = −G/(H+λ) = ${g6(n.weight)}, η·w = ${g6(n.value)}`];
+    `G = ${short(n.G)}, H (cover) = ${short(n.H)}`,
+    `similarity = G²/(H+λ) = ${short(n.similarity)}`,
+    `w = −G/(H+λ) = ${short(n.weight)}, η·w = ${short(n.value)}`];
   if (n.name !== "Leaf") {
     let missing = "";
     if (n.yes >= 0 && (!track.missing_features || track.missing_features.includes(n.name))) {
       missing = ` (missing → ${n.missing === n.yes ? "yes" : "no"})`;
     }
-    lines.splice(1, 0, `split: ${n.name} < ${g6(n.split)}${missing}`);
-    lines.push(`gain = ${g6(n.gain)}, gain − γ = ${g6(n.gain - track.gamma)}`);
+    lines.splice(1, 0, `split: ${n.name} < ${short(n.split)}${missing}`);
+    lines.push(`gain = ${short(n.gain)}, gain − γ = ${short(n.gain - track.gamma)}`);
   }
   const reason = track.reasons?.[n.reason] || "";
   if (n.pruned) lines.push("<b>removed by pruning</b>: an ancestor's gain < γ");

@@ -119,17 +119,19 @@ export class TreePanel {
   showInfo(r) {  // the selected node's numbers, or none
     const selected = this.player.selected;
     const node = selected === null ? null : this.nodes(r).find((n) => n.id === selected);
-    this.info.hidden = !node;
-    if (!node) return;
+    // the node's panel beside the tree holds its numbers already: no box over the tree
+    this.info.hidden = !node || this.player.panels.some((q) => q.name === "node");
+    if (this.info.hidden) return;
     this.info.innerHTML = `${hoverText(node, this.player.tree)}<button type="button" `
       + `title="Close" aria-label="Close">×</button>`;
     this.info.dataset.node = node.id;
     this.placeInfo(node.id);
   }
 
-  // The node's numbers go in the panel's corner that hides the least of the tree (the
-  // selected node never; the root's band before the leaves): the tree fills the panel, no
-  // corner is free.
+  // The node's numbers go where they hide the least of the tree: a place that covers no
+  // label, marker or edge label if the panel has one (the corners first, then anywhere on a
+  // grid of the box's own size), else the corner that hides the least (the selected node
+  // never; the root's band before the leaves).
   placeInfo(selected) {
     const { info, plan } = this;
     if (!plan) return;
@@ -143,27 +145,36 @@ export class TreePanel {
     const deepest = Math.max(...plan.nodes.map((n) => n.depth));
     const cost = new Map(plan.nodes.map((n) => [n.id, n.id === selected ? 1000
       : 1 + 2 * (deepest - n.depth)]));
+    const text = (x, y, label, weight) => {
+      const [tw, th] = textSize(label, this.labelFont);
+      points.push({ x: ox + gx(g, x), y: oy + gy(g, y), rx: tw / 2, ry: th / 2, weight });
+    };
     for (const id of plan.y.keys()) {
-      const [lx, ly, text] = plan.label.get(id);
-      const [tw, th] = textSize(text, this.labelFont);
+      const [lx, ly, label] = plan.label.get(id);
       const weight = cost.get(id);
       points.push({ x: ox + gx(g, plan.x.get(id)), y: oy + gy(g, plan.y.get(id)),
-        r: plan.marker / 2, weight }, { x: ox + gx(g, lx), y: oy + gy(g, ly), rx: tw / 2,
-        ry: th / 2, weight });
+        r: plan.marker / 2, weight });
+      text(lx, ly, label, weight);
     }
-    const corners = [[box.width - w - 6, 6], [box.width - w - 6, box.height - h - 6],
-      [6, box.height - h - 6], [6, 6]];
-    let best = corners[0];
+    for (const [x, y, label] of plan.edgeLabels) text(x, y, label, 1);
+    const [right, bottom] = [box.width - w - 6, box.height - h - 6];
+    const places = [[right, 6], [right, bottom], [6, bottom], [6, 6]];
+    const corners = places.length;
+    for (let y = 6; y <= bottom; y += Math.max(8, h / 4)) {
+      for (let x = 6; x <= right; x += Math.max(8, w / 4)) places.push([x, y]);
+    }
+    let best = places[0];
     let bestCost = Infinity;
-    for (const [x, y] of corners) {
+    places.forEach(([x, y], i) => {
       let c = 0;
       for (const q of points) {
         const rx = q.rx ?? q.r;
         const ry = q.ry ?? q.r;
         if (q.x + rx > x && q.x - rx < x + w && q.y + ry > y && q.y - ry < y + h) c += q.weight;
       }
+      if (i >= corners && c > 0) return;  // off a corner only where nothing is covered
       if (c < bestCost) { bestCost = c; best = [x, y]; }
-    }
+    });
     Object.assign(info.style, { left: `${Math.max(0, best[0])}px`,
       top: `${Math.max(0, best[1])}px`, right: "auto" });
   }
