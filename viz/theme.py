@@ -64,6 +64,16 @@ def short(x: float) -> str:
     return rounded(x)
 
 
+
+def threshold(x: float, digits: int = 4) -> str:
+    """A split's threshold: a value of the data, not a computed number, so it keeps the
+    digits that tell it from its neighbours (``digits`` significant; from 1,000 on, in a
+    label, whole and thousands separated): 1.4525, not 1.45."""
+    if x != x:  # NaN
+        return "n/a"
+    return f"{x:,.0f}" if digits <= 4 and abs(x) >= 1000 else f"{x:.{digits}g}"
+
+
 # Points drawn per scatter; more rows are sampled (the model uses every row). SVG redraw time
 # grows with the points (about 0.07 ms a point in headless Chromium): the fit's two clouds of
 # 1000 took 104-158 ms to redraw, of 500 67-87 ms, and a step at 100k x 30 went from a median

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from boost.trace.node_record import refused
 
-from .theme import CURRENT, PALETTE, layout, short
+from .theme import CURRENT, PALETTE, layout, short, threshold
 from .tree_layout import Plan, label_font, plan_tree, slot_positions
 
 SPLIT = PALETTE[0]
@@ -52,7 +52,7 @@ def _hover(row, gamma: float, missing_features=None) -> str:
         if not pd.isna(row.Yes) and (missing_features is None
                                     or row.Feature in missing_features):
             missing = f" (missing → {'yes' if row.Missing == row.Yes else 'no'})"
-        lines.insert(1, f"split: {row.Feature} < {n(row.Split)}{missing}")
+        lines.insert(1, f"split: {row.Feature} < {threshold(row.Split, 6)}{missing}")
         lines.append(f"gain = {n(row.Gain)}, gain − γ = {n(row.Gain - gamma)}")
     if row.Pruned:
         lines.append("<b>removed by pruning</b>: an ancestor's gain < γ")

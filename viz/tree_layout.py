@@ -22,7 +22,7 @@ import pandas as pd
 
 from boost.trace.node_record import refused
 
-from .theme import short
+from .theme import short, threshold
 
 CHAR_WIDTH = 0.6
 LINE_HEIGHT = 1.2
@@ -135,9 +135,10 @@ def _split_line(row, fmt: int) -> str:
     feature = str(row.Feature)
     if fmt == LAST_FORMAT:  # the feature only: the threshold is in the hover text
         return trunc(feature, width)
+    cut = threshold(row.Split) if digits >= 4 else num(row.Split, digits)
     if fmt >= 2:
-        return f"{trunc(feature, width)}<{num(row.Split, digits)}"
-    return "<br>".join(name_lines(feature, width)) + f" < {num(row.Split, digits)}"
+        return f"{trunc(feature, width)}<{cut}"
+    return "<br>".join(name_lines(feature, width)) + f" < {cut}"
 
 
 def node_text(row, fmt: int, gamma: float, hidden: int = 0) -> str:

@@ -9,6 +9,9 @@ export const LINE_HEIGHT = 1.2;  // a line's height, in font sizes
 export const LAST_FORMAT = 4;  // the sparsest label format
 
 export const short = rounded;  // viz.theme.short: every number a reader sees
+// viz.theme.threshold: a split's threshold keeps the data's digits (1.4525, not 1.45)
+export const threshold = (x, digits = 4) => (Number.isNaN(x) ? "n/a"
+  : digits <= 4 && Math.abs(x) >= 1000 ? pyF0(x, true) : pyG(x, digits));
 
 export function num(x, digits) {
   if (digits >= 4 || Number.isNaN(x)) return short(x);
@@ -48,8 +51,9 @@ function nameLines(name, width) {  // as viz.tree_layout.name_lines: at most two
 function splitLine(n, fmt) {
   const [width, digits] = [[18, 4], [10, 3], [6, 2], [4, 2], [4, 0]][fmt];
   if (fmt === LAST_FORMAT) return trunc(n.name, width);  // the threshold is in the hover text
-  if (fmt >= 2) return `${trunc(n.name, width)}<${num(n.split, digits)}`;
-  return `${nameLines(n.name, width).join("<br>")} < ${num(n.split, digits)}`;
+  const cut = digits >= 4 ? threshold(n.split) : num(n.split, digits);
+  if (fmt >= 2) return `${trunc(n.name, width)}<${cut}`;
+  return `${nameLines(n.name, width).join("<br>")} < ${cut}`;
 }
 
 // A node's label in format fmt, as viz.tree_layout.node_text writes it.
@@ -82,7 +86,7 @@ export function hoverText(n, track) {
     if (n.yes >= 0 && (!track.missing_features || track.missing_features.includes(n.name))) {
       missing = ` (missing → ${n.missing === n.yes ? "yes" : "no"})`;
     }
-    lines.splice(1, 0, `split: ${n.name} < ${short(n.split)}${missing}`);
+    lines.splice(1, 0, `split: ${n.name} < ${threshold(n.split, 6)}${missing}`);
     lines.push(`gain = ${short(n.gain)}, gain − γ = ${short(n.gain - track.gamma)}`);
   }
   const reason = track.reasons?.[n.reason] || "";
