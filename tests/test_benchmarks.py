@@ -39,6 +39,7 @@ CASES = {
         r"case\s+measure\s+new ms med / p95",
         rf"1k exact 1280x720\s+step \(→\)\s+{NUM} / {NUM}",
         rf"1k exact 1280x720\s+step out of round 0\s+{NUM} / {NUM}",
+        rf"1k exact 1280x720\s+charts after the status line \(opening\)\s+{NUM}",
         rf"1k exact 1280x720\s+node click: details\s+{NUM} / {NUM}",
         rf"1k exact 1280x720\s+node click: details, prefetched\s+{NUM} / {NUM}",
         rf"bare page, 1 chart\s+median\s+{NUM} ms, p95\s+{NUM} ms"], BROWSER),

@@ -143,24 +143,42 @@ def path(route: str) -> str:
 
 class PreloadPlotly:
     """ASGI middleware: every HTML page the server sends says, in a ``Link`` header, to start
-    loading Plotly.js at once — the charts' script is otherwise asked for only when the
-    first script run has drawn the page's first chart (seconds later on a busy machine)."""
+    loading Plotly.js at once, and runs it from its head (an ``async`` script, the element
+    viz/js/plotly_load.js looks for): the charts' script is otherwise asked for when the first
+    script run has drawn the page's player, and Plotly.js takes about a second to evaluate on
+    a slow 2-core machine — then spent while the first script run is under way."""
 
     def __init__(self, app) -> None:
         self.app = app
         self.link = f"<{path(PLOTLY)}>; rel=preload; as=script".encode()
+        self.script = (f'<script async data-boostscope-plotly src="{path(PLOTLY)}" '
+                       'onerror="this.dataset.failed=1"></script></head>').encode()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        start = None  # an HTML page's start, held until its body is whole
+        body = []
 
         async def sending(message) -> None:
+            nonlocal start
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 if any(k.lower() == b"content-type" and v.startswith(b"text/html")
-                       for k, v in headers):
-                    message = {**message, "headers": [*headers, (b"link", self.link)]}
+                       for k, v in headers) and not any(
+                        k.lower() == b"content-encoding" for k, _ in headers):
+                    start = {**message, "headers": [*headers, (b"link", self.link)]}
+                    return
+            elif start is not None and message["type"] == "http.response.body":
+                body.append(message.get("body", b""))
+                if message.get("more_body", False):
+                    return
+                html = b"".join(body).replace(b"</head>", self.script, 1)
+                headers = [(k, str(len(html)).encode()) if k.lower() == b"content-length"
+                           else (k, v) for k, v in start["headers"]]
+                await send({**start, "headers": headers})
+                message = {"type": "http.response.body", "body": html, "more_body": False}
             await send(message)
 
         await self.app(scope, receive, sending)

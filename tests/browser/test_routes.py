@@ -3,7 +3,8 @@ node records over HTTP, answered without a script run, by the id the page was gi
 session's model; bad ids, rounds, nodes and classes are 4xx JSON errors that say what is
 wrong. Numbers checked by hand on the four points (base_score 0.5, λ = 0): the root of round
 1 has G = H = 4 and splits at x < 15 with gain 110.25 + 14.083 − 4 = 120.33. And Plotly.js,
-preloaded by every HTML page's Link header, so the page asks for it as it starts."""
+preloaded by every HTML page's Link header and run from its head, so the page asks for it
+and runs it as it starts."""
 
 import csv
 import io
@@ -104,6 +105,11 @@ def test_plotly_js_is_preloaded_as_the_page_starts(browser, server):  # noqa: F8
     with urllib.request.urlopen(f"{server}/", timeout=60) as answer:
         assert answer.headers.get_content_type() == "text/html"
         assert answer.headers["Link"] == "</boostscope/plotly.min.js>; rel=preload; as=script"
+        html = answer.read().decode()
+        assert int(answer.headers["Content-Length"]) == len(html.encode())
+    # and run from the page's head as it loads (not when the player mounts)
+    head = html[:html.index("</head>")]
+    assert '<script async data-boostscope-plotly src="/boostscope/plotly.min.js"' in head
     with urllib.request.urlopen(f"{server}/_stcore/health", timeout=60) as answer:
         assert answer.headers["Link"] is None  # HTML pages only
     page = new_page(browser, viewport={"width": 1280, "height": 720})
@@ -114,4 +120,8 @@ def test_plotly_js_is_preloaded_as_the_page_starts(browser, server):  # noqa: F8
     asked = page.evaluate("""() => performance.getEntriesByType('resource')
         .filter(e => e.name.endsWith('/boostscope/plotly.min.js')).map(e => e.initiatorType)""")
     assert asked == ["link"]
+    # one script element: the page's own, which the player's loader found and waited for
+    assert page.evaluate("""() => [...document.querySelectorAll('script[data-boostscope-plotly]')]
+        .map(e => [e.async, e.parentElement.tagName])""") == [[True, "HEAD"]]
+    assert page.evaluate("() => typeof window.Plotly?.react") == "function"
     page.close()
