@@ -92,6 +92,11 @@ ROOT_STEP = """(latex) => {
 }"""
 
 
+TEXTS = """(latex) => { const box = document.getElementById('out');
+  box.innerHTML = window.tex.mathml(latex);
+  return [...box.querySelectorAll('mtext')].map(m => m.textContent); }"""
+
+
 def test_the_four_points_root_as_drawn(browser, tmp_path):
     """S_L of the root: G = 10.5 over H = 1 with λ = 0, 110.25; S_R: (−6.5)² / (3 + 0), the
     minus a sign (no space after it), 14.08."""
@@ -105,4 +110,8 @@ def test_the_four_points_root_as_drawn(browser, tmp_path):
     right = page.evaluate(ROOT_STEP, steps["similarity right"])
     assert right["fracs"][1] == ["(−6.5)2", "3+0"] and right["signs"] == ["−"]
     assert right["numbers"][-1] == "14.08"
+    # the verdict's words as written (a \text keeps its spaces; math ignores them)
+    assert page.evaluate(TEXTS, steps["gain minus gamma"]) == ["gain", "kept"]
+    pruned = r"x \ge 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}"
+    assert page.evaluate(TEXTS, pruned) == ["pruned, unless a split below it is kept"]
     page.close()

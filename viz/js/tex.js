@@ -36,6 +36,7 @@ function tokenize(tex) {
   while ((m = re.exec(tex)) !== null) {
     if (m[1] !== undefined) out.push({ cmd: m[1] });
     else if (m[2] !== undefined) out.push({ num: m[2].replace(/\{,\}/g, ",") });
+    else if (m[3] !== undefined) out.push({ ws: true });  // a space: \text keeps it
     else if (m[4] !== undefined) out.push({ ch: m[4] });
   }
   return out;
@@ -47,9 +48,11 @@ class Parser {
     this.i = 0;
   }
 
-  peek() { return this.tokens[this.i]; }
+  skip() { while (this.tokens[this.i]?.ws) this.i += 1; }  // math ignores spaces
 
-  next() { return this.tokens[this.i++]; }
+  peek() { this.skip(); return this.tokens[this.i]; }
+
+  next() { this.skip(); return this.tokens[this.i++]; }
 
   // Atoms until `}`, `&`, `\\`, \end or \right (left for the caller), or the end.
   list(stop = () => false) {
@@ -121,7 +124,8 @@ class Parser {
     this.expect("{");
     let out = "";
     let depth = 0;
-    for (let t = this.next(); t; t = this.next()) {
+    for (let t = this.tokens[this.i++]; t; t = this.tokens[this.i++]) {
+      if (t.ws) { out += " "; continue; }
       if (t.ch === "{") depth += 1;
       if (t.ch === "}" && depth-- === 0) return out;
       out += t.cmd !== undefined ? (t.cmd.length === 1 ? t.cmd : `\\${t.cmd} `)
