@@ -21,7 +21,8 @@ from .samples import BY_KEY
 from .state import AppState, Model, Shown
 from .training import train_other
 
-LINE_CHARS = 100  # characters of a lesson's text per line at 1280 px (the type is 22 px)
+LINE_CHARS = 120  # characters of a lesson's text per line at 1280 px (the type is 22 px; a
+# line holds 125-135 of them, measured on the pruning lesson)
 
 
 def start(app: AppState, slug: str) -> None:

@@ -166,9 +166,8 @@ FOLDED = """() => {
 
 # What the walk does not hold yet (issue 46, item 8, left open): per (lesson, screen), the
 # fields whose numbers only the text names (base_score, losses, counts, the sketch's top
-# cuts...) and "folded": the pruning view's exact tree (Python's, folded to the height
-# ``ui.present.lesson_height`` estimates) folds a level with room below it. Every other
-# field's numbers must be on screen; each entry here is a gap to close, not a rule.
+# cuts...). Every other field's numbers must be on screen; each entry here is a gap to
+# close, not a rule.
 KNOWN_GAPS = {
     ("four-points", 1): frozenset({"base", "res"}),
     ("four-points", 2): frozenset({"sim"}),
@@ -182,7 +181,7 @@ KNOWN_GAPS = {
     ("learning-rate", 2): frozenset({"t", "v"}),
     ("learning-rate", 3): frozenset({"t", "v"}),
     ("learning-rate", 5): frozenset({"race"}),
-    ("pruning", 4): frozenset({"ends", "folded", "pruned", "refused"}),
+    ("pruning", 4): frozenset({"ends", "pruned", "refused"}),
     ("missing-values", 1): frozenset({"missing", "n"}),
     ("missing-values", 2): frozenset({"hidden", "known"}),
     ("missing-values", 3): frozenset({"hidden", "known"}),
