@@ -71,11 +71,13 @@ def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.nd
 def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndarray,
                        feature: str, large: bool = False, weight: np.ndarray | None = None,
                        size_by: np.ndarray | None = None, title: str = "",
-                       method: str = "hist") -> go.Figure:
+                       method: str = "hist", hist_cuts: np.ndarray | None = None
+                       ) -> go.Figure:
     """One feature: the values (rug; marker size ``size_by``), the share of ``weight`` below
     each value, exact's ``thresholds`` as short ticks and hist's ``cuts`` (without the
-    sentinel) as tall lines (``method``: whose cuts, for the legend). Rows are sampled for
-    drawing (viz.theme.sample_rows)."""
+    sentinel) as tall lines (``method``: whose cuts, for the legend), the largest one named;
+    ``hist_cuts`` (approx: hist's cuts of the same values) adds hist's largest cut, dashed,
+    named too. Rows are sampled for drawing (viz.theme.sample_rows)."""
     ex, ey = _vlines(_thin(np.asarray(thresholds)), *TICK)
     cx, cy = _vlines(np.asarray(cuts), TICK[0], 1.0)
     traces = [
@@ -87,6 +89,22 @@ def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndar
                    line={"color": EXACT, "width": 1}, hoverinfo="skip"),
         *_rug_and_curve(values, weight, size_by, large),
     ]
+    notes = []  # the largest cut of each method, named (a lesson compares them)
+    for who, xs, dash, anchor in ((method, cuts, "solid", "left"),
+                                  ("hist", hist_cuts, "dash", "right")):
+        if xs is None or not len(xs):
+            continue
+        top = float(np.max(xs))
+        if who == "hist" and method == "hist":
+            continue
+        notes.append({"x": top, "y": 1.0, "xref": "x", "yref": "y", "yanchor": "bottom",
+                      "xanchor": anchor, "showarrow": False, "font": {"color": CUTS},
+                      "text": f"{who}'s largest cut {short(top)}"})
+        if dash == "dash":
+            traces.append(go.Scatter(x=[top, top], y=[TICK[0], 1.0], mode="lines",
+                                     name=f"hist's largest cut ({short(top)})",
+                                     line={"color": CUTS, "width": 2, "dash": "dash"},
+                                     hovertemplate="hist's largest cut %{x:.6g}<extra></extra>"))
     return go.Figure(data=traces, layout=layout(
         title or f"{feature}: candidate thresholds", large, height=460,
         xtitle=feature,
@@ -95,7 +113,7 @@ def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndar
                "zeroline": False},
         legend={"orientation": "h", "yanchor": "top", "y": -0.3 if large else -0.22,
                 "xanchor": "left", "x": 0.0},
-        margin={"b": 170 if large else 105}, hovermode="closest"))
+        margin={"b": 170 if large else 105}, hovermode="closest", annotations=notes))
 
 
 def counts_line(n_thresholds: int, n_cuts: int, max_bin: int, method: str = "hist") -> str:

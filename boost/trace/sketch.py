@@ -22,6 +22,7 @@ class SketchData:
     size_by: np.ndarray | None  # each row's hessian h, for the marker size
     max_bin: int
     tree: int | None  # approx: the tree (round) whose cuts these are
+    hist_cuts: np.ndarray | None = None  # approx: hist's cuts of the same values, to compare
 
 
 def sketch(booster, f: int, round_idx: int, klass: int = 0, X=None) -> SketchData:
@@ -42,10 +43,16 @@ def sketch(booster, f: int, round_idx: int, klass: int = 0, X=None) -> SketchDat
     elif method == "hist":
         cuts = booster.cuts()[name]
     else:
-        cuts = quantile_sketch.hist_cuts(np.ascontiguousarray(values[:, None]), w,
-                                         max_bin).feature_cuts(0)
+        cuts = _hist_cuts(values, w, max_bin)
     if size_by is None and booster.objective.startswith(("binary:", "multi:")):
         size_by = booster.round_view(round_idx).hess[:, klass]
     thresholds = candidates.exact_thresholds(values)
     return SketchData(values=values, thresholds=thresholds, cuts=cuts[:-1], weight=weight,
-                      size_by=size_by, max_bin=max_bin, tree=tree)
+                      size_by=size_by, max_bin=max_bin, tree=tree,
+                      hist_cuts=_hist_cuts(values, w, max_bin)[:-1] if tree else None)
+
+
+def _hist_cuts(values: np.ndarray, w, max_bin: int) -> np.ndarray:
+    """The cuts hist makes of one feature's values (its sentinel last)."""
+    return quantile_sketch.hist_cuts(np.ascontiguousarray(values[:, None]), w,
+                                     max_bin).feature_cuts(0)

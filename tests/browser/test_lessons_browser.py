@@ -193,7 +193,6 @@ KNOWN_GAPS = {
     ("classification", 5): frozenset({"trees"}),
     ("quantile-sketch", 1): frozenset({"rows"}),
     ("quantile-sketch", 2): frozenset({"bins"}),
-    ("quantile-sketch", 3): frozenset({"hist_top", "top"}),
 }
 FOLD_ROOM = 60  # px free below a folded tree that would have held another level
 
