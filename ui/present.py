@@ -29,9 +29,22 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 [data-testid="stMainBlockContainer"], .block-container
   { padding: 0.4rem 1rem 0.6rem 1rem !important; max-width: 100% !important; }
 [data-testid="stApp"] { color: #000; }
-@media (min-width: 1600px) {  /* the bar's controls need not grow with the panels' type */
-  .st-key-presenter_bar { zoom: 0.7; }
-}
+/* the presenter's bar: one compact row in the player's type (its font is the player's
+   status line's, 17 px at 1280×720 scaled by min(width/1280, height/720): viz/js/player.js
+   layout), its controls one line of that type high (Streamlit's are 2.5rem, and the rem
+   grows with the width too: they made the bar as tall as a two-line one), and 0.25rem
+   under it, not the page's 1rem: at every size the bar takes less height than the
+   player's own transport, and the panels keep their share of the window */
+.st-key-presenter_bar { font-size: max(16px, min(1.328125vw, 2.3611vh)); }
+[data-testid="stLayoutWrapper"]:has(> .st-key-presenter_bar) { margin-bottom: -0.75rem; }
+.st-key-presenter_bar [data-testid="stMarkdownContainer"], .st-key-presenter_bar p,
+.st-key-presenter_bar input, .st-key-presenter_bar button
+  { font-size: inherit !important; line-height: 1.25 !important; }
+.st-key-presenter_bar [role="group"] { min-height: 0 !important; height: auto !important; }
+.st-key-presenter_bar input { padding: 2px 0.5em !important; }
+.st-key-presenter_bar button { min-height: 0 !important; padding: 2px 0.5em !important; }
+.st-key-presenter_bar svg { width: 1em; height: 1em; }
+.st-key-presenter_bar [data-testid="stIconMaterial"] { font-size: 1.2em !important; }
 .st-key-lesson_say p { font-size: 1.1rem; line-height: 1.35; margin-bottom: 0.2rem; }
 [data-testid="stCaptionContainer"], [data-testid="stWidgetLabel"] p,
 [data-testid="stTooltipHoverTarget"] { font-size: max(0.85rem, 16px) !important; }

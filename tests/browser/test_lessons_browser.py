@@ -377,11 +377,24 @@ PANEL_BOX = """() => {
 }"""
 
 
+# The presenter's bar's type as drawn (font size times a zoom's scale): the title and the
+# panel choices, [px, text], and the player's status line's px.
+BAR_FONTS = """() => {
+  const drawn = (el) => parseFloat(getComputedStyle(el).fontSize)
+    * (el.offsetWidth ? el.getBoundingClientRect().width / el.offsetWidth : 1);
+  const bar = document.querySelector('.st-key-presenter_bar');
+  const texts = [...bar.querySelectorAll('p, input')].filter(e => e.offsetWidth)
+    .map(e => [drawn(e), (e.value ?? e.textContent).trim()]);
+  return [texts, drawn(document.querySelector('[data-testid="boostscope-player"] .bsp-status'))];
+}"""
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160)],
                          ids=["720p", "1080p", "2160p"])
 def test_presenter_screenshots(projector, server, size):  # noqa: F811
     """The presenter's screen (fit and tree, a node selected) at a projector's sizes: the
-    panels fill the window's height, nothing reaches out of it, no text under 16 px."""
+    panels fill the window's height, nothing reaches out of it, no text under 16 px, the
+    bar's type as large as the player's."""
     width, height = size
     PRESENT_SHOTS.mkdir(parents=True, exist_ok=True)
     page = new_page(projector.context.browser, viewport={"width": width, "height": height})
@@ -401,8 +414,13 @@ def test_presenter_screenshots(projector, server, size):  # noqa: F811
     for box_left, _top, box_right, box_bottom in page.evaluate(CHART_BOXES):
         assert box_left >= -1 and box_right <= width + 1 and box_bottom <= height + 1
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
-    if size == (1920, 1080):
-        assert bottom - top >= 0.85 * height, f"the panels fill {(bottom - top) / height:.0%}"
+    assert bottom - top >= 0.85 * height, f"the panels fill {(bottom - top) / height:.1%}"
+    # the bar's type grows with the window as the player's does (a zoom of 0.7 from 1600 px
+    # kept it at 21 px at 1080p and 34 px at 2160p, under the status line's 26 and 51)
+    texts, status = page.evaluate(BAR_FONTS)
+    assert len(texts) == 3, texts  # the model's name and the two panel choices
+    for px, text in texts:
+        assert px >= max(16, 0.9 * status), f"the bar's '{text}' is {px:.1f} px ({status} px)"
     if size == (1280, 720):
         smallest, text = page.evaluate(SMALLEST_FONT)
         assert smallest >= 16, f"'{text}' is {smallest} px"
