@@ -54,7 +54,7 @@ header[data-testid="stHeader"], section[data-testid="stSidebar"],
 """
 HEIGHT = 560  # the panels' height at 1280×720 (presenter bar above); they scale with it
 WIDTH = 1240  # what the two panels share at 1280 px
-LESSON_TOP, LESSON_LINE = 70, 31  # px above a lesson's text, and per line of it (1280 px;
+LESSON_TOP, LESSON_LINE = 96, 31  # px above a lesson's text, and per line of it (1280 px;
 # measured: the lesson's bar ends at 60 px, each line of its text takes 30-31)
 TRANSPORT = 80  # px the player's status and transport take over panels of its own (1280 px)
 

@@ -47,7 +47,7 @@ def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.nd
     w = np.ones_like(v) if weight is None else np.asarray(weight, dtype=float)[rows][present]
     order = np.argsort(v, kind="stable")
     share = np.cumsum(w[order]) / max(float(w.sum()), 1e-300)
-    name, sizes, custom = "training values", 8 if large else 6, None
+    name, sizes, custom = f"training values ({short(len(values))})", 8 if large else 6, None
     hover = "x = %{x:.6g}<extra></extra>"
     if size_by is not None:
         s = np.asarray(size_by, dtype=float)[rows][present]
@@ -55,7 +55,8 @@ def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.nd
         hover, custom = "x = %{x:.6g}<br>h = %{customdata:.4g}<extra></extra>", s
         if hi > lo * 1.001:  # from lo (small) to hi (large): the range is in the legend
             sizes = list(4 + 14 * (s - lo) / (hi - lo))
-            name = f"training values (size: h from {short(lo)} to {short(hi)})"
+            name = (f"training values ({short(len(values))}; size: h from {short(lo)} to "
+                    f"{short(hi)})")
     jitter = np.random.default_rng(0).uniform(-0.03, 0.03, len(v))
     return [
         go.Scatter(x=v[order], y=share, mode="lines", line={"color": CURVE, "width": 2,
@@ -71,17 +72,19 @@ def _rug_and_curve(values: np.ndarray, weight: np.ndarray | None, size_by: np.nd
 def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndarray,
                        feature: str, large: bool = False, weight: np.ndarray | None = None,
                        size_by: np.ndarray | None = None, title: str = "",
-                       method: str = "hist", hist_cuts: np.ndarray | None = None
-                       ) -> go.Figure:
+                       method: str = "hist", hist_cuts: np.ndarray | None = None,
+                       max_bin: int | None = None) -> go.Figure:
     """One feature: the values (rug; marker size ``size_by``), the share of ``weight`` below
     each value, exact's ``thresholds`` as short ticks and hist's ``cuts`` (without the
-    sentinel) as tall lines (``method``: whose cuts, for the legend), the largest one named;
+    sentinel) as tall lines (``method``: whose cuts, for the legend with ``max_bin``), the
+    largest one named; the legend counts the rows;
     ``hist_cuts`` (approx: hist's cuts of the same values) adds hist's largest cut, dashed,
     named too. Rows are sampled for drawing (viz.theme.sample_rows)."""
     ex, ey = _vlines(_thin(np.asarray(thresholds)), *TICK)
     cx, cy = _vlines(np.asarray(cuts), TICK[0], 1.0)
     traces = [
-        go.Scatter(x=cx, y=cy, mode="lines", name=f"{method}'s cut points ({len(cuts)})",
+        go.Scatter(x=cx, y=cy, mode="lines", name=f"{method}'s cut points ({len(cuts)}"
+                   + (f"; max_bin {max_bin})" if max_bin else ")"),
                    line={"color": CUTS, "width": 1.5}, opacity=0.8,
                    hovertemplate="cut %{x:.6g}<extra></extra>"),
         go.Scatter(x=ex, y=ey, mode="lines",
@@ -95,8 +98,6 @@ def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndar
         if xs is None or not len(xs):
             continue
         top = float(np.max(xs))
-        if who == "hist" and method == "hist":
-            continue
         notes.append({"x": top, "y": 1.0, "xref": "x", "yref": "y", "yanchor": "bottom",
                       "xanchor": anchor, "showarrow": False, "font": {"color": CUTS},
                       "text": f"{who}'s largest cut {short(top)}"})
@@ -111,7 +112,9 @@ def make_sketch_figure(values: np.ndarray, thresholds: np.ndarray, cuts: np.ndar
         ytitle="share of weight below x",
         yaxis={"range": [-0.34, 1.04], "tickvals": [0, 0.25, 0.5, 0.75, 1.0],
                "zeroline": False},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.3 if large else -0.22,
+        # at the figure's foot, whatever its height (under the plot, at a share of the
+        # plot's height, a taller panel pushed its second row out of the figure)
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0,
                 "xanchor": "left", "x": 0.0},
         margin={"b": 170 if large else 105}, hovermode="closest", annotations=notes))
 

@@ -191,8 +191,6 @@ KNOWN_GAPS = {
     ("classification", 3): frozenset({"G"}),
     ("classification", 4): frozenset({"t", "v"}),
     ("classification", 5): frozenset({"trees"}),
-    ("quantile-sketch", 1): frozenset({"rows"}),
-    ("quantile-sketch", 2): frozenset({"bins"}),
 }
 FOLD_ROOM = 60  # px free below a folded tree that would have held another level
 

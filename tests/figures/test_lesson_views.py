@@ -158,6 +158,10 @@ def test_sketch_cuts_are_xgboost_cuts(method):
         drawn = np.array([x for x in cuts_trace.x if x is not None])
         np.testing.assert_array_equal(np.unique(drawn), d.cuts.astype(float))
         assert cuts_trace.name == "hist's cut points (15)"
+        # the legend says max_bin and the rows (the lesson's steps 1 and 2 name them)
+        named = make_sketch_figure(d.values, d.thresholds, d.cuts, f"f{f}", max_bin=d.max_bin)
+        assert {t.name for t in named.data} >= {"hist's cut points (15; max_bin 16)",
+                                                "training values (400)"}
         # h = p(1 − p) at round 2, from the round's margins
         p = bst.predict(X, iteration_range=(0, 2)).astype(float)
         np.testing.assert_allclose(d.size_by, p * (1 - p), rtol=1e-5)

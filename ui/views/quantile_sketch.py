@@ -65,7 +65,8 @@ def render(state: AppState, shown: Shown) -> None:
              else f"{names[f]}: hist's cuts and exact's thresholds")
     show(make_sketch_figure(d.values, d.thresholds, d.cuts, names[f], shown.large,
                             weight=d.weight, size_by=d.size_by, title=title,
-                            method=shown_method, hist_cuts=d.hist_cuts), "sketch_chart",
+                            method=shown_method, hist_cuts=d.hist_cuts, max_bin=d.max_bin),
+         "sketch_chart",
          state, shown)
     if shown.compact:
         return
