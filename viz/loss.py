@@ -5,17 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker
+from .theme import PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker, short
 
 NO_TARGET = "no target in the sample: predictions only"
 
 
 def loss_line(history: pd.DataFrame | None, metric: str, round_idx: int) -> str:
     """'train rmse 1.23, valid rmse 1.45' after round ``round_idx`` ('sample rmse ...' on a
-    data sample); ``history`` None (no target): NO_TARGET."""
+    data sample), each loss as a reader sees every number (``short``: a lesson's text says
+    the same 0.738); ``history`` None (no target): NO_TARGET."""
     if history is None:
         return NO_TARGET
-    return ", ".join(f"{name} {metric} {history[name].iloc[round_idx]:.4g}"
+    return ", ".join(f"{name} {metric} {short(history[name].iloc[round_idx])}"
                      for name in history.columns)
 
 

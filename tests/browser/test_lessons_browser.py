@@ -177,9 +177,6 @@ KNOWN_GAPS = {
     ("function-space", 2): frozenset({"b1", "b2"}),
     ("function-space", 4): frozenset({"gap20", "gap5"}),
     ("function-space", 5): frozenset({"g2"}),  # at 1080p
-    ("learning-rate", 1): frozenset({"t"}),
-    ("learning-rate", 2): frozenset({"t", "v"}),
-    ("learning-rate", 3): frozenset({"t", "v"}),
     ("learning-rate", 5): frozenset({"race"}),
     ("pruning", 4): frozenset({"ends", "pruned", "refused"}),
     ("missing-values", 1): frozenset({"missing", "n"}),
@@ -189,7 +186,6 @@ KNOWN_GAPS = {
     ("classification", 1): frozenset({"m"}),
     ("classification", 2): frozenset({"G", "H"}),
     ("classification", 3): frozenset({"G"}),
-    ("classification", 4): frozenset({"t", "v"}),
     ("classification", 5): frozenset({"trees"}),
 }
 FOLD_ROOM = 60  # px free below a folded tree that would have held another level

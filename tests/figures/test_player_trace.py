@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import boost
+from boost.trace.rounding import rounded
 from boost.trace.rounds import ROUND_GRID
 from viz.fit import make_fit_figure
 from viz.loss import loss_line, make_loss_figure
@@ -145,8 +146,10 @@ def test_patched_loss_is_the_rounds_figure():
         assert got["layout"]["shapes"] == want["layout"]["shapes"]
         assert trace["status"][r] == (f"Round {r} of {ROUNDS} — "
                                       f"{loss_line(history, model.metric_name, r)}")
+    # each loss by the one rule of numbers a reader sees (a lesson's text writes the same)
     assert trace["status"][3] == (f"Round 3 of {ROUNDS} — train rmse "
-                                  f"{history.train[3]:.4g}, valid rmse {history.valid[3]:.4g}")
+                                  f"{rounded(history.train[3])}, valid rmse "
+                                  f"{rounded(history.valid[3])}")
 
 
 @pytest.mark.parametrize("method", ["exact", "hist"])
