@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from boost.params import APP_PARAMS
+from boost.trace.rounding import rounded
 from ui import lecture, nodes
 from ui.lecture import main
 from ui.samples import SAMPLES
@@ -96,7 +97,7 @@ def test_a_csv_table_trains_as_the_app_does(tmp_path, capsys):
     booster = lecture.train(config, t).booster
     history = booster.loss_history()
     assert trace["status"][5] == "Round 5 of 7 — " + ", ".join(
-        f"{name} rmse {history[name].iloc[5]:.4g}" for name in history.columns)
+        f"{name} rmse {rounded(history[name].iloc[5])}" for name in history.columns)
 
 
 def test_offline_panels():

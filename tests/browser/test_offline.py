@@ -8,6 +8,7 @@ tests/screenshots/offline/."""
 import pytest
 from harness import SHOTS, SMALLEST_FONT, open_file
 
+from boost.trace.rounding import rounded
 from ui import lecture
 from ui.lecture import main
 
@@ -69,8 +70,8 @@ def test_the_model_file_steps_with_the_arrow(browser, files):
         {}, ["max_depth=3", "eta=0.1"], ROUNDS), "progression")
     history = lecture.train(config, table).booster.loss_history()
     assert list(history.columns) == ["train", "valid"]
-    want = (f"Round 3 of {ROUNDS} — train rmse {history['train'].iloc[3]:.4g}, "
-            f"valid rmse {history['valid'].iloc[3]:.4g}")
+    want = (f"Round 3 of {ROUNDS} — train rmse {rounded(history['train'].iloc[3])}, "
+            f"valid rmse {rounded(history['valid'].iloc[3])}")
     assert page.inner_text(STATUS) == want
     title = page.text_content(".bsp-tree .bsp-title")
     assert title == "Tree of round 3"
