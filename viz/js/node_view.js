@@ -241,9 +241,10 @@ export class NodeDetails {
     const size = sizeOf(width);
     this.feature = this.featureOf(record);
     const t0 = performance.now();
-    const ready = this.ready.get(readyKey(record, this.feature, size));
+    const key = readyKey(record, this.feature, size);
+    const ready = this.ready.get(key);
     if (ready && record.candidates) {  // drawn ahead: moved into place below
-      this.ready.delete(readyKey(record, this.feature, size));
+      this.ready.delete(key);
       if (this.plot) { Plotly.purge(this.plot); this.plot.remove(); }
       this.plot = ready;
     }
