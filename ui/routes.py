@@ -13,6 +13,12 @@ or feature is a 4xx JSON error ``{"error": ...}`` that says what is wrong, never
 traceback. The engine's work runs in a worker thread, not in the server's event loop, and
 its answer is kept in the model's byte-bounded cache.
 
+``/boostscope/chart?model=<id>&round=<r>&node=<n>&class=<k>&feature=<name>``: that node's
+candidates chart of ``feature`` alone (``{"feature", "chart"}``, the chart its record carries:
+``ui.nodes.page_chart``), errors as the node route's. A click on a node whose record the page
+does not hold asks for both at once: the chart is built from one feature's candidates and
+comes first, and the page draws it while the record is built.
+
 Every HTML page carries a ``Link`` header that preloads Plotly.js (``PreloadPlotly``).
 
 Streamlit puts its own routes under ``server.baseUrlPath`` but not an app's: ``path`` adds it
@@ -32,11 +38,12 @@ from starlette.routing import Route
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from . import served
-from .nodes import ALL_CANDIDATES_CSV, page_node
+from .nodes import ALL_CANDIDATES_CSV, page_chart, page_node
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 PLOTLY = "/boostscope/plotly.min.js"
 NODE = "/boostscope/node"
+CHART = "/boostscope/chart"
 CANDIDATES = "/boostscope/candidates.csv"
 CACHE = "public, max-age=86400"  # a day: a lecture reloads the page, not Plotly.js
 
@@ -111,6 +118,26 @@ async def node(request) -> JSONResponse:
     # where the answer's time went (the page's resource timing shows it; bench_app prints it)
     timing = f"wait;dur={1e3 * (began - asked_at):.1f}, record;dur={1e3 * (done - began):.1f}"
     return JSONResponse(record, headers={"Server-Timing": timing})
+
+
+async def chart(request) -> JSONResponse:
+    """One node's candidates chart of one feature, or a 4xx error saying what is wrong."""
+    asked = _asked(request.query_params)
+    if isinstance(asked, JSONResponse):
+        return asked
+    booster, _, r, node_id, klass = asked
+    feature = request.query_params.get("feature")
+    if feature is None:
+        return _error(400, "feature is missing: name the feature whose chart to draw")
+    if feature not in booster.feature_names:
+        return _error(404, f"feature {feature!r} is not a feature of this model")
+    answer = await _answer(_timed, page_chart, booster, r, node_id, klass, feature)
+    if isinstance(answer, JSONResponse):
+        return answer
+    figure, began, done = answer
+    return JSONResponse({"round": r, "node": node_id, "class": klass, "feature": feature,
+                         "chart": figure},
+                        headers={"Server-Timing": f"record;dur={1e3 * (done - began):.1f}"})
 
 
 def _timed(work, *args):
@@ -193,6 +220,7 @@ def routes() -> list[Route]:
     """The routes ``st.App`` adds (read when the server starts: its base path is set)."""
     return [Route(path(PLOTLY), plotly_js, methods=["GET"]),
             Route(path(NODE), node, methods=["GET"]),
+            Route(path(CHART), chart, methods=["GET"]),
             Route(path(CANDIDATES), candidates, methods=["GET"])]
 
 

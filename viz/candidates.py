@@ -16,14 +16,24 @@ MARKED = 150  # candidates a series draws with markers; more are a line (a marke
 def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
                            large: bool = False, refused: bool = False,
                            parent: float | None = None) -> go.Figure:
-    """``curve``: the node's gain curve of ``feature`` (``NodeDetail.curves[feature]``): the
-    gain of every threshold, one series per default direction (missing → left / right),
-    min_child_weight-blocked ones grey with their range shaded, the chosen split starred,
-    and the γ line; the x range frames the valid thresholds. Candidates that put every row
-    on one side (hist's last bin edge, for one) split nothing and are not in the curve (the
-    table keeps them). ``refused``: the best split was refused by γ before growing it
-    (hist, approx), and is labelled so. ``parent``: the node's similarity the gains are
-    measured from (default: the curve's ``SimilarityParent``)."""
+    """The candidates chart (``candidates_spec``) as a figure."""
+    return go.Figure(candidates_spec(curve, feature, gamma, large, refused, parent))
+
+
+def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
+                    large: bool = False, refused: bool = False,
+                    parent: float | None = None) -> dict:
+    """The candidates chart as Plotly's ``{"data": traces, "layout": layout}`` of plain dicts
+    and arrays (what ``go.Figure`` takes; a node's record carries it without building one:
+    ``viz.node_page.chart_json``). ``curve``: the node's gain curve of ``feature``
+    (``NodeDetail.curves[feature]``): the gain of every threshold, one series per default
+    direction (missing → left / right), min_child_weight-blocked ones grey with their range
+    shaded, the chosen split starred, and the γ line; the x range frames the valid
+    thresholds. Candidates that put every row on one side (hist's last bin edge, for one)
+    split nothing and are not in the curve (the table keeps them). ``refused``: the best
+    split was refused by γ before growing it (hist, approx), and is labelled so.
+    ``parent``: the node's similarity the gains are measured from (default: the curve's
+    ``SimilarityParent``)."""
     part = curve
     traces = []
     shapes = []
@@ -34,8 +44,8 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
         if len(directions) == 1:
             name = "candidates"
         valid = side[side.Valid]
-        traces.append(go.Scatter(  # a marker a candidate while they can be told apart
-            x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(),
+        traces.append(dict(  # a marker a candidate while they can be told apart
+            type="scatter", x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(),
             mode="lines+markers" if len(valid) <= MARKED else "lines",
             name=name, line={"color": PALETTE[i], "width": 2}, marker={"size": 7},
             customdata=np.c_[valid.SumGradLeft, valid.SumHessLeft, valid.SumGradRight,
@@ -46,8 +56,9 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
                            "H %{customdata[3]:.5g}, n %{customdata[5]}<extra></extra>")))
         blocked = side[~side.Valid]
         if len(blocked):
-            traces.append(go.Scatter(
-                x=blocked.Threshold.to_numpy(), y=blocked.Gain.to_numpy(), mode="markers",
+            traces.append(dict(
+                type="scatter", x=blocked.Threshold.to_numpy(), y=blocked.Gain.to_numpy(),
+                mode="markers",
                 name="blocked by min_child_weight", showlegend=i == 0,
                 marker={"color": BLOCKED, "symbol": "x", "size": 8},
                 hovertemplate=f"{feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<br>blocked: a child "
@@ -58,8 +69,8 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
                                "opacity": 0.15, "line": {"width": 0}, "layer": "below"})
     best = part[part.Best]
     if len(best):
-        traces.append(go.Scatter(
-            x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
+        traces.append(dict(
+            type="scatter", x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
             name="best split, refused by γ" if refused else "chosen split",
             marker={"color": CURRENT, "symbol": "star", "size": 20,
                     "line": {"width": 1, "color": "white"}},
@@ -83,7 +94,7 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
         # at sentinel thresholds (about twice the largest value) and would squash the peak.
         pad = 0.05 * (valid[-1] - valid[0])
         frame = {"range": [float(valid[0] - pad), float(valid[-1] + pad)]}
-    return go.Figure(data=traces, layout=layout(
+    return dict(data=traces, layout=layout(
         f"Gain of every split on {feature}", large, height=440,
         xtitle=f"threshold: {feature} < it goes left",  # short: a half-width column cut it
         ytitle=f"gain = S_L + S_R − {short(parent)}", shapes=shapes, annotations=[note],

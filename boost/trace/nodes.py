@@ -32,28 +32,41 @@ def thin(frame: pd.DataFrame, points: int = CURVE_POINTS) -> pd.DataFrame:
     ``points // 2`` runs of neighbours, each keeping its smallest and largest gain (the
     curve's shape at the screen's resolution), plus the chosen split and the candidates
     where min_child_weight's blocking starts or ends (the table lists every candidate)."""
-    if len(frame) <= points:
-        return frame
-    gains = frame.Gain.to_numpy(dtype=float)
+    return frame.iloc[_thinned(frame.Gain.to_numpy(dtype=float), frame.Best.to_numpy(),
+                               frame.Valid.to_numpy(), points)]
+
+
+def _thinned(gains: np.ndarray, best: np.ndarray, valid: np.ndarray, points: int
+             ) -> np.ndarray:
+    """``thin``'s rows (positions, in order) of one series of gains."""
+    if len(gains) <= points:
+        return np.arange(len(gains))
     high, low = np.nan_to_num(gains, nan=-np.inf), np.nan_to_num(gains, nan=np.inf)
-    keep = frame.Best.to_numpy().copy()
-    valid = frame.Valid.to_numpy()
+    keep = best.copy()
     changes = np.flatnonzero(valid[1:] != valid[:-1])
     keep[changes] = keep[changes + 1] = True
-    edges = np.linspace(0, len(frame), points // 2 + 1).astype(np.int64)
+    edges = np.linspace(0, len(gains), points // 2 + 1).astype(np.int64)
     for a, b in zip(edges[:-1], edges[1:], strict=True):
         keep[a + np.argmax(high[a:b])] = keep[a + np.argmin(low[a:b])] = True
-    return frame[keep]
+    return np.flatnonzero(keep)
 
 
 def gain_curve(cand: pd.DataFrame, feature: str) -> pd.DataFrame:
     """The candidates a gain chart draws for ``feature``: those that split the node's rows,
     by threshold, each default direction thinned to the screen's resolution (``thin``).
-    Small: what a cache keeps of a node's millions of candidates."""
-    part = cand[(cand.Feature == feature) & (cand.CountLeft > 0) & (cand.CountRight > 0)]
-    part = part.sort_values("Threshold", kind="stable")
-    sides = [thin(part[part.DefaultLeft == left]) for left in (True, False)]
-    return pd.concat(sides).sort_values("Threshold", kind="stable")
+    Small: what a cache keeps of a node's millions of candidates. (Positions are chosen on
+    the columns and the rows taken once: a frame filtered three times cost milliseconds a
+    click.)"""
+    threshold = cand.Threshold.to_numpy()
+    rows = np.flatnonzero((cand.Feature == feature).to_numpy()
+                          & (cand.CountLeft.to_numpy() > 0) & (cand.CountRight.to_numpy() > 0))
+    rows = rows[np.argsort(threshold[rows], kind="stable")]
+    gains, best = cand.Gain.to_numpy(dtype=float), cand.Best.to_numpy()
+    valid, left = cand.Valid.to_numpy(), cand.DefaultLeft.to_numpy()
+    sides = [rows[left[rows] == side] for side in (True, False)]
+    kept = np.concatenate([side[_thinned(gains[side], best[side], valid[side], CURVE_POINTS)]
+                           for side in sides])
+    return cand.iloc[kept[np.argsort(threshold[kept], kind="stable")]]
 
 
 def sorted_present(values: np.ndarray) -> np.ndarray:

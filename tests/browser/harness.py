@@ -296,7 +296,7 @@ def player_button(page, act):
 def player_drawn(page, timeout=60_000):
     """The page's player (the last one mounted) has drawn its tree and is not drawing."""
     page.wait_for_function("""() => {
-      const p = window.boostscopePlayer?.players.at(-1);
+      const p = window.boostscopePlayer?.players?.at(-1);
       return !!p && p.root.isConnected && window.boostscopePlayer.drawn.length > 0
         && !!p.root.querySelector('.bsp-tree .bsp-tree-svg') && !p.drawing;
     }""", timeout=timeout, polling="raf")

@@ -67,9 +67,52 @@ def test_shared_link_reopens_the_view(page, server):
     page.screenshot(path=str(SHOTS / "browser-moons.png"), full_page=True)
 
 
+# The player the page shows (the last one mounted that is still in the page)
+PLAYER_JS = ("(window.boostscopePlayer?.players || []).filter(p => p.root.isConnected)"
+             ".at(-1)")
 # The node details the page draws in the tree view (viz/js/node_view.js): which node, and the
 # text of its worked arithmetic, chart and tables.
 DETAILS = '[data-testid="boostscope-node"]'
+
+
+def test_a_cold_click_asks_for_the_nodes_chart_beside_its_record(page, server):
+    """A click on a split whose record the page does not hold (its prefetch off) asks the
+    chart route for the split's feature beside the node route; the chart on screen is the
+    record's (the four points' node 2: x < 22.5, x < 30 with gains 14.08 + 56.25 − 14.08
+    ... by hand: its chosen split x < 30, the largest gain 140.17)."""
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/boostscope/" in r.url else None)
+    page.add_init_script("window.boostscopePlayer = {prefetch: false};")
+    page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
+    idle(page)
+    player_drawn(page)
+    details = page.locator(DETAILS)
+    expect(details).to_contain_text("Node 0 of round 1", timeout=60_000)
+    page.wait_for_function(f"() => {PLAYER_JS} && !{PLAYER_JS}.drawing")
+    click_node(page, 2)
+    expect(details).to_have_attribute("data-node", "2", timeout=30_000)
+    expect(details).to_contain_text("Node 2 of round 1, worked out")
+    assert any("/boostscope/chart?" in u and "node=2" in u and "feature=x" in u
+               for u in asked), asked
+    assert any("/boostscope/node?" in u and "node=2" in u for u in asked), asked
+    page.wait_for_function(f"() => document.querySelector('{DETAILS} .bsn-plot')?._fullData")
+    shown = page.evaluate(f"""() => document.querySelector('{DETAILS} .bsn-plot')._fullData
+        .map(t => [t.name, Array.from(t.x), Array.from(t.y)])""")
+    best = [t for t in shown if t[0] == "chosen split"]
+    assert best and best[0][1] == [30] and best[0][2][0] == pytest.approx(140.1667, rel=1e-4)
+    # the same traces as the record's own chart, drawn afresh
+    fresh = page.evaluate("""async () => {
+        const p = (window.boostscopePlayer.players || []).filter(x => x.root.isConnected)
+            .at(-1);
+        const record = p.nodeCache.get('1:2');
+        const div = document.createElement('div');
+        document.body.append(div);
+        const chart = structuredClone(record.charts.x);
+        await Plotly.react(div, chart.data, chart.layout);
+        const out = div._fullData.map(t => [t.name, Array.from(t.x), Array.from(t.y)]);
+        Plotly.purge(div); div.remove();
+        return out; }""")
+    assert shown == fresh
 
 
 def test_clicking_a_tree_node_shows_its_candidates(page, server):

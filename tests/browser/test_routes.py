@@ -6,12 +6,14 @@ wrong. Numbers checked by hand on the four points (base_score 0.5, λ = 0): the 
 preloaded by every HTML page's Link header and run from its head, so the page asks for it
 and runs it as it starts."""
 
+import base64
 import csv
 import io
 import json
 import urllib.error
 import urllib.request
 
+import numpy as np
 import pytest
 from harness import idle, new_page, player_drawn
 
@@ -74,6 +76,35 @@ def test_a_nodes_candidates_as_csv(server, nodes):  # noqa: F811
     assert [g for _, g in gains] == pytest.approx([120.3333, 4, 56.3333], rel=1e-5)
     got, answer = _get(url.replace("node=0", "node=99"))
     assert got == 404 and "node_id = 99 is not a node" in answer["error"]
+
+
+def _array(value) -> np.ndarray:
+    """A chart's array as Plotly's JSON writes it (a typed array in base64, or a list)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def test_a_nodes_chart_from_the_chart_route(server, nodes):  # noqa: F811
+    """The root's candidates chart alone (what a click asks for beside the record): the
+    gains of x < 15, 22.5, 30 by hand (120.33, 4, 56.33), the chosen one starred; the same
+    chart the record carries."""
+    url = f"{server}{nodes.replace('/node?', '/chart?')}&round=1&node=0"
+    status, answer = _get(f"{url}&feature=x")
+    assert status == 200
+    assert (answer["round"], answer["node"], answer["class"], answer["feature"]) == (1, 0, 0, "x")
+    curve, star = answer["chart"]["data"][0], answer["chart"]["data"][-1]
+    assert list(_array(curve["x"])) == [15, 22.5, 30]
+    assert _array(curve["y"]) == pytest.approx([110.25 + 6.5 ** 2 / 3 - 4, 4, 56.3333],
+                                               rel=1e-5)
+    assert (star["name"], list(_array(star["x"]))) == ("chosen split", [15])
+    assert _get(f"{server}{nodes}&round=1&node=0")[1]["charts"]["x"] == answer["chart"]
+    for asked, status, said in [(url, 400, "feature is missing"),
+                                (f"{url}&feature=nope", 404, "feature 'nope' is not a feature"),
+                                (f"{url.replace('node=0', 'node=9')}&feature=x", 404,
+                                 "is not a node of tree 0")]:
+        got, answer = _get(asked)
+        assert got == status and said in answer["error"], answer
 
 
 @pytest.mark.parametrize("query,status,said", [

@@ -126,3 +126,27 @@ def test_thin_keeps_each_runs_extremes_the_best_and_the_blocking_edges():
         assert a + int(np.argmax(gain[a:b])) in kept.index
         assert a + int(np.argmin(gain[a:b])) in kept.index
     assert len(thin(frame.head(600))) == 600  # a screen's worth: kept whole
+
+
+def test_gain_curve_is_the_features_splitting_candidates_by_threshold_each_side_thinned():
+    """gain_curve picks positions on the columns and takes the rows once; the same rows, in
+    the same order, as filtering and sorting the frame step by step (ties in threshold keep
+    the table's order; each default direction thinned on its own)."""
+    from boost.trace.nodes import gain_curve, thin
+    rng = np.random.default_rng(3)
+    n = 4000
+    cand = pd.DataFrame({
+        "Feature": pd.Categorical(rng.choice(["a", "b"], n)),
+        "Threshold": rng.integers(0, 900, n).astype(float),  # many ties
+        "DefaultLeft": rng.random(n) < 0.5,
+        "CountLeft": rng.integers(0, 5, n), "CountRight": rng.integers(0, 5, n),
+        "Gain": rng.normal(size=n), "Valid": rng.random(n) < 0.9})
+    cand["Best"] = False
+    cand.loc[17, "Best"] = True
+    for feature in ("a", "b"):
+        part = cand[(cand.Feature == feature) & (cand.CountLeft > 0) & (cand.CountRight > 0)]
+        part = part.sort_values("Threshold", kind="stable")
+        expected = pd.concat([thin(part[part.DefaultLeft == side]) for side in (True, False)])
+        expected = expected.sort_values("Threshold", kind="stable")
+        assert len(part[part.DefaultLeft]) > 600  # thinned, both sides
+        pd.testing.assert_frame_equal(gain_curve(cand, feature), expected)

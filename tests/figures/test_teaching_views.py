@@ -1,6 +1,7 @@
 """The tree drawing, candidate chart and worked arithmetic, on the four-point example."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import boost
@@ -265,3 +266,34 @@ def test_large_mode_every_text_is_at_least_16px():
     assert lay.title.font.size >= 16 and lay.font.size >= 16
     assert lay.legend.font.size >= 16 and lay.hoverlabel.font.size >= 16
     assert all(t.textfont.size >= 16 for t in fig.data if "text" in (t.mode or ""))
+
+
+@pytest.mark.parametrize("method", ["exact", "hist"])
+def test_a_records_chart_is_the_figures_json(method):
+    """A node record carries its candidates chart as Plotly's JSON written without building
+    the figure (viz.node_page.chart_json): the same JSON as ``go.Figure(...).to_json()`` of
+    the one candidates figure, for splits, leaves, blocked candidates (min_child_weight),
+    missing values both ways and γ."""
+    import json
+
+    from ui.nodes import page_node
+    from viz.node_page import curve_frame
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 4)).round(3)
+    y = X[:, 0] * 2 + rng.normal(size=3000)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    bst = boost.train({"tree_method": method, "max_depth": 3, "min_child_weight": 30,
+                       "gamma": 2.0}, pd.DataFrame(X, columns=list("abcd")), y, 3)
+    seen = 0
+    for r in (1, 3):
+        for node in bst.trace.trees().query("Round == @r").Node:
+            shown = page_node(bst, None, r, int(node))
+            record = bst.trace.node_record(r, int(node))
+            for feature, curve in record["curves"].items():
+                figure = make_candidates_figure(
+                    curve_frame(curve), feature, 2.0, refused=record["numbers"]["refused"],
+                    parent=float("nan") if curve["s_node"] is None else curve["s_node"])
+                assert json.loads(json.dumps(shown["charts"][feature])) == json.loads(
+                    figure.to_json())
+                seen += 1
+    assert seen >= 10

@@ -35,7 +35,9 @@ export const NODE_STYLE = `
 .bsn-table th { position: sticky; top: 0; background: #F5F5F5; }
 .bsn-note { color: #444; font-size: 0.9em; }
 .bsn-feature { font: inherit; padding: 2px 4px; border: 1px solid #BDBDBD; border-radius: 6px; }
-.bsn-wait { opacity: 0.5; transition: opacity 0.2s; }
+/* dimmed only if the wait lasts: an answer within 150 ms repaints nothing meanwhile (a
+   fade at once repainted the whole details every frame while the record was built) */
+.bsn-wait { opacity: 0.5; transition: opacity 0.2s 0.15s; }
 /* charts drawn ahead, off screen (NodeDetails.predraw): laid out apart from the page */
 .bsn-shelf { position: fixed; left: -20000px; top: 0; width: 1px; height: 1px; overflow: hidden;
   visibility: hidden; contain: strict; pointer-events: none; }

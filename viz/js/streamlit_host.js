@@ -14,14 +14,19 @@ import { registry } from "./registry.js";
 // A node's record from the app's route: the URL names the model (and class); a 4xx or 5xx
 // answer's sentence becomes the error the page shows.
 function asker(url) {
-  const ask = async (round, node, feature = null) => {
+  const get = async (route, round, node, feature) => {
     const query = `&round=${round}&node=${node}`
       + (feature === null ? "" : `&feature=${encodeURIComponent(feature)}`);
-    const answer = await fetch(url + query);
+    const answer = await fetch(route + query);
     const body = await answer.json();
     if (!answer.ok) throw new Error(body.error || `the server answered ${answer.status}`);
     return body;
   };
+  const ask = (round, node, feature = null) => get(url, round, node, feature);
+  // the node's candidates chart of one feature alone (ui/routes.py's CHART): quick to build,
+  // asked for beside a record the page does not hold, and drawn while the record is built
+  ask.chart = (round, node, feature) => get(url.replace("/node?", "/chart?"), round, node,
+    feature);
   // every candidate of a node as a CSV file (the same query, ui/routes.py's CANDIDATES)
   ask.url = url;  // the model (and class) it asks about
   ask.csv = (round, node) => `${url.replace("/node?", "/candidates.csv?")}&round=${round}`
