@@ -11,6 +11,8 @@ from .theme import BELOW, CURRENT, PALETTE, layout, short
 BLOCKED = "#9E9E9E"
 MARKED = 150  # candidates a series draws with markers; more are a line (a marker each is
 # a blur at that density, and thousands of them slow the page's redraw at every click)
+LABELLED = 10  # candidates a series labels with their gains (a handful, as the four points'
+# three: the numbers a student compares; more would cover the curve)
 
 
 def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
@@ -34,9 +36,14 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
         if len(directions) == 1:
             name = "candidates"
         valid = side[side.Valid]
-        traces.append(go.Scatter(  # a marker a candidate while they can be told apart
+        # a marker a candidate while they can be told apart; a handful each say their gain,
+        # by the rule of every number a reader sees (as the tree and the arithmetic)
+        few = len(valid) <= LABELLED
+        traces.append(go.Scatter(
             x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(),
-            mode="lines+markers" if len(valid) <= MARKED else "lines",
+            mode="lines+markers+text" if few else "lines+markers" if len(valid) <= MARKED
+            else "lines", text=[short(g) for g in valid.Gain] if few else None,
+            textposition="top center", textfont={"color": PALETTE[i]}, cliponaxis=False,
             name=name, line={"color": PALETTE[i], "width": 2}, marker={"size": 7},
             customdata=np.c_[valid.SumGradLeft, valid.SumHessLeft, valid.SumGradRight,
                              valid.SumHessRight, valid.CountLeft, valid.CountRight],

@@ -171,14 +171,10 @@ FOLDED = """() => {
 KNOWN_GAPS = {
     ("four-points", 1): frozenset({"base", "res"}),
     ("four-points", 2): frozenset({"sim"}),
-    ("four-points", 3): frozenset({"g30"}),
     ("four-points", 6): frozenset({"g0", "s0"}),
-    ("four-points", 11): frozenset({"eta"}),
     ("function-space", 2): frozenset({"b1", "b2"}),
     ("function-space", 4): frozenset({"gap20", "gap5"}),
     ("function-space", 5): frozenset({"g2"}),  # at 1080p
-    ("learning-rate", 5): frozenset({"race"}),
-    ("pruning", 4): frozenset({"ends", "pruned", "refused"}),
     ("missing-values", 1): frozenset({"missing", "n"}),
     ("missing-values", 2): frozenset({"hidden", "known"}),
     ("missing-values", 3): frozenset({"hidden", "known"}),
