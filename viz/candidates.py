@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from boost.trace.nodes import directions_won
+
 from .theme import BELOW, CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
@@ -30,9 +32,16 @@ def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0
     traces = []
     shapes = []
     directions = sorted(part.DefaultLeft.unique(), reverse=True)
+    # both directions scored: each says at how many thresholds it had the larger gain, while
+    # a marker a candidate can be counted (a thinned side, over boost.trace.nodes.CURVE_POINTS
+    # candidates, keeps at least CURVE_POINTS // 2 > MARKED: its count would be the points')
+    whole = all((part.DefaultLeft == d).sum() <= MARKED for d in directions)
+    thresholds, *won = directions_won(part) if len(directions) == 2 and whole else (0, 0, 0)
     for i, default_left in enumerate(directions):
         side = part[part.DefaultLeft == default_left]
         name = "missing → left (yes)" if default_left else "missing → right (no)"
+        if thresholds:
+            name += f", better at {won[0 if default_left else 1]} of {thresholds}"
         if len(directions) == 1:
             name = "candidates"
         valid = side[side.Valid]

@@ -179,7 +179,6 @@ KNOWN_GAPS = {
     ("missing-values", 1): frozenset({"missing", "n"}),
     ("missing-values", 2): frozenset({"hidden", "known"}),
     ("missing-values", 3): frozenset({"hidden", "known"}),
-    ("missing-values", 4): frozenset({"n", "right"}),
     ("classification", 1): frozenset({"m"}),
     ("classification", 2): frozenset({"G", "H"}),
     ("classification", 3): frozenset({"G"}),
