@@ -176,8 +176,6 @@ KNOWN_GAPS = {
     # at 1080p (720p's axis has a tick at −0.5): the text names round 0's −g (p = 0.5), the
     # chart at the step's round 1 draws F(1)'s, (0.354, −0.354) in its legend
     ("function-space", 5): frozenset({"g2"}),
-    ("missing-values", 1): frozenset({"missing", "n"}),
-    ("missing-values", 2): frozenset({"hidden", "known"}),
     ("missing-values", 3): frozenset({"hidden", "known"}),
     ("classification", 1): frozenset({"m"}),
     ("classification", 2): frozenset({"G", "H"}),
