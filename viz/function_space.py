@@ -77,7 +77,8 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
     if fs.step is not None:
         traces.append(_arrow(here, here + fs.step, f"tree {fs.round_idx + 1}'s step η·w",
                              STEP, large))
-    traces.append(go.Scatter(x=[here[0]], y=[here[1]], mode="markers", name=f"F({fs.round_idx}) = {_point(here)}",
+    traces.append(go.Scatter(x=[here[0]], y=[here[1]], mode="markers",
+                             name=f"F({fs.round_idx}) = {_point(here)}",
                              marker={"size": 16 if large else 13, "color": HERE,
                                      "line": {"width": 2, "color": "white"}},
                              hovertemplate="F = (%{x:.4g}, %{y:.4g})<extra></extra>"))
