@@ -6,11 +6,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from boost.trace.nodes import directions_won
+
 from .theme import BELOW, CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
 MARKED = 150  # candidates a series draws with markers; more are a line (a marker each is
 # a blur at that density, and thousands of them slow the page's redraw at every click)
+LABELLED = 10  # candidates a series labels with their gains (a handful, as the four points'
+# three: the numbers a student compares; more would cover the curve)
 
 
 def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
@@ -38,15 +42,28 @@ def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
     traces = []
     shapes = []
     directions = sorted(part.DefaultLeft.unique(), reverse=True)
+    # both directions scored: each says at how many thresholds it had the larger gain, while
+    # a marker a candidate can be counted (a thinned side, over boost.trace.nodes.CURVE_POINTS
+    # candidates, keeps at least CURVE_POINTS // 2 > MARKED: its count would be the points')
+    whole = all((part.DefaultLeft == d).sum() <= MARKED for d in directions)
+    thresholds, *won = directions_won(part) if len(directions) == 2 and whole else (0, 0, 0)
     for i, default_left in enumerate(directions):
         side = part[part.DefaultLeft == default_left]
         name = "missing → left (yes)" if default_left else "missing → right (no)"
+        if thresholds:
+            name += f", better at {won[0 if default_left else 1]} of {thresholds}"
         if len(directions) == 1:
             name = "candidates"
         valid = side[side.Valid]
-        traces.append(dict(  # a marker a candidate while they can be told apart
+        # a marker a candidate while they can be told apart; a handful each say their gain,
+        # by the rule of every number a reader sees (as the tree and the arithmetic)
+        few = len(valid) <= LABELLED
+        labels = ({"text": [short(g) for g in valid.Gain], "textposition": "top center",
+                   "textfont": {"color": PALETTE[i]}, "cliponaxis": False} if few else {})
+        traces.append(dict(
             type="scatter", x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(),
-            mode="lines+markers" if len(valid) <= MARKED else "lines",
+            mode="lines+markers+text" if few else "lines+markers" if len(valid) <= MARKED
+            else "lines", **labels,
             name=name, line={"color": PALETTE[i], "width": 2}, marker={"size": 7},
             customdata=np.c_[valid.SumGradLeft, valid.SumHessLeft, valid.SumGradRight,
                              valid.SumHessRight, valid.CountLeft, valid.CountRight],

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from boost import objectives
 from boost.trace.fit import Fit
 
-from .theme import BELOW, CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type
+from .theme import BELOW, CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type, short
 
 
 def _task(fit) -> str:
@@ -110,10 +110,7 @@ def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
                             "symbol": "circle" if c else "x",
                             "line": {"width": 1, "color": "white"}}))
         else:
-            traces.append(go.Scatter(
-                x=X[:, 0], y=X[:, 1], mode="markers", name="data",
-                marker={"color": y, "colorscale": DIVERGING, "size": 8,
-                        "line": {"width": 1, "color": "#333"}, "showscale": False}))
+            traces += _rows_drawn(X, y, names)
         title = f"Prediction surface after round {r}"
     if fit.leaves is not None:
         # The round's tree partitions the plane into rectangles, one per leaf.
@@ -127,6 +124,29 @@ def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
     return go.Figure(data=traces, layout=layout(
         title, large, height=520, xtitle=names[0], ytitle=names[1],
         legend=BELOW, margin={"b": 100}))
+
+
+def _rows_drawn(X: np.ndarray, y: np.ndarray, names) -> list:
+    """The rows over a regression's surface, coloured by y. Rows missing a feature have no
+    place in the plane: the legend counts them and says their mean y beside the drawn
+    rows' (by the rounding rule), a legend entry without points."""
+    lost = np.isnan(X).any(axis=1)
+    name = "data"
+    if lost.any():
+        name = f"data: {int((~lost).sum())} rows, mean y {short(np.mean(y[~lost]))}"
+    traces = [go.Scatter(x=X[~lost, 0], y=X[~lost, 1], mode="markers", name=name,
+                         marker={"color": y[~lost], "colorscale": DIVERGING, "size": 8,
+                                 "line": {"width": 1, "color": "#333"}, "showscale": False})]
+    if lost.any():
+        which = " or ".join(n for n, gone in zip(names, np.isnan(X).any(axis=0), strict=True)
+                            if gone)
+        traces.append(go.Scatter(
+            x=[None], y=[None], mode="markers", hoverinfo="skip",
+            name=f"{int(lost.sum())} of {len(X)} rows without {which}, not drawn: mean y "
+                 f"{short(np.mean(y[lost]))}",
+            marker={"color": "rgba(0,0,0,0)", "size": 8, "line": {"width": 1.5,
+                                                                   "color": "#333"}}))
+    return traces
 
 
 def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:

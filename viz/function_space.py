@@ -67,16 +67,18 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
     """
     here = fs.current
     traces = [] if newton else _path_traces(fs, large)
-    # −g wide and pale underneath, so the tree's step stays visible where it follows −g
-    traces.append(_arrow(here, here - fs.grad, "−g (negative gradient)", GRADIENT, large,
-                         width=8, opacity=0.45))
+    # −g wide and pale underneath, so the tree's step stays visible where it follows −g; the
+    # legend says −g and the current F as points of the plane (the rounding rule's numbers)
+    traces.append(_arrow(here, here - fs.grad, f"−g (negative gradient) = {_point(-fs.grad)}",
+                         GRADIENT, large, width=8, opacity=0.45))
     if newton and np.all(fs.hess > 0):
         traces.append(_arrow(here, here + newton_step(fs), "−g/h (Newton step)", NEWTON,
                              large, dash="dash"))
     if fs.step is not None:
         traces.append(_arrow(here, here + fs.step, f"tree {fs.round_idx + 1}'s step η·w",
                              STEP, large))
-    traces.append(go.Scatter(x=[here[0]], y=[here[1]], mode="markers", name=f"F({fs.round_idx})",
+    traces.append(go.Scatter(x=[here[0]], y=[here[1]], mode="markers",
+                             name=f"F({fs.round_idx}) = {_point(here)}",
                              marker={"size": 16 if large else 13, "color": HERE,
                                      "line": {"width": 2, "color": "white"}},
                              hovertemplate="F = (%{x:.4g}, %{y:.4g})<extra></extra>"))
@@ -89,6 +91,11 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
         legend={"orientation": "h", "yanchor": "top", "y": -0.3 if large else -0.2,
                 "xanchor": "left", "x": 0.0},
         margin={"b": 200 if large else 100}))
+
+
+def _point(v) -> str:
+    """A point of the plane as a reader sees it: (0.9, −0.3)."""
+    return f"({short(v[0])}, {short(v[1])})".replace("-", "−")
 
 
 def newton_step(fs: FunctionSpace) -> np.ndarray:

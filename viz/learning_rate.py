@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from boost.trace.fit import Curve
 
-from .theme import PALETTE, layout, round_marker
+from .theme import PALETTE, layout, round_marker, short
 
 
 def best_round(history: pd.DataFrame) -> tuple[str, int]:
@@ -30,17 +30,18 @@ def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: i
         best_column, best = best_round(history)
         if eta in stopped:
             best = stopped[eta]
+        value = float(history[best_column].iloc[best])
         for column, dash in (("train", "dot"), ("valid", "solid")):
             if column not in history.columns:
                 continue
-            name = f"η = {eta:g} {column}" + (f" (best: round {best})"
+            # the best round's loss too, by the rule of every number a reader sees
+            name = f"η = {eta:g} {column}" + (f" (best: {short(value)} at round {best})"
                                                if column == best_column else "")
             traces.append(go.Scatter(
                 x=history.index.to_numpy(), y=history[column].to_numpy(), mode="lines",
                 name=name, line={"color": color, "dash": dash, "width": 2.5},
                 hovertemplate=f"η = {eta:g}, round %{{x}}<br>{column} {metric} = %{{y:.5g}}"
                               "<extra></extra>"))
-        value = float(history[best_column].iloc[best])
         how = (f"early stopping kept round {best}, stopped at {history.index[-1]}"
                if eta in stopped else f"best {best_column} round {best}")
         traces.append(go.Scatter(x=[best], y=[value], mode="markers", showlegend=False,

@@ -69,6 +69,19 @@ def _count(n: int) -> str:
     return f"{n} split{'s' if n != 1 else ''}"
 
 
+def gamma_counts(tree: pd.DataFrame) -> str:
+    """What γ left of the tree, in a few words for its title: the splits kept, and how many
+    it pruned (exact) or refused (hist, approx) when it removed any: "1 split kept, 2
+    pruned"."""
+    g = read_gamma(tree)
+    parts = [f"{_count(len(g.kept))} kept"]
+    if g.pruned:
+        parts.append(f"{len(g.pruned)} pruned")
+    if g.refused:
+        parts.append(f"{len(g.refused)} refused")
+    return ", ".join(parts)
+
+
 def gamma_summary(tree: pd.DataFrame, gamma: float, method: str = "exact") -> str:
     """One line: how many splits were grown, and which γ pruned (exact) or refused (hist,
     approx): ``method`` only words the case where γ did nothing."""

@@ -8,6 +8,7 @@ from datasets import make_data
 from oracle import xgb_cuts, xgb_train
 
 import boost
+from boost.trace.rounding import rounded
 from viz.function_space import function_space_table, make_function_space_figure
 from viz.pruning import gamma_summary, read_gamma
 from viz.sketch import make_sketch_figure
@@ -255,5 +256,8 @@ def test_function_space_skips_the_newton_arrow_where_h_is_zero():
     fs = bst.trace.function_space(THREE_X[:2], [1.0, 0.0], [1.0, 0.0], (0, 1), 1)
     assert fs.hess[1] == 0
     names = [t.name for t in make_function_space_figure(fs, NAMES, newton=True).data]
-    assert "−g/h (Newton step)" not in names and "−g (negative gradient)" in names
+    assert "−g/h (Newton step)" not in names
+    # −g's legend says where it points, by the rounding rule (a typographic minus)
+    minus = [f"{rounded(-g)}".replace("-", "−") for g in fs.grad]
+    assert f"−g (negative gradient) = ({minus[0]}, {minus[1]})" in names, names
     assert np.isnan(function_space_table(fs, NAMES).loc["−g/h", "row 2"])

@@ -8,6 +8,7 @@ import boost
 from boost.trace.arithmetic import steps_latex, steps_table, worked_arithmetic
 from boost.trace.node_record import top_candidates
 from boost.trace.nodes import gain_curve
+from boost.trace.rounding import rounded
 from viz.candidates import make_candidates_figure
 from viz.tree import make_tree_figure, tree_positions
 
@@ -142,8 +143,9 @@ def test_learning_rate_figure_marks_best_rounds():
     fig = make_learning_rate_figure(histories, 3, "rmse")
     column, best = best_round(histories[1.0])
     assert column == "valid" and best == int(histories[1.0]["valid"].to_numpy().argmin())
-    assert {t.name for t in fig.data if t.name} >= {f"η = 1 valid (best: round {best})",
-                                                    "η = 1 train"}
+    loss = rounded(histories[1.0]["valid"].iloc[best])  # the rule of every number shown
+    assert {t.name for t in fig.data if t.name} >= {
+        f"η = 1 valid (best: {loss} at round {best})", "η = 1 train"}
     assert fig.layout.shapes[0].x0 == 3
 
 

@@ -88,9 +88,6 @@ class Facts:
     def loss(self, name: str, r: int | None = None) -> float:
         return float(self.booster.loss_history()[name].iloc[self._round(r)])
 
-    def best_round(self, name: str = "valid") -> int:
-        return int(self.booster.loss_history()[name].iloc[1:].idxmin())
-
     def gamma(self, r: int | None = None) -> GammaReading:
         """The round's splits by what γ did to them: kept, pruned (exact), refused (hist)."""
         return read_gamma(self.tree(r))

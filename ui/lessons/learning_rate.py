@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from viz.learning_rate import best_round
+
 from ..state import ViewKeep
 from ..url import parse_etas
 from .facts import said
@@ -14,11 +16,12 @@ def _at(f):
 
 def _race(f):
     """Each η of the learning-rates chart (its default list, as the lesson's panel shows it)
-    at its best validation round, and the lowest."""
+    at its best validation round (the chart's: ``viz.learning_rate.best_round``, its
+    legend names the round and the loss), and the lowest."""
     race = []
     for eta in parse_etas(ViewKeep.etas.default):
         other = f.other(eta=eta)
-        best = other.best_round()
+        _, best = best_round(other.booster.loss_history())
         race.append((eta, other.loss("valid", best), best))
     winner = min(race, key=lambda item: item[1])
     return {"n": COUNTS.get(len(race), str(len(race))).capitalize(),

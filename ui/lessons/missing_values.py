@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from boost.trace.nodes import directions_won
+
 from .steps import Lesson, Step
 
 
@@ -22,12 +24,11 @@ def _direction(f):
 
 
 def _table(f):
-    """Per threshold on earnings, the direction of the better of its two scans."""
-    cand = f.candidates(0)
-    income = cand[cand.Feature == "earnings"].sort_values("Gain", ascending=False)
-    better = income.drop_duplicates("Threshold")
-    return {"n": len(better), "left": int(better.DefaultLeft.sum()),
-            "right": int((~better.DefaultLeft).sum())}
+    """Per threshold on earnings, the direction of the better of its two scans, counted on
+    the root's gain curve as the candidates chart's legend counts them."""
+    curve = f.booster.trace.gain_curve(f.shown.round, 0, 0, "earnings")
+    n, left, right = directions_won(curve)
+    return {"n": n, "left": left, "right": right}
 
 
 def _spend(f):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz.pruning import gamma_summary
+from viz.pruning import gamma_counts, gamma_summary
 from viz.tree import WIDTH, tree_figure_within
 
 from ..charts import class_picker, show
@@ -61,6 +61,7 @@ def _side(state: AppState, shown: Shown, method: str, config: dict, model, klass
         st.markdown(f"**{method}**: {gamma_summary(tree, gamma, method)}")
     width = (shown.width or 2 * WIDTH) // 2 - 20  # two trees side by side
     fig = tree_figure_within(tree, shown.height or 10_000, gamma=gamma,
-                             title=f"{method}, round {r}", large=shown.large, width=width,
+                             title=f"{method}, round {r}: {gamma_counts(tree)}",
+                             large=shown.large, width=width,
                              missing_features=missing_features(config, shown.prep.X_train))
     show(fig, f"prune_tree_{method}", state, shown, exact=True)

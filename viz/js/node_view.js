@@ -6,7 +6,8 @@
 
 import { fitChart } from "./chart_panel.js";
 import { el } from "./dom.js";
-import { pyG } from "./format.js";
+import { rounded } from "./format.js";
+import { threshold } from "./labels.js";
 import { mathml } from "./tex.js";
 
 export const NODE_STYLE = `
@@ -108,15 +109,16 @@ export function drawArithmetic(box, record, { height = null, heading = null } = 
 function sampleTable(box, record) {
   const n = record.numbers;
   const b = record.best;
-  const f = (x) => (x === null || x === undefined ? "—" : pyG(x, 6));
+  const f = (x) => (x === null || x === undefined ? "—" : rounded(x));
+  const cut = (x) => threshold(x, 6);  // a threshold keeps the data's digits
   el("div", { class: "bsn-title", text: `Node ${record.node}: the model's numbers and the `
     + "sample's" }, box);
   el("div", { class: "bsn-note", text: "Candidate splits recomputed on the sample: the model's "
     + "gain and cover come from its training rows; the candidates, G and H below from the "
     + "sample's rows that reach this node." }, box);
   box.append(tableElement({ columns: ["", "model (its training rows)", "sample"], rows: [
-    ["split", n.feature ? `${n.feature} < ${f(n.split)}` : "leaf",
-      b ? `${b.feature} < ${f(b.threshold)}, gain ${f(b.gain)}` : "none"],
+    ["split", n.feature ? `${n.feature} < ${cut(n.split)}` : "leaf",
+      b ? `${b.feature} < ${cut(b.threshold)}, gain ${f(b.gain)}` : "none"],
     ["gain", f(n.gain), b ? f(b.gain) : "—"],
     ["cover (H)", f(n.cover), b ? f(b.h_left + b.h_right) : "—"],
     ["rows", "—", b ? (b.n_left + b.n_right).toLocaleString("en-US") : "—"],
@@ -125,8 +127,10 @@ function sampleTable(box, record) {
 
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
-// A table of the record ({columns, rows}) as an HTML table; numbers with 6 significant
-// digits (as the app's tables), counts whole with thousands marked, missing ones blank.
+// A table of the record ({columns, rows}) as an HTML table; numbers by the rule of every
+// number a reader sees (format.js `rounded`, as the arithmetic beside it: 140.17), counts
+// whole with thousands marked, missing ones blank (a split's threshold is in its label,
+// written by Python with the data's digits).
 const COUNTS = new Set(["Candidates", "Row"]);
 export function tableElement(table) {
   const wrap = el("div", { class: "bsn-table" });
@@ -139,7 +143,7 @@ export function tableElement(table) {
     const tr = el("tr", {}, body);
     for (const [k, v] of row.entries()) {
       const numeric = typeof v === "number";
-      const number = numeric && counts[k] ? v.toLocaleString("en-US") : numeric ? pyG(v, 6)
+      const number = numeric && counts[k] ? v.toLocaleString("en-US") : numeric ? rounded(v)
         : null;
       el("td", { text: v === null ? "" : numeric ? number : v === true ? "yes"
         : v === false ? "no" : String(v), ...(numeric ? { class: "num" } : {}) }, tr);

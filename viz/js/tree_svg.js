@@ -3,7 +3,7 @@
 // viz.tree's). The tree is new at every round: one SVG string (a few hundred elements, a
 // millisecond or two), not a Plotly figure, whose layout pass costs 30-40 ms a round.
 
-import { CHAR_WIDTH, LINE_HEIGHT } from "./labels.js";
+import { CHAR_WIDTH, LINE_HEIGHT, short } from "./labels.js";
 
 const esc = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const f1 = (v) => (Math.round(v * 10) / 10).toString();
@@ -119,6 +119,9 @@ export function treeSvg(plan, track, selected, fonts, size, margin, title) {
       + (sample.pruned ? ' stroke-dasharray="4 3"' : ""))
       + (name.startsWith("collapsed") ? cross(cx, cy, s * 0.28, "#fff", 2) : "")]);
   }
+  // the leaves' labels write η·w: the legend says the η (the model's, by the rule of every
+  // number a reader sees), a text without a symbol
+  if (track.eta !== undefined && plan.nodes.some((n) => n.leaf)) legend.push([`η = ${short(track.eta)}`, null]);
   // labels: the edges' (yes / no / missing), then the nodes'
   for (const [x, y, text] of plan.edgeLabels) {
     out.push(textLines(text, gx(g, x), gy(g, y), fonts.label, `class="bsp-edge" fill="${style.edge_text}"`));
@@ -137,10 +140,11 @@ export function treeSvg(plan, track, selected, fonts, size, margin, title) {
   const ly = margin.t - lf * 0.8 - 4;
   let lx = margin.l;
   for (const [name, symbol] of legend) {
-    out.push(`<g class="bsp-legend">${symbol(lx + lf * 0.5, ly, lf * 0.8)}<text x="${f1(lx + lf * 1.3)}" `
-      + `y="${f1(ly)}" font-size="${lf}" dominant-baseline="central" fill="${style.text}">`
-      + `${esc(name)}</text></g>`);
-    lx += lf * 1.3 + name.length * CHAR_WIDTH * lf + lf * 1.2;
+    const tx = symbol ? lx + lf * 1.3 : lx;
+    out.push(`<g class="bsp-legend">${symbol ? symbol(lx + lf * 0.5, ly, lf * 0.8) : ""}`
+      + `<text x="${f1(tx)}" y="${f1(ly)}" font-size="${lf}" dominant-baseline="central" `
+      + `fill="${style.text}">${esc(name)}</text></g>`);
+    lx = tx + name.length * CHAR_WIDTH * lf + lf * 1.2;
   }
   return wrapSvg(out, width, height);
 }
