@@ -248,7 +248,7 @@ def _loss_chart(history: pd.DataFrame, metric: str, t: int, large: bool,
 
 # ----------------------------------------------------------------------------- the tree
 def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
-                missing_features) -> dict:
+                missing_features, class_names=None) -> dict:
     trees = data.trees
     by_round = np.r_[0, trees.offsets]  # round r's rows: by_round[r] .. by_round[r + 1]
     a, b = int(by_round[lo]), int(by_round[hi + 1])
@@ -259,6 +259,11 @@ def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
                  kinds=list(KINDS), class_idx=trees.class_idx, gamma=float(params["gamma"]),
                  missing_features=sorted(missing_features), style=dict(TREE_STYLE))
     track["lambda"], track["eta"] = float(params["lambda"]), float(params["eta"])
+    # multi-class: K trees a round, and the track holds one class's (its title says which)
+    track["groups"] = int(trees.groups)
+    track["class_name"] = (str(class_names[trees.class_idx])
+                           if trees.groups > 1 and class_names is not None
+                           and trees.class_idx < len(class_names) else None)
     return track
 
 
@@ -287,7 +292,7 @@ def round_trace(data: RoundsData, history: pd.DataFrame | None, metric: str,
         "fit": None if history is None else _fit_chart(data, lo, hi, class_names, large),
         "loss": None if history is None else _loss_chart(history, metric, t, large,
                                                          best_round),
-        "tree": _tree_track(data, lo, hi, params, missing_features),
+        "tree": _tree_track(data, lo, hi, params, missing_features, class_names),
         "speeds": list(SPEEDS), "speed": SPEED,
     }
     body = json.dumps(trace, sort_keys=True).encode()

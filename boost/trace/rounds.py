@@ -47,6 +47,7 @@ class RoundTrees:
     row per node: round r's rows are ``offsets[r - 1]:offsets[r]``, in node id order."""
 
     class_idx: int
+    groups: int  # trees a round (multi-class: one per class)
     offsets: np.ndarray  # (n + 1,) int32
     columns: dict  # name -> (nodes,) array, TREE_COLUMNS' names and dtypes
     slots: np.ndarray  # (n,) int32: round r's leaf slots (``slot`` runs 0..slots - 1)
@@ -152,8 +153,8 @@ def round_trees(frame, feature_names, num_groups: int, class_idx: int) -> RoundT
                for name, dtype in TREE_COLUMNS}
     slots = np.array([int(slot[a:b].max()) + 1 if b > a else 0
                       for a, b in zip(offsets[:-1], offsets[1:], strict=True)], dtype=np.int32)
-    return RoundTrees(class_idx=class_idx, offsets=offsets, columns=columns, slots=slots,
-                      reasons=REASONS)
+    return RoundTrees(class_idx=class_idx, groups=num_groups, offsets=offsets,
+                      columns=columns, slots=slots, reasons=REASONS)
 
 
 def _child_ids(column) -> np.ndarray:

@@ -49,7 +49,7 @@ LESSON = Lesson(
              panels=("fit", "loss"), numbers=_later),
         Step("Three classes: softmax turns K = {k} margins into probabilities, and every "
              "round grows K trees, one per class, each fit to g = p_k − y_k ({trees} trees "
-             "after this round). Pick the class above the tree.",
+             "after this round). The tree drawn is one class's: its title names it.",
              sample="three_blobs", params={"max_depth": 2}, round=3, node=0,
              panels=("fit", "tree"), numbers=_softmax),
     ),

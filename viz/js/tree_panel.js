@@ -49,7 +49,10 @@ export class TreePanel {
     const nodes = this.nodes(r);
     const f = p.fonts;
     const margin = { l: 12, r: 12, t: Math.round(f.title * 1.3 + f.label * 1.6 + 14), b: 8 };
-    const title = r === 0 ? "Round 0: the baseline (no tree yet)" : `Tree of round ${r}`;
+    const k = track.groups ?? 1;  // multi-class: K trees a round, this one its class's
+    const title = r === 0 ? "Round 0: the baseline (no tree yet)" : k > 1
+      ? `Tree of round ${r}, class ${track.class_name ?? track.class_idx} (${k} a round, `
+        + `${k * r} so far)` : `Tree of round ${r}`;
     let plan = null;
     if (nodes.length) {
       const opts = { gamma: track.gamma, width, font: f.label, marker: f.marker, margin,
