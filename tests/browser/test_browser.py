@@ -115,6 +115,21 @@ def test_a_cold_click_asks_for_the_nodes_chart_beside_its_record(page, server):
     assert shown == fresh
 
 
+def test_a_multi_class_nodes_details_name_its_class(page, server):
+    """Three classes: K trees a round; the tree's title and the node's details say which
+    class's tree is drawn, and how many trees there are so far (3 a round: 6 at round 2)."""
+    page.goto(server + "/?sample=three_blobs&round=2&max_depth=2")
+    idle(page)
+    player_drawn(page)
+    names = re.escape("east")  # the first class (by name) of three_blobs
+    expect(page.locator(f"{PLAYER} .bsp-tree")).to_contain_text(
+        "Tree of round 2, class east (3 a round, 6 so far)", timeout=60_000)
+    expect(page.locator(DETAILS)).to_contain_text(
+        re.compile(rf"Node 0 of round 2, class {names} — click another"), timeout=60_000)
+    expect(page.locator(DETAILS)).to_contain_text(
+        re.compile(rf"Node 0 of round 2, class {names}, worked out"))
+
+
 def test_clicking_a_tree_node_shows_its_candidates(page, server):
     """A click on a node draws its details in the page from the node route's record: no
     websocket message, no run; its numbers are the four points' worked by hand (node 2

@@ -54,8 +54,10 @@ export const RESULTS = new Set(["similarity", "similarity left", "similarity rig
 const AS_A_LEAF = new Set(["leaf weight", "leaf value", "log-odds to probability"]);
 const SMALLEST = 16;  // px: a panel's formulas (and their scripts) never get smaller
 
-export function title(record) {
-  return `Node ${record.node} of round ${record.round}`;
+// `className`: the class of a multi-class model's tree the node is in (null otherwise)
+export function title(record, className = null) {
+  return `Node ${record.node} of round ${record.round}`
+    + (className === null ? "" : `, class ${className}`);
 }
 
 function stepsHtml(steps) {
@@ -126,6 +128,10 @@ function sampleTable(box, record) {
 }
 
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+// The class a tree track's trees are of, for a multi-class model (else null).
+export const treeClass = (track) => ((track?.groups ?? 1) > 1
+  ? track.class_name ?? String(track.class_idx) : null);
 
 // A table of the record ({columns, rows}) as an HTML table; numbers by the rule of every
 // number a reader sees (format.js `rounded`, as the arithmetic beside it: 140.17), counts
@@ -240,7 +246,7 @@ export class NodeDetails {
     return drawCandidates(Plotly, plot, record, feature, size, fonts, this.plot);
   }
 
-  async draw(Plotly, record, { fonts, width, ask, csv = null }) {
+  async draw(Plotly, record, { fonts, width, ask, csv = null, className = null }) {
     this.record = record;
     const root = this.root;
     root.classList.remove("bsn-wait");
@@ -266,13 +272,13 @@ export class NodeDetails {
     root.replaceChildren();
     root.dataset.node = record.node;
     root.dataset.round = record.round;
-    el("div", { class: "bsn-title", text: `${title(record)} — click another `
+    el("div", { class: "bsn-title", text: `${title(record, className)} — click another `
       + "node of the tree above to see its splits" }, root);
     const cols = el("div", { class: "bsn-cols" }, root);
     const left = el("div", { class: "bsn-left" }, cols);
     const right = el("div", { class: "bsn-right" }, cols);
     if (record.on_sample) sampleTable(right, record);
-    else drawArithmetic(right, record);
+    else drawArithmetic(right, record, { heading: title(record, className) });
     this.downloads(right, record);
     const t2 = performance.now();
     if (!record.candidates) {
@@ -398,7 +404,7 @@ export class NodePanel {
     if (this.name === "node") {
       this.inner.style.fontSize = `${this.fonts.chart}px`;
       drawArithmetic(this.inner, record, { height: this.size.height,
-        heading: title(record) });
+        heading: title(record, treeClass(p.tree)) });
       this.inner.dataset.node = record.node;
       this.inner.dataset.round = record.round;
       return Promise.resolve();

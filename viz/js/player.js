@@ -9,7 +9,7 @@ import { chartPanel, drawAhead, drawChart, fitChart } from "./chart_panel.js";
 import { displayed, el, textEntry, whenIdle } from "./dom.js";
 import { pyF0, pyG } from "./format.js";
 import { nodeText, num, short } from "./labels.js";
-import { NODE_STYLE, NodeDetails, NodePanel } from "./node_view.js";
+import { NODE_STYLE, NodeDetails, NodePanel, treeClass } from "./node_view.js";
 import { arrange } from "./panel_grid.js";
 import { STYLE, icon } from "./player_style.js";
 import { loadPlotly } from "./plotly_load.js";
@@ -472,7 +472,7 @@ class Player {
     }
     return view.draw(Plotly, record, { fonts: DETAIL_FONTS, width: host.clientWidth,
       ask: (feature) => this.records(r, node, feature),
-      csv: this.records?.csv?.(r, node) ?? null });
+      csv: this.records?.csv?.(r, node) ?? null, className: treeClass(this.tree) });
   }
 
   statusOf(r) {
