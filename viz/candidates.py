@@ -6,8 +6,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from boost.trace.nodes import directions_won
-
 from .theme import BELOW, CURRENT, PALETTE, layout, short
 
 BLOCKED = "#9E9E9E"
@@ -118,6 +116,16 @@ def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
         # four entries would wrap over the title on top; placed a fixed distance under the
         # plot they ran into the x axis's title in a half-width column: at the bottom edge
         legend=BELOW, margin={"b": 150}, xaxis=frame))
+
+
+def directions_won(curve: pd.DataFrame) -> tuple[int, int, int]:
+    """(thresholds, won by missing → left, won by missing → right) of a gain curve
+    (``gain_curve``, not thinned): at each threshold the default direction with the larger
+    gain (on a tie, the first in the curve), as the candidates chart's legend counts them."""
+    order = curve.sort_values("Gain", ascending=False, kind="stable")
+    better = order.drop_duplicates("Threshold")
+    left = int(better.DefaultLeft.sum())
+    return len(better), left, len(better) - left
 
 
 def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:

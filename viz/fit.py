@@ -32,6 +32,18 @@ def _label(class_names, c) -> str:
     return class_names[c] if class_names else str(c)
 
 
+# beside a row: its residual (the page fills it in too); no-break spaces keep it off the
+# marker on either side (SVG would collapse plain ones)
+RESIDUAL_LABEL = "\u00a0\u00a0y − ŷ = {}\u00a0\u00a0"
+
+
+def residual_label(value: float) -> str:
+    """A row's residual beside it, by the rule of every number a reader sees (the page
+    writes a round's labels the same way: ``RESIDUAL_LABEL`` and viz/js/format.js
+    ``rounded``)."""
+    return RESIDUAL_LABEL.format(short(value))
+
+
 def _fit_1d(fit: Fit, large: bool) -> go.Figure:
     r, name, grid = fit.round_idx, fit.feature_names[0], fit.grid[0]
     x = fit.x[:, 0]
@@ -48,8 +60,10 @@ def _fit_1d(fit: Fit, large: bool) -> go.Figure:
             name=f"after round {r - 1}",
             line={"color": PREVIOUS, "width": 2, "dash": "dash", "shape": "hv"},
             hovertemplate=f"{name}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>round {r - 1}</extra>"))
+    # round 0: every prediction is base_score (the baseline line says it)
+    baseline = f": base_score {short(float(fit.now[0]))}" if r == 0 and len(fit.now) else ""
     traces.append(go.Scatter(
-        x=grid, y=fit.now, mode="lines", name=f"after round {r}",
+        x=grid, y=fit.now, mode="lines", name=f"after round {r}{baseline}",
         line={"color": CURRENT, "width": 3, "shape": "hv"},
         hovertemplate=f"{name}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>round {r}</extra>"))
     extra = {}
@@ -64,6 +78,16 @@ def _fit_1d(fit: Fit, large: bool) -> go.Figure:
         if classify:
             extra["yaxis2"] = {"overlaying": "y", "side": "right", "showgrid": False,
                                "title": {"text": f"tree {r} output (log-odds)"}}
+    if fit.residuals is not None:  # a handful of rows: each says its residual (last: the
+        # traces above keep their places, which the player's patches name)
+        traces.append(go.Scatter(
+            x=x[present], y=fit.y[present], mode="text", name="residuals",
+            text=[residual_label(v) for v in fit.residuals[present]],
+            # beside the point, on the side with room (the right third: its left)
+            textposition=np.where(x[present] > np.nanmin(x) + 0.66 * np.ptp(x[present]),
+                                  "middle left", "middle right").tolist(),
+            textfont={"color": PALETTE[0]}, cliponaxis=False,
+            showlegend=False, hoverinfo="skip"))
     title = f"Fit after round {r}" + (" (baseline)" if r == 0 else "")
     # four entries from round 1: on top, in a half-width column at 720p, they ran into the title
     return go.Figure(data=traces, layout=layout(

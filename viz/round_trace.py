@@ -31,7 +31,7 @@ from boost.trace.rounds import (
     RoundsData,
 )
 
-from .fit import make_fit_figure
+from .fit import RESIDUAL_LABEL, make_fit_figure
 from .loss import loss_line, make_loss_figure
 from .tree import STYLE as TREE_STYLE
 
@@ -125,7 +125,8 @@ def fit_at(data: RoundsData, r: int) -> Fit:
                y_range=data.y_range, grid=data.grid, now=data.now[r],
                before=data.now[r - 1] if r > 0 and data.kind != "surface" else None,
                step=data.step[r] if r > 0 and data.step is not None else None,
-               leaves=data.leaves[r] if r > 0 and data.leaves is not None else None)
+               leaves=data.leaves[r] if r > 0 and data.leaves is not None else None,
+               residuals=None if data.residuals is None else data.residuals[r])
 
 
 def _fit_chart(data: RoundsData, lo: int, hi: int, class_names, large: bool) -> dict:
@@ -146,6 +147,11 @@ def _text(chart, zero, path, old, new):
 def _curve_parts(chart, data, rows, first, t, zero) -> None:
     chart["arrays"]["now"] = typed(data.now[rows], first)
     _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
+    if data.residuals is not None:  # each row's residual, written as the figure writes it
+        chart["arrays"]["residuals"] = typed(data.residuals[rows], first)
+        i = [trace.get("name") for trace in chart["figure"]["data"]].index("residuals")
+        chart["patches"].append({"path": f"data.{i}.text", "array": "residuals",
+                                 "offset": 0, "label": RESIDUAL_LABEL})
     if t == 0:
         chart["patches"].append({"path": "data.1.y", "array": "now", "offset": 0})
         return
@@ -158,6 +164,10 @@ def _curve_parts(chart, data, rows, first, t, zero) -> None:
                         (3, "tree 1", "tree {r}")):
         _text(chart, None, f"data.{i}.name", old, new)
         _text(chart, None, f"data.{i}.hovertemplate", old, new)
+    if zero is not None:  # round 0's line (its figure's second trace) says base_score
+        for text in chart["texts"]:
+            if text["path"] == "data.2.name" and zero["data"][1]["name"] != "after round 0":
+                text["at0"] = zero["data"][1]["name"]
     chart["shown"] += [{"path": "data.1.visible", "from": 1},
                        {"path": "data.3.visible", "from": 1}]
     if classify:

@@ -22,6 +22,9 @@ CURVE_PAD = 0.02  # a curve's grid runs this share of the feature's range beyond
 SURFACE_PAD = 0.05  # the mesh's margin around the data, per feature
 
 
+LABELLED_ROWS = 12  # a curve fit of at most this many rows says each row's residual
+
+
 @dataclass(frozen=True)
 class Fit:
     """What ``viz.fit.make_fit_figure`` draws for round ``round_idx`` (its previous round
@@ -44,6 +47,9 @@ class Fit:
     before: np.ndarray | None  # after round_idx - 1 (curve, rows); None at round 0, surface
     step: np.ndarray | None  # curve: float32 output (eta * w) of round_idx's tree alone
     leaves: np.ndarray | None  # surface, one output group: int32 leaf of round_idx's tree
+    # curve, a handful of rows (``LABELLED_ROWS``), one output: y − prediction of each
+    # drawn row after round_idx (what a student computes by hand), else None
+    residuals: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -143,10 +149,14 @@ def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     axes, at = fit_points(X, rows, kind, grid)
     x = None if kind == "rows" else X[rows]
     if kind == "curve":
+        residuals = None
+        if len(rows) <= LABELLED_ROWS and booster.num_groups == 1:
+            residuals = (y[rows].astype(np.float64) - predictions_at(booster, X[rows], r)
+                         .astype(np.float64)).astype(np.float32)
         return Fit(kind="curve", x=x, grid=axes, now=predictions_at(booster, at, r),
                    before=predictions_at(booster, at, r - 1) if r > 0 else None,
                    step=booster.tree_output(at, r) if r > 0 else None, leaves=None,
-                   **common)
+                   residuals=residuals, **common)
     if kind == "surface":
         leaves = None
         if r > 0 and booster.num_groups == 1:  # the round's tree's rectangles, one per leaf

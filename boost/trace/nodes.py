@@ -69,16 +69,6 @@ def gain_curve(cand: pd.DataFrame, feature: str) -> pd.DataFrame:
     return cand.iloc[kept[np.argsort(threshold[kept], kind="stable")]]
 
 
-def directions_won(curve: pd.DataFrame) -> tuple[int, int, int]:
-    """(thresholds, won by missing → left, won by missing → right) of a gain curve
-    (``gain_curve``, not thinned): at each threshold the default direction with the larger
-    gain (on a tie, the first in the curve), as the candidates chart's legend counts them."""
-    order = curve.sort_values("Gain", ascending=False, kind="stable")
-    better = order.drop_duplicates("Threshold")
-    left = int(better.DefaultLeft.sum())
-    return len(better), left, len(better) - left
-
-
 def sorted_present(values: np.ndarray) -> np.ndarray:
     """A feature's values without the missing ones, sorted: sorted once per model, then
     every node's bins are read from it by ``bin_value_ranges``."""

@@ -175,7 +175,6 @@ FOLDED = """() => {
 # cuts...). Every other field's numbers must be on screen; each entry here is a gap to
 # close, not a rule.
 KNOWN_GAPS = {
-    ("four-points", 1): frozenset({"base", "res"}),
     ("four-points", 2): frozenset({"sim"}),
     ("four-points", 6): frozenset({"g0", "s0"}),
     ("function-space", 4): frozenset({"gap20", "gap5"}),

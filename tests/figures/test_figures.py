@@ -27,7 +27,8 @@ def test_one_feature_fit_shows_data_previous_and_current(four):
     X, y, bst = four
     fig = _fit_figure(bst, X, y, 1)
     names = [t.name for t in fig.data]
-    assert names == ["data", "after round 0", "after round 1", "tree 1 alone (η·w)"]
+    assert names == ["data", "after round 0", "after round 1", "tree 1 alone (η·w)",
+                     "residuals"]
     np.testing.assert_array_equal(fig.data[0].y, y)
     # The current curve is the model's prediction at round 1: the four-point leaves.
     curve = fig.data[2]
@@ -62,8 +63,31 @@ def test_predicted_against_actual_draws_a_sample_and_its_diagonal():
 def test_baseline_has_no_previous_curve(four):
     X, y, bst = four
     fig = _fit_figure(bst, X, y, 0)
-    assert [t.name for t in fig.data] == ["data", "after round 0"]
+    assert [t.name for t in fig.data] == ["data", "after round 0: base_score 0.5",
+                                          "residuals"]
     assert "baseline" in fig.layout.title.text
+
+
+@pytest.mark.parametrize("r", [0, 1, 2])
+def test_a_handful_of_rows_each_say_their_residual(four, r):
+    """Four points: beside each, y − ŷ after round r, against XGBoost's own predictions
+    (base_score 0.5 at round 0: −10.5, 6.5, 7.5, −7.5 by hand), written by the rounding
+    rule, in the player's trace as in the figure."""
+    import xgboost as xgb
+
+    from boost.trace.rounding import rounded
+    from viz.fit import RESIDUAL_LABEL
+    from viz.round_trace import fit_at
+    X, y, bst = four
+    oracle = xgb.train({"base_score": 0.5, "lambda": 0, "max_depth": 2}, xgb.DMatrix(X, y), 2)
+    want = y - (oracle.predict(xgb.DMatrix(X), iteration_range=(0, r)) if r else 0.5)
+    if r == 0:
+        assert want.tolist() == [-10.5, 6.5, 7.5, -7.5]
+    fig = _fit_figure(bst, X, y, r)
+    labels = [t for t in fig.data if t.name == "residuals"][0]
+    assert list(labels.text) == [RESIDUAL_LABEL.format(rounded(v)) for v in want]
+    shown = fit_at(bst.trace.rounds(X, y, sample_rows(len(X))), r)
+    np.testing.assert_allclose(shown.residuals, want, rtol=1e-6)
 
 
 def test_two_feature_classification_surface():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boost.trace.nodes import directions_won
+from viz.candidates import directions_won
 
 from .steps import Lesson, Step
 

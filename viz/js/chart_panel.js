@@ -3,6 +3,7 @@
 // size and then with its axes frozen, moved in place when only points and texts change
 // (./plotly_patch.js); its fonts scaled to the window.
 
+import { rounded } from "./format.js";
 import { freeze, moveInPlace, react, thaw, traceAxes } from "./plotly_patch.js";
 import { getPath, rowOf, setPath } from "./trace.js";
 
@@ -31,6 +32,8 @@ function patchFigure(panel, r, n, lo) {
       const row = r - (a.first ?? lo) + (p.offset || 0);
       if (row < 0 || row >= a.shape[0]) continue;  // e.g. "round r - 1" at round 0 (hidden)
       value = rowOf(a, row);
+      // labels ("y − ŷ = {}"): each number written by the reader's rounding rule
+      if (p.label) value = Array.from(value, (v) => p.label.replace("{}", rounded(v)));
     }
     set(p.path, p.list ? [value] : value);
   }

@@ -84,7 +84,7 @@ export function moveInPlace(Plotly, panel, changed) {
   const plan = [];
   const shapes = {};  // the round's line on the loss chart: Plotly.relayout redraws shapes only
   for (const [path, value] of changed) {
-    const m = /^data\.(\d+)\.(x|y|name|hovertemplate)$/.exec(path);
+    const m = /^data\.(\d+)\.(x|y|name|hovertemplate|text)$/.exec(path);
     const shape = /^layout\.shapes\.(\d+)\.([xy][01])$/.exec(path);
     if (shape) { shapes[`shapes[${shape[1]}].${shape[2]}`] = value; continue; }
     if (!m) {
@@ -99,7 +99,20 @@ export function moveInPlace(Plotly, panel, changed) {
     const cd = (gd.calcdata || []).find((c) => c[0]?.trace?.index === i);
     const trace = cd?.[0].trace;
     if (!trace || trace.type !== "scatter" || trace.visible !== true) return false;
-    if (attr === "hovertemplate") {
+    if (attr === "text") {  // a text trace's labels (points unmoved): rewritten in its SVG
+      const group = [...gd.querySelectorAll(".scatterlayer .trace")]
+        .find((g) => g.__data__?.[0]?.trace?.index === i);
+      const texts = group ? [...group.querySelectorAll(".textpoint text")] : [];
+      if (trace.mode !== "text" || texts.length !== cd.length || value.length !== cd.length
+        || texts.some((t) => t.childElementCount) || value.some((v) => /[<&]/.test(v))) {
+        return false;
+      }
+      plan.push(() => {
+        gd.data[i].text = value;
+        trace.text = value;
+        texts.forEach((t, k) => { t.textContent = value[k]; cd[k].tx = value[k]; });
+      });
+    } else if (attr === "hovertemplate") {
       plan.push(() => { gd.data[i].hovertemplate = value; trace.hovertemplate = value; });
     } else if (attr === "name") {
       const entry = [...gd.querySelectorAll(".legend .traces")]
