@@ -4,7 +4,11 @@
 //   figure  the figure's JSON (plotly.io.to_json), as text
 //   config  Plotly's config (the toolbar, the camera button's format)
 //   height  the chart's height in px
-//   rem     the height is for a 1280 px wide window at 20 px per rem: grow it with the rem
+//   rem     a presenter panel: the figure is laid out for a 1280 px wide window at 20 px
+//           per rem (its height in px, its type), and the whole chart is scaled by the
+//           window's rem / 20 (2.4 at 3840 px: its text, marks and lines grow with the
+//           player's, where a chart laid out at the panel's size kept 720p's 16 px type)
+//   exact   the figure's own size is part of it (a tree in pixels): kept, then scaled
 //   plotly  where Plotly.js is served (loaded once per page, the player's <script> shared)
 //   select  whether a click on a point is reported: the trigger "select" gets
 //           {selection: {points: [{customdata, curve_number, point_number}]}}
@@ -16,10 +20,14 @@ export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   let chart = parentElement.querySelector(".boostscope-chart");
   if (!chart) {
+    // (a presenter panel: the chart is scaled inside a frame that holds its scaled size)
+    const frame = document.createElement("div");
+    frame.className = "boostscope-chart-frame";
     chart = document.createElement("div");
     chart.className = "boostscope-chart";
     chart.style.width = "100%";
-    parentElement.appendChild(chart);
+    frame.appendChild(chart);
+    parentElement.appendChild(frame);
     // The column's width changes without a window resize (the sidebar opens or closes).
     // Plotly's resize throws ("Resize must be passed a displayed plot div element") on a
     // chart that is hidden or already removed (a rerun dropping it, a closed tab).
@@ -29,10 +37,17 @@ export default function (component) {
       if (shown && chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
     }).observe(chart);
   }
-  // rem: a presenter panel, sized for 1280x720 in px and grown with the window's type
-  chart.style.height = data.rem ? `${data.height / 20}rem` : `${data.height}px`;
+  // rem: a presenter panel, laid out for 1280x720 and scaled with the window's type
+  // (Plotly reads the transform for its hover and clicks)
+  const scale = data.rem ? parseFloat(getComputedStyle(document.documentElement).fontSize)
+    / 20 : 1;
+  Object.assign(chart.style, { height: `${data.height}px`,
+    width: scale === 1 ? "100%" : `${100 / scale}%`,
+    transform: scale === 1 ? "" : `scale(${scale})`, transformOrigin: "0 0" });
+  chart.parentElement.style.height = `${data.height * scale}px`;
   const figure = JSON.parse(data.figure);
-  if (data.rem) delete figure.layout.height;  // Plotly fills the panel
+  // Plotly fills the (unscaled) chart, unless the figure's size is part of it (exact)
+  if (data.rem && !data.exact) delete figure.layout.height;
   chart.report = data.select ? setTriggerValue : null;
   if (data.select) {
     // As st.plotly_chart does: a click selects the point under the pointer, found at the
