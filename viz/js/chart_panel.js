@@ -133,6 +133,8 @@ function dropAhead(Plotly, panel) {
   panel.ahead = null;
 }
 
+const ORIGINAL = new WeakMap();  // a trace's marker or line -> its own size or width
+
 // The chart at its panel's size, its fonts scaled to the window.
 export function fitChart(panel, size, fonts) {
   thaw(panel);  // the figure's own ranges and margins, to be laid out afresh
@@ -151,7 +153,23 @@ export function fitChart(panel, size, fonts) {
     if (axis.tickfont?.size) axis.tickfont.size = fonts.chart;
     if (axis.title?.font?.size) axis.title.font.size = fonts.chart;
   }
-  // the title needs less room than the figure's 70 px once the legend is not beside it
+  // marks and lines grow with the type too (17 px: the figures' own sizes), from the
+  // figure's own sizes however often the chart is fitted
+  const k = Math.max(1, fonts.chart / 17);
+  for (const trace of panel.figure.data || []) {
+    for (const [part, key] of [["marker", "size"], ["line", "width"]]) {
+      const holder = trace[part];
+      if (!holder) continue;
+      if (!ORIGINAL.has(holder)) ORIGINAL.set(holder, holder[key]);
+      const own = ORIGINAL.get(holder);
+      if (typeof own === "number") holder[key] = own * k;
+      else if (Array.isArray(own)) holder[key] = own.map((v) => v * k);
+    }
+  }
+  // the title needs less room than the figure's 70 px once the legend is not beside it;
+  // the figure's margin was set for 17 px type, so it grows with larger type (at 3840 px
+  // a 54 px title in 70 px was cut at the panel's top)
   const m = layout.margin || {};
-  layout.margin = { ...m, t: Math.min(m.t ?? 70, Math.round(fonts.title * 1.3 + fonts.chart * 2)) };
+  const grown = (m.t ?? 70) * Math.max(1, fonts.chart / 17);
+  layout.margin = { ...m, t: Math.round(Math.min(grown, fonts.title * 1.3 + fonts.chart * 2)) };
 }

@@ -628,7 +628,9 @@ class Player {
     const label = Math.round(Math.max(large ? 16 : 12, (large ? 16 : 13) * scale));
     this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6) };
     this.root.style.fontSize = `${chart}px`;
-    this.root.classList.toggle("bsp-onerow", this.fill && width >= 1500);
+    // one row where the status and the transport fit in it at this type (about 48 of its
+    // em: at 3840 px a half-width player's transport wrapped over the panels below)
+    this.root.classList.toggle("bsp-onerow", this.fill && width >= Math.max(1500, 48 * chart));
     const top = this.root.getBoundingClientRect().top + window.scrollY;
     // what stands over the panels: the status and the transport, in one row or two
     const barH = this.panelsBox.getBoundingClientRect().top
