@@ -101,43 +101,57 @@ async def _answer(work, *args):
                            "click another node or reload the page")
 
 
-async def node(request) -> JSONResponse:
-    """One node's record as the page draws it, or a 4xx error saying what is wrong."""
-    asked = _asked(request.query_params)
-    if isinstance(asked, JSONResponse):
-        return asked
-    booster, X, r, node_id, klass = asked
-    feature = request.query_params.get("feature")
-    if feature is not None and feature not in booster.feature_names:
+def _feature(query, booster, required: bool):
+    """The query's feature (None if absent and not ``required``), or the 4xx error."""
+    feature = query.get("feature")
+    if feature is None:
+        return _error(400, "feature is missing: name the feature whose chart to draw") \
+            if required else None
+    if feature not in booster.feature_names:
         return _error(404, f"feature {feature!r} is not a feature of this model")
+    return feature
+
+
+async def _timed_answer(body, work, *args) -> JSONResponse:
+    """``body(work(*args))`` as JSON, with where its time went in ``Server-Timing`` (the
+    page's resource timing shows it; bench_app prints it): ``wait`` before the worker thread
+    began, ``record`` building it (ms)."""
     asked_at = time.perf_counter()
-    answer = await _answer(_timed, page_node, booster, X, r, node_id, klass, feature)
+    answer = await _answer(_timed, work, *args)
     if isinstance(answer, JSONResponse):
         return answer
-    record, began, done = answer
-    # where the answer's time went (the page's resource timing shows it; bench_app prints it)
+    value, began, done = answer
     timing = f"wait;dur={1e3 * (began - asked_at):.1f}, record;dur={1e3 * (done - began):.1f}"
-    return JSONResponse(record, headers={"Server-Timing": timing})
+    return JSONResponse(body(value), headers={"Server-Timing": timing})
+
+
+def _asked_feature(query, required: bool) -> tuple | JSONResponse:
+    """``_asked``'s (booster, X, round, node, class) and the query's feature (``_feature``),
+    or the 4xx error that says what is wrong."""
+    asked = _asked(query)
+    if isinstance(asked, JSONResponse):
+        return asked
+    feature = _feature(query, asked[0], required)
+    return feature if isinstance(feature, JSONResponse) else (*asked, feature)
+
+
+async def node(request) -> JSONResponse:
+    """One node's record as the page draws it, or a 4xx error saying what is wrong."""
+    asked = _asked_feature(request.query_params, required=False)
+    if isinstance(asked, JSONResponse):
+        return asked
+    return await _timed_answer(lambda record: record, page_node, *asked)
 
 
 async def chart(request) -> JSONResponse:
     """One node's candidates chart of one feature, or a 4xx error saying what is wrong."""
-    asked = _asked(request.query_params)
+    asked = _asked_feature(request.query_params, required=True)
     if isinstance(asked, JSONResponse):
         return asked
-    booster, _, r, node_id, klass = asked
-    feature = request.query_params.get("feature")
-    if feature is None:
-        return _error(400, "feature is missing: name the feature whose chart to draw")
-    if feature not in booster.feature_names:
-        return _error(404, f"feature {feature!r} is not a feature of this model")
-    answer = await _answer(_timed, page_chart, booster, r, node_id, klass, feature)
-    if isinstance(answer, JSONResponse):
-        return answer
-    figure, began, done = answer
-    return JSONResponse({"round": r, "node": node_id, "class": klass, "feature": feature,
-                         "chart": figure},
-                        headers={"Server-Timing": f"record;dur={1e3 * (done - began):.1f}"})
+    booster, _, r, node_id, klass, feature = asked
+    return await _timed_answer(
+        lambda figure: {"round": r, "node": node_id, "class": klass, "feature": feature,
+                        "chart": figure}, page_chart, booster, r, node_id, klass, feature)
 
 
 def _timed(work, *args):
