@@ -4,10 +4,11 @@
 //   figure  the figure's JSON (plotly.io.to_json), as text
 //   config  Plotly's config (the toolbar, the camera button's format)
 //   height  the chart's height in px
-//   rem     a presenter panel: the figure is laid out for a 1280 px wide window at 20 px
-//           per rem (its height in px, its type), and the whole chart is scaled by the
-//           window's rem / 20 (2.4 at 3840 px: its text, marks and lines grow with the
-//           player's, where a chart laid out at the panel's size kept 720p's 16 px type)
+//   rem     a presenter panel: the figure is laid out for a 1280x720 window (its height in
+//           px, its type), and the whole chart is scaled as the player scales its own type,
+//           by min(width / 1280, height / 720) (3 at 3840x2160: its text, marks and lines
+//           grow with the player's, where a chart laid out at the panel's size kept 720p's
+//           16 px type)
 //   exact   the figure's own size is part of it (a tree in pixels): kept, then scaled
 //   plotly  where Plotly.js is served (loaded once per page, the player's <script> shared)
 //   select  whether a click on a point is reported: the trigger "select" gets
@@ -39,8 +40,8 @@ export default function (component) {
   }
   // rem: a presenter panel, laid out for 1280x720 and scaled with the window's type
   // (Plotly reads the transform for its hover and clicks)
-  const scale = data.rem ? parseFloat(getComputedStyle(document.documentElement).fontSize)
-    / 20 : 1;
+  // (the player's own scale: its charts' type grows by it too)
+  const scale = data.rem ? Math.max(1, Math.min(innerWidth / 1280, innerHeight / 720)) : 1;
   Object.assign(chart.style, { height: `${data.height}px`,
     width: scale === 1 ? "100%" : `${100 / scale}%`,
     transform: scale === 1 ? "" : `scale(${scale})`, transformOrigin: "0 0" });

@@ -177,7 +177,7 @@ FOLDED = """() => {
 KNOWN_GAPS = {
     ("four-points", 2): frozenset({"sim"}),
     ("four-points", 6): frozenset({"g0", "s0"}),
-    ("function-space", 4): frozenset({"gap20", "gap5"}),
+    ("function-space", 4): frozenset({"gap5"}),
     # at 1080p (720p's axis has a tick at −0.5): the text names round 0's −g (p = 0.5), the
     # chart at the step's round 1 draws F(1)'s, (0.354, −0.354) in its legend
     ("function-space", 5): frozenset({"g2"}),
