@@ -131,8 +131,9 @@ def bar(app: AppState, model: Model, offline=None) -> None:
     app.screen.say(said, sum(-(-len(text) // LINE_CHARS) for text in said))
     cols = st.columns([4.2, 1, 1.1, 1, 1, 0.45], vertical_alignment="center")
     n = model.booster.num_boosted_rounds()
-    cols[0].markdown(f"**{lesson.title}** · step {app.lesson.step + 1} of {len(lesson.steps)} · "
-                     f"round {app.stage.round} of {n}")
+    cols[0].container(key="lesson_title").markdown(
+        f"**{lesson.title}** · step {app.lesson.step + 1} of {len(lesson.steps)} · "
+        f"round {app.stage.round} of {n}")
     cols[1].button("Back", key="lesson_back", on_click=_back, args=(app,), shortcut="Left",
                    icon=":material/chevron_left:", use_container_width=True,
                    disabled=app.lesson.step == 0 and not app.lesson.revealed)

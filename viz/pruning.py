@@ -70,11 +70,12 @@ def _count(n: int) -> str:
 
 
 def gamma_counts(tree: pd.DataFrame) -> str:
-    """What γ left of the tree, in a few words for its title: the splits kept, and how many
-    it pruned (exact) or refused (hist, approx) when it removed any: "1 split kept, 2
-    pruned"."""
+    """What γ left of the tree, in a few words for its title: the splits grown when it
+    pruned any, the splits kept, and how many it pruned (exact) or refused (hist, approx)
+    when it removed any: "3 splits grown, 1 kept, 2 pruned"; "1 split kept, 2 refused"."""
     g = read_gamma(tree)
-    parts = [f"{_count(len(g.kept))} kept"]
+    parts = ([f"{_count(g.grown)} grown", f"{len(g.kept)} kept"] if g.pruned
+             else [f"{_count(len(g.kept))} kept"])
     if g.pruned:
         parts.append(f"{len(g.pruned)} pruned")
     if g.refused:

@@ -90,7 +90,8 @@ ON_SCREEN = """() => {
     const t = walker.currentNode;
     const el = t.parentElement;
     if (!t.textContent.trim()
-        || el.closest('.st-key-lesson_say, .katex-mathml, .bsp-hover, math')) continue;
+        || el.closest('.st-key-lesson_say, .st-key-lesson_title, .katex-mathml, .bsp-hover, '
+                      + 'math')) continue;
     if (shown(el)) out.push(t.textContent);
   }
   // a formula as one text: MathML writes −0.0167 as an operator and a number, two nodes
