@@ -25,6 +25,15 @@ SURFACE_PAD = 0.05  # the mesh's margin around the data, per feature
 LABELLED_ROWS = 12  # a curve fit of at most this many rows says each row's residual
 
 
+def row_residuals(booster, kind: str, y: np.ndarray, predict) -> np.ndarray | None:
+    """y − ``predict()`` (the drawn rows' predictions, one round or every round) where a fit
+    says each row's residual: a curve of at most ``LABELLED_ROWS`` rows, one output; else
+    None (``predict`` not called)."""
+    if kind != "curve" or len(y) > LABELLED_ROWS or booster.num_groups != 1:
+        return None
+    return (y.astype(np.float64) - np.asarray(predict(), dtype=np.float64)).astype(np.float32)
+
+
 @dataclass(frozen=True)
 class Fit:
     """What ``viz.fit.make_fit_figure`` draws for round ``round_idx`` (its previous round
@@ -149,10 +158,8 @@ def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     axes, at = fit_points(X, rows, kind, grid)
     x = None if kind == "rows" else X[rows]
     if kind == "curve":
-        residuals = None
-        if len(rows) <= LABELLED_ROWS and booster.num_groups == 1:
-            residuals = (y[rows].astype(np.float64) - predictions_at(booster, X[rows], r)
-                         .astype(np.float64)).astype(np.float32)
+        residuals = row_residuals(booster, kind, y[rows],
+                                  lambda: predictions_at(booster, X[rows], r))
         return Fit(kind="curve", x=x, grid=axes, now=predictions_at(booster, at, r),
                    before=predictions_at(booster, at, r - 1) if r > 0 else None,
                    step=booster.tree_output(at, r) if r > 0 else None, leaves=None,

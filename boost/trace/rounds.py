@@ -19,7 +19,7 @@ from .. import objectives
 from .._dtypes import REASON_NAMES
 from ..data import as_features
 from ..tree import initial_margin, leaf_of_rows
-from .fit import LABELLED_ROWS, fit_kind, fit_points, label_range
+from .fit import fit_kind, fit_points, label_range, row_residuals
 
 # The player's mesh: points per axis, coarser than the static fit's ``GRID``. The page holds
 # the mesh's predictions (float32) and the round's leaves (uint8) for every round, 5 bytes a
@@ -89,10 +89,8 @@ def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) ->
     x = None if kind == "rows" else X[rows]
     grid, at = fit_points(X, rows, kind, points)
     now, own, leaves = _staged(booster, at, class_idx)
-    residuals = None
-    if kind == "curve" and len(rows) <= LABELLED_ROWS and booster.num_groups == 1:
-        predicted = _staged(booster, X[rows], class_idx)[0].astype(np.float64)
-        residuals = (y[rows].astype(np.float64) - predicted).astype(np.float32)
+    residuals = row_residuals(booster, kind, y[rows],
+                              lambda: _staged(booster, X[rows], class_idx)[0])
     return RoundsData(
         kind=kind, objective=booster.objective, n_rounds=booster.num_boosted_rounds(),
         feature_names=tuple(booster.feature_names), rows=rows, x=x, y=y[rows],
