@@ -15,6 +15,7 @@
 //           {selection: {points: [{customdata, curve_number, point_number}]}}
 // Loaded with the page's modules it imports (viz.page_js.loader).
 
+import { windowScale } from "../viz/js/dom.js";
 import { loadPlotly } from "../viz/js/plotly_load.js";
 
 export default function (component) {
@@ -38,10 +39,9 @@ export default function (component) {
       if (shown && chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
     }).observe(chart);
   }
-  // rem: a presenter panel, laid out for 1280x720 and scaled with the window's type
+  // rem: a presenter panel, laid out for 1280x720 and scaled as the player's type is
   // (Plotly reads the transform for its hover and clicks)
-  // (the player's own scale: its charts' type grows by it too)
-  const scale = data.rem ? Math.max(1, Math.min(innerWidth / 1280, innerHeight / 720)) : 1;
+  const scale = data.rem ? Math.max(1, windowScale()) : 1;
   Object.assign(chart.style, { height: `${data.height}px`,
     width: scale === 1 ? "100%" : `${100 / scale}%`,
     transform: scale === 1 ? "" : `scale(${scale})`, transformOrigin: "0 0" });

@@ -153,9 +153,9 @@ export function fitChart(panel, size, fonts) {
     if (axis.tickfont?.size) axis.tickfont.size = fonts.chart;
     if (axis.title?.font?.size) axis.title.font.size = fonts.chart;
   }
-  // marks and lines grow with the type too (17 px: the figures' own sizes), from the
-  // figure's own sizes however often the chart is fitted
-  const k = Math.max(1, fonts.chart / 17);
+  // marks and lines grow with the type too (`fonts.grow`), from the figure's own sizes
+  // however often the chart is fitted
+  const k = fonts.grow ?? 1;
   for (const trace of panel.figure.data || []) {
     for (const [part, key] of [["marker", "size"], ["line", "width"]]) {
       const holder = trace[part];
@@ -167,9 +167,9 @@ export function fitChart(panel, size, fonts) {
     }
   }
   // the title needs less room than the figure's 70 px once the legend is not beside it;
-  // the figure's margin was set for 17 px type, so it grows with larger type (at 3840 px
-  // a 54 px title in 70 px was cut at the panel's top)
+  // that margin was set for 17 px type, so it grows with the type too (at 3840 px a 54 px
+  // title in 70 px was cut at the panel's top)
   const m = layout.margin || {};
-  const grown = (m.t ?? 70) * Math.max(1, fonts.chart / 17);
-  layout.margin = { ...m, t: Math.round(Math.min(grown, fonts.title * 1.3 + fonts.chart * 2)) };
+  layout.margin = { ...m, t: Math.round(Math.min((m.t ?? 70) * k,
+    fonts.title * 1.3 + fonts.chart * 2)) };
 }

@@ -46,3 +46,9 @@ export function whenIdle(f) {
   if (typeof requestIdleCallback === "function") requestIdleCallback(f, { timeout: 1000 });
   else setTimeout(f, 50);
 }
+
+// The window against the 1280x720 a screen is laid out for: the player's type grows by it,
+// and a presenter panel's chart is scaled by it (ui/chart.js) to keep the same type.
+export function windowScale() {
+  return Math.min(window.innerWidth / 1280, window.innerHeight / 720);
+}

@@ -6,7 +6,7 @@
 // element leaving the page, removes the player with its listeners and observers.
 
 import { chartPanel, drawAhead, drawChart, fitChart } from "./chart_panel.js";
-import { displayed, el, textEntry, whenIdle } from "./dom.js";
+import { displayed, el, textEntry, whenIdle, windowScale } from "./dom.js";
 import { pyF0, pyG } from "./format.js";
 import { nodeText, num, short } from "./labels.js";
 import { NODE_STYLE, NodeDetails, NodePanel, treeClass } from "./node_view.js";
@@ -623,10 +623,12 @@ class Player {
     this.fill = !!trace.fill;
     const large = !!trace.large;
     const width = Math.max(320, this.root.clientWidth);
-    const scale = Math.min(window.innerWidth / 1280, window.innerHeight / 720);
+    const scale = windowScale();
     const chart = Math.round(Math.max(large ? 16 : 13, (large ? 17 : 14) * scale));
     const label = Math.round(Math.max(large ? 16 : 12, (large ? 16 : 13) * scale));
-    this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6) };
+    // grow: the charts' marks, lines and top margin, made for 17 px type, grow with it
+    this.fonts = { chart, label, title: chart + 3, marker: Math.round(label * 1.6),
+      grow: Math.max(1, chart / 17) };
     this.root.style.fontSize = `${chart}px`;
     // one row where the status and the transport fit in it at this type (about 48 of its
     // em: at 3840 px a half-width player's transport wrapped over the panels below)
