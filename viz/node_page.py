@@ -13,19 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from _plotly_utils.utils import to_typed_array_spec
 
-from boost.trace.node_record import CURVE_COLUMNS
-
 from .candidates import candidates_spec
-
-_COLUMNS = {name: column for column, name in CURVE_COLUMNS.items()}
-
-
-def curve_frame(curve: dict) -> pd.DataFrame:
-    """A record's gain curve as the frame ``candidates_spec`` reads."""
-    frame = pd.DataFrame({column: curve[name] for name, column in _COLUMNS.items()})
-    for column in ("DefaultLeft", "Valid", "Best"):
-        frame[column] = frame[column].astype(bool)
-    return frame.astype({c: float for c in ("Threshold", "Gain")})
 
 
 @functools.cache

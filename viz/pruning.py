@@ -74,10 +74,8 @@ def gamma_counts(tree: pd.DataFrame) -> str:
     pruned any, the splits kept, and how many it pruned (exact) or refused (hist, approx)
     when it removed any: "3 splits grown, 1 kept, 2 pruned"; "1 split kept, 2 refused"."""
     g = read_gamma(tree)
-    parts = ([f"{_count(g.grown)} grown", f"{len(g.kept)} kept"] if g.pruned
-             else [f"{_count(len(g.kept))} kept"])
-    if g.pruned:
-        parts.append(f"{len(g.pruned)} pruned")
+    parts = ([f"{_count(g.grown)} grown", f"{len(g.kept)} kept", f"{len(g.pruned)} pruned"]
+             if g.pruned else [f"{_count(len(g.kept))} kept"])
     if g.refused:
         parts.append(f"{len(g.refused)} refused")
     return ", ".join(parts)

@@ -279,7 +279,6 @@ def test_a_records_chart_is_the_figures_json(method):
     import json
 
     from ui.nodes import page_node
-    from viz.node_page import curve_frame
     rng = np.random.default_rng(1)
     X = rng.normal(size=(3000, 4)).round(3)
     y = X[:, 0] * 2 + rng.normal(size=3000)
@@ -293,7 +292,8 @@ def test_a_records_chart_is_the_figures_json(method):
             record = bst.trace.node_record(r, int(node))
             for feature, curve in record["curves"].items():
                 figure = make_candidates_figure(
-                    curve_frame(curve), feature, 2.0, refused=record["numbers"]["refused"],
+                    bst.trace.gain_curve(r, int(node), 0, feature), feature, 2.0,
+                    refused=record["numbers"]["refused"],
                     parent=float("nan") if curve["s_node"] is None else curve["s_node"])
                 assert json.loads(json.dumps(shown["charts"][feature])) == json.loads(
                     figure.to_json())
