@@ -4,7 +4,7 @@
 //   figure  the figure's JSON (plotly.io.to_json), as text
 //   config  Plotly's config (the toolbar, the camera button's format)
 //   height  the chart's height in px
-//   rem     a presenter panel: the figure is laid out for a 1280x720 window (its height in
+//   panel   a presenter panel: the figure is laid out for a 1280x720 window (its height in
 //           px, its type), and the whole chart is scaled as the player scales its own type,
 //           by min(width / 1280, height / 720) (3 at 3840x2160: its text, marks and lines
 //           grow with the player's, where a chart laid out at the panel's size kept 720p's
@@ -39,16 +39,16 @@ export default function (component) {
       if (shown && chart.data && window.Plotly) window.Plotly.Plots.resize(chart);
     }).observe(chart);
   }
-  // rem: a presenter panel, laid out for 1280x720 and scaled as the player's type is
+  // a presenter panel, laid out for 1280x720 and scaled as the player's type is
   // (Plotly reads the transform for its hover and clicks)
-  const scale = data.rem ? Math.max(1, windowScale()) : 1;
+  const scale = data.panel ? Math.max(1, windowScale()) : 1;
   Object.assign(chart.style, { height: `${data.height}px`,
     width: scale === 1 ? "100%" : `${100 / scale}%`,
     transform: scale === 1 ? "" : `scale(${scale})`, transformOrigin: "0 0" });
   chart.parentElement.style.height = `${data.height * scale}px`;
   const figure = JSON.parse(data.figure);
   // Plotly fills the (unscaled) chart, unless the figure's size is part of it (exact)
-  if (data.rem && !data.exact) delete figure.layout.height;
+  if (data.panel && !data.exact) delete figure.layout.height;
   chart.report = data.select ? setTriggerValue : null;
   if (data.select) {
     // As st.plotly_chart does: a click selects the point under the pointer, found at the

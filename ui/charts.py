@@ -99,7 +99,7 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
     _CHART(key=key, data={"figure": plotly.io.to_json(fig, validate=False),
                           "config": {**config, "responsive": True},
                           "height": fig.layout.height or DEFAULT_HEIGHT,
-                          "rem": bool(shown.large and shown.height), "exact": exact,
+                          "panel": bool(shown.large and shown.height), "exact": exact,
                           "plotly": plotly_url(),
                           "select": on_select is not None},
            **({"on_select_change": on_select} if on_select else {}))
