@@ -4,6 +4,7 @@
 >>> bst = boost.train({"max_depth": 2, "eta": 0.3}, X, y, num_boost_round=10)
 >>> boost.sweep({"max_depth": 2}, X, y, {"eta": [0.1, 0.3]}, 100, evals=[(Xv, yv, "valid")])
 >>> boost.cv({"max_depth": 2}, X, y, 100, nfold=5, early_stopping_rounds=20)  # xgboost.cv
+>>> boost.judge(boost.sweep(..., nfold=5)).winner  # paired, one standard error
 >>> bst.predict(X); bst.trees_to_dataframe(include_pruned=True); bst.split_candidates(1, 0)
 >>> bst.save_model("model.json"); boost.load_model("model.json").predict(X)
 >>> boost.load_model("model.json").with_data(X, y).split_candidates(1, 0)  # on a sample
@@ -21,6 +22,7 @@ LLVM-level kernels of the hot loops.
 from . import simd  # first: it decides which kernels the engine compiles
 from .booster import Booster, load_model
 from .cv import cv
+from .judge import Verdict, judge
 from .runtime import warmup
 from .sweep import SweepCancelled, sweep
 from .trace import NoTrainingTrace, RoundView
@@ -30,5 +32,5 @@ from .training import train
 # (boost.simd.keep_apart); every module with kernels is imported by now.
 simd.keep_apart(simd.inlining_kernels(__name__))
 
-__all__ = ["Booster", "NoTrainingTrace", "RoundView", "SweepCancelled", "cv", "load_model", "simd",
-           "sweep", "train", "warmup"]
+__all__ = ["Booster", "NoTrainingTrace", "RoundView", "SweepCancelled", "Verdict", "cv", "judge",
+           "load_model", "simd", "sweep", "train", "warmup"]

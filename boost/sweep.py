@@ -27,8 +27,9 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .cv import check_folds, check_stopping, fold_data, kfold, run_folds, table
+from .cv import TEST, check_folds, check_stopping, fold_data, kfold, run_folds, table
 from .exact import SortedColumns
+from .judge import FOLD
 from .layer import serialized, thread_safe
 from .objectives import metric_name
 from .params import BY_NAME, parse_params
@@ -154,13 +155,16 @@ def _train_point_cv(shared: list[_Shared], p, num_boost_round, stopping_rounds,
 def _frame_cv(points, results, metric, nfold) -> pd.DataFrame:
     """The cross-validated sweep's rows: per (point, round) the mean and standard deviation
     over the folds of the training and test loss (``cv.table``: xgboost.cv's columns),
-    every round trained (early stopping's patience included: the best round is the
-    table's to find)."""
+    then each fold's test loss (``test-<metric>-fold0``, ...: what ``judge`` pairs the
+    points on), every round trained (early stopping's patience included: the best round is
+    the table's to find)."""
     parts = []
     for i, (point, (scores, facts)) in enumerate(zip(points, results, strict=True)):
         losses = table(scores, metric, every_round=True)
         part = pd.DataFrame({"point": i, **point, "round": np.arange(1, len(facts) + 1)})
-        parts.append(pd.concat([part, losses, pd.DataFrame(facts, columns=list(FACTS))],
+        each = pd.DataFrame(scores.test[1:], columns=[f"{TEST}-{metric}-{FOLD}{k}"
+                                                      for k in range(nfold)])
+        parts.append(pd.concat([part, losses, each, pd.DataFrame(facts, columns=list(FACTS))],
                                axis=1))
     frame = pd.concat(parts, ignore_index=True)
     frame.attrs.update(metric=metric, evals=["test"], nfold=nfold)
@@ -242,8 +246,10 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
         the deepest). With early stopping a point has rows up to the round it stopped at.
         ``attrs["metric"]`` is the metric's name, ``attrs["evals"]`` the evaluation sets'.
         Cross-validated: ``train-<metric>-mean``, ``-std`` and ``test-<metric>-mean``,
-        ``-std`` over the folds instead of the losses, every round each point trained
-        (``attrs["nfold"]``: the folds; the facts are the folds' means).
+        ``-std`` over the folds instead of the losses, then ``test-<metric>-fold0`` ...
+        (each fold's test loss: the points are paired on them, ``boost.judge``), every
+        round each point trained (``attrs["nfold"]``: the folds; the facts are the folds'
+        means).
     """
     points = _points(grid)
     base = parse_params(params)

@@ -4,10 +4,14 @@ step a sweep (``ui/sweeps.py``) whose best values are carried into the next.
 1. a high η (XGBoost's default 0.3): the number of rounds; 2. max_depth and
 min_child_weight; 3. gamma; 4. subsample and colsample_bytree; 5. alpha and lambda; 6. lower
 η, the rounds re-tuned. The tuned parameters start from the app's defaults; everything else
-(data, columns, objective, tree method, seed, ...) is the model on screen's. Each step's
-grid holds the values carried into it, so no step makes the validation loss worse; a value
-that does not lower it does not replace the one carried in. The sweeps are deterministic and
-cached, so a link to a step (``?view=lab&guide=3``) shows the same numbers again.
+(data, columns, objective, tree method, seed, ...) is the model on screen's. Every step
+trains each of its points to early stopping (up to ``MAX_ROUNDS``), so each is judged at its
+own best round and "still improving" means the budget ran out. Each step's grid holds the
+values carried into it (the same model the step before kept, so the same loss): no step
+makes the validation loss worse; a value the paired comparison cannot tell from the lowest
+loss (``boost.judge``: within one standard error) does not replace the one carried in. The
+sweeps are deterministic and cached, so a link to a step (``?view=lab&guide=3``) shows the
+same numbers again.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+import boost
 from boost.params import BY_NAME, sweep_values
-from viz.lab import best_rows, label, value_names, verdict
+from viz.lab import label
 
 from .sweeps import BUDGET
 
 HIGH_ETA = BY_NAME["eta"].default  # step 1's "high" learning rate: XGBoost's default, 0.3
-MAX_ROUNDS = BUDGET  # steps 1 and 6: the most rounds a sweep trains
+MAX_ROUNDS = BUDGET  # every step: the most rounds a point trains (early stopping first)
 LOWER = (1, 2, 5, 10)  # step 6 tries η / each (1: the η carried in)
 
 
@@ -40,7 +45,8 @@ STEPS = (
     Step("1. rounds", "A high η: find the number of rounds",
          f"With a high learning rate (η = {HIGH_ETA:g}) few rounds are needed, so every later "
          "step is quick. Early stopping finds the round after which the validation loss "
-         "stops falling; the next four steps train that many rounds."),
+         "stops falling; every step trains each of its models to early stopping the same "
+         "way, so each is judged at its own best round."),
     Step("2. depth", "max_depth and min_child_weight",
          "They decide how complex each tree may be and have the largest effect: deep trees "
          "with small leaves fit the training rows, shallow ones generalise.",
@@ -64,12 +70,14 @@ TUNED = ("eta", "max_depth", "min_child_weight", "gamma", "subsample", "colsampl
 
 @dataclass(frozen=True)
 class Outcome:
-    """One step walked: its grid and rounds, the sweep, the best values found (by name),
-    the best point's best round and validation loss, and every tuned value after it."""
+    """One step walked: its grid and rounds, the sweep and its verdict (``boost.judge``),
+    the values kept (by name), the kept point's best round and validation loss, and every
+    tuned value after it."""
 
     grid: dict
     rounds: int
     sweep: pd.DataFrame
+    verdict: boost.Verdict
     found: dict
     round: int
     valid: float
@@ -88,25 +96,24 @@ def lower_etas(eta: float) -> list[float]:
     return sorted({max(low, float(f"{eta / k:.3g}")) for k in LOWER}, reverse=True)
 
 
-def plan(i: int, carried: dict, rounds: int | None) -> tuple[dict, int]:
-    """Step ``i``'s (0-based) grid and rounds, given the values carried into it and the
-    rounds step 1 found."""
+def plan(i: int, carried: dict) -> tuple[dict, int]:
+    """Step ``i``'s (0-based) grid and rounds (every step: up to ``MAX_ROUNDS``, stopped
+    early), given the values carried into it."""
     if i == 0:
         return {"eta": [HIGH_ETA]}, MAX_ROUNDS
     if i == len(STEPS) - 1:
         return {"eta": lower_etas(carried["eta"])}, MAX_ROUNDS
     grid = {name: sorted(set(sweep_values(BY_NAME[name], n)) | {carried[name]})
             for name, n in STEPS[i].counts}
-    return grid, int(rounds)
+    return grid, MAX_ROUNDS
 
 
-def best_point(sweep: pd.DataFrame, carried: dict) -> tuple[dict, int, float]:
-    """(values, best round, validation loss) of the point the step keeps: the carried-in
-    values while they are within the folds' spread of the lowest loss (``viz.lab.verdict``:
-    a value the folds cannot tell from the best does not replace them), else the lowest."""
-    best = best_rows(sweep)
-    names = value_names(best)
-    v = verdict(best)
+def best_point(v: boost.Verdict, carried: dict) -> tuple[dict, int, float]:
+    """(values, best round, validation loss) of the point a step's sweep, judged (``v``:
+    ``boost.judge``), keeps: the carried-in values while they are tied with the lowest loss
+    (within one standard error of the paired difference — a value the folds cannot tell
+    from the best does not replace them), else the lowest."""
+    best, names = v.points, v.names
     close = best.iloc[list(v.close)]
     kept = close[np.logical_and.reduce([np.isclose(close[n].astype(float), float(carried[n]))
                                         for n in names])]
@@ -118,15 +125,14 @@ def best_point(sweep: pd.DataFrame, carried: dict) -> tuple[dict, int, float]:
 def walk(run: Callable[[int, dict, int, dict], pd.DataFrame], steps: int) -> list[Outcome]:
     """The first ``steps`` steps. ``run(i, grid, rounds, fixed)`` sweeps ``grid`` with
     the parameters ``fixed`` and early stopping (``sweeps.PATIENCE``)."""
-    carried, rounds, out = start_values(), None, []
+    carried, out = start_values(), []
     for i in range(steps):
-        grid, n = plan(i, carried, rounds)
+        grid, n = plan(i, carried)
         sweep = run(i, grid, n, dict(carried))
-        found, best_round, valid = best_point(sweep, carried)
+        v = boost.judge(sweep)
+        found, best_round, valid = best_point(v, carried)
         carried = {**carried, **found}
-        if i in (0, len(STEPS) - 1):
-            rounds = best_round
-        out.append(Outcome(grid, n, sweep, found, best_round, valid, dict(carried)))
+        out.append(Outcome(grid, n, sweep, v, found, best_round, valid, dict(carried)))
     return out
 
 

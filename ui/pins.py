@@ -51,16 +51,25 @@ def label(pin: dict, reference: dict, limit: int = 3) -> str:
     return ", ".join(parts[:limit]) + more
 
 
+def from_xgboost(p, value) -> bool:
+    """Whether ``value`` of parameter ``p`` differs from XGBoost's default (the parameter
+    table's ``default``; an empty text widget is XGBoost's unset value)."""
+    if p.widget == "text" and not str(value if value is not None else "").strip():
+        value = None
+    return value != p.default
+
+
 def labels(kept: list[dict], limit: int = 3) -> list[str]:
     """Each pin named by its own parameters, so a label keeps its meaning while the knobs
     move. Among the parameters that differ among the pins, a pin is named by those where it
     departs from the pins' common value (a value most pins share; on a tie none is
     common), or by all of them where it departs from none; a lone pin (or pins alike) by
-    what sets it apart from the defaults."""
+    what differs from XGBoost's defaults (the app's own defaults are not XGBoost's:
+    max_depth 3, not 6)."""
     varying = [p for p in APP_PARAMS if len({repr(pin.get(p.name)) for pin in kept}) > 1]
     if not varying:
         varying = [p for p in APP_PARAMS
-                   if any(pin.get(p.name) != url.widget_default(p) for pin in kept)]
+                   if any(p.name in pin and from_xgboost(p, pin[p.name]) for pin in kept)]
     common = {}
     for p in varying:
         counts = Counter(repr(pin.get(p.name)) for pin in kept)
@@ -73,7 +82,7 @@ def labels(kept: list[dict], limit: int = 3) -> list[str]:
         parts = [f"{p.key} {_value(p.name, pin[p.name])}" for p in own or varying
                  if p.name in pin]
         more = f", +{len(parts) - limit} more" if len(parts) > limit else ""
-        out.append(", ".join(parts[:limit]) + more if parts else "the default parameters")
+        out.append(", ".join(parts[:limit]) + more if parts else "XGBoost's defaults")
     return out
 
 

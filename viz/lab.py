@@ -3,14 +3,14 @@ round): the loss at each point's best round against one parameter (the overfitti
 shaded), a heatmap of the validation loss over two parameters, the loss by round of a few
 points, and how far each step of the tuning-order guide moved the validation loss.
 
-A point's best round is the first round with its lowest validation loss, the round XGBoost's
-early stopping keeps.
+The figures draw a verdict (``boost.judge``: each point's best round — the first round with
+its lowest validation loss, the round XGBoost's early stopping keeps — and the paired
+one-standard-error rule); they compute neither.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -25,108 +25,83 @@ GAP_FILL = "rgba(230, 159, 0, 0.22)"  # the validation colour, light: the overfi
 HEATMAP_SCALE = "Cividis"  # colour-blind safe, dark (low loss) to light
 
 
-def grid_names(sweep: pd.DataFrame) -> list[str]:
-    """The swept parameters: the columns between ``point`` and ``round``."""
-    columns = list(sweep.columns)
-    return columns[columns.index("point") + 1:columns.index("round")]
-
-
-def metric_columns(sweep: pd.DataFrame) -> tuple[str, str]:
-    """(train column, validation column): the last eval set's metric other than the
-    training rows' ('train'), as early stopping watches the last; of a cross-validated
-    sweep, the folds' mean training and test loss."""
-    metric = sweep.attrs["metric"]
-    evals = [name for name in sweep.attrs.get("evals") or [] if name != "train"]
-    if not evals:
-        raise ValueError("The sweep has no validation set: the Lab compares validation "
-                         "losses, so it needs data with a validation set.")
-    mean = "-mean" if sweep.attrs.get("nfold") else ""
-    return f"train-{metric}{mean}", f"{evals[-1]}-{metric}{mean}"
-
-
-def best_rows(sweep: pd.DataFrame) -> pd.DataFrame:
-    """One row per grid point: its values, ``round`` (the best round: the first with the
-    lowest validation loss), ``train`` and ``valid`` at that round, ``gap`` = valid −
-    train, ``spread`` (cross-validated: the test loss's standard deviation over the folds
-    at that round; else 0), ``trained`` (the rounds the point trained) and ``still``
-    (still improving: its best round is the last it trained, so more rounds could lower
-    its loss). Ordered by point."""
-    train, valid = metric_columns(sweep)
-    ordered = sweep.sort_values(["point", "round"], kind="stable")
-    first_min = ordered.groupby("point", sort=True)[valid].idxmin()  # first of equal minima
-    std = valid.removesuffix("-mean") + "-std"
-    keep = ["point", *grid_names(sweep), "round", train, valid]
-    best = ordered.loc[first_min.to_numpy(), keep + ([std] if std in sweep else [])]
-    best = best.rename(columns={train: "train", valid: "valid", std: "spread"})
-    best = best.reset_index(drop=True)
-    if "spread" not in best:
-        best["spread"] = 0.0
-    best["gap"] = best["valid"] - best["train"]
-    best["trained"] = ordered.groupby("point", sort=True)["round"].max().to_numpy()
-    best["still"] = best["round"] == best["trained"]
-    return best
-
-
-SCORES = ("round", "train", "valid", "gap", "spread", "trained", "still")  # best_rows' own
-
-
-def value_names(best: pd.DataFrame) -> list[str]:
-    """The swept parameters of a ``best_rows`` table (its columns between ``point`` and the
-    scores)."""
-    return [c for c in best.columns if c != "point" and c not in SCORES]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a sweep can say about its points (rows of ``best_rows``): ``best`` the row
-    with the lowest validation loss; ``close`` every row whose loss is within the best's
-    spread (its fold standard deviation), the best included; ``winner`` the best row when
-    it is alone there, else None: the folds cannot tell those points apart, so none is
-    crowned."""
-
-    best: int
-    close: tuple[int, ...]
-    winner: int | None
-
-
-def verdict(best: pd.DataFrame) -> Verdict:
-    valid = best["valid"].to_numpy(dtype=float)
-    i = int(np.argmin(valid))  # the first of equal losses
-    close = tuple(int(j) for j in np.flatnonzero(valid <= valid[i] + best["spread"].iloc[i]))
-    return Verdict(i, close, i if close == (i,) else None)
-
-
 def loss_text(valid: float, spread: float, digits: int = 4) -> str:
     """A point's validation loss as the Lab writes it: with ± its fold standard deviation
     when it was cross-validated."""
     return f"{valid:.{digits}g}" + (f" ± {spread:.2g}" if spread > 0 else "")
 
 
+def diff_text(v, j: int) -> str:
+    """Row j's paired difference from the best: '+0.0108 ± 0.006' (mean ± standard error;
+    without folds the difference alone)."""
+    row = v.points.iloc[j]
+    se = "" if v.nfold is None else f" ± {row['se']:.2g}"
+    return f"+{row['diff']:.3g}{se}"
+
+
 def point_text(best: pd.DataFrame, i: int, names: list[str]) -> str:
-    """``max_depth = 3, eta = 0.1`` for row i of ``best_rows``."""
+    """``max_depth = 3, eta = 0.1`` for row i of a verdict's points."""
     return ", ".join(f"{n} = {label(best[n].iloc[i])}" for n in names)
 
 
-def verdict_text(best: pd.DataFrame, names: list[str], metric: str,
-                 marked: str = "ringed") -> str:
-    """One sentence a student can trust: the winner and its loss (± spread), or why there
-    is none; a point still improving at the last round said as such."""
-    v = verdict(best)
+def _paired(v) -> str:
+    return f"paired, {v.nfold} folds" if v.nfold else "one validation set"
+
+
+def headline(v) -> str:
+    """The verdict in one short line, with its numbers (a chart's note or title): 'max_depth
+    = 1 wins: 0.1098 (paired, 5 folds); next max_depth = 6, +0.0108 ± 0.006' or 'No clear
+    winner: 4 of 5 within one standard error of the lowest (paired, 5 folds)'."""
+    best, names = v.points, v.names
+    if v.winner is None:
+        return (f"No clear winner: {len(v.close)} of {len(best)} within one standard error "
+                f"of the lowest ({_paired(v)})")
+    head = f"{point_text(best, v.best, names)} wins: {best['valid'].iloc[v.best]:.4g}"
+    j = v.nearest()
+    if j is None:
+        return head
+    return f"{head} ({_paired(v)}); next {point_text(best, j, names)}, {diff_text(v, j)}"
+
+
+def verdict_text(v, marked: str = "ringed", most: int = 4) -> str:
+    """The sentence under a sweep's chart, a student can trust: the winner and by how much
+    the nearest other point is worse (its paired difference ± standard error), or why there
+    is none (the points within one standard error and their differences); a best point
+    still improving at the last round said as such."""
+    best, names, metric = v.points, v.names, v.metric
     row = best.iloc[v.best]
-    crossed = bool(best["spread"].gt(0).any())
     loss = loss_text(row["valid"], row["spread"])
     still = (f" It was still improving at round {int(row['trained'])}, the last trained: "
              "more rounds could lower it further." if row["still"] else "")
     if len(best) == 1:
         return (f"{point_text(best, 0, names)} (the only value tried): {metric} {loss} at "
                 f"round {int(row['round'])}." + still)
-    if v.winner is None:
-        return (f"No clear winner: {len(v.close)} of {len(best)} points are within one "
-                f"standard deviation of the lowest loss ({point_text(best, v.best, names)}: "
-                f"{metric} {loss}), so the folds cannot tell them apart ({marked})." + still)
-    return (f"Best: {point_text(best, v.best, names)} — {metric} {loss} at round "
-            f"{int(row['round'])}" + (", clear of every other point's loss by more than "
-                                       "its spread." if crossed else ".") + still)
+    at = f"{metric} {row['valid']:.4g} at round {int(row['round'])}"
+    if v.nfold is None:
+        j = v.nearest()
+        if v.winner is None:
+            return (f"No clear winner: {len(v.close)} of {len(best)} points have the lowest "
+                    f"loss ({at}) on the validation rows ({marked})." + still)
+        return (f"**Best: {point_text(best, v.best, names)}** — {at}; the next lowest, "
+                f"{point_text(best, j, names)}, is {diff_text(v, j)} higher on the "
+                "validation rows (one validation set: no standard error to weigh the "
+                "difference by)." + still)
+    rule = (f"each point's loss minus the best's, fold by fold over the {v.nfold} folds: mean "
+            "± its standard error")
+    if v.winner is not None:
+        j = v.nearest()
+        return (f"**{point_text(best, v.best, names)} wins** — {at} (mean of {v.nfold} "
+                f"folds). Every other point is worse by more than one standard error of its "
+                f"paired difference ({rule}); the closest, {point_text(best, j, names)}, by "
+                f"{diff_text(v, j)}." + still)
+    others = sorted((j for j in v.close if j != v.best), key=lambda j: best["diff"].iloc[j])
+    listed = "; ".join(f"{point_text(best, j, names)} {diff_text(v, j)}"
+                       for j in others[:most])
+    more = f"; +{len(others) - most} more" if len(others) > most else ""
+    return (f"**No clear winner**: {len(v.close)} of {len(best)} points are within one "
+            f"standard error of the lowest, {point_text(best, v.best, names)} ({at}). Their "
+            f"paired differences from it ({rule}): {listed}{more} — the folds cannot tell "
+            f"them apart ({marked})." + still)
 
 
 def label(value) -> str:
@@ -154,24 +129,36 @@ def _x_axis(name: str, values) -> dict:
     return {"type": kind, "title": {"text": title}, **ticks}
 
 
-def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
-                      large: bool = False, clickable: bool = True) -> go.Figure:
+def _versus(v, j: int) -> str:
+    """Row j's hover line against the best: its paired difference, or 'the lowest'."""
+    if j == v.best:
+        return "<br>the lowest loss"
+    return f"<br>vs the lowest: {diff_text(v, j)} ({_paired(v)})"
+
+
+def make_sweep_figure(v, name: str, current=None, large: bool = False,
+                      clickable: bool = True) -> go.Figure:
     """1-D: train and validation loss at each value's best round against the value (log x
-    where the parameter table says log), the gap between them shaded, the best value
-    starred and labelled, the model on screen (``current``, its value) ringed. Every point
-    carries its grid point (``customdata``) for a click (``clickable``: the title and hover
-    say so)."""
+    where the parameter table says log), the gap between them shaded, the winner starred
+    and labelled (or the values tied with the lowest ringed), the model on screen
+    (``current``, its value) ringed. ``v``: the sweep's verdict (``boost.judge``). Every
+    point carries its grid point (``customdata``) for a click (``clickable``: the title and
+    hover say so)."""
     click = "<br><i>click: load this model</i>" if clickable else ""
-    best = best.sort_values(name, kind="stable").reset_index(drop=True)
+    metric = v.metric
+    order = np.argsort(v.points[name].to_numpy(dtype=float), kind="stable")
+    at = {int(o): k for k, o in enumerate(order)}  # the verdict's row -> its place on x
+    best = v.points.iloc[order].reset_index(drop=True)
     values = best[name].to_numpy()
     x, _ = positions(name, values)
     crossed = bool(best["spread"].gt(0).any())
-    hover = [f"{name} = {label(v)}<br>best round {r}" + (" (still improving)" if s_ else "")
+    hover = [f"{name} = {label(val)}<br>best round {r}" + (" (still improving)" if s_ else "")
              + f"<br>train {metric} {t:.5g}<br>valid {metric} {loss_text(v_, sd, 5)}"
-             + f"<br>gap {g:.4g}{click}"
-             for v, r, s_, t, v_, sd, g in zip(values, best["round"], best["still"],
-                                                best["train"], best["valid"], best["spread"],
-                                                best["gap"], strict=True)]
+             + _versus(v, int(o)) + f"<br>gap {g:.4g}{click}"
+             for val, r, s_, t, v_, sd, g, o in zip(values, best["round"], best["still"],
+                                                    best["train"], best["valid"],
+                                                    best["spread"], best["gap"], order,
+                                                    strict=True)]
     points = best["point"].to_numpy()
     common = {"x": x, "customdata": points, "hovertext": hover,
               "hovertemplate": "%{hovertext}<extra></extra>", "mode": "lines+markers"}
@@ -188,7 +175,6 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
                    marker={"symbol": "square", "size": 16, "color": GAP_FILL},
                    hoverinfo="skip"),
     ]
-    v = verdict(best)
     still = np.flatnonzero(best["still"].to_numpy())
     if len(still):
         traces.append(go.Scatter(
@@ -196,23 +182,26 @@ def make_sweep_figure(best: pd.DataFrame, name: str, metric: str, current=None,
             name="still improving at its last round", hoverinfo="skip",
             marker={"symbol": "triangle-down", "size": 16, "color": "#111111",
                     "line": {"width": 1, "color": "white"}}))
-    i = v.best
+    i = at[v.best]
     bx, by = float(x[i]), float(best["valid"].iloc[i])
     if v.winner is not None:
-        text = (f"best {name} = {label(values[i])}<br>valid {by:.4g} at round "
-                f"{int(best['round'].iloc[i])}" + ("<br>still improving" if best["still"].iloc[i]
-                                                   else ""))
+        j = v.nearest()
+        text = (f"{name} = {label(values[i])} wins<br>valid {by:.4g} at round "
+                f"{int(best['round'].iloc[i])}"
+                + ("" if j is None else f"<br>next {diff_text(v, j)} ({_paired(v)})")
+                + ("<br>still improving" if best["still"].iloc[i] else ""))
         traces.append(go.Scatter(x=[bx], y=[by], mode="markers", name="best value",
                                  customdata=[points[i]], hovertext=[hover[i]],
                                  hovertemplate="%{hovertext}<extra></extra>",
                                  marker={"symbol": "star", "size": 24, "color": BEST,
                                          "line": {"width": 1.5, "color": "white"}}))
     else:
-        close = list(v.close)
-        text = f"no clear winner:<br>{len(close)} values within one std"
+        close = [at[j] for j in v.close]
+        text = (f"no clear winner:<br>{len(close)} of {len(best)} within one standard<br>"
+                f"error of the lowest ({_paired(v)})")
         traces.append(go.Scatter(
             x=x[close], y=best["valid"].to_numpy()[close], mode="markers",
-            name="within one std of the lowest (no winner)", hoverinfo="skip",
+            name="within one standard error of the lowest (no winner)", hoverinfo="skip",
             marker={"symbol": "circle-open", "size": 22, "color": BEST,
                     "line": {"width": 3}}))
     if current is not None and np.isclose(values.astype(float), float(current)).any():
@@ -241,14 +230,16 @@ def loss_grid(best: pd.DataFrame, x_name: str, y_name: str) -> pd.DataFrame:
                             sort=True)
 
 
-def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: str,
-                        current: tuple | None = None, large: bool = False,
-                        clickable: bool = True) -> go.Figure:
+def make_heatmap_figure(v, x_name: str, y_name: str, current: tuple | None = None,
+                        large: bool = False, clickable: bool = True) -> go.Figure:
     """2-D: the validation loss at each point's best round, one cell per pair of values
     (its loss written in it; the colours span the lowest loss to the upper quartile, so a
-    few very bad cells do not leave the rest one colour), the best cell outlined in green,
-    the model on screen (``current``: its (x, y) values) outlined dashed. Click a cell: an
-    invisible marker at its centre carries the grid point (``customdata``)."""
+    few very bad cells do not leave the rest one colour), the winner's cell outlined in
+    green (or, without one, the cells tied with the lowest dotted), the model on screen
+    (``current``: its (x, y) values) outlined dashed. ``v``: the sweep's verdict
+    (``boost.judge``). Click a cell: an invisible marker at its centre carries the grid
+    point (``customdata``)."""
+    best, metric = v.points, v.metric
     grid = loss_grid(best, x_name, y_name)
     xs, ys = [label(v) for v in grid.columns], [label(v) for v in grid.index]
     z = grid.to_numpy(dtype=float)
@@ -266,7 +257,7 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
         hoverinfo="skip", xgap=2, ygap=2)
     where = best.set_index([x_name, y_name])
     cx, cy, hover, points = [], [], [], []
-    for (xv, yv), row in where.iterrows():
+    for k, ((xv, yv), row) in enumerate(where.iterrows()):
         cx.append(label(xv))
         cy.append(label(yv))
         points.append(int(row["point"]))
@@ -274,7 +265,7 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
                      f"{loss_text(row['valid'], row['spread'], 5)} at round "
                      f"{int(row['round'])}"
                      + (" (▼ still improving: its last round)" if row["still"] else "")
-                     + f"<br>train {row['train']:.5g}"
+                     + f"<br>train {row['train']:.5g}" + _versus(v, k)
                      + ("<br><i>click: load this model</i>" if clickable else ""))
     clicks = go.Scatter(x=cx, y=cy, customdata=points, hovertext=hover, mode="markers",
                         hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
@@ -286,9 +277,8 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
                        hoverinfo="skip", showlegend=False, xaxis="x2", yaxis="y2",
                        marker={"symbol": "triangle-down", "size": 11, "color": "#111111",
                                "line": {"width": 1, "color": "white"}})
-    v = verdict(best)
     shapes = []
-    for i in v.close:  # the winner solid; without one, every cell within the spread dotted
+    for i in v.close:  # the winner solid; without one, every cell tied with the lowest dotted
         bx, by = label(best[x_name].iloc[i]), label(best[y_name].iloc[i])
         shapes.append(_cell(xs.index(bx), ys.index(by), BEST, "solid", 5)
                       if v.winner is not None else
@@ -300,9 +290,10 @@ def make_heatmap_figure(best: pd.DataFrame, x_name: str, y_name: str, metric: st
     row = best.iloc[v.best]
     # two short lines: a presenter's half-width panel holds about 45 characters a line
     title = (f"Valid {metric} at each cell's best round (▼ still improving)<br>"
-             + (f"Best: {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}: "
+             + (f"Wins: {x_name} = {label(row[x_name])}, {y_name} = {label(row[y_name])}: "
                 f"{row['valid']:.4g}" if v.winner is not None
-                else f"No clear winner: {len(v.close)} of {len(best)} within one std (dotted)"))
+                else f"No clear winner: {len(v.close)} of {len(best)} within one standard "
+                     "error"))
     return go.Figure(data=[heat, clicks, marks], layout=layout(
         title, large, height=480, xtitle=x_name, ytitle=y_name, shapes=shapes,
         # the ranges fixed to the cells (the click markers would pad them) and shared with
@@ -322,13 +313,12 @@ def _cell(i: int, j: int, color: str, dash: str, width: float = 5,
             "line": {"color": color, "width": width, "dash": dash}}
 
 
-def make_rounds_figure(sweep: pd.DataFrame, large: bool = False) -> go.Figure:
-    """Train (dotted) and validation (solid) loss by round for each grid point, each
-    point's best round marked; the best of them starred and labelled."""
-    train, valid = metric_columns(sweep)
-    names, metric = grid_names(sweep), sweep.attrs["metric"]
-    best = best_rows(sweep)
-    v = verdict(best)
+def make_rounds_figure(sweep: pd.DataFrame, v, large: bool = False) -> go.Figure:
+    """Train (dotted) and validation (solid) loss by round for each grid point of
+    ``sweep``, each point's best round marked; the winner of its verdict ``v``
+    (``boost.judge(sweep)``) starred, the lowest labelled."""
+    train, valid = v.columns
+    names, metric, best = v.names, v.metric, v.points
     winner = int(best["point"].iloc[v.best]) if v.winner is not None else None
     traces = []
     for k, (point, rows) in enumerate(sweep.groupby("point", sort=True)):
@@ -357,7 +347,8 @@ def make_rounds_figure(sweep: pd.DataFrame, large: bool = False) -> go.Figure:
     note = {"x": b["round"], "y": b["valid"], "xref": "x", "yref": "y", "showarrow": True,
             "arrowhead": 0, "ax": 0, "ay": -50, "bgcolor": "rgba(255,255,255,0.9)",
             "text": f"{what}: round {int(b['round'])}, valid {b['valid']:.4g}"
-                    + (" (no clear winner)" if v.winner is None else "")
+                    + (f" (no clear winner: {len(v.close)} of {len(best)} within one "
+                       "standard error)" if v.winner is None else "")
                     + (" — still improving" if b["still"] else ""),
             "bordercolor": BEST, "borderwidth": 1.5}
     return go.Figure(data=traces, layout=layout(

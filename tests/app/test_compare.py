@@ -118,9 +118,14 @@ def test_pins_are_named_by_their_own_parameters_and_the_current_model_by_its_twi
     assert pins.labels([a, b, c]) == [f"max_depth {base['max_depth']}",
                                       "eta 0.1, max_depth 5", "eta 0.5"]
     assert pins.labels([a, {**base, "eta": 0.6}]) == ["eta 0.1", "eta 0.6"]  # a tie
-    assert pins.labels([a]) == ["eta 0.1"]  # a lone pin: what sets it apart from defaults
-    assert pins.labels([base]) == ["the default parameters"]
-    assert pins.labels([a, a]) == ["eta 0.1", "eta 0.1"]
+    # a lone pin: what sets it apart from XGBoost's defaults (the parameter table's), which
+    # are not the app's (max_depth 6, 10 rounds, hist)
+    assert pins.labels([a]) == ["eta 0.1, max_depth 3, rounds 20, +1 more"]
+    assert pins.labels([base]) == ["max_depth 3, rounds 20, tree_method exact"]
+    xgboost = {p.name: "" if p.default is None else p.default for p in pins.APP_PARAMS}
+    assert xgboost["max_depth"] == 6 and pins.labels([xgboost]) == ["XGBoost's defaults"]
+    assert pins.labels([{**xgboost, "max_depth": 3}]) == ["max_depth 3"]
+    assert pins.labels([a, a]) == ["eta 0.1, max_depth 3, rounds 20, +1 more"] * 2
     config = {**base, "digest": "d", "target": "y"}  # (a model's configuration)
     assert pins.twin({**config, "eta": 0.1, "max_depth": 5}, [a, b, c]) == 2
     assert pins.twin(config, [a, b, c]) is None

@@ -20,15 +20,13 @@ from ui.samples import BY_KEY
 from ui.tables import prepare, read_table
 from ui.views import VIEWS
 from viz.lab import (
-    best_rows,
+    headline,
     loss_grid,
     make_guide_summary_figure,
     make_heatmap_figure,
     make_rounds_figure,
     make_sweep_figure,
     positions,
-    value_names,
-    verdict,
     verdict_text,
 )
 
@@ -94,7 +92,8 @@ def sweep_2d(data):
 
 def test_best_rows_are_each_points_first_lowest_validation_loss(data, sweep_2d):
     sweep, grid = sweep_2d
-    best = best_rows(sweep)
+    best = boost.judge(sweep).points
+    assert best["se"].isna().all()  # one validation set: no standard error
     assert len(best) == 9 and list(best["point"]) == list(range(9))
     for _, row in best.iterrows():
         point = {"max_depth": int(row["max_depth"]),
@@ -106,11 +105,11 @@ def test_best_rows_are_each_points_first_lowest_validation_loss(data, sweep_2d):
 
 def test_heatmap_cells_are_the_sweeps_minima_and_the_best_is_outlined(sweep_2d):
     sweep, grid = sweep_2d
-    fig = make_heatmap_figure(best_rows(sweep), "max_depth", "min_child_weight", "rmse",
+    fig = make_heatmap_figure(boost.judge(sweep), "max_depth", "min_child_weight",
                               current=(2, 5.0))
     heat, clicks, marks = fig.data
     minima = sweep.groupby(["min_child_weight", "max_depth"])["valid-rmse"].min()
-    still = best_rows(sweep).set_index(["min_child_weight", "max_depth"])["still"]
+    still = boost.judge(sweep).points.set_index(["min_child_weight", "max_depth"])["still"]
     assert still.any() and not still.all()  # 15 rounds: some points were still improving
     marked = {(round(x - 0.36), round(y - 0.26)) for x, y in zip(marks.x, marks.y, strict=True)}
     for j, mcw in enumerate(grid["min_child_weight"]):
@@ -131,15 +130,16 @@ def test_heatmap_cells_are_the_sweeps_minima_and_the_best_is_outlined(sweep_2d):
     assert ((current.x0 + current.x1) / 2, (current.y0 + current.y1) / 2) == (1, 1)
     assert current.line.dash == "dash"
     assert sorted(clicks.customdata) == list(range(9))  # every cell can be clicked
-    table = loss_grid(best_rows(sweep), "max_depth", "min_child_weight")
+    table = loss_grid(boost.judge(sweep).points, "max_depth", "min_child_weight")
     assert np.array_equal(table.to_numpy(), np.asarray(heat.z))
 
 
 def test_sweep_figure_shades_the_gap_marks_the_best_and_uses_the_tables_scale(data):
     grid = {"eta": sweep_values(BY_NAME["eta"], 5)}
     sweep = boost.sweep(BASE, data.X_train, data.y_train, grid, 20, evals=_evals(data))
-    best = best_rows(sweep)
-    fig = make_sweep_figure(best, "eta", "rmse", current=0.1)
+    v = boost.judge(sweep)
+    best = v.points
+    fig = make_sweep_figure(v, "eta", current=0.1)
     train, valid, gap = fig.data[:3]
     assert train.name == "train" and valid.name == "validation"
     assert valid.fill == "tonexty" and valid.fillcolor == gap.marker.color  # train to valid
@@ -150,11 +150,11 @@ def test_sweep_figure_shades_the_gap_marks_the_best_and_uses_the_tables_scale(da
     assert star.y[0] == best["valid"].min() and star.x[0] == grid["eta"][i]
     assert star.customdata[0] == best["point"].iloc[i]
     note = fig.layout.annotations[0]
-    assert f"best eta = {grid['eta'][i]:.3g}" in note.text
+    assert f"eta = {grid['eta'][i]:.3g} wins" in note.text
     assert note.x == pytest.approx(math.log10(grid["eta"][i]))  # log axis: log10 units
     ring = next(t for t in fig.data if t.name == "the model on screen")
     assert ring.y[0] == best.loc[best["eta"] == 0.1, "valid"].iloc[0]
-    depth = make_sweep_figure(best_rows(sweep_2d_like(data)), "max_depth", "rmse")
+    depth = make_sweep_figure(boost.judge(sweep_2d_like(data)), "max_depth")
     assert depth.layout.xaxis.type == "linear"
 
 
@@ -172,7 +172,7 @@ def test_zero_on_a_log_axis_sits_one_step_left_and_reads_0():
 def test_rounds_figure_stars_the_best_round(data):
     sweep = boost.sweep(BASE, data.X_train, data.y_train, {"eta": [0.3, 0.1]}, 40,
                         evals=_evals(data))
-    fig = make_rounds_figure(sweep)
+    fig = make_rounds_figure(sweep, boost.judge(sweep))
     star = next(t for t in fig.data if t.marker.symbol == "star")
     best = min((_direct(data, {**BASE, "eta": e}, 40) for e in (0.3, 0.1)),
                key=lambda b: b[1])
@@ -200,10 +200,10 @@ def test_guide_carries_each_steps_best_as_a_direct_train_loop_finds_it(data):
                            evals=_evals(data), early_stopping_rounds=sweeps.PATIENCE)
 
     walked = guide.walk(run, len(guide.STEPS))
-    carried, rounds = guide.start_values(), None
+    carried = guide.start_values()
     for i, outcome in enumerate(walked):
-        grid, n = guide.plan(i, carried, rounds)
-        assert grid == outcome.grid and n == outcome.rounds
+        grid, n = guide.plan(i, carried)
+        assert grid == outcome.grid and n == outcome.rounds == guide.MAX_ROUNDS
         for name in grid:  # the value carried in is always among the candidates
             assert carried[name] in grid[name]
         names = list(grid)
@@ -216,8 +216,6 @@ def test_guide_carries_each_steps_best_as_a_direct_train_loop_finds_it(data):
         valid, _, r, point = min(scored, key=lambda s: (s[0], s[1]))
         assert outcome.found == point and outcome.valid == valid and outcome.round == r
         carried = {**carried, **point}
-        if i in (0, len(guide.STEPS) - 1):
-            rounds = r
         assert outcome.carried == carried
     losses = [o.valid for o in walked]
     assert all(b <= a for a, b in zip(losses, losses[1:], strict=False))
@@ -280,11 +278,11 @@ def test_a_link_to_guide_step_3_shows_what_walking_steps_1_to_3_shows():
         walked.button(key="guide_next").click().run()
         assert not walked.exception
     text = _step_text(walked)
-    assert "step 3 of 6" in text and ("**Best: gamma = " in text or "**Kept: gamma = " in text)
+    assert "step 3 of 6" in text and (" wins**" in text or "**Kept: gamma = " in text)
     assert "± " in text  # moons' 160 training rows: scored by 5-fold cross-validation
-    # steps 2-5 train the rounds step 1 found: a point still improving there is said so
-    if "Still improving" in text:
-        assert "the rounds step 1 found: the last step tunes the rounds again" in text
+    assert "(paired, 5 folds)" in text  # the verdict with its numbers
+    # every step trains its points to early stopping: still improving only at the budget
+    assert "Still improving" not in text
     opened = open_app(sample="moons", view="lab", guide="3")
     assert _step_text(opened) == text
     assert opened.query_params["guide"] == ["3"] or opened.query_params["guide"] == "3"
@@ -328,47 +326,95 @@ def test_in_a_presenter_panel_the_lab_draws_only_its_chart():
 
 
 # --------------------------------------------------------------------------- honest verdicts
-def _best(valid, spread, still=None):
-    n = len(valid)
-    return pd.DataFrame({"point": range(n), "eta": [0.01, 0.1, 0.3, 1.0][:n],
-                         "round": [40] * n, "train": [0.0] * n, "valid": valid,
-                         "spread": spread, "gap": valid, "trained": [60] * n,
-                         "still": still or [False] * n})
+def _cv_sweep(losses: dict, rounds: int = 1, name: str = "eta") -> pd.DataFrame:
+    """A cross-validated sweep's frame built by hand: {value of ``name``: its per-fold test
+    losses}, each point's loss the same at every round (its best round is round 1)."""
+    rows = []
+    for i, (value, folds) in enumerate(losses.items()):
+        folds = np.asarray(folds, dtype=float)
+        for r in range(1, rounds + 1):
+            rows.append({"point": i, name: value, "round": r, "train-logloss-mean": 0.0,
+                         "train-logloss-std": 0.0, "test-logloss-mean": folds.mean(),
+                         "test-logloss-std": folds.std(),
+                         **{f"test-logloss-fold{k}": f for k, f in enumerate(folds)}})
+    frame = pd.DataFrame(rows)
+    frame.attrs.update(metric="logloss", evals=["test"], nfold=len(folds))
+    return frame
 
 
-def test_no_winner_is_crowned_within_the_spread_of_another_point():
-    # by hand: the lowest is 0.100 ± 0.02; 0.115 lies within it, 0.2 does not
-    best = _best([0.2, 0.115, 0.100, 0.3], [0.01, 0.01, 0.02, 0.01])
-    v = verdict(best)
-    assert v.best == 2 and v.close == (1, 2) and v.winner is None
-    fig = make_sweep_figure(best, "eta", "logloss")
+BASE_FOLDS = [0.10, 0.20, 0.30, 0.40, 0.50]  # a hard fold is hard for every point
+
+
+def test_a_point_worse_on_every_fold_loses_although_the_folds_spread_is_wide():
+    # by hand: eta 0.1 minus eta 0.3, fold by fold, d = [.01, .03, .02, .02, .02]: mean 0.02,
+    # sample std sqrt((.01² + .01²) / 4) = 0.007071, standard error 0.007071 / sqrt(5) =
+    # 0.003162 < 0.02: eta 0.3 wins, though each point's fold std (0.14) dwarfs 0.02
+    better = BASE_FOLDS
+    worse = [f + d for f, d in zip(better, [0.01, 0.03, 0.02, 0.02, 0.02], strict=True)]
+    v = boost.judge(_cv_sweep({0.1: worse, 0.3: better}))
+    assert (v.best, v.close, v.winner, v.nfold) == (1, (1,), 1, 5)
+    assert v.points["diff"].iloc[0] == pytest.approx(0.02, abs=1e-12)
+    assert v.points["se"].iloc[0] == pytest.approx(math.sqrt(0.0002 / 4) / math.sqrt(5))
+    assert v.points["spread"].iloc[1] == pytest.approx(np.std(better))
+    said = verdict_text(v)
+    assert said.startswith("**eta = 0.3 wins** — logloss 0.3 at round 1 (mean of 5 folds)")
+    assert "the closest, eta = 0.1, by +0.02 ± 0.0032" in said
+    assert headline(v) == "eta = 0.3 wins: 0.3 (paired, 5 folds); next eta = 0.1, +0.02 ± 0.0032"
+    fig = make_sweep_figure(v, "eta")
+    star = next(t for t in fig.data if t.name == "best value")
+    assert star.x[0] == 0.3 and star.y[0] == pytest.approx(0.3)
+    assert "eta = 0.3 wins" in fig.layout.annotations[0].text
+    assert "+0.02 ± 0.0032 (paired, 5 folds)" in fig.layout.annotations[0].text
+
+
+def test_no_winner_when_the_paired_difference_is_within_one_standard_error():
+    # by hand: d = [-.03, .05, .01, -.02, .09]: mean 0.02, deviations [-.05, .03, -.01,
+    # -.04, .07], sample std sqrt(.01 / 4) = 0.05, standard error 0.05 / sqrt(5) = 0.02236
+    # >= 0.02: tied. eta 1 is worse by 0.3 on every fold (standard error 0): not tied.
+    noisy = [f + d for f, d in zip(BASE_FOLDS, [-0.03, 0.05, 0.01, -0.02, 0.09], strict=True)]
+    v = boost.judge(_cv_sweep({0.01: noisy, 0.3: BASE_FOLDS,
+                               1.0: [f + 0.3 for f in BASE_FOLDS]}))
+    assert (v.best, v.close, v.winner) == (1, (0, 1), None)
+    assert v.points["se"].iloc[0] == pytest.approx(0.05 / math.sqrt(5))
+    assert v.points["se"].iloc[2] == pytest.approx(0.0, abs=1e-12)
+    said = verdict_text(v)
+    assert said.startswith("**No clear winner**: 2 of 3 points are within one standard "
+                           "error of the lowest, eta = 0.3 (logloss 0.3 at round 1)")
+    assert "eta = 0.01 +0.02 ± 0.022" in said and "eta = 1 " not in said
+    assert headline(v) == ("No clear winner: 2 of 3 within one standard error of the lowest "
+                           "(paired, 5 folds)")
+    fig = make_sweep_figure(v, "eta")
     assert not [t for t in fig.data if t.name == "best value"]  # no star
-    ring = next(t for t in fig.data if t.name.startswith("within one std"))
-    assert sorted(ring.y) == [0.100, 0.115]
+    ring = next(t for t in fig.data if t.name.startswith("within one standard error"))
+    assert sorted(ring.x) == [0.01, 0.3]
     assert "no clear winner" in fig.layout.annotations[0].text
-    assert verdict_text(best, ["eta"], "logloss").startswith("No clear winner: 2 of 4")
-    heat = make_heatmap_figure(best.assign(lam=[1, 1, 2, 2]), "eta", "lam", "logloss")
+    heat = make_heatmap_figure(boost.judge(_two_d(noisy)), "eta", "lam")
     assert [s.line.dash for s in heat.layout.shapes] == ["dot", "dot"]
-    assert "No clear winner: 2 of 4 within one std" in heat.layout.title.text
-    clear = _best([0.2, 0.15, 0.100, 0.3], [0.01, 0.01, 0.02, 0.01])
-    assert verdict(clear).winner == 2
-    assert verdict_text(clear, ["eta"], "logloss").startswith("Best: eta = 0.3")
+    assert "No clear winner: 2 of 2 within one standard error" in heat.layout.title.text
+
+
+def _two_d(noisy):
+    frame = _cv_sweep({0.01: noisy, 0.3: BASE_FOLDS})
+    frame.insert(2, "lam", 1.0)
+    frame.attrs.update(metric="logloss", evals=["test"], nfold=5)
+    return frame
 
 
 def test_a_point_still_improving_is_marked_and_its_crown_says_so(data):
     # 8 rounds at eta 0.01: every round lowers the loss, so the best is the last trained
     sweep = boost.sweep(BASE, data.X_train, data.y_train, {"eta": [0.01, 1.0]}, 8,
                         evals=_evals(data), early_stopping_rounds=3)
-    best = best_rows(sweep)
+    v = boost.judge(sweep)
+    best = v.points
     small = best[best.eta == 0.01].iloc[0]
     assert small["round"] == small["trained"] == 8 and small["still"]
     assert not best[best.eta == 1.0].iloc[0]["still"]  # stopped by early stopping
-    fig = make_sweep_figure(best, "eta", "rmse")
+    fig = make_sweep_figure(v, "eta")
     mark = next(t for t in fig.data if t.name == "still improving at its last round")
     assert list(mark.y) == [small["valid"]]
-    only = best[best.eta == 0.01]
-    assert "still improving at round 8" in verdict_text(only, ["eta"], "rmse")
-    assert "(the only value tried)" in verdict_text(only, ["eta"], "rmse")
+    only = boost.judge(sweep[sweep.eta == 0.01])
+    assert "still improving at round 8" in verdict_text(only)
+    assert "(the only value tried)" in verdict_text(only)
 
 
 def test_grids_hold_the_value_on_screen_and_xgboosts_default():
@@ -379,17 +425,17 @@ def test_grids_hold_the_value_on_screen_and_xgboosts_default():
     assert max_depth_for(364) == 8 and max_depth_for(10) == 3
 
 
-def test_the_guide_keeps_the_carried_values_within_the_spread():
-    sweep = pd.DataFrame({"point": [0, 0, 1, 1], "gamma": [0.0, 0.0, 1.0, 1.0],
-                          "round": [1, 2, 1, 2],
-                          "train-rmse-mean": [1.0, 0.9, 1.0, 0.9], "train-rmse-std": 0.0,
-                          "test-rmse-mean": [1.0, 0.50, 1.0, 0.48],
-                          "test-rmse-std": [0.0, 0.05, 0.0, 0.05]})
-    sweep.attrs.update(metric="rmse", evals=["test"], nfold=5)
-    found, r, valid = guide.best_point(sweep, {"gamma": 0.0})
-    assert found == {"gamma": 0.0} and (r, valid) == (2, 0.50)  # 0.48 is within ± 0.05
-    sweep.loc[3, "test-rmse-mean"] = 0.40
-    assert guide.best_point(sweep, {"gamma": 0.0})[0] == {"gamma": 1.0}
+def test_the_guide_keeps_the_carried_values_within_one_standard_error():
+    # gamma 1's folds are gamma 0's minus d, d = [-.03, .05, .01, -.02, .09]: gamma 1 has
+    # the lowest mean, the carried gamma 0 is above it by 0.02 ± 0.02236 (mean ± standard
+    # error, by hand as above): tied, so gamma 0 stays. 0.02 lower on every fold (standard
+    # error 0): replaced
+    tied = [f - d for f, d in zip(BASE_FOLDS, [-0.03, 0.05, 0.01, -0.02, 0.09], strict=True)]
+    sweep = _cv_sweep({0.0: BASE_FOLDS, 1.0: tied}, name="gamma")
+    found, r, valid = guide.best_point(boost.judge(sweep), {"gamma": 0.0})
+    assert found == {"gamma": 0.0} and (r, valid) == (1, pytest.approx(0.3))
+    clear = _cv_sweep({0.0: BASE_FOLDS, 1.0: [f - 0.02 for f in BASE_FOLDS]}, name="gamma")
+    assert guide.best_point(boost.judge(clear), {"gamma": 0.0})[0] == {"gamma": 1.0}
 
 
 def _typed(values) -> np.ndarray:
@@ -426,7 +472,7 @@ def test_a_clicked_points_values_are_its_parameters_alone(data):
     for kwargs in ({"evals": _evals(data)}, {"nfold": 3}):
         sweep = boost.sweep(BASE, data.X_train, data.y_train,
                             {"max_depth": [1, 2], "eta": [0.3]}, 3, **kwargs)
-        assert value_names(best_rows(sweep)) == ["max_depth", "eta"]
+        assert boost.judge(sweep).names == ["max_depth", "eta"]
 
 
 def test_the_lab_sweeps_on_the_dask_cluster_its_variable_names(monkeypatch):
@@ -473,3 +519,108 @@ def test_a_sweep_run_in_the_lab_is_the_one_a_presenter_panel_shows():
     fresh.session_state["right_panel"] = "lab"
     fresh.run()  # no sweep yet: said, not a blank panel
     assert any("No sweep of gamma on this model yet" in i.value for i in fresh.info)
+
+
+# --------------------------------------------------------------------------- paired verdicts
+def _paired_by_xgboost(X, y, params: dict, name: str, values: list) -> tuple:
+    """Oracle: each value cross-validated by xgboost.cv on XGBoost's folds (seed 0) with
+    the Lab's early stopping (its length is the best round), each fold retrained by
+    xgboost.train to that round for its own test loss; then by hand, against the lowest
+    mean: the paired differences' mean and standard error (sample std / sqrt(folds)).
+    Returns (best rounds, mean losses, differences, standard errors, index of the lowest)."""
+    folds = kfold(len(y), sweeps.NFOLD, seed=0)
+    rounds, losses = [], []
+    for value in values:
+        p = {**params, name: value, "nthread": 1}
+        ref = xgb.cv(p, xgb.DMatrix(X, label=y), sweeps.BUDGET, folds=folds,
+                     early_stopping_rounds=sweeps.PATIENCE)
+        rounds.append(len(ref))
+        each = []
+        for train, test in folds:
+            result = {}
+            xgb.train(p, xgb.DMatrix(X[train], label=y[train]), len(ref),
+                      evals=[(xgb.DMatrix(X[test], label=y[test]), "test")],
+                      evals_result=result, verbose_eval=False)
+            each.append(next(iter(result["test"].values()))[-1])
+        losses.append(each)
+    losses = np.asarray(losses)
+    best = int(np.argmin(losses.mean(axis=1)))
+    d = losses - losses[best]
+    return (rounds, losses.mean(axis=1), d.mean(axis=1),
+            d.std(axis=1, ddof=1) / math.sqrt(losses.shape[1]), best)
+
+
+def _judged_as_xgboost(X, y, params: dict, name: str, values: list):
+    """boost.judge of the Lab's sweep of ``values``, checked point by point against the
+    oracle's numbers; returns (the verdict, the oracle's)."""
+    sweep = boost.sweep(params, X, y, {name: values}, sweeps.BUDGET,
+                        early_stopping_rounds=sweeps.PATIENCE, nfold=sweeps.NFOLD)
+    v = boost.judge(sweep)
+    rounds, means, diffs, ses, best = oracle = _paired_by_xgboost(X, y, params, name, values)
+    assert list(v.points["round"]) == rounds and v.best == best
+    assert np.allclose(v.points["valid"], means, rtol=1e-6)
+    assert np.allclose(v.points["diff"], diffs, rtol=1e-4, atol=1e-7)
+    assert np.allclose(v.points["se"], ses, rtol=1e-4, atol=1e-7)
+    return v, oracle
+
+
+def test_a_table_where_one_value_is_clearly_better_names_it():
+    # y = 10 where x1 and x2 have opposite signs (XOR): stumps (max_depth 1) add one
+    # feature at a time and cannot express it, depth 2 can
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (200, 2))
+    y = 10.0 * ((X[:, 0] > 0) ^ (X[:, 1] > 0)) + rng.normal(0, 0.5, 200)
+    v, (_, _, diffs, ses, best) = _judged_as_xgboost(X, y, {"tree_method": "exact"},
+                                                     "max_depth", [1, 2])
+    assert best == 1 and diffs[0] > ses[0]  # the oracle's verdict: depth 2, clearly
+    assert v.winner == 1 and v.close == (1,)
+    said = verdict_text(v)
+    assert said.startswith("**max_depth = 2 wins**")
+    assert f"the closest, max_depth = 1, by +{diffs[0]:.3g} ± {ses[0]:.2g}" in said
+
+
+def test_a_table_where_no_value_is_better_says_no_clear_winner():
+    # y = 3 where x1 > 0, plus noise: one split on x1 is the whole signal, so depth 1 and
+    # depth 2 differ by noise the folds cannot tell from 0
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (200, 2))
+    y = 3.0 * (X[:, 0] > 0) + rng.normal(0, 1, 200)
+    v, (_, _, diffs, ses, best) = _judged_as_xgboost(X, y, {"tree_method": "exact"},
+                                                     "max_depth", [1, 2])
+    other = 1 - best
+    assert diffs[other] <= ses[other]  # the oracle's verdict: tied
+    assert v.winner is None and v.close == (0, 1)
+    assert verdict_text(v).startswith("**No clear winner**: 2 of 2 points are within one "
+                                      "standard error of the lowest")
+    assert f"max_depth = {other + 1} +{diffs[other]:.3g} ± {ses[other]:.2g}" in verdict_text(v)
+
+
+def test_the_lab_on_breast_cancer_names_the_winner_the_paired_comparison_finds():
+    from sklearn.datasets import load_breast_cancer
+
+    frame = load_breast_cancer(as_frame=True).frame.rename(columns={"target": "benign"})
+    raw = frame.to_csv(index=False).encode()
+    at = open_app(view="lab", lab="max_depth", lab_n="3")
+    at.get("file_uploader")[0].set_value(("breast_cancer.csv", raw, "text/csv")).run()
+    assert not at.exception and at.selectbox(key="target").value == "benign"
+    at.button(key="lab_run").click().run()
+    assert not at.exception and not at.error
+    prep = prepare(read_table(raw, "breast_cancer.csv").frame, "benign",
+                   [c for c in frame.columns if c != "benign"])
+    # the Lab's grid: 3 values over 1..8 (364 rows a fold), the app's 3 and XGBoost's 6
+    depths = sweep_grid(BY_NAME["max_depth"], 3, include=(3, 6), top=max_depth_for(364))
+    assert len(prep.y_train) == 455 and depths == [1, 3, 5, 6, 8]
+    captions = " ".join(c.value for c in at.caption)
+    assert "**max_depth** (linear scale): 1, 3, 5, 6, 8" in captions
+    params = {"max_depth": 3, "tree_method": "exact", "objective": "binary:logistic"}
+    rounds, means, diffs, ses, best = _paired_by_xgboost(
+        prep.X_train.to_numpy(float), prep.y_train, params, "max_depth", depths)
+    close = [j for j in range(len(depths)) if diffs[j] <= ses[j]]
+    assert close == [best] and depths[best] == 1  # by hand: one clear winner, stumps
+    said = " ".join(m.value for m in at.markdown)
+    assert f"**max_depth = 1 wins** — logloss {means[best]:.4g} at round {rounds[best]}" in said
+    j = min((k for k in range(len(depths)) if k != best), key=lambda k: diffs[k] / ses[k])
+    assert (f"the closest, max_depth = {depths[j]}, by +{diffs[j]:.3g} ± {ses[j]:.2g}"
+            in said.replace("\\", ""))
+    note = chart(at, "lab_chart")["layout"]["annotations"][0]["text"]
+    assert "max_depth = 1 wins" in note and "(paired, 5 folds)" in note

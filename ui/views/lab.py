@@ -5,19 +5,19 @@ one step per screen (``?view=lab&guide=3``)."""
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
+import boost
 from boost.params import BY_NAME, max_depth_for, sweep_grid
 from viz.lab import (
-    best_rows,
+    headline,
     label,
     loss_text,
     make_guide_summary_figure,
     make_heatmap_figure,
     make_rounds_figure,
     make_sweep_figure,
-    value_names,
-    verdict,
     verdict_text,
 )
 
@@ -106,7 +106,9 @@ def scoring(nfold: int | None) -> str:
     if nfold:
         return (f"{budget}; each point scored by {nfold}-fold cross-validation on the "
                 "training rows (the same folds for every point: mean ± standard deviation "
-                "over the folds, as xgboost.cv), at its best round")
+                "over the folds, as xgboost.cv), at its best round, and compared with the "
+                "lowest fold by fold (a tie within one standard error of the paired "
+                "difference)")
     return f"{budget}; each point scored on the validation rows at its best round"
 
 
@@ -124,18 +126,16 @@ def _grid_caption(shown: Shown, grid: dict) -> None:
 
 def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
     """The 1-D curve or the 2-D heatmap; a click loads that point's parameters."""
-    best = best_rows(sweep)
-    metric = sweep.attrs["metric"]
+    v = boost.judge(sweep)
     current = [shown.config[n] for n in names]
     if len(names) == 1:
-        fig = make_sweep_figure(best, names[0], metric, current[0], shown.large)
+        fig = make_sweep_figure(v, names[0], current[0], shown.large)
     else:
-        fig = make_heatmap_figure(best, names[0], names[1], metric, tuple(current),
-                                  shown.large)
-    show(fig, LabKeep.chart.key, state, shown, on_select=lambda: _clicked(state, best))
+        fig = make_heatmap_figure(v, names[0], names[1], tuple(current), shown.large)
+    show(fig, LabKeep.chart.key, state, shown, on_select=lambda: _clicked(state, v))
     if shown.compact:
         return
-    st.markdown(verdict_text(best, names, metric, "ringed" if len(names) == 1 else "dotted"))
+    st.markdown(verdict_text(v, "ringed" if len(names) == 1 else "dotted"))
     if state.lab.loaded and all(shown.config.get(n) == v for n, v in state.lab.loaded.items()):
         what = ", ".join(f"{n} = {label(v)}" for n, v in state.lab.loaded.items())
         st.success(f"Loaded {what}: the fit, the loss and every view now show this model "
@@ -146,18 +146,17 @@ def sweep_chart(state: AppState, shown: Shown, sweep, names: list[str]) -> None:
                "trained, so not yet judged fairly. " + (
                    "The shaded band is the overfitting gap, validation − train; the black "
                    "ring, the model on screen." if len(names) == 1
-                   else "Green outline: best (dotted: within one standard deviation of the "
+                   else "Green outline: the winner (dotted: within one standard error of the "
                    "lowest, no winner); dashed: the model on screen.") + " Click a "
                + ("point" if len(names) == 1 else "cell") + " to load that model.")
 
 
-def _clicked(state: AppState, best) -> None:
+def _clicked(state: AppState, v: boost.Verdict) -> None:
     point = clicked_id(state.lab.chart)
-    rows = best[best["point"] == point]
+    rows = v.points[v.points["point"] == point]
     if point is None or rows.empty:  # an event without a point: nothing to load
         return
-    names = value_names(best)
-    load(state, {n: rows.iloc[0][n] for n in names})
+    load(state, {n: rows.iloc[0][n] for n in v.names})
 
 
 def load(state: AppState, values: dict) -> None:
@@ -200,49 +199,53 @@ def guide_ui(state: AppState, shown: Shown) -> None:
     metric = here.sweep.attrs["metric"]
     if not shown.compact:  # the finding first: the chart below shows where it comes from
         st.markdown(finding(here, metric) + _moved(outcomes, metric))
-    show(_step_figure(here, shown, metric), f"guide_{i}", state, shown)
+    show(_step_figure(here, shown), f"guide_{i}", state, shown)
     if not shown.compact and i == len(guide.STEPS) - 1:
         _guide_end(state, outcomes, metric, shown)
 
 
 def finding(outcome, metric: str) -> str:
     """What a guide step found, never a "best" out of one value or out of values the folds
-    cannot tell apart: the only value tried, the values kept (no other beat them by more
-    than the spread), or the best."""
-    best = best_rows(outcome.sweep)
-    row = best[best["round"].eq(outcome.round) & best["valid"].eq(outcome.valid)].iloc[0]
+    cannot tell apart: the only value tried, the values kept (with the paired comparison
+    that kept them), or the winner (by how much the next is worse)."""
+    v = outcome.verdict
+    best = v.points
+    k = int(np.flatnonzero(best["round"].eq(outcome.round)
+                           & best["valid"].eq(outcome.valid))[0])
+    row = best.iloc[k]
     loss = loss_text(row["valid"], row["spread"], 5)
     found = guide.found_text(outcome)
+    said = ""
     if len(best) == 1:
         head = f"**{found}** (the only value this step tries)"
-    elif (v := verdict(best)).winner is None or row["point"] != best["point"].iloc[v.best]:
-        head = (f"**Kept: {found}** — no other value beat it by more than the folds' "
-                "standard deviation")
+    elif v.winner is None or k != v.best:
+        head = f"**Kept: {found}**"
+        said = (f" {headline(v)}: no value beat the one carried in by more than one standard "
+                "error, so it stays." if k != v.best else f" {headline(v)}.")
     else:
-        head = f"**Best: {found}**"
-    fixed = outcome.rounds < guide.MAX_ROUNDS  # steps 2-5 train the rounds step 1 found
+        head = f"**{found} wins**"
+        said = f" {headline(v)}."
     still = "" if not row["still"] else (
-        f" Still improving at round {int(row['trained'])}, the rounds step 1 found: the last "
-        "step tunes the rounds again." if fixed else
-        f" Still improving at round {int(row['trained'])}, the last it trained: more rounds "
-        "could lower it.")
-    return f"{head} — validation {metric} {loss} at round {outcome.round}." + still
+        f" Still improving at round {int(row['trained'])}, the most a point trains: more "
+        "rounds could lower it.")
+    return f"{head} — validation {metric} {loss} at round {outcome.round}." + said + still
 
 
-def _step_figure(outcome, shown: Shown, metric: str):
+def _step_figure(outcome, shown: Shown):
     names = list(outcome.grid)
-    best = best_rows(outcome.sweep)
+    v = outcome.verdict
     if names == ["eta"]:  # steps 1 and 6: the loss by round, the rounds are what they tune
-        return make_rounds_figure(outcome.sweep, shown.large)
+        return make_rounds_figure(outcome.sweep, v, shown.large)
     if len(names) == 1:
-        return make_sweep_figure(best, names[0], metric, None, shown.large, clickable=False)
-    return make_heatmap_figure(best, names[0], names[1], metric, None, shown.large,
-                               clickable=False)
+        return make_sweep_figure(v, names[0], None, shown.large, clickable=False)
+    return make_heatmap_figure(v, names[0], names[1], None, shown.large, clickable=False)
 
 
 def _moved(outcomes, metric: str) -> str:
     if len(outcomes) < 2:
-        return f" The next steps train {outcomes[0].round} rounds."
+        return (f" At η = {guide.HIGH_ETA:g} the loss stopped falling after "
+                f"{outcomes[0].round} rounds; every step trains its models to early stopping "
+                "like this.")
     before, after = outcomes[-2].valid, outcomes[-1].valid
     return f" Step {len(outcomes) - 1} ended at {before:.5g} ({after - before:+.3g})."
 
