@@ -71,8 +71,8 @@ TUNED = ("eta", "max_depth", "min_child_weight", "gamma", "subsample", "colsampl
 @dataclass(frozen=True)
 class Outcome:
     """One step walked: its grid and rounds, the sweep and its verdict (``boost.judge``),
-    the values kept (by name), the kept point's best round and validation loss, and every
-    tuned value after it."""
+    the values kept (by name), the kept point's best round and validation loss, every tuned
+    value after it, and whether the kept values are the ones carried in (``stayed``)."""
 
     grid: dict
     rounds: int
@@ -82,6 +82,7 @@ class Outcome:
     round: int
     valid: float
     carried: dict
+    stayed: bool
 
 
 def start_values() -> dict:
@@ -131,8 +132,10 @@ def walk(run: Callable[[int, dict, int, dict], pd.DataFrame], steps: int) -> lis
         sweep = run(i, grid, n, dict(carried))
         v = boost.judge(sweep)
         found, best_round, valid = best_point(v, carried)
+        stayed = all(np.isclose(float(found[k]), float(carried[k])) for k in found)
         carried = {**carried, **found}
-        out.append(Outcome(grid, n, sweep, v, found, best_round, valid, dict(carried)))
+        out.append(Outcome(grid, n, sweep, v, found, best_round, valid, dict(carried),
+                           stayed))
     return out
 
 

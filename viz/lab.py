@@ -44,7 +44,8 @@ def point_text(best: pd.DataFrame, i: int, names: list[str]) -> str:
     return ", ".join(f"{n} = {label(best[n].iloc[i])}" for n in names)
 
 
-def _paired(v) -> str:
+def paired_text(v) -> str:
+    """How the verdict compared the points: 'paired, 5 folds' or 'one validation set'."""
     return f"paired, {v.nfold} folds" if v.nfold else "one validation set"
 
 
@@ -55,12 +56,12 @@ def headline(v) -> str:
     best, names = v.points, v.names
     if v.winner is None:
         return (f"No clear winner: {len(v.close)} of {len(best)} within one standard error "
-                f"of the lowest ({_paired(v)})")
+                f"of the lowest ({paired_text(v)})")
     head = f"{point_text(best, v.best, names)} wins: {best['valid'].iloc[v.best]:.4g}"
     j = v.nearest()
     if j is None:
         return head
-    return f"{head} ({_paired(v)}); next {point_text(best, j, names)}, {diff_text(v, j)}"
+    return f"{head} ({paired_text(v)}); next {point_text(best, j, names)}, {diff_text(v, j)}"
 
 
 def verdict_text(v, marked: str = "ringed", most: int = 4) -> str:
@@ -133,7 +134,7 @@ def _versus(v, j: int) -> str:
     """Row j's hover line against the best: its paired difference, or 'the lowest'."""
     if j == v.best:
         return "<br>the lowest loss"
-    return f"<br>vs the lowest: {diff_text(v, j)} ({_paired(v)})"
+    return f"<br>vs the lowest: {diff_text(v, j)} ({paired_text(v)})"
 
 
 def make_sweep_figure(v, name: str, current=None, large: bool = False,
@@ -188,9 +189,9 @@ def make_sweep_figure(v, name: str, current=None, large: bool = False,
         j = v.nearest()
         text = (f"{name} = {label(values[i])} wins<br>valid {by:.4g} at round "
                 f"{int(best['round'].iloc[i])}"
-                + ("" if j is None else f"<br>next {diff_text(v, j)} ({_paired(v)})")
+                + ("" if j is None else f"<br>next: {diff_text(v, j)}<br>({paired_text(v)})")
                 + ("<br>still improving" if best["still"].iloc[i] else ""))
-        traces.append(go.Scatter(x=[bx], y=[by], mode="markers", name="best value",
+        traces.append(go.Scatter(x=[bx], y=[by], mode="markers", name="winner",
                                  customdata=[points[i]], hovertext=[hover[i]],
                                  hovertemplate="%{hovertext}<extra></extra>",
                                  marker={"symbol": "star", "size": 24, "color": BEST,
@@ -198,7 +199,7 @@ def make_sweep_figure(v, name: str, current=None, large: bool = False,
     else:
         close = [at[j] for j in v.close]
         text = (f"no clear winner:<br>{len(close)} of {len(best)} within one standard<br>"
-                f"error of the lowest ({_paired(v)})")
+                f"error of the lowest ({paired_text(v)})")
         traces.append(go.Scatter(
             x=x[close], y=best["valid"].to_numpy()[close], mode="markers",
             name="within one standard error of the lowest (no winner)", hoverinfo="skip",

@@ -145,7 +145,7 @@ def test_sweep_figure_shades_the_gap_marks_the_best_and_uses_the_tables_scale(da
     assert valid.fill == "tonexty" and valid.fillcolor == gap.marker.color  # train to valid
     assert fig.layout.xaxis.type == "log"
     assert list(fig.layout.xaxis.ticktext) == ["0.01", "0.0316", "0.1", "0.316", "1"]
-    star = next(t for t in fig.data if t.name == "best value")
+    star = next(t for t in fig.data if t.name == "winner")
     i = int(np.argmin(best["valid"]))
     assert star.y[0] == best["valid"].min() and star.x[0] == grid["eta"][i]
     assert star.customdata[0] == best["point"].iloc[i]
@@ -278,7 +278,8 @@ def test_a_link_to_guide_step_3_shows_what_walking_steps_1_to_3_shows():
         walked.button(key="guide_next").click().run()
         assert not walked.exception
     text = _step_text(walked)
-    assert "step 3 of 6" in text and (" wins**" in text or "**Kept: gamma = " in text)
+    assert "step 3 of 6" in text and (" wins**" in text or "**Kept: gamma = " in text
+                                      or "**Lowest: gamma = " in text)
     assert "± " in text  # moons' 160 training rows: scored by 5-fold cross-validation
     assert "(paired, 5 folds)" in text  # the verdict with its numbers
     # every step trains its points to early stopping: still improving only at the budget
@@ -361,10 +362,10 @@ def test_a_point_worse_on_every_fold_loses_although_the_folds_spread_is_wide():
     assert "the closest, eta = 0.1, by +0.02 ± 0.0032" in said
     assert headline(v) == "eta = 0.3 wins: 0.3 (paired, 5 folds); next eta = 0.1, +0.02 ± 0.0032"
     fig = make_sweep_figure(v, "eta")
-    star = next(t for t in fig.data if t.name == "best value")
+    star = next(t for t in fig.data if t.name == "winner")
     assert star.x[0] == 0.3 and star.y[0] == pytest.approx(0.3)
     assert "eta = 0.3 wins" in fig.layout.annotations[0].text
-    assert "+0.02 ± 0.0032 (paired, 5 folds)" in fig.layout.annotations[0].text
+    assert "next: +0.02 ± 0.0032<br>(paired, 5 folds)" in fig.layout.annotations[0].text
 
 
 def test_no_winner_when_the_paired_difference_is_within_one_standard_error():
@@ -384,7 +385,7 @@ def test_no_winner_when_the_paired_difference_is_within_one_standard_error():
     assert headline(v) == ("No clear winner: 2 of 3 within one standard error of the lowest "
                            "(paired, 5 folds)")
     fig = make_sweep_figure(v, "eta")
-    assert not [t for t in fig.data if t.name == "best value"]  # no star
+    assert not [t for t in fig.data if t.name == "winner"]  # no star
     ring = next(t for t in fig.data if t.name.startswith("within one standard error"))
     assert sorted(ring.x) == [0.01, 0.3]
     assert "no clear winner" in fig.layout.annotations[0].text

@@ -92,7 +92,7 @@ def test_1d_sweep_and_a_click_on_a_point_loads_it(page, server):  # noqa: F811
     # noisy_1d's 160 training rows: 5-fold cross-validation; the paired verdict said under
     # the chart and drawn on it alike (a star and "wins", or rings and "No clear winner")
     tied = "within one standard error of the lowest (no winner)" in legend
-    assert tied != ("best value" in legend)
+    assert tied != ("winner" in legend)
     said = "No clear winner" if tied else " wins"
     expect(page.locator("p").filter(has_text=said).filter(has_text="paired")).to_be_visible()
     assert chart.evaluate("gd => gd._fullLayout.xaxis.type") == "log"

@@ -11,6 +11,7 @@ import streamlit as st
 import boost
 from boost.params import BY_NAME, max_depth_for, sweep_grid
 from viz.lab import (
+    diff_text,
     headline,
     label,
     loss_text,
@@ -18,6 +19,8 @@ from viz.lab import (
     make_heatmap_figure,
     make_rounds_figure,
     make_sweep_figure,
+    paired_text,
+    point_text,
     verdict_text,
 )
 
@@ -218,13 +221,16 @@ def finding(outcome, metric: str) -> str:
     said = ""
     if len(best) == 1:
         head = f"**{found}** (the only value this step tries)"
-    elif v.winner is None or k != v.best:
-        head = f"**Kept: {found}**"
-        said = (f" {headline(v)}: no value beat the one carried in by more than one standard "
-                "error, so it stays." if k != v.best else f" {headline(v)}.")
-    else:
+    elif v.winner is not None:
         head = f"**{found} wins**"
-        said = f" {headline(v)}."
+        j = v.nearest()
+        said = (f" The next, {point_text(best, j, v.names)}, is {diff_text(v, j)} higher "
+                f"({paired_text(v)}: mean ± standard error of the differences).")
+    else:
+        head = f"**Kept: {found}**" if outcome.stayed else f"**Lowest: {found}**"
+        why = ("the values carried in are among them, so they stay" if outcome.stayed else
+               "the values carried in are not, so the lowest replaces them")
+        said = f" {headline(v)}: {why}."
     still = "" if not row["still"] else (
         f" Still improving at round {int(row['trained'])}, the most a point trains: more "
         "rounds could lower it.")
