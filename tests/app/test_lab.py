@@ -281,7 +281,7 @@ def test_a_link_to_guide_step_3_shows_what_walking_steps_1_to_3_shows():
     assert "step 3 of 6" in text and (" wins**" in text or "**Kept: gamma = " in text
                                       or "**Lowest: gamma = " in text)
     assert "± " in text  # moons' 160 training rows: scored by 5-fold cross-validation
-    assert "(paired, 5 folds)" in text  # the verdict with its numbers
+    assert "paired, 5 folds" in text  # the verdict with its numbers
     # every step trains its points to early stopping: still improving only at the budget
     assert "Still improving" not in text
     opened = open_app(sample="moons", view="lab", guide="3")
