@@ -224,12 +224,13 @@ def finding(outcome, metric: str) -> str:
     elif v.winner is not None:
         head = f"**{found} wins**"
         j = v.nearest()
-        said = (f" The next, {point_text(best, j, v.names)}, is {diff_text(v, j)} higher "
-                f"({paired_text(v)}: mean ± standard error of the differences).")
+        said = (f" The next, {point_text(best, j, v.names)}: {diff_text(v, j)} "
+                f"({paired_text(v)}: the mean ± standard error of its loss minus the "
+                "winner's, fold by fold).")
     else:
         head = f"**Kept: {found}**" if outcome.stayed else f"**Lowest: {found}**"
         why = ("the values carried in are among them, so they stay" if outcome.stayed else
-               "the values carried in are not, so the lowest replaces them")
+               "the values carried in are not among them, so the lowest replaces them")
         said = f" {headline(v)}: {why}."
     still = "" if not row["still"] else (
         f" Still improving at round {int(row['trained'])}, the most a point trains: more "
