@@ -669,10 +669,18 @@ export function mount(element, trace, { plotly, report, fetches = false, keys = 
   }
   const asked = player.records?.url;
   Object.assign(player, { report: report || (() => {}), fetches, keys, arrows, records });
-  if (records?.url !== asked) {  // another model's records: what its URL could not answer
-    for (const [k, v] of player.nodeCache) if (v?.error) player.nodeCache.delete(k);
+  let dropped = false;
+  if (records?.url !== asked) {  // another model's records: what its URL could not answer,
+    // and what it was still asked (a model replaced meanwhile answers "no model")
+    for (const [k, v] of player.nodeCache) {
+      if (v?.error || v instanceof Promise) {
+        player.nodeCache.delete(k);
+        dropped = true;
+      }
+    }
   }
   player.load(trace, plotly);
+  if (dropped) player.requestDraw();  // asked again, of the new URL
   return player;
 }
 
