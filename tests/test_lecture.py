@@ -128,8 +128,12 @@ def test_a_lesson_sends_each_model_once(four_points):
     first, second = data["steps"][0], data["steps"][1]
     # (step 1 shows the baseline: round 1's fit would answer step 2's question)
     assert first["at"] == {"trace": 0, "round": 0, "node": 0, "panels": ["fit"],
-                           "app_panels": []}
+                           "app_panels": [], "stop": None}
     assert second["at"]["round"] == 0 and second["revealed"]["at"]["round"] == 1
+    # step 2's question: round 1's root worked out up to its similarity, the split after
+    # Reveal
+    assert second["at"]["panels"] == ["fit", "node"]
+    assert second["at"]["stop"] == "similarity left" and second["revealed"]["at"]["stop"] is None
     # the engine's numbers, as the app's lesson bar says them
     assert "are −10.5, 6.5, 7.5 and −7.5." in first["say"]
     assert "x < 15: gain 120.33 (left similarity 110.25, right 14.08)" in \
@@ -140,6 +144,8 @@ def test_a_lesson_sends_each_model_once(four_points):
     for at in states:
         if at["round"] >= 1:
             assert f"{at['round']}:{at['node']}" in data["traces"][at["trace"]]["records"], at
+        elif "node" in at["panels"]:  # round 0's node panel: round 1's tree, next
+            assert f"1:{at['node']}" in data["traces"][at["trace"]]["records"], at
     root = data["traces"][0]["records"]["1:0"]
     assert root["best"]["gain"] == pytest.approx(120.3333, rel=1e-5) and root["csv"] is False
     assert "charts" in root and "curves" not in root

@@ -64,7 +64,7 @@ def apply(app: AppState) -> None:
     sidebar.set_columns(app, want["target"] or sample.target, want["features"], task, objective)
     app.inputs.set_params({p.name: want["params"].get(p.name, url.widget_default(p))
                            for p in APP_PARAMS})
-    app.stage.go_to(want["round"], want["node"])
+    app.stage.go_to(want["round"], want["node"], want["stop"])
     panels = want["panels"]
     app.presenter.show_panels(panels[0], panels[1] if len(panels) > 1 else "")
     app.model.ask(training.current_config(app))

@@ -37,7 +37,10 @@ LESSON = Lesson(
              numbers=lambda f: {"base": f.base_score, "res": listed(f.residuals(0))}),
         Step("The root holds all four residuals. Its similarity score is (sum of residuals)² "
              "/ (number of residuals + λ) = {sim}.",
-             round=0, node=0, panels=("fit",), numbers=_candidates,
+             # the fit of round 0 and round 1's root worked out up to its similarity: its
+             # split (the answer) is round 1's
+             round=0, node=0, panels=("fit", "node"), numbers=_candidates,
+             stop="similarity left",
              ask="Three thresholds split the four points. Which one gives the largest gain?",
              reveal="x < 15: gain {g15} (left similarity {left}, right {right}); "
                     "x < 22.5: {g22}; x < 30: {g30}. x < 15 wins: it puts −10.5 "

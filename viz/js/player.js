@@ -52,6 +52,7 @@ class Player {
     this.r = 0;
     this.selected = null;
     this.selectedAt = null;
+    this.question = null;  // a lesson's open question: { round, stop } (goto's `stop`)
     this.speed = 5;
     this.playing = false;
     this.advance = null;  // Play's step to the next round, while playing
@@ -154,6 +155,9 @@ class Player {
     if (goto && goto.token !== this.gotoToken) {  // obeyed once per token
       this.gotoToken = goto.token;
       this.selected = goto.node ?? null;
+      // a lesson's open question: at its round the node's arithmetic stops before the step
+      // that answers it (node_view.js drawArithmetic's `stop`)
+      this.question = goto.stop ? { round: this.clamp(goto.round), stop: goto.stop } : null;
       this.reported = this.clamp(goto.round);
       this.stop(false);
       this.go(goto.round, null, "goto");
@@ -300,6 +304,14 @@ class Player {
     return nodes.some((n) => n.id === this.selected) ? this.selected : nodes[0].id;
   }
 
+  // The node of round 1's tree that the node panel shows at round 0 (the baseline, no tree
+  // yet): the one selected if that tree has it, else its root; null where it is not here.
+  nodeNext() {
+    const nodes = this.roundNodes(1);
+    if (!nodes.length) return null;
+    return nodes.some((n) => n.id === this.selected) ? this.selected : nodes[0].id;
+  }
+
   roundNodes(r) {  // round r's tree's nodes, if this trace holds that round's tree
     return this.tree && r >= 1 && r >= this.lo && r <= this.hi
       ? treeNodes(this.tree, r, this.lo) : [];
@@ -328,7 +340,8 @@ class Player {
       while (this.nodeCache.size > HOLD_RECORDS) {
         this.nodeCache.delete(this.nodeCache.keys().next().value);
       }
-      if (this.r === r && this.nodeShown(r) === node) {
+      if ((this.r === r && this.nodeShown(r) === node)
+        || (this.r === 0 && r === 1 && this.nodeNext() === node)) {
         this.requestDraw(this.clickedAt?.round === r && this.clickedAt.node === node);
       }
     });
