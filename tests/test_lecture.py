@@ -119,7 +119,7 @@ def test_a_lesson_sends_each_model_once(four_points):
     data = four_points
     states = [s["at"] for s in data["steps"]] + [s["revealed"]["at"] for s in data["steps"]
                                                   if "revealed" in s]
-    assert len(states) == 8 + 4  # every step, and the four with a question revealed
+    assert len(states) == 8 + 5  # every step, and the five with a question revealed
     # four models: λ 0 γ 0 (most steps), λ 1, γ 130, γ 150
     assert len(data["traces"]) == 4
     assert sorted({s["trace"] for s in states}) == [0, 1, 2, 3]
@@ -138,7 +138,10 @@ def test_a_lesson_sends_each_model_once(four_points):
     assert "are −10.5, 6.5, 7.5 and −7.5." in first["say"]
     assert "x < 15: gain 120.33 (left similarity 110.25, right 14.08)" in \
         second["revealed"]["reveal"]
-    assert "from 110.25 to 55.13" in data["steps"][3]["say"]
+    lam = data["steps"][3]
+    assert "similarity 110.25 and the root's gain is 120.33" in lam["ask"]
+    assert lam["revealed"]["reveal"].startswith("Similarity 55.13 and gain 62.49")
+    assert lam["at"]["trace"] == 0 and lam["revealed"]["at"]["trace"] != 0  # λ = 0, then 1
     # the node each step shows (its node at its round: the four points' trees have it) is in
     # the file, as the app's node route answers it but with no CSV link
     for at in states:
