@@ -39,7 +39,8 @@ def leave(app: AppState) -> None:
     app.inputs.restore(saved["inputs"])
     app.model.restore(saved["config"])
     state.restore_widgets(saved["widgets"])
-    app.stage.select(saved["node"])
+    # a goto (not a bare selection): the page forgets an open question's stop with it
+    app.stage.go_to(app.stage.round, saved["node"])
 
 
 def apply(app: AppState) -> None:

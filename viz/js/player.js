@@ -180,6 +180,7 @@ class Player {
 
   setTrace(trace) {
     this.trace = trace;
+    this.question = null;  // a question is about the model it was asked on (goto sets it)
     const { charts, tree } = decodeTrace(trace);
     this.tree = tree;
     // the rounds drawn from this trace [lo, hi] (a window, for a model beyond the budget) and
