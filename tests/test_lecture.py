@@ -119,7 +119,7 @@ def test_a_lesson_sends_each_model_once(four_points):
     data = four_points
     states = [s["at"] for s in data["steps"]] + [s["revealed"]["at"] for s in data["steps"]
                                                   if "revealed" in s]
-    assert len(states) == 8 + 4  # every step, and the four with a question revealed
+    assert len(states) == 8 + 5  # every step, and the five with a question revealed
     # four models: λ 0 γ 0 (most steps), λ 1, γ 130, γ 150
     assert len(data["traces"]) == 4
     assert sorted({s["trace"] for s in states}) == [0, 1, 2, 3]
@@ -128,18 +128,27 @@ def test_a_lesson_sends_each_model_once(four_points):
     first, second = data["steps"][0], data["steps"][1]
     # (step 1 shows the baseline: round 1's fit would answer step 2's question)
     assert first["at"] == {"trace": 0, "round": 0, "node": 0, "panels": ["fit"],
-                           "app_panels": []}
+                           "app_panels": [], "stop": None}
     assert second["at"]["round"] == 0 and second["revealed"]["at"]["round"] == 1
+    # step 2's question: round 1's root worked out up to its similarity, the split after
+    # Reveal
+    assert second["at"]["panels"] == ["fit", "node"]
+    assert second["at"]["stop"] == "similarity left" and second["revealed"]["at"]["stop"] is None
     # the engine's numbers, as the app's lesson bar says them
     assert "are −10.5, 6.5, 7.5 and −7.5." in first["say"]
     assert "x < 15: gain 120.33 (left similarity 110.25, right 14.08)" in \
         second["revealed"]["reveal"]
-    assert "from 110.25 to 55.13" in data["steps"][3]["say"]
+    lam = data["steps"][3]
+    assert "similarity 110.25 and the root's gain is 120.33" in lam["ask"]
+    assert lam["revealed"]["reveal"].startswith("Similarity 55.13 and gain 62.49")
+    assert lam["at"]["trace"] == 0 and lam["revealed"]["at"]["trace"] != 0  # λ = 0, then 1
     # the node each step shows (its node at its round: the four points' trees have it) is in
     # the file, as the app's node route answers it but with no CSV link
     for at in states:
         if at["round"] >= 1:
             assert f"{at['round']}:{at['node']}" in data["traces"][at["trace"]]["records"], at
+        elif "node" in at["panels"]:  # round 0's node panel: round 1's tree, next
+            assert f"1:{at['node']}" in data["traces"][at["trace"]]["records"], at
     root = data["traces"][0]["records"]["1:0"]
     assert root["best"]["gain"] == pytest.approx(120.3333, rel=1e-5) and root["csv"] is False
     assert "charts" in root and "curves" not in root

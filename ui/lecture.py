@@ -225,14 +225,17 @@ class LessonBuild:
         say, ask, reveal = step_texts(step, facts)
         panels, dropped = offline_panels(want["panels"])
         index = self.trace_index(model)
-        node = shown_node(model.booster, r, want["node"])
-        if node is not None:  # the node the step shows: its record in the file
+        # the node the step shows: its record in the file (at round 0 the node panel shows
+        # round 1's tree, the one that comes next: viz/js/node_view.js)
+        at = 1 if r == 0 and "node" in panels else r
+        node = shown_node(model.booster, at, want["node"])
+        if node is not None:
             records = self.traces[index].setdefault("records", {})
-            records[f"{r}:{node}"] = offline(page_node(model.booster, model.prep.X_train, r,
-                                                       node))
+            records[f"{at}:{node}"] = offline(page_node(model.booster, model.prep.X_train, at,
+                                                        node))
         return {"trace": index, "round": r, "node": want["node"],
                 "panels": panels, "app_panels": dropped, "say": say, "ask": ask,
-                "reveal": reveal}
+                "reveal": reveal, "stop": want["stop"]}
 
     def data(self) -> dict:
         """The lesson host's data (docs/player.md, "The lesson file")."""
@@ -250,7 +253,7 @@ class LessonBuild:
 
 
 def _at(state: dict) -> dict:
-    return {k: state[k] for k in ("trace", "round", "node", "panels", "app_panels")}
+    return {k: state[k] for k in ("trace", "round", "node", "panels", "app_panels", "stop")}
 
 
 def lesson_data(slug: str) -> dict:

@@ -39,7 +39,8 @@ def leave(app: AppState) -> None:
     app.inputs.restore(saved["inputs"])
     app.model.restore(saved["config"])
     state.restore_widgets(saved["widgets"])
-    app.stage.select(saved["node"])
+    # a goto (not a bare selection): the page forgets an open question's stop with it
+    app.stage.go_to(app.stage.round, saved["node"])
 
 
 def apply(app: AppState) -> None:
@@ -64,7 +65,7 @@ def apply(app: AppState) -> None:
     sidebar.set_columns(app, want["target"] or sample.target, want["features"], task, objective)
     app.inputs.set_params({p.name: want["params"].get(p.name, url.widget_default(p))
                            for p in APP_PARAMS})
-    app.stage.go_to(want["round"], want["node"])
+    app.stage.go_to(want["round"], want["node"], want["stop"])
     panels = want["panels"]
     app.presenter.show_panels(panels[0], panels[1] if len(panels) > 1 else "")
     app.model.ask(training.current_config(app))

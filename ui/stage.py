@@ -120,7 +120,8 @@ def stage_trace(state: AppState, model: Model, klass: int, large: bool = False,
         around = stage.round
     stage.around = around
     return {**model_trace(model, klass, large, fill, panels, around),
-            "goto": {"round": int(stage.round), "node": stage.node, "token": stage.token}}
+            "goto": {"round": int(stage.round), "node": stage.node, "token": stage.token,
+                     "stop": stage.stop}}
 
 
 def _rounds(model: Model, klass: int):

@@ -229,6 +229,8 @@ class Stage:
     round: int = 0  # the round the page rests on (or Python sent it to)
     node: int | None = None  # the selected node of the round's tree (None: the root)
     token: int = 0  # goto's: raised whenever Python moves the page
+    # a lesson's open question: the node's arithmetic stops before this step (goto's `stop`)
+    stop: str | None = None
     rerun_app: bool = False  # one full run: a pin changed in the compare view (a fragment)
     # redraws the sidebar's list; the Lab loaded a model
     stage_ms: float = 0.0  # what the last round redraw cost the server (bench_app.py)
@@ -244,9 +246,10 @@ class Stage:
     view = Widget()
     verify = Widget(False)  # "Verify with XGBoost" (ui/verify.py)
 
-    def go_to(self, r: int, node: int | None = None) -> None:
-        """Show round ``r`` (and ``node`` selected): the page goes there, Play off."""
-        self.round, self.node = r, node
+    def go_to(self, r: int, node: int | None = None, stop: str | None = None) -> None:
+        """Show round ``r`` (and ``node`` selected): the page goes there, Play off; ``stop``:
+        a lesson's open question, which ends the node's arithmetic before that step."""
+        self.round, self.node, self.stop = r, node, stop
         self.token += 1
 
     def show_round(self, r: int) -> None:

@@ -72,8 +72,9 @@ def make_function_space_figure(fs: FunctionSpace, names: tuple[str, str], large:
     traces.append(_arrow(here, here - fs.grad, f"−g (negative gradient) = {_point(-fs.grad)}",
                          GRADIENT, large, width=8, opacity=0.45))
     if newton and np.all(fs.hess > 0):
-        traces.append(_arrow(here, here + newton_step(fs), "−g/h (Newton step)", NEWTON,
-                             large, dash="dash"))
+        step = newton_step(fs)
+        traces.append(_arrow(here, here + step, f"−g/h (Newton step) = {_point(step)}",
+                             NEWTON, large, dash="dash"))
     if fs.step is not None:
         traces.append(_arrow(here, here + fs.step, f"tree {fs.round_idx + 1}'s step η·w",
                              STEP, large))

@@ -171,20 +171,6 @@ FOLDED = """() => {
   return out;
 }"""
 
-# What the walk does not hold yet (issue 46, item 8, left open): per (lesson, screen), the
-# fields whose numbers only the text names (base_score, losses, counts, the sketch's top
-# cuts...). Every other field's numbers must be on screen; each entry here is a gap to
-# close, not a rule.
-KNOWN_GAPS = {
-    ("four-points", 2): frozenset({"sim"}),
-    ("four-points", 6): frozenset({"g0", "s0"}),
-    ("function-space", 4): frozenset({"gap5"}),
-    # at 1080p (720p's axis has a tick at −0.5): the text names round 0's −g (p = 0.5), the
-    # chart at the step's round 1 draws F(1)'s, (0.354, −0.354) in its legend
-    ("function-space", 5): frozenset({"g2"}),
-    ("missing-values", 3): frozenset({"hidden", "known"}),
-    ("classification", 2): frozenset({"G", "H"}),
-}
 FOLD_ROOM = 60  # px free below a folded tree that would have held another level
 
 
@@ -214,23 +200,20 @@ def _named(template: str, shown: str) -> dict[str, list[str]]:
     return named
 
 
-def _numbers_shown(page, name: str, said: str, templates: list[str],
-                   gaps=frozenset()) -> None:
+def _numbers_shown(page, name: str, said: str, templates: list[str]) -> None:
     """Every number a template's field put into the lesson's text is on screen elsewhere
     too (the tree, the node's box or arithmetic, a chart, the status line), written the
     same way."""
     screen = page.evaluate(ON_SCREEN).replace("−", "-")
     for template in templates:
         for field, numbers in _named(template, said).items():
-            if field in gaps:
-                continue
             for number in numbers:
                 plain = number.replace("−", "-")
                 where = re.search(rf"(?<![\d.,]){re.escape(plain)}(?![\d]|\.\d)", screen)
                 assert where, f"{name}: {number} ({field}), which the text names, is not on screen"
 
 
-def _check_screen(page, name: str, templates: list[str] = (), gaps=frozenset()) -> str:
+def _check_screen(page, name: str, templates: list[str] = ()) -> str:
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     assert page.get_by_test_id("stException").count() == 0, name
     errors = page.get_by_test_id("stAlertContentError").all_inner_texts()
@@ -260,9 +243,9 @@ def _check_screen(page, name: str, templates: list[str] = (), gaps=frozenset()) 
     covered = page.evaluate(INFO_COVERS)
     assert not covered, f"{name}: the node's box covers {covered}"
     for free, label, *_ in page.evaluate(FOLDED):
-        assert "folded" in gaps or free < FOLD_ROOM, \
+        assert free < FOLD_ROOM, \
             f"{name}: '{label}' folded with {free:.0f} px free below"
-    _numbers_shown(page, name, said, templates, gaps)
+    _numbers_shown(page, name, said, templates)
     return said
 
 
@@ -285,8 +268,7 @@ def test_walk_every_lesson(projector, server, lesson, size):  # noqa: F811
         now = lesson.steps[step]
         templates = [now.say] + ([now.reveal if revealed else now.ask] if now.ask else [])
         said.append(_check_screen(page, f"{lesson.slug}-{i + 1:02d}{suffix}",
-                                  [t for t in templates if t],
-                                  KNOWN_GAPS.get((lesson.slug, i + 1), frozenset())))
+                                  [t for t in templates if t]))
         if page.locator(".st-key-lesson_next button").is_disabled():
             break
         step, revealed = (step, True) if now.ask and not revealed else (step + 1, False)

@@ -256,8 +256,18 @@ def test_function_space_skips_the_newton_arrow_where_h_is_zero():
     fs = bst.trace.function_space(THREE_X[:2], [1.0, 0.0], [1.0, 0.0], (0, 1), 1)
     assert fs.hess[1] == 0
     names = [t.name for t in make_function_space_figure(fs, NAMES, newton=True).data]
-    assert "−g/h (Newton step)" not in names
+    assert not [n for n in names if n.startswith("−g/h")], names
     # −g's legend says where it points, by the rounding rule (a typographic minus)
     minus = [f"{rounded(-g)}".replace("-", "−") for g in fs.grad]
     assert f"−g (negative gradient) = ({minus[0]}, {minus[1]})" in names, names
     assert np.isnan(function_space_table(fs, NAMES).loc["−g/h", "row 2"])
+
+
+def test_the_newton_arrow_says_its_step():
+    """At p = 0.5 (base_score 0.5, round 0) −g = y − p = ±0.5 and h = p(1 − p) = 0.25, so
+    −g/h = ±2 by hand; the legend says it as it says −g."""
+    bst = boost.train({**PARAMS, "objective": "binary:logistic"}, THREE_X, [1.0, 0.0, 1.0], 2)
+    fs = bst.trace.function_space(THREE_X[:2], [1.0, 0.0], None, (0, 1), 0)
+    names = [t.name for t in make_function_space_figure(fs, NAMES, newton=True).data]
+    assert "−g (negative gradient) = (0.5, −0.5)" in names, names
+    assert "−g/h (Newton step) = (2, −2)" in names, names

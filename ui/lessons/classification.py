@@ -38,8 +38,10 @@ LESSON = Lesson(
              "at margin {m}, p = {p}. The gradient is g = p − y and the hessian "
              "h = p(1 − p) = {h} for every row at the start.",
              round=1, node=0, panels=("fit", "node"), numbers=_start),
+        # its arithmetic up to the similarity (the rows' g and h summed to G and H); w, the
+        # answer, after Reveal
         Step("The left leaf of round 1 holds G = {G} and H = {H}.", round=1, node=1,
-             panels=("fit",), numbers=_leaf,
+             panels=("fit", "node"), stop="leaf weight", numbers=_leaf,
              ask="What is its value w = −G/(H + λ), with λ = {lam}?",
              reveal="w = {w}; times η = {eta}, the leaf adds {v} to the log-odds of "
                     "its rows.",

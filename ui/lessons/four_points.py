@@ -13,9 +13,9 @@ def _candidates(f):
 
 
 def _lambda(f):
-    before = f.other(**{"lambda": 0.0})
-    return {"s0": before.node(1).Similarity, "s1": f.node(1).Similarity,
-            "g0": before.node(0).Gain, "g1": f.node(0).Gain}
+    before, after = f.other(**{"lambda": 0.0}), f.other(**{"lambda": 1.0})
+    return {"s0": before.node(1).Similarity, "s1": after.node(1).Similarity,
+            "g0": before.node(0).Gain, "g1": after.node(0).Gain}
 
 
 def _leaves(f):
@@ -37,7 +37,10 @@ LESSON = Lesson(
              numbers=lambda f: {"base": f.base_score, "res": listed(f.residuals(0))}),
         Step("The root holds all four residuals. Its similarity score is (sum of residuals)² "
              "/ (number of residuals + λ) = {sim}.",
-             round=0, node=0, panels=("fit",), numbers=_candidates,
+             # the fit of round 0 and round 1's root worked out up to its similarity: its
+             # split (the answer) is round 1's
+             round=0, node=0, panels=("fit", "node"), numbers=_candidates,
+             stop="similarity left",
              ask="Three thresholds split the four points. Which one gives the largest gain?",
              reveal="x < 15: gain {g15} (left similarity {left}, right {right}); "
                     "x < 22.5: {g22}; x < 30: {g30}. x < 15 wins: it puts −10.5 "
@@ -49,11 +52,15 @@ LESSON = Lesson(
              ask="Which threshold splits the right branch best?",
              reveal="x < {t}, with gain {g}: 6.5 and 7.5 stay together.",
              then={"round": 1, "panels": ("candidates", "node")}),
-        Step("λ = 1 adds 1 to the number of residuals in every similarity: the leaf holding "
-             "−10.5 falls from {s0} to {s1}, and the root's gain from {g0} to "
-             "{g1}. λ shrinks the similarity of small leaves most.",
-             params={"lambda": 1.0}, round=1, node=1, panels=("tree", "node"),
-             numbers=_lambda),
+        # the root's arithmetic holds both numbers: the left leaf's similarity S_L (the leaf
+        # holding −10.5) and the gain, with λ = 0 asked and with λ = 1 revealed
+        Step("λ = 1 adds 1 to the number of residuals in every similarity.",
+             round=1, node=0, panels=("tree", "node"), numbers=_lambda,
+             ask="With λ = 0 the leaf holding −10.5 has similarity {s0} and the root's gain "
+                 "is {g0}. What are they with λ = 1?",
+             reveal="Similarity {s1} and gain {g1}: λ shrinks the similarity of small "
+                    "leaves most.",
+             then={"params": {"lambda": 1.0}}),
         Step("Back to λ = 0. γ is the gain a split must beat to stay: XGBoost prunes from "
              "the bottom, and a split with a surviving split below it stays.",
              round=1, node=0, panels=("tree", "node"),

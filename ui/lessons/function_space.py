@@ -48,22 +48,27 @@ LESSON = Lesson(
              objective="reg:squarederror", features=("x",), round=1,
              panels=("function-space", "fit"),
              numbers=_step),
+        # −g = y − F, in the chart's legend, is the gap: round 5's asked from, round 20's
+        # revealed
         Step("Each round repeats: a new gradient at the new F, a new tree along it.",
              objective="reg:squarederror", features=("x",), round=5,
              panels=("function-space", "loss"),
              numbers=_many,
-             ask="How close to y will F be after 20 rounds?",
-             reveal="Each round removes η = 30% of what is left: the largest gap is {gap5} "
-                    "after 5 rounds and {gap20} after 20.",
+             ask="After 5 rounds the largest gap |y − F| is {gap5}. How close to y will F be "
+                 "after 20 rounds?",
+             reveal="Each round removes η = 30% of what is left: the largest gap is {gap20} "
+                    "after 20 rounds.",
              then={"round": 20}),
         Step("For the log-loss the targets are 0/1 and F is the log-odds. At p = {p}, "
              "−g = y − p is ({g1}, {g2}) but h = p(1 − p) = {h}: Newton's step "
              "−g/h = ({n1}, {n2}): 1/h times the gradient, which grows where p nears 0 "
              "or 1 and the loss flattens. XGBoost's leaves take −G/(H + λ), the Newton step "
              "(min_child_weight 0: each leaf's H is only {h}).",
+             # round 0, where p = 0.5: the arrows at F(0), and round 1's left leaf (the tree
+             # that comes next) worked out, its w = −G/(H + λ) the Newton step
              target="clicked", features=("x",), objective="binary:logistic",
-             params={"base_score": "", "min_child_weight": 0.0}, round=1,
-             panels=("function-space", "node"), node=0,
+             params={"base_score": "", "min_child_weight": 0.0}, round=0,
+             panels=("function-space", "node"), node=1,
              numbers=_logistic),
     ),
 )

@@ -55,7 +55,9 @@ LESSON = Lesson(
              ask="At the root, which way will the missing incomes go?",
              reveal="The root splits on {feature} < {t} and sends missing values "
                     "{side}: that choice gave the larger gain, {gain}.",
-             then={"panels": ("tree", "candidates")}),
+             # the fit stays (its legend says both means; its surface shows the split), the
+             # tree beside it says the split, the missing rows' side and the gain
+             then={"panels": ("fit", "tree")}),
         Step("Every candidate threshold on earnings was scored both ways; of its {n} "
              "thresholds, {left} did better with the missing rows on the left and {right} on "
              "the right.",

@@ -23,6 +23,10 @@ class Step:
     reveal: str | None = None  # the answer, said after Reveal ({name} fields too)
     # What changes on Reveal (the same keys as the step: params, round, node, panels).
     then: Mapping = field(default_factory=dict)
+    # While the question is open, the node panel's worked arithmetic stops before the step
+    # of this name (boost/trace/arithmetic.py's names: "leaf weight", "similarity left"):
+    # the numbers that lead to the answer are on screen, the answer is not.
+    stop: str | None = None
     numbers: Callable | None = None  # facts -> {name: value}, every number the text quotes
     sample: str | None = None  # another bundled sample than the lesson's
     target: str | None = None
@@ -42,7 +46,8 @@ class Lesson:
 
 def setting(lesson: Lesson, step: Step, revealed: bool) -> dict:
     """The app state a step asks for, revealed or not: sample, target, features, objective,
-    every parameter it sets, round, node and panels."""
+    every parameter it sets, round, node, panels and where an open question stops the
+    node's arithmetic."""
     then = step.then if revealed else {}
     return {
         "sample": step.sample or lesson.sample,
@@ -53,6 +58,7 @@ def setting(lesson: Lesson, step: Step, revealed: bool) -> dict:
         "round": then.get("round", step.round),
         "node": then.get("node", step.node),
         "panels": then.get("panels", step.panels),
+        "stop": step.stop if step.ask and not revealed else None,
     }
 
 

@@ -123,7 +123,8 @@ class LessonHost {
     const trace = this.lesson.traces[at.trace];
     this.token += 1;
     const shown = { ...trace, id: `${trace.id}|${at.panels.join(",")}`, panels: at.panels,
-      goto: { round: at.round, node: at.node ?? null, token: this.token } };
+      goto: { round: at.round, node: at.node ?? null, token: this.token,
+        stop: at.stop ?? null } };
     // ← → are the lesson's; Space, Home and End play rounds
     this.player = mount(this.playerBox, shown, { report: this.report, arrows: false });
     for (const [act, title] of [["back", "Back one round"], ["step", "Step one round"]]) {

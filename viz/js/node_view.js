@@ -70,13 +70,23 @@ const fold = (steps, label) => (steps.length ? `<details><summary>${label}</summ
 
 // The worked arithmetic into `box`: the title, why, then the steps. With `height` (a panel):
 // earlier steps fold under "k earlier steps", then a split's leaf weight and value under
-// "as a leaf", then the type shrinks (never under 16 px) until the results fit.
-export function drawArithmetic(box, record, { height = null, heading = null } = {}) {
+// "as a leaf", then the type shrinks (never under 16 px) until the results fit. `why`: a
+// sentence in place of the record's; `stop` (a step's name): the arithmetic ends before
+// that step, a lesson's open question (its answer is that step: a note says so).
+export function drawArithmetic(box, record, { height = null, heading = null, why = null,
+  stop = null } = {}) {
   box.replaceChildren();
   el("div", { class: "bsn-title", text: `${heading ?? title(record)}, worked out` }, box);
-  if (record.why) el("div", { class: "bsn-why", text: `${cap(record.why)}.` }, box);
-  const steps = record.arithmetic || [];
+  const said = why ?? (record.why ? `${cap(record.why)}.` : "");
+  if (said) el("div", { class: "bsn-why", text: said }, box);
+  let steps = record.arithmetic || [];
+  const cut = stop ? steps.findIndex((s) => s.name === stop) : -1;
+  if (cut >= 0) steps = steps.slice(0, cut);
   const list = el("div", { class: "bsn-steps" }, box);
+  if (cut >= 0) {
+    el("div", { class: "bsn-why bsn-stop", text: "The rest answers the question: Reveal "
+      + "shows it." }, box);
+  }
   if (!steps.length) {
     el("div", { class: "bsn-note", text: record.on_sample ? "A model file looked at on a data "
       + "sample: its training arithmetic is not in the file (the sample's candidates are)."
@@ -382,18 +392,22 @@ export class NodePanel {
   }
 
   // Round r (at layout `key`): a promise, resolved once drawn (or at once, while waiting).
+  // At round 0, the baseline, the arithmetic is of round 1's tree, the one that comes next
+  // (its node selected, else its root): its rows' residuals are the baseline's.
   draw(Plotly, r, key) {
     const p = this.player;
-    const node = p.nodeShown(r);
-    const want = `${r}|${node}|${key}`;
+    const next = r === 0 && this.name === "node" ? p.nodeNext() : null;
+    const node = next ?? p.nodeShown(r);
+    const stop = p.question?.round === r ? p.question.stop : null;
+    const want = `${r}|${node}|${key}|${stop}`;
     if (this.drawnKey === want) return Promise.resolve();
-    if (r === 0 || node === null) {
+    if ((r === 0 && next === null) || node === null) {
       this.drawnKey = want;
       this.note(r === 0 ? "Round 0 is the baseline: no tree yet. Step to round 1 for the "
         + "first tree's nodes." : "This round's tree is not in this file.");
       return Promise.resolve();
     }
-    const record = p.recordOf(r, node);
+    const record = p.recordOf(next === null ? r : 1, node);
     if (!record) {  // on its way: the player draws again when it comes
       this.box.classList.add("bsn-wait");
       return Promise.resolve();
@@ -403,8 +417,10 @@ export class NodePanel {
     if (record.error) { this.note(record.error); return Promise.resolve(); }
     if (this.name === "node") {
       this.inner.style.fontSize = `${this.fonts.chart}px`;
-      drawArithmetic(this.inner, record, { height: this.size.height,
-        heading: title(record, treeClass(p.tree)) });
+      drawArithmetic(this.inner, record, { height: this.size.height, stop,
+        heading: title(record, treeClass(p.tree)),
+        why: next === null ? null : "Round 0 is the baseline: this is round 1's tree, the one "
+          + "that comes next, grown from the baseline's residuals." });
       this.inner.dataset.node = record.node;
       this.inner.dataset.round = record.round;
       return Promise.resolve();

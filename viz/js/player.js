@@ -52,6 +52,7 @@ class Player {
     this.r = 0;
     this.selected = null;
     this.selectedAt = null;
+    this.question = null;  // a lesson's open question: { round, stop } (goto's `stop`)
     this.speed = 5;
     this.playing = false;
     this.advance = null;  // Play's step to the next round, while playing
@@ -154,6 +155,9 @@ class Player {
     if (goto && goto.token !== this.gotoToken) {  // obeyed once per token
       this.gotoToken = goto.token;
       this.selected = goto.node ?? null;
+      // a lesson's open question: at its round the node's arithmetic stops before the step
+      // that answers it (node_view.js drawArithmetic's `stop`)
+      this.question = goto.stop ? { round: this.clamp(goto.round), stop: goto.stop } : null;
       this.reported = this.clamp(goto.round);
       this.stop(false);
       this.go(goto.round, null, "goto");
@@ -176,6 +180,7 @@ class Player {
 
   setTrace(trace) {
     this.trace = trace;
+    this.question = null;  // a question is about the model it was asked on (goto sets it)
     const { charts, tree } = decodeTrace(trace);
     this.tree = tree;
     // the rounds drawn from this trace [lo, hi] (a window, for a model beyond the budget) and
@@ -300,6 +305,14 @@ class Player {
     return nodes.some((n) => n.id === this.selected) ? this.selected : nodes[0].id;
   }
 
+  // The node of round 1's tree that the node panel shows at round 0 (the baseline, no tree
+  // yet): the one selected if that tree has it, else its root; null where it is not here.
+  nodeNext() {
+    const nodes = this.roundNodes(1);
+    if (!nodes.length) return null;
+    return nodes.some((n) => n.id === this.selected) ? this.selected : nodes[0].id;
+  }
+
   roundNodes(r) {  // round r's tree's nodes, if this trace holds that round's tree
     return this.tree && r >= 1 && r >= this.lo && r <= this.hi
       ? treeNodes(this.tree, r, this.lo) : [];
@@ -328,7 +341,8 @@ class Player {
       while (this.nodeCache.size > HOLD_RECORDS) {
         this.nodeCache.delete(this.nodeCache.keys().next().value);
       }
-      if (this.r === r && this.nodeShown(r) === node) {
+      if ((this.r === r && this.nodeShown(r) === node)
+        || (this.r === 0 && r === 1 && this.nodeNext() === node)) {
         this.requestDraw(this.clickedAt?.round === r && this.clickedAt.node === node);
       }
     });
@@ -669,10 +683,18 @@ export function mount(element, trace, { plotly, report, fetches = false, keys = 
   }
   const asked = player.records?.url;
   Object.assign(player, { report: report || (() => {}), fetches, keys, arrows, records });
-  if (records?.url !== asked) {  // another model's records: what its URL could not answer
-    for (const [k, v] of player.nodeCache) if (v?.error) player.nodeCache.delete(k);
+  let dropped = false;
+  if (records?.url !== asked) {  // another model's records: what its URL could not answer,
+    // and what it was still asked (a model replaced meanwhile answers "no model")
+    for (const [k, v] of player.nodeCache) {
+      if (v?.error || v instanceof Promise) {
+        player.nodeCache.delete(k);
+        dropped = true;
+      }
+    }
   }
   player.load(trace, plotly);
+  if (dropped) player.requestDraw();  // asked again, of the new URL
   return player;
 }
 
