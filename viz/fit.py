@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from boost import objectives
 from boost.trace.fit import Fit
 
-from .theme import BELOW, CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type, short
+from .theme import BELOW, CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, minus, scatter_type, short
 
 
 def _task(fit) -> str:
@@ -33,7 +33,8 @@ def _label(class_names, c) -> str:
 
 
 # beside a row: its residual (the page fills it in too); no-break spaces keep it off the
-# marker on either side (SVG would collapse plain ones)
+# marker on either side (SVG would collapse plain ones); a negative one's sign is the
+# typographic minus of the label's "y − ŷ" and of the lessons' texts
 RESIDUAL_LABEL = "\u00a0\u00a0y − ŷ = {}\u00a0\u00a0"
 
 
@@ -41,7 +42,7 @@ def residual_label(value: float) -> str:
     """A row's residual beside it, by the rule of every number a reader sees (the page
     writes a round's labels the same way: ``RESIDUAL_LABEL`` and viz/js/format.js
     ``rounded``)."""
-    return RESIDUAL_LABEL.format(short(value))
+    return RESIDUAL_LABEL.format(minus(short(value)))
 
 
 def _fit_1d(fit: Fit, large: bool) -> go.Figure:

@@ -64,6 +64,10 @@ def short(x: float) -> str:
     return rounded(x)
 
 
+def minus(text: str) -> str:
+    """A number's text with its sign as the typographic minus (−) of a label's formula."""
+    return "\u2212" + text[1:] if text.startswith("-") else text
+
 
 def threshold(x: float, digits: int = 4) -> str:
     """A split's threshold: a value of the data, not a computed number, so it keeps the

@@ -85,7 +85,11 @@ def test_a_handful_of_rows_each_say_their_residual(four, r):
         assert want.tolist() == [-10.5, 6.5, 7.5, -7.5]
     fig = _fit_figure(bst, X, y, r)
     labels = [t for t in fig.data if t.name == "residuals"][0]
-    assert list(labels.text) == [RESIDUAL_LABEL.format(rounded(v)) for v in want]
+    # (a negative one's sign the typographic minus of "y − ŷ")
+    assert list(labels.text) == [RESIDUAL_LABEL.format(("\u2212" if v < 0 else "")
+                                                       + rounded(abs(v))) for v in want]
+    if r == 0:
+        assert [t.split("= ")[1].strip() for t in labels.text] == ["−10.5", "6.5", "7.5", "−7.5"]
     shown = fit_at(bst.trace.rounds(X, y, sample_rows(len(X))), r)
     np.testing.assert_allclose(shown.residuals, want, rtol=1e-6)
 

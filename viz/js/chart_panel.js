@@ -32,8 +32,11 @@ function patchFigure(panel, r, n, lo) {
       const row = r - (a.first ?? lo) + (p.offset || 0);
       if (row < 0 || row >= a.shape[0]) continue;  // e.g. "round r - 1" at round 0 (hidden)
       value = rowOf(a, row);
-      // labels ("y − ŷ = {}"): each number written by the reader's rounding rule
-      if (p.label) value = Array.from(value, (v) => p.label.replace("{}", rounded(v)));
+      // labels ("y − ŷ = {}"): each number written by the reader's rounding rule, a
+      // negative one with the typographic minus (viz/theme.py minus)
+      if (p.label) {
+        value = Array.from(value, (v) => p.label.replace("{}", rounded(v).replace(/^-/, "\u2212")));
+      }
     }
     set(p.path, p.list ? [value] : value);
   }
