@@ -35,7 +35,8 @@ def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
             hovertemplate=f"round %{{x}}<br>{name} {metric} = %{{y:.5g}}<extra></extra>"))
         traces.append(go.Scatter(
             x=[round_idx], y=[history[name].iloc[round_idx]], mode="markers",
-            showlegend=False, marker={"color": color, "size": 12,
+            showlegend=False, cliponaxis=False,  # whole at the last round, on the axis edge
+            marker={"color": color, "size": 12,
                                       "line": {"width": 2, "color": "white"}},
             hovertemplate=f"round {round_idx}<br>{name} = %{{y:.5g}}<extra></extra>"))
     shapes, notes = [round_marker(round_idx)], []
@@ -67,7 +68,7 @@ def make_loss_comparison_figure(histories: dict[str, pd.DataFrame], round_idx: i
             if round_idx <= history.index[-1]:
                 traces.append(go.Scatter(
                     x=[round_idx], y=[history[column].iloc[round_idx]], mode="markers",
-                    showlegend=False, marker={"color": color, "size": 11,
+                    showlegend=False, cliponaxis=False, marker={"color": color, "size": 11,
                                               "line": {"width": 2, "color": "white"}},
                     hoverinfo="skip"))
     valid = any("valid" in h.columns for h in histories.values())  # (say only what is drawn)
