@@ -32,6 +32,7 @@ _F32_TINY = np.float32(np.finfo(np.float32).tiny)  # C++ numeric_limits<float>::
 # Gradient kernels (``_grad_elementwise``'s ``kind``).
 _SQUARED, _LOGISTIC, _PSEUDOHUBER, _POISSON, _GAMMA, _TWEEDIE, _ABSOLUTE, _EXPONENTIAL = range(8)
 _SOFTMAX = 8
+_RANK = 9  # LambdaMART (``boost.ranking``): a query's documents together, not row by row
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Objective:
     """What the engine and the app need to know about one objective."""
 
     name: str
-    task: str  # "regression", "binary" or "multiclass"
+    task: str  # "regression", "binary", "multiclass" or "ranking"
     kernel: int
     link: str  # margin -> prediction: identity, sigmoid, exp, softmax, half_sigmoid
     metric: str  # XGBoost's default evaluation metric ("tweedie-nloglik" gets "@rho")
@@ -101,6 +102,15 @@ class Objective:
 
 
 _P = r"p = \sigma(m) = 1/(1 + e^{-m})"
+# LambdaMART (boost.ranking), for documents i, j of one query with y_i > y_j, each pair's
+# σ = σ(m_i − m_j) and |ΔZ_ij| what swapping them changes in NDCG or MAP (1 for pairwise).
+_RANK_LOSS = r"\sum_{y_i > y_j} \log\left(1 + e^{-(m_i - m_j)}\right)\cdot|\Delta Z_{ij}|"
+_RANK_GRAD = (r"g_i = \sum_{j:\,y_j \ne y_i} \pm(\sigma - 1)\cdot DZ"
+              r"\quad(+\text{ when } y_i > y_j)")
+_RANK_HESS = r"h_i = \sum_{j:\,y_j \ne y_i} 2\,\sigma(1 - \sigma)\cdot DZ"
+_RANK_CONFIG = ("lambdarank_param", ("lambdarank_pair_method", "lambdarank_num_pair_per_sample",
+                                     "lambdarank_unbiased", "lambdarank_normalization",
+                                     "lambdarank_score_normalization", "ndcg_exp_gain"))
 OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("reg:squarederror", "regression", _SQUARED, "identity", "rmse", True,
               "any number", r"\tfrac12 (y - m)^2", r"m - y", r"1", scale_pos_weight=True),
@@ -152,6 +162,18 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
               r"p_k - [y = k]", r"2\,p_k(1 - p_k)", label_rule=_CLASSES,
               config=("softmax_multiclass_param", ("num_class",))),
+    Objective("rank:ndcg", "ranking", _RANK, "identity", "ndcg", False,
+              "relevance degrees 0, 1, 2, ... per query", _RANK_LOSS,
+              _RANK_GRAD.replace("DZ", r"|\Delta\mathrm{NDCG}_{ij}|"),
+              _RANK_HESS.replace("DZ", r"|\Delta\mathrm{NDCG}_{ij}|"), config=_RANK_CONFIG),
+    Objective("rank:map", "ranking", _RANK, "identity", "map", False,
+              "0/1 relevance per query", _RANK_LOSS,
+              _RANK_GRAD.replace("DZ", r"|\Delta\mathrm{MAP}_{ij}|"),
+              _RANK_HESS.replace("DZ", r"|\Delta\mathrm{MAP}_{ij}|"), config=_RANK_CONFIG),
+    Objective("rank:pairwise", "ranking", _RANK, "identity", "ndcg", False,
+              "relevance per query (any numbers)", _RANK_LOSS,
+              _RANK_GRAD.replace(r"\cdot DZ", ""), _RANK_HESS.replace(r"\cdot DZ", ""),
+              config=_RANK_CONFIG),
 )}
 
 
@@ -167,6 +189,8 @@ class LossParams:
     huber_slope: float = 1.0
     tweedie_variance_power: float = 1.5
     max_delta_step: float = 0.0  # count:poisson's hessian is e^(m + max_delta_step)
+    # The ranking objectives' (``boost.ranking.RankParams``; None: not ranking).
+    rank: object = None
 
 
 _DEFAULT_LOSS = LossParams()
@@ -285,14 +309,21 @@ def _inputs(margin, y, weight):
 
 
 def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
-              loss: LossParams = _DEFAULT_LOSS, out=None):
+              loss: LossParams = _DEFAULT_LOSS, out=None, queries=None, iteration: int = 0):
     """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins
-    (``out``: a pair to write into, as ``gradients_and_metric``'s)."""
+    (``out``: a pair to write into, as ``gradients_and_metric``'s). The ranking objectives
+    take the rows' ``queries`` (``boost.ranking.Queries``, whose weights are the queries';
+    ``weight`` is then unused) and the round ``iteration`` (0-based), which seeds the
+    ``mean`` pairs' draws."""
     o = OBJECTIVES[objective]
     margin, y, w, use_w = _inputs(margin, y, weight)
     if out is None:
         out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
     g, h = out
+    if o.kernel == _RANK:
+        from . import ranking  # it builds on this module's sigmoid
+        return ranking.gradients(objective, margin, y, _queries(queries, y), loss.rank,
+                                 iteration, out)
     if o.kernel == _SOFTMAX:
         _grad_softprob(margin, y, w, use_w, g, h)
     else:
@@ -366,13 +397,17 @@ def _fit_stump(objective: str, y, weight, loss: LossParams) -> np.float32:
 
 
 def base_score_estimate(objective: str, y, weight, num_class: int,
-                        loss: LossParams = _DEFAULT_LOSS) -> np.ndarray:
+                        loss: LossParams = _DEFAULT_LOSS, queries=None) -> np.ndarray:
     """The intercept XGBoost 3.2 estimates when ``base_score`` is not set, in response space
     (probabilities for logistic; for multi-class the per-class log-frequency margins).
     Shape ``(n_groups,)``, float32."""
     o = OBJECTIVES[objective]
     if o.task == "multiclass":
         return _class_log_frequencies(y, weight, num_class)
+    if o.kernel == _RANK:
+        from . import ranking
+        return np.array([ranking.intercept(objective, read_only(y), _queries(queries, y),
+                                           loss.rank)], dtype=np.float32)
     if objective == "reg:absoluteerror":
         # The (weighted) median, then XGBoost's "weighted average": * sum_w / sum_w in float.
         sum_w = float(y.shape[0]) if weight is None else float(
@@ -676,8 +711,19 @@ def _chunk_totals(part):
     return total, total_w
 
 
+def _queries(queries, y):
+    """The rows' query groups: one query of all rows when none are given, as XGBoost."""
+    if queries is not None:
+        return queries
+    from .ranking import Queries
+    return Queries(np.array([0, y.shape[0]], dtype=np.int64))
+
+
 def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
     """XGBoost's default evaluation metric for the objective, as it names it."""
+    if OBJECTIVES[objective].kernel == _RANK:
+        from .ranking import default_metric
+        return default_metric(objective, loss.rank).name
     name = OBJECTIVES[objective].metric
     if name == "tweedie-nloglik":
         return f"{name}@{float(np.float32(loss.tweedie_variance_power)):g}"
@@ -685,10 +731,15 @@ def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
 
 
 def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
-           loss: LossParams = _DEFAULT_LOSS) -> float:
+           loss: LossParams = _DEFAULT_LOSS, queries=None) -> float:
     """The objective's default evaluation metric (weighted mean of the row losses; root of
-    it for rmse, twice it for gamma-deviance), as XGBoost computes it."""
+    it for rmse, twice it for gamma-deviance; a ranking objective's NDCG or MAP over the
+    ``queries``), as XGBoost computes it."""
     o = OBJECTIVES[objective]
+    if o.kernel == _RANK:
+        from . import ranking
+        return ranking.metric(ranking.default_metric(objective, loss.rank), read_only(margin),
+                              read_only(y), _queries(queries, y))
     margin, y, w, use_w = _inputs(margin, y, weight)
     kind = _METRIC_KIND[o.metric]
     total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
@@ -706,12 +757,16 @@ def _metric_value(kind: int, total: float, total_w: float) -> float:
 
 
 def gradients_and_metric(objective: str, margin: np.ndarray, y: np.ndarray,
-                         weight: np.ndarray | None, loss: LossParams = _DEFAULT_LOSS, out=None):
+                         weight: np.ndarray | None, loss: LossParams = _DEFAULT_LOSS, out=None,
+                         queries=None, iteration: int = 0):
     """``(*gradients(...), metric(...))`` at the same margins, in one pass over the rows where
     the objective is elementwise (training needs both after every round). ``out``: a (g, h)
     pair of float32 arrays shaped like ``margin`` to write into (training reuses one pair:
     fresh arrays of a million rows cost page faults every round)."""
     o = OBJECTIVES[objective]
+    if o.kernel == _RANK:
+        return (*gradients(objective, margin, y, weight, loss, out, queries, iteration),
+                metric(objective, margin, y, weight, loss, queries))
     if o.kernel == _SOFTMAX:
         return (*gradients(objective, margin, y, weight, loss),
                 metric(objective, margin, y, weight, loss))
