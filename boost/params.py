@@ -21,7 +21,7 @@ import numpy as np
 from ._dtypes import PARAM
 from .objectives import OBJECTIVES as _OBJECTIVE_SPECS
 from .objectives import LossParams, check_base_score
-from .ranking import PAIR_METHODS, RankParams
+from .ranking import PAIR_METHODS, RankParams, parse_metric
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Param:
     choices: tuple = ()  # allowed values of a str parameter
     choice_labels: tuple = ()  # how the app names each choice (same order)
     value_aliases: tuple = ()  # (alias, value) pairs, e.g. tree_method "auto" -> "hist"
+    parse: object = None  # a str parameter without choices: value -> value, or ValueError
     aliases: tuple = ()  # other names XGBoost accepts (learning_rate for eta)
     attr: str = ""  # the field of Params, where the name is a Python keyword
     float32: bool = False  # stored as float32, as XGBoost stores it (checked for overflow)
@@ -259,6 +260,13 @@ PARAMETERS: tuple[Param, ...] = (
                      "clicks); leave it false",
           help="Unbiased LambdaMART (click data with position bias): not in BoostScope, "
                "which keeps XGBoost's default, false."),
+    Param("eval_metric", str, None, objectives=_by_task("ranking"),
+          parse=lambda name: parse_metric(name).name,
+          help="The ranking metric the evaluation sets are scored with (and early stopping "
+               "watches): ndcg@k or map@k, the mean over queries of NDCG or average precision "
+               "of the top k documents by score; ndcg and map without @k stop at 32, as "
+               "XGBoost. Not set: the objective's own (ndcg@k of the topk pairs' k; for mean, "
+               "ndcg of the whole list; map@k / map for rank:map)."),
     Param("subsample", float, 1.0, low=0.0, high=1.0, low_open=True, range_note=_FRACTION,
           widget="slider", label="subsample (rows per tree)", app_range=(0.05, 1.0),
           step=0.05, section="sampling", scale="linear", lab_range=(0.4, 1.0),
@@ -392,7 +400,7 @@ def _params_methods():
         if _OBJECTIVE_SPECS[self.objective].task == "ranking":
             rank = RankParams(self.lambdarank_pair_method, self.lambdarank_num_pair_per_sample,
                               self.ndcg_exp_gain, self.lambdarank_normalization,
-                              self.lambdarank_score_normalization)
+                              self.lambdarank_score_normalization, self.eval_metric)
         return LossParams(self.scale_pos_weight, self.huber_slope,
                           self.tweedie_variance_power, self.max_delta_step, rank)
 
@@ -403,7 +411,7 @@ def _params_methods():
     def to_dict(self) -> dict:
         """The parameters under XGBoost's names (``lambda``, not ``reg_lambda``)."""
         d = {p.name: getattr(self, p.field) for p in _ENGINE}
-        for name in ("base_score", "lambdarank_num_pair_per_sample"):
+        for name in ("base_score", "lambdarank_num_pair_per_sample", "eval_metric"):
             if d[name] is None:
                 del d[name]
         if not self.multiclass:
@@ -449,6 +457,10 @@ def check_value(p: Param, value):
             raise ValueError(f"Parameter '{p.name}' = {value!r} is not supported: "
                              f"{p.range_note}.")
         return value
+    if p.kind is str and p.parse is not None:
+        if not isinstance(value, str):
+            raise ValueError(f"Parameter '{p.name}' = {value!r} must be a string.")
+        return p.parse(value)
     if p.kind is str:
         value = dict(p.value_aliases).get(value, value)
         if value not in p.choices:

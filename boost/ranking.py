@@ -109,6 +109,7 @@ class RankParams:
     ndcg_exp_gain: bool = True
     normalization: bool = True
     score_normalization: bool = True
+    eval_metric: str | None = None  # the metric asked for (``parse_metric``), else the default
 
     @property
     def num_pair(self) -> int:
@@ -494,10 +495,13 @@ def parse_metric(name: str, exp_gain: bool = True) -> RankMetric:
 
 
 def default_metric(objective: str, rp: RankParams) -> RankMetric:
-    """The objective's default evaluation metric, as XGBoost 3.2 sets it: ndcg (map for
-    rank:map) at the pairs' k for topk (``ndcg@32``), without k for mean; rank:ndcg and
-    rank:pairwise hand their own parameters to the metric (so mean's ``ndcg`` covers the
-    whole list), rank:map does not (its ``map`` stops at 32)."""
+    """The metric the evaluation sets are scored with: ``eval_metric`` when given, else the
+    objective's default as XGBoost 3.2 sets it: ndcg (map for rank:map) at the pairs' k for
+    topk (``ndcg@32``), without k for mean; rank:ndcg and rank:pairwise hand their own
+    parameters to the metric (so mean's ``ndcg`` covers the whole list), rank:map does not
+    (its ``map`` stops at 32, as a ``map`` asked for by name)."""
+    if rp.eval_metric is not None:
+        return parse_metric(rp.eval_metric, rp.ndcg_exp_gain)
     kind = "map" if objective == "rank:map" else "ndcg"
     if rp.pair_method == "topk":
         return RankMetric(f"{kind}@{rp.num_pair}", kind, rp.num_pair, False, rp.ndcg_exp_gain)

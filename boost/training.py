@@ -422,9 +422,13 @@ def run_data(p, X, y, sample_weight, evals, own_X: bool = True, qid=None) -> Run
     evals = list(evals or ())
     train_at = next((i for i, item in enumerate(evals)
                      if _is_training_set(item, X, y, sample_weight, qid)), None)
-    return RunData(X32, names, y32, w32, _check_evals(evals, names, p, train_at,
-                                                     (X32, y32, w32, queries)), train_at,
-                   queries)
+    eval_sets = _check_evals(evals, names, p, train_at, (X32, y32, w32, queries))
+    if queries is not None:  # the metric's own label check (map: 0/1 labels)
+        for i, (_, _, y_e, _, _) in enumerate(eval_sets):
+            ranking.check_labels(p.objective, np.asarray(y_e), p.loss.rank,
+                                 what=f"evals[{i}] y",
+                                 metric=objectives.metric_name(p.objective, p.loss))
+    return RunData(X32, names, y32, w32, eval_sets, train_at, queries)
 
 
 def intercept(p, y32, w32, queries=None):
