@@ -94,6 +94,23 @@ def query_folds(n_queries: int, nfold: int, seed: int = 0, shuffle: bool = True
             for k in range(nfold)]
 
 
+def make_folds(data: RunData, nfold: int, folds, seed: int, shuffle: bool = True) -> list:
+    """The folds of ``data`` as xgboost.cv draws them: ``kfold`` over the rows, or
+    ``query_folds`` over a ranking objective's queries; ``folds`` (rows) when given."""
+    if data.queries is None:
+        n = data.X32.shape[0]
+        return kfold(n, nfold, seed, shuffle) if folds is None else check_folds(folds, n)
+    if data.queries.weight is not None:
+        warnings.warn("xgboost.cv trains and scores its folds without the query weights "
+                      "(XGBoost 3.2's DMatrix.slice drops per-query weights); these folds "
+                      "do the same, so the scores equal xgboost.cv's.", UserWarning,
+                      stacklevel=4)
+    if folds is not None:
+        raise ValueError("folds (rows of each fold) cannot be given with a ranking objective, "
+                         "whose folds keep whole queries together; use nfold and seed.")
+    return query_folds(data.queries.n_queries, nfold, seed, shuffle)
+
+
 def fold_data(data: RunData, folds) -> list[RunData]:
     """Each fold's training rows, with its test rows as the one evaluation set (for a
     ranking objective, ``folds`` are ``query_folds``: queries, not rows)."""
@@ -195,20 +212,7 @@ def cv(params: dict, X, y, num_boost_round: int = 10, *, nfold: int = 3, folds=N
     p = parse_params(params)
     check_rounds(num_boost_round)
     data = run_data(p, X, y, sample_weight, (), own_X=False, qid=qid)
-    n = data.X32.shape[0]
-    if data.queries is not None:
-        if data.queries.weight is not None:
-            warnings.warn("xgboost.cv trains and scores its folds without the query weights "
-                          "(XGBoost 3.2's DMatrix.slice drops per-query weights); this table "
-                          "does the same, so it equals xgboost.cv's.", UserWarning,
-                          stacklevel=3)
-        if folds is not None:
-            raise ValueError("folds (rows of each fold) cannot be given with a ranking "
-                             "objective, whose folds keep whole queries together; use nfold "
-                             "and seed.")
-        pairs = query_folds(data.queries.n_queries, nfold, seed, shuffle)
-    else:
-        pairs = kfold(n, nfold, seed, shuffle) if folds is None else check_folds(folds, n)
+    pairs = make_folds(data, nfold, folds, seed, shuffle)
     stopping = check_stopping(early_stopping_rounds)
     scores = run_folds(p, fold_data(data, pairs), num_boost_round, stopping)
     return table(scores, metric_name(p.objective, p.loss))
