@@ -108,9 +108,10 @@ _RANK_LOSS = r"\sum_{y_i > y_j} \log\left(1 + e^{-(m_i - m_j)}\right)\cdot|\Delt
 _RANK_GRAD = (r"g_i = \sum_{j:\,y_j \ne y_i} \pm(\sigma - 1)\cdot DZ"
               r"\quad(+\text{ when } y_i > y_j)")
 _RANK_HESS = r"h_i = \sum_{j:\,y_j \ne y_i} 2\,\sigma(1 - \sigma)\cdot DZ"
-_RANK_CONFIG = ("lambdarank_param", ("lambdarank_pair_method", "lambdarank_num_pair_per_sample",
-                                     "lambdarank_unbiased", "lambdarank_normalization",
-                                     "lambdarank_score_normalization", "ndcg_exp_gain"))
+_RANK_CONFIG = ("lambdarank_param", ("lambdarank_bias_norm", "lambdarank_normalization",
+                                     "lambdarank_num_pair_per_sample", "lambdarank_pair_method",
+                                     "lambdarank_score_normalization", "lambdarank_unbiased",
+                                     "ndcg_exp_gain"))
 OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("reg:squarederror", "regression", _SQUARED, "identity", "rmse", True,
               "any number", r"\tfrac12 (y - m)^2", r"m - y", r"1", scale_pos_weight=True),

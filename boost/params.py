@@ -260,6 +260,9 @@ PARAMETERS: tuple[Param, ...] = (
                      "clicks); leave it false",
           help="Unbiased LambdaMART (click data with position bias): not in BoostScope, "
                "which keeps XGBoost's default, false."),
+    Param("lambdarank_bias_norm", float, 1.0, low=0.0, objectives=_by_task("ranking"),
+          help="Unbiased LambdaMART's Lp regularisation of the position bias; without "
+               "lambdarank_unbiased (BoostScope has none) it has no effect."),
     Param("eval_metric", str, None, objectives=_by_task("ranking"),
           parse=lambda name: parse_metric(name).name,
           help="The ranking metric the evaluation sets are scored with (and early stopping "
