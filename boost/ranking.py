@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._dtypes import GRAD
+from .layout import read_only
 from .objectives import sigmoid32
 
 # What the parameters say (``RankParams``).
@@ -457,7 +458,8 @@ def intercept(objective: str, y: np.ndarray, queries: Queries, rp: RankParams) -
     step is a rounding error's size: the intercept is ~0.)"""
     n = y.shape[0]
     out = np.empty((n, 1), dtype=GRAD), np.empty((n, 1), dtype=GRAD)
-    g, h = gradients(objective, np.zeros((n, 1), dtype=np.float32), y, queries, rp, 0, out)
+    g, h = gradients(objective, read_only(np.zeros((n, 1), dtype=np.float32)), y, queries, rp,
+                     0, out)
     sum_g = float(np.cumsum(g[:, 0].astype(np.float64))[-1])
     sum_h = float(np.cumsum(h[:, 0].astype(np.float64))[-1])
     return np.float32(-sum_g / max(sum_h, 1e-6))
