@@ -1,6 +1,6 @@
 """Learning to rank: query groups, LambdaMART's pair gradients and the ranking metrics, as
 XGBoost 3.2 computes them (``rank:ndcg``, ``rank:map``, ``rank:pairwise``; ``ndcg@k``,
-``map@k``; docs/xgboost-rules.md §12).
+``map@k``; docs/xgboost-rules.md §13).
 
 Rows belong to queries (``qid``, sorted, as ``xgb.DMatrix(..., qid=)`` takes it); a
 query's documents are ranked by their margins, and the gradient of a document is a sum over
