@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -414,20 +415,30 @@ def _group_sizes_max(queries: Queries) -> int:
 
 class _ObjectiveCache:
     """What XGBoost's NDCG cache holds for one set of rows (1/IDCG per query, the
-    discounts), computed once per (labels, queries, parameters)."""
+    discounts), computed once per (labels, queries, parameters). Shared by the threads of a
+    sweep (its folds are different rows): a few entries under a lock; each entry keeps its
+    labels and queries alive, so the ids in its key cannot be reused."""
+
+    _SIZE = 16
 
     def __init__(self):
-        self.key = None
-        self.value = None
+        self._entries = {}
+        self._lock = threading.Lock()
 
     def get(self, y, queries, rp):
         key = (id(y), id(queries.group_ptr), rp.topk, rp.ndcg_exp_gain)
-        if self.key != key:
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None:
             discount = _discounts(_group_sizes_max(queries))
             inv = _inv_idcg(y, queries.group_ptr, np.int64(min(rp.topk, 2**62)),
                             rp.ndcg_exp_gain, discount)
-            self.key, self.value = key, (inv, discount, y, queries.group_ptr)
-        return self.value[:2]
+            entry = (inv, discount, y, queries.group_ptr)
+            with self._lock:
+                if len(self._entries) >= self._SIZE:
+                    self._entries.pop(next(iter(self._entries)))
+                self._entries[key] = entry
+        return entry[:2]
 
 
 _CACHE = _ObjectiveCache()
