@@ -102,12 +102,13 @@ class Objective:
 
 
 _P = r"p = \sigma(m) = 1/(1 + e^{-m})"
-# LambdaMART (boost.ranking), for documents i, j of one query with y_i > y_j, each pair's
-# σ = σ(m_i − m_j) and |ΔZ_ij| what swapping them changes in NDCG or MAP (1 for pairwise).
-_RANK_LOSS = r"\sum_{y_i > y_j} \log\left(1 + e^{-(m_i - m_j)}\right)\cdot|\Delta Z_{ij}|"
-_RANK_GRAD = (r"g_i = \sum_{j:\,y_j \ne y_i} \pm(\sigma - 1)\cdot DZ"
-              r"\quad(+\text{ when } y_i > y_j)")
-_RANK_HESS = r"h_i = \sum_{j:\,y_j \ne y_i} 2\,\sigma(1 - \sigma)\cdot DZ"
+# LambdaMART (boost.ranking): the pairs (i, j) of one query's documents with different
+# labels; σ_ij = σ(m of the better-labelled − m of the other), |ΔZ_ij| what swapping the two
+# changes in NDCG or MAP (1 for pairwise), divided by |m_i − m_j| + 0.01 (XGBoost's
+# lambdarank_score_normalization). "DZ" is replaced by each objective's ΔZ.
+_RANK_LOSS = (r"\sum_{(i, j):\, y_i > y_j} DZ\,\log\left(1 + e^{-(m_i - m_j)}\right)")
+_RANK_GRAD = (r"\sum_{j:\, y_j \ne y_i} \operatorname{sign}(y_j - y_i)\,(1 - \sigma_{ij})\,DZ")
+_RANK_HESS = r"\sum_{j:\, y_j \ne y_i} 2\,\sigma_{ij}(1 - \sigma_{ij})\,DZ"
 _RANK_CONFIG = ("lambdarank_param", ("lambdarank_bias_norm", "lambdarank_normalization",
                                      "lambdarank_num_pair_per_sample", "lambdarank_pair_method",
                                      "lambdarank_score_normalization", "lambdarank_unbiased",
@@ -163,18 +164,15 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
               r"p_k - [y = k]", r"2\,p_k(1 - p_k)", label_rule=_CLASSES,
               config=("softmax_multiclass_param", ("num_class",))),
-    Objective("rank:ndcg", "ranking", _RANK, "identity", "ndcg", False,
-              "relevance degrees 0, 1, 2, ... per query", _RANK_LOSS,
-              _RANK_GRAD.replace("DZ", r"|\Delta\mathrm{NDCG}_{ij}|"),
-              _RANK_HESS.replace("DZ", r"|\Delta\mathrm{NDCG}_{ij}|"), config=_RANK_CONFIG),
-    Objective("rank:map", "ranking", _RANK, "identity", "map", False,
-              "0/1 relevance per query", _RANK_LOSS,
-              _RANK_GRAD.replace("DZ", r"|\Delta\mathrm{MAP}_{ij}|"),
-              _RANK_HESS.replace("DZ", r"|\Delta\mathrm{MAP}_{ij}|"), config=_RANK_CONFIG),
-    Objective("rank:pairwise", "ranking", _RANK, "identity", "ndcg", False,
-              "relevance per query (any numbers)", _RANK_LOSS,
-              _RANK_GRAD.replace(r"\cdot DZ", ""), _RANK_HESS.replace(r"\cdot DZ", ""),
-              config=_RANK_CONFIG),
+    *(Objective(name, "ranking", _RANK, "identity", metric, False, labels,
+                *((f.replace("DZ", dz) if dz else f.replace(r"DZ\,", "").replace(r"\,DZ", ""))
+                  for f in (_RANK_LOSS, _RANK_GRAD, _RANK_HESS)),
+                config=_RANK_CONFIG)
+      for name, metric, labels, dz in (
+          ("rank:ndcg", "ndcg", "relevance degrees 0, 1, 2, ... per query",
+           r"|\Delta \mathrm{NDCG}_{ij}|"),
+          ("rank:map", "map", "0/1 relevance per query", r"|\Delta \mathrm{MAP}_{ij}|"),
+          ("rank:pairwise", "ndcg", "relevance per query (any numbers)", r""))),
 )}
 
 
