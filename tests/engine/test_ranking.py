@@ -178,3 +178,34 @@ def test_bad_input_says_what_to_do(data, call, message):
     X, y, qid, *_ = data
     with pytest.raises(ValueError, match=message):
         call(X, y, qid)
+
+
+def test_the_trace_recomputes_each_rounds_pairs(data):
+    """A round view's gradients are the ones its tree was grown on (mean pairs: the draw
+    of that round): the root's G and H are their sums."""
+    X, y, qid, *_ = data
+    bst = boost.train({"objective": "rank:ndcg", "lambdarank_pair_method": "mean",
+                       "tree_method": "exact", "max_depth": 2}, X, y, 3, qid=qid)
+    trees = bst.trees_to_dataframe()
+    roots = trees[trees.Node == 0]
+    for r in (1, 2, 3):
+        view = bst.round_view(r - 1)
+        root = roots[roots.Round == r].iloc[0]
+        assert root.SumGrad == pytest.approx(float(np.sum(view.grad[:, 0], dtype=np.float64)),
+                                             abs=1e-6)
+        assert root.Cover == pytest.approx(float(np.sum(view.hess[:, 0], dtype=np.float64)),
+                                           rel=1e-6)
+
+
+def test_a_sample_with_its_queries(data, tmp_path):
+    """XGBoost's own model with a data sample and its qid: the sample's metric per round is
+    XGBoost's."""
+    X, y, qid, *_ = data
+    d = xgb.DMatrix(X, y, qid=qid)
+    result = {}
+    ref = xgb.train({"objective": "rank:ndcg", "nthread": 1}, d, 3, evals=[(d, "s")],
+                    evals_result=result, verbose_eval=False)
+    ref.save_model(str(tmp_path / "r.json"))
+    seen = boost.load_model(tmp_path / "r.json").with_data(X, y, qid=qid)
+    assert seen.loss_history()["sample"].tolist()[1:] == pytest.approx(
+        result["s"]["ndcg@32"], abs=1e-12)
