@@ -81,13 +81,9 @@ class Queries(NamedTuple):
         n = int(gp[-1])
         if self.n_queries == n:
             return self.weight
-        out = np.empty(n, dtype=np.float32)
-        cur = 0
-        for i in range(n):
-            out[i] = self.weight[cur]
-            if i == gp[cur + 1]:
-                cur += 1
-        return out
+        # row i carries the weight of the queries whose start lies before it: its own,
+        # except at a query's first row, which still carries the query before
+        return self.weight[np.searchsorted(gp[1:], np.arange(n), side="left")]
 
     def take(self, queries: np.ndarray) -> tuple[np.ndarray, Queries]:
         """(rows, their Queries): the rows of ``queries`` (query numbers, in that order), as
