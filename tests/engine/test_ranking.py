@@ -209,3 +209,11 @@ def test_a_sample_with_its_queries(data, tmp_path):
     seen = boost.load_model(tmp_path / "r.json").with_data(X, y, qid=qid)
     assert seen.loss_history()["sample"].tolist()[1:] == pytest.approx(
         result["s"]["ndcg@32"], abs=1e-12)
+
+
+def test_two_rows_alone_have_no_ranking_gradient(data):
+    from boost.trace.function_space import function_space
+    X, y, qid, *_ = data
+    bst = boost.train({"objective": "rank:ndcg", "max_depth": 2}, X, y, 1, qid=qid)
+    with pytest.raises(ValueError, match="whole query"):
+        function_space(bst, X[:2], y[:2], None, (0, 1), 1)
