@@ -86,8 +86,8 @@ class Booster:
         data sample attached those of its split search."""
         return self._params if self._search is None else self._search
 
-    def with_data(self, X, y=None, sample_weight=None, params: dict | None = None
-                  ) -> Booster:
+    def with_data(self, X, y=None, sample_weight=None, params: dict | None = None, *,
+                  qid=None) -> Booster:
         """The same model with a data sample attached: its round views, gradients, losses
         and candidate splits are recomputed on the sample's rows (``X`` with the model's
         features; ``y`` optional: without it, only margins and predictions per round).
@@ -98,13 +98,16 @@ class Booster:
         (a model read from a file only, which does not hold them): the split search's
         tree_method, lambda, alpha, min_child_weight, max_delta_step, max_bin — XGBoost's
         defaults otherwise. The random draws (subsample, colsample_*) are not recomputed:
-        ``rows_used`` and ``features_used`` raise NoTrainingTrace."""
+        ``rows_used`` and ``features_used`` raise NoTrainingTrace. ``qid``: a ranking
+        model's query ids of the sample's rows (``sample_weight`` one per query), as
+        ``train``'s; without it the sample is one query."""
         search = sample.search_params(self._params, params, self.source is not None)
-        X32, y32, w32 = sample.rows(X, y, sample_weight, self.feature_names, search)
+        X32, y32, w32, queries = sample.rows(X, y, sample_weight, self.feature_names, search,
+                                             qid)
         n = self.num_boosted_rounds()
         checkpoints, losses = sample.margins_and_losses(self.forest, self.base_margin, X32,
-                                                        y32, w32, search, n)
-        data = TrainingData(X=X32, y=y32, weight=w32,
+                                                        y32, w32, search, n, queries)
+        data = TrainingData(X=X32, y=y32, weight=w32, queries=queries,
                             need_forward=sample.need_forward(X32, search),
                             root_from_bins=(search.tree_method == "hist"
                                             and not any_rows(X32, np.isnan)),

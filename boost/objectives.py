@@ -32,6 +32,7 @@ _F32_TINY = np.float32(np.finfo(np.float32).tiny)  # C++ numeric_limits<float>::
 # Gradient kernels (``_grad_elementwise``'s ``kind``).
 _SQUARED, _LOGISTIC, _PSEUDOHUBER, _POISSON, _GAMMA, _TWEEDIE, _ABSOLUTE, _EXPONENTIAL = range(8)
 _SOFTMAX = 8
+_RANK = 9  # LambdaMART (``boost.ranking``): a query's documents together, not row by row
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Objective:
     """What the engine and the app need to know about one objective."""
 
     name: str
-    task: str  # "regression", "binary" or "multiclass"
+    task: str  # "regression", "binary", "multiclass" or "ranking"
     kernel: int
     link: str  # margin -> prediction: identity, sigmoid, exp, softmax, half_sigmoid
     metric: str  # XGBoost's default evaluation metric ("tweedie-nloglik" gets "@rho")
@@ -101,6 +102,17 @@ class Objective:
 
 
 _P = r"p = \sigma(m) = 1/(1 + e^{-m})"
+# LambdaMART (boost.ranking): the pairs (i, j) of one query's documents with different
+# labels; σ_ij = σ(m of the better-labelled − m of the other), |ΔZ_ij| what swapping the two
+# changes in NDCG or MAP (1 for pairwise), divided by |m_i − m_j| + 0.01 (XGBoost's
+# lambdarank_score_normalization). "DZ" is replaced by each objective's ΔZ.
+_RANK_LOSS = (r"\sum_{(i, j):\, y_i > y_j} DZ\,\log\left(1 + e^{-(m_i - m_j)}\right)")
+_RANK_GRAD = (r"\sum_{j:\, y_j \ne y_i} \operatorname{sign}(y_j - y_i)\,(1 - \sigma_{ij})\,DZ")
+_RANK_HESS = r"\sum_{j:\, y_j \ne y_i} 2\,\sigma_{ij}(1 - \sigma_{ij})\,DZ"
+_RANK_CONFIG = ("lambdarank_param", ("lambdarank_bias_norm", "lambdarank_normalization",
+                                     "lambdarank_num_pair_per_sample", "lambdarank_pair_method",
+                                     "lambdarank_score_normalization", "lambdarank_unbiased",
+                                     "ndcg_exp_gain"))
 OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("reg:squarederror", "regression", _SQUARED, "identity", "rmse", True,
               "any number", r"\tfrac12 (y - m)^2", r"m - y", r"1", scale_pos_weight=True),
@@ -152,6 +164,15 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               "classes 0..num_class-1", r"-\log p_{y},\; p_k = e^{m_k}/\sum_j e^{m_j}",
               r"p_k - [y = k]", r"2\,p_k(1 - p_k)", label_rule=_CLASSES,
               config=("softmax_multiclass_param", ("num_class",))),
+    *(Objective(name, "ranking", _RANK, "identity", metric, False, labels,
+                *((f.replace("DZ", dz) if dz else f.replace(r"DZ\,", "").replace(r"\,DZ", ""))
+                  for f in (_RANK_LOSS, _RANK_GRAD, _RANK_HESS)),
+                config=_RANK_CONFIG)
+      for name, metric, labels, dz in (
+          ("rank:ndcg", "ndcg", "relevance degrees 0, 1, 2, ... per query",
+           r"|\Delta \mathrm{NDCG}_{ij}|"),
+          ("rank:map", "map", "0/1 relevance per query", r"|\Delta \mathrm{MAP}_{ij}|"),
+          ("rank:pairwise", "ndcg", "relevance per query (any numbers)", r""))),
 )}
 
 
@@ -167,6 +188,8 @@ class LossParams:
     huber_slope: float = 1.0
     tweedie_variance_power: float = 1.5
     max_delta_step: float = 0.0  # count:poisson's hessian is e^(m + max_delta_step)
+    # The ranking objectives' (``boost.ranking.RankParams``; None: not ranking).
+    rank: object = None
 
 
 _DEFAULT_LOSS = LossParams()
@@ -285,14 +308,21 @@ def _inputs(margin, y, weight):
 
 
 def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
-              loss: LossParams = _DEFAULT_LOSS, out=None):
+              loss: LossParams = _DEFAULT_LOSS, out=None, queries=None, iteration: int = 0):
     """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins
-    (``out``: a pair to write into, as ``gradients_and_metric``'s)."""
+    (``out``: a pair to write into, as ``gradients_and_metric``'s). The ranking objectives
+    take the rows' ``queries`` (``boost.ranking.Queries``, whose weights are the queries';
+    ``weight`` is then unused) and the round ``iteration`` (0-based), which seeds the
+    ``mean`` pairs' draws."""
     o = OBJECTIVES[objective]
     margin, y, w, use_w = _inputs(margin, y, weight)
     if out is None:
         out = np.empty(margin.shape, dtype=GRAD), np.empty(margin.shape, dtype=GRAD)
     g, h = out
+    if o.kernel == _RANK:
+        from . import ranking  # it builds on this module's sigmoid
+        return ranking.gradients(objective, margin, y, _queries(queries, y), loss.rank,
+                                 iteration, out)
     if o.kernel == _SOFTMAX:
         _grad_softprob(margin, y, w, use_w, g, h)
     else:
@@ -366,13 +396,17 @@ def _fit_stump(objective: str, y, weight, loss: LossParams) -> np.float32:
 
 
 def base_score_estimate(objective: str, y, weight, num_class: int,
-                        loss: LossParams = _DEFAULT_LOSS) -> np.ndarray:
+                        loss: LossParams = _DEFAULT_LOSS, queries=None) -> np.ndarray:
     """The intercept XGBoost 3.2 estimates when ``base_score`` is not set, in response space
     (probabilities for logistic; for multi-class the per-class log-frequency margins).
     Shape ``(n_groups,)``, float32."""
     o = OBJECTIVES[objective]
     if o.task == "multiclass":
         return _class_log_frequencies(y, weight, num_class)
+    if o.kernel == _RANK:
+        from . import ranking
+        return np.array([ranking.intercept(objective, read_only(y), _queries(queries, y),
+                                           loss.rank)], dtype=np.float32)
     if objective == "reg:absoluteerror":
         # The (weighted) median, then XGBoost's "weighted average": * sum_w / sum_w in float.
         sum_w = float(y.shape[0]) if weight is None else float(
@@ -676,8 +710,19 @@ def _chunk_totals(part):
     return total, total_w
 
 
+def _queries(queries, y):
+    """The rows' query groups: one query of all rows when none are given, as XGBoost."""
+    if queries is not None:
+        return queries
+    from .ranking import Queries
+    return Queries(np.array([0, y.shape[0]], dtype=np.int64))
+
+
 def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
     """XGBoost's default evaluation metric for the objective, as it names it."""
+    if OBJECTIVES[objective].kernel == _RANK:
+        from .ranking import default_metric
+        return default_metric(objective, loss.rank).name
     name = OBJECTIVES[objective].metric
     if name == "tweedie-nloglik":
         return f"{name}@{float(np.float32(loss.tweedie_variance_power)):g}"
@@ -685,10 +730,15 @@ def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
 
 
 def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
-           loss: LossParams = _DEFAULT_LOSS) -> float:
+           loss: LossParams = _DEFAULT_LOSS, queries=None) -> float:
     """The objective's default evaluation metric (weighted mean of the row losses; root of
-    it for rmse, twice it for gamma-deviance), as XGBoost computes it."""
+    it for rmse, twice it for gamma-deviance; a ranking objective's NDCG or MAP over the
+    ``queries``), as XGBoost computes it."""
     o = OBJECTIVES[objective]
+    if o.kernel == _RANK:
+        from . import ranking
+        return ranking.metric(ranking.default_metric(objective, loss.rank), read_only(margin),
+                              read_only(y), _queries(queries, y))
     margin, y, w, use_w = _inputs(margin, y, weight)
     kind = _METRIC_KIND[o.metric]
     total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
@@ -706,12 +756,16 @@ def _metric_value(kind: int, total: float, total_w: float) -> float:
 
 
 def gradients_and_metric(objective: str, margin: np.ndarray, y: np.ndarray,
-                         weight: np.ndarray | None, loss: LossParams = _DEFAULT_LOSS, out=None):
+                         weight: np.ndarray | None, loss: LossParams = _DEFAULT_LOSS, out=None,
+                         queries=None, iteration: int = 0):
     """``(*gradients(...), metric(...))`` at the same margins, in one pass over the rows where
     the objective is elementwise (training needs both after every round). ``out``: a (g, h)
     pair of float32 arrays shaped like ``margin`` to write into (training reuses one pair:
     fresh arrays of a million rows cost page faults every round)."""
     o = OBJECTIVES[objective]
+    if o.kernel == _RANK:
+        return (*gradients(objective, margin, y, weight, loss, out, queries, iteration),
+                metric(objective, margin, y, weight, loss, queries))
     if o.kernel == _SOFTMAX:
         return (*gradients(objective, margin, y, weight, loss),
                 metric(objective, margin, y, weight, loss))

@@ -21,6 +21,7 @@ import numpy as np
 from ._dtypes import PARAM
 from .objectives import OBJECTIVES as _OBJECTIVE_SPECS
 from .objectives import LossParams, check_base_score
+from .ranking import PAIR_METHODS, RankParams, parse_metric
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Param:
     """
 
     name: str  # XGBoost's name; also the URL key unless ``url_key`` is set
-    kind: type  # float, int or str
+    kind: type  # float, int, str or bool
     default: object  # XGBoost's default (None: not set, e.g. base_score is estimated)
     help: str  # what it does, with the formula it enters (the app's tooltip)
     low: float | None = None
@@ -45,6 +46,7 @@ class Param:
     choices: tuple = ()  # allowed values of a str parameter
     choice_labels: tuple = ()  # how the app names each choice (same order)
     value_aliases: tuple = ()  # (alias, value) pairs, e.g. tree_method "auto" -> "hist"
+    parse: object = None  # a str parameter without choices: value -> value, or ValueError
     aliases: tuple = ()  # other names XGBoost accepts (learning_rate for eta)
     attr: str = ""  # the field of Params, where the name is a Python keyword
     float32: bool = False  # stored as float32, as XGBoost stores it (checked for overflow)
@@ -225,6 +227,49 @@ PARAMETERS: tuple[Param, ...] = (
           range_note="it is the weight of the rows labelled 1",
           help="Weight of the rows labelled 1 (e.g. negatives / positives for imbalanced "
                "classes)."),
+    Param("lambdarank_pair_method", str, "topk", choices=PAIR_METHODS,
+          objectives=_by_task("ranking"),
+          choice_labels=("topk (the top k by score, each with every document below)",
+                         "mean (random partners of other labels)"),
+          range_note="use 'topk' (each of the top k documents by score paired with every "
+                     "document below it) or 'mean' (each document paired with "
+                     "lambdarank_num_pair_per_sample documents of other labels, drawn at "
+                     "random)",
+          help="Which pairs of a query's documents make the λ-gradients. topk: each of the "
+               "lambdarank_num_pair_per_sample best-scored documents with every document "
+               "below it (NDCG@k's pairs). mean: every document with that many random "
+               "documents of another label (a fresh draw each round)."),
+    Param("lambdarank_num_pair_per_sample", int, None, low=1, high=2**32 - 2,
+          objectives=_by_task("ranking"), label="lambdarank_num_pair_per_sample (k)",
+          help="topk: the k of the top documents that are paired (not set: 32, and the "
+               "default metric is ndcg@32). mean: the random partners per document (not set: "
+               "1)."),
+    Param("ndcg_exp_gain", bool, True, objectives=("rank:ndcg", "rank:pairwise"),
+          choices=(True, False),
+          choice_labels=("2^y − 1 (relevance degrees 0..31)", "y"),
+          help="NDCG's gain of a document with label y: 2^y − 1 (true, XGBoost's default: "
+               "labels must be whole numbers 0..31) or y itself (false)."),
+    Param("lambdarank_normalization", bool, True, objectives=_by_task("ranking"),
+          help="Normalise each query's gradients: topk by log2(1 + Σ|2λ|)/Σ|2λ|, mean by "
+               "1/lambdarank_num_pair_per_sample."),
+    Param("lambdarank_score_normalization", bool, True, objectives=_by_task("ranking"),
+          help="Divide each pair's |ΔZ| by |s_i − s_j| + 0.01 (their score difference), "
+               "unless all of the query's documents have the same score."),
+    Param("lambdarank_unbiased", bool, False, objectives=_by_task("ranking"),
+          range_note="BoostScope has no unbiased LambdaMART (position-bias estimation from "
+                     "clicks); leave it false",
+          help="Unbiased LambdaMART (click data with position bias): not in BoostScope, "
+               "which keeps XGBoost's default, false."),
+    Param("lambdarank_bias_norm", float, 1.0, low=0.0, objectives=_by_task("ranking"),
+          help="Unbiased LambdaMART's Lp regularisation of the position bias; without "
+               "lambdarank_unbiased (BoostScope has none) it has no effect."),
+    Param("eval_metric", str, None, objectives=_by_task("ranking"),
+          parse=lambda name: parse_metric(name).name,
+          help="The ranking metric the evaluation sets are scored with (and early stopping "
+               "watches): ndcg@k or map@k, the mean over queries of NDCG or average precision "
+               "of the top k documents by score; ndcg and map without @k stop at 32, as "
+               "XGBoost. Not set: the objective's own (ndcg@k of the topk pairs' k; for mean, "
+               "ndcg of the whole list; map@k / map for rank:map)."),
     Param("subsample", float, 1.0, low=0.0, high=1.0, low_open=True, range_note=_FRACTION,
           widget="slider", label="subsample (rows per tree)", app_range=(0.05, 1.0),
           step=0.05, section="sampling", scale="linear", lab_range=(0.4, 1.0),
@@ -354,8 +399,13 @@ def _params_methods():
         return self.num_class if self.multiclass else 1
 
     def loss(self) -> LossParams:
+        rank = None
+        if _OBJECTIVE_SPECS[self.objective].task == "ranking":
+            rank = RankParams(self.lambdarank_pair_method, self.lambdarank_num_pair_per_sample,
+                              self.ndcg_exp_gain, self.lambdarank_normalization,
+                              self.lambdarank_score_normalization, self.eval_metric)
         return LossParams(self.scale_pos_weight, self.huber_slope,
-                          self.tweedie_variance_power, self.max_delta_step)
+                          self.tweedie_variance_power, self.max_delta_step, rank)
 
     def as_float32(self) -> Float32Params:
         """The float parameters the arithmetic takes, as float32, by name."""
@@ -364,8 +414,9 @@ def _params_methods():
     def to_dict(self) -> dict:
         """The parameters under XGBoost's names (``lambda``, not ``reg_lambda``)."""
         d = {p.name: getattr(self, p.field) for p in _ENGINE}
-        if d["base_score"] is None:
-            del d["base_score"]
+        for name in ("base_score", "lambdarank_num_pair_per_sample", "eval_metric"):
+            if d[name] is None:
+                del d[name]
         if not self.multiclass:
             del d["num_class"]
         return d
@@ -400,6 +451,19 @@ def _number(p: Param, value) -> float:
 def check_value(p: Param, value):
     """``value`` as the parameter's type, or ValueError saying what is wrong and what is
     allowed. Objective-dependent rules (base_score, num_class) are checked by parse_params."""
+    if p.kind is bool:
+        text = str(value).strip().lower() if isinstance(value, (str, numbers.Integral)) else None
+        if text not in ("true", "false", "1", "0"):
+            raise ValueError(f"Parameter '{p.name}' = {value!r} must be true or false.")
+        value = text in ("true", "1")
+        if p.range_note and value != p.default:
+            raise ValueError(f"Parameter '{p.name}' = {value!r} is not supported: "
+                             f"{p.range_note}.")
+        return value
+    if p.kind is str and p.parse is not None:
+        if not isinstance(value, str):
+            raise ValueError(f"Parameter '{p.name}' = {value!r} must be a string.")
+        return p.parse(value)
     if p.kind is str:
         value = dict(p.value_aliases).get(value, value)
         if value not in p.choices:
@@ -470,6 +534,11 @@ def parse_params(params: dict | None) -> Params:
     if multiclass and "num_class" not in out:
         raise ValueError(f"Objective '{objective}' needs 'num_class' (the number of classes, "
                          ">= 2).")
+    if (_OBJECTIVE_SPECS[objective].task == "ranking"
+            and out.get("boosting", "newton") == "first_order"):
+        raise ValueError(f"boosting 'first_order' needs a loss per row, and {objective} has "
+                         "none (its gradients come from pairs of documents); use Newton "
+                         "boosting.")
     if out.get("max_depth") == 0 and out.get("tree_method", "hist") == "exact":
         raise ValueError("Parameter 'max_depth' = 0 means no depth limit, which tree_method "
                          "'exact' does not support (XGBoost refuses it too); set max_depth "

@@ -110,6 +110,21 @@ def _sampling(method: str) -> None:
     bst.round_views(1)
 
 
+def _ranking() -> None:
+    """LambdaMART's pair gradients (topk and mean) and the ranking metrics, with query
+    weights and an evaluation set of its own queries; the trees are everyone's."""
+    X, _, _, _, grades = _data()
+    qid = np.repeat(np.arange(4), 16)
+    relevant = (grades == 2).astype(float)
+    bst = train({"objective": "rank:ndcg", "tree_method": "exact", "max_depth": 2}, X, grades,
+                2, evals=[(X[:32], grades[:32], "valid", None, qid[:32])], qid=qid,
+                sample_weight=np.array([1.0, 2.0, 0.5, 1.0]))
+    bst.round_views(1)
+    bst.split_candidates(1, 0)
+    train({"objective": "rank:map", "lambdarank_pair_method": "mean", "tree_method": "exact",
+           "max_depth": 2}, X, relevant, 2, evals=[(X, relevant, "valid", None, qid)], qid=qid)
+
+
 def _long_columns() -> None:
     """Columns with many more values than the sketch keeps take the sorted (fast) sketch
     path: with 2 bins, 200 rows are enough; zeros of both signs take its exact-order
@@ -155,7 +170,8 @@ LANES: tuple[tuple[Part, ...], ...] = (
      ("long columns", _long_columns),
      ("model files", _model_files)),
     (*(_part(objective, "exact") for objective in _OBJECTIVES),
-     ("sampling and first-order trees, exact", lambda: _sampling("exact"))),
+     ("sampling and first-order trees, exact", lambda: _sampling("exact")),
+     ("ranking", _ranking)),
 )
 PARTS: dict[str, Callable[[], None]] = dict(part for lane in LANES for part in lane)
 

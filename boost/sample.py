@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import objectives
+from . import objectives, ranking
 from .data import as_features, as_labels, as_weights
 from .exact import SortedColumns
 from .params import DRAWS, SEARCH, Params, canonical, parse_params
@@ -43,8 +43,9 @@ def search_params(p: Params, given: dict | None, from_file: bool) -> Params:
     return parse_params({**p.to_dict(), **{d: 1.0 for d in DRAWS}, **given})
 
 
-def rows(X, y, sample_weight, feature_names, p: Params):
-    """The sample's float32 X, y (None without a target) and weights, checked."""
+def rows(X, y, sample_weight, feature_names, p: Params, qid=None):
+    """The sample's float32 X, y (None without a target), weights and query groups (a
+    ranking objective's ``ranking.Queries``, else None), checked."""
     if isinstance(X, pd.DataFrame):  # columns by name: a sample may hold more (its target)
         absent = [f for f in feature_names if f not in X.columns]
         if absent:
@@ -57,11 +58,25 @@ def rows(X, y, sample_weight, feature_names, p: Params):
     if X32.shape[0] == 0:
         raise ValueError("The data sample has no rows; give at least one row.")
     y32 = None if y is None else as_labels(y, X32.shape[0], p.objective, p.num_class)
-    w32 = as_weights(sample_weight, X32.shape[0])
+    queries = None
+    if objectives.spec(p.objective).task == "ranking":
+        weight = None if sample_weight is None else as_weights(
+            sample_weight, len(np.asarray(sample_weight).reshape(-1)))
+        queries = ranking.queries_of(qid, X32.shape[0], weight)
+        if y32 is not None:
+            ranking.check_labels(p.objective, y32, p.loss.rank)
+        w32 = queries.row_weights()
+        w32 = None if w32 is None else np.array(w32, dtype=np.float32)
+    elif qid is not None:
+        raise ValueError("qid (query ids) applies to the ranking objectives (rank:ndcg, "
+                         "rank:map, rank:pairwise); this model's objective is "
+                         f"{p.objective}.")
+    else:
+        w32 = as_weights(sample_weight, X32.shape[0])
     for arr in (X32, y32, w32):
         if arr is not None:
             arr.flags.writeable = False
-    return X32, y32, w32
+    return X32, y32, w32, queries
 
 
 def need_forward(X32: np.ndarray, p: Params) -> np.ndarray | None:
@@ -69,7 +84,8 @@ def need_forward(X32: np.ndarray, p: Params) -> np.ndarray | None:
     return SortedColumns(X32).need_forward if p.tree_method == "exact" else None
 
 
-def margins_and_losses(forest, base_margin, X32, y32, w32, p: Params, n_rounds: int):
+def margins_and_losses(forest, base_margin, X32, y32, w32, p: Params, n_rounds: int,
+                       queries=None):
     """One pass over the trees: margin checkpoints ({round: margins}, about 16) and, with a
     target, the sample's loss (the objective's default metric) after every round."""
     g = p.num_output_group
@@ -83,7 +99,7 @@ def margins_and_losses(forest, base_margin, X32, y32, w32, p: Params, n_rounds: 
             checkpoints[r] = margin.copy()
             checkpoints[r].flags.writeable = False
         if y32 is not None:
-            losses.append(objectives.metric(p.objective, margin, y32, w32, p.loss))
+            losses.append(objectives.metric(p.objective, margin, y32, w32, p.loss, queries))
     return checkpoints, (np.array(losses) if y32 is not None else None)
 
 

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .cv import TEST, check_folds, check_stopping, fold_data, kfold, run_folds, table
+from .cv import TEST, check_stopping, fold_data, make_folds, run_folds, table
 from .exact import SortedColumns
 from .judge import FOLD
 from .layer import serialized, thread_safe
@@ -42,6 +42,7 @@ from .training import (
     _HistGrower,
     check_rounds,
     intercept,
+    maximizes,
     run_data,
 )
 
@@ -107,7 +108,7 @@ class _Shared:
                 self.cuts[p.max_bin] = hist_cuts(X32, w32, p.max_bin)
             key = (p.base_score, p.loss)
             if key not in self.intercepts:
-                self.intercepts[key] = intercept(p, data.y32, w32)
+                self.intercepts[key] = intercept(p, data.y32, w32, data.queries)
 
     def grower(self, p):
         data = self.data
@@ -128,7 +129,8 @@ def _train_point(shared: _Shared, p, num_boost_round, stopping_rounds, stop: thr
 
     _, base_margin = shared.intercepts[(p.base_score, p.loss)]
     run = Rounds(p, shared.data, base_margin, num_boost_round,
-                 None if stopping_rounds is None else EarlyStopping(stopping_rounds),
+                 None if stopping_rounds is None else EarlyStopping(stopping_rounds,
+                                                                    maximizes(p)),
                  make_grower=lambda: shared.grower(p), on_round=on_round, train_metric=True)
     run.boost()
     return run.history, facts
@@ -216,7 +218,7 @@ def _sent_once(executor, shared):
 def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
           early_stopping_rounds: int | None = None, sample_weight=None, *,
           nfold: int | None = None, folds=None, seed: int = 0, executor=None, progress=None,
-          cancel=None) -> pd.DataFrame:
+          cancel=None, qid=None) -> pd.DataFrame:
     """Train every point of ``grid`` (a dict of parameter -> list of values, swept as their
     product) on the same data; one row per (point, round).
 
@@ -235,6 +237,9 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
     ``boost.cv`` / ``xgboost.cv`` do, on the same folds for every point (drawn with
     ``seed``, XGBoost's draw); early stopping then watches the mean test loss, and
     ``evals`` must be empty (each fold tests on its own held-out rows).
+
+    ``qid``: a ranking objective's query ids, as ``train``'s (cross-validated: the folds
+    keep whole queries, as ``boost.cv``'s).
 
     Returns
     -------
@@ -264,12 +269,12 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
     if crossed and len(evals):
         raise ValueError("evals: a cross-validated sweep tests every point on each fold's "
                          "held-out rows; pass no evaluation sets with nfold or folds.")
-    data = run_data(base, X, y, sample_weight, evals, own_X=False)  # read during the call only
+    data = run_data(base, X, y, sample_weight, evals, own_X=False,  # read during the call only
+                    qid=qid)
     workers, per_point = _workers(len(points), base.nthread)
     configs = [replace(p, nthread=per_point) for p in configs]
     if crossed:
-        n = data.X32.shape[0]
-        pairs = kfold(n, nfold, seed) if folds is None else check_folds(folds, n)
+        pairs = make_folds(data, nfold, folds, seed)
         stopping_rounds = check_stopping(early_stopping_rounds)
         shared = [_Shared(part, configs) for part in fold_data(data, pairs)]
         train_point = _train_point_cv
@@ -299,7 +304,7 @@ def sweep(params: dict, X, y, grid: dict, num_boost_round: int, evals=(),
     metric = metric_name(base.objective, base.loss)
     if crossed:
         return _frame_cv(points, results, metric, len(shared))
-    return _frame(points, results, metric, [name for name, _, _, _ in data.eval_sets])
+    return _frame(points, results, metric, [name for name, *_ in data.eval_sets])
 
 
 def _collect(futures, results, progress, cancel, stop) -> None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from . import objectives, reuse
+from . import objectives, ranking, reuse
 from ._dtypes import GRAD, INDEX, PARAM, WEIGHT, GrowParams
 from .binned import BinnedRows
 from .booster import Booster
@@ -166,14 +166,15 @@ def tree_capacity(p, n_samples: int) -> int:
     return cap
 
 
-def _is_training_set(item, X, y, sample_weight) -> bool:
-    """An evaluation set that is the training data itself (the same X, y and weights
-    objects): XGBoost's ``evals=[(dtrain, "train")]``, whose loss the boosting loop takes
-    from the training margins instead of predicting the rows again."""
-    if not isinstance(item, (tuple, list)) or len(item) not in (3, 4):
+def _is_training_set(item, X, y, sample_weight, qid=None) -> bool:
+    """An evaluation set that is the training data itself (the same X, y, weights and
+    query ids objects): XGBoost's ``evals=[(dtrain, "train")]``, whose loss the boosting
+    loop takes from the training margins instead of predicting the rows again."""
+    if not isinstance(item, (tuple, list)) or len(item) not in (3, 4, 5):
         return False
-    weight = item[3] if len(item) == 4 else None
-    return item[0] is X and item[1] is y and weight is sample_weight
+    weight = item[3] if len(item) >= 4 else None
+    item_qid = item[4] if len(item) == 5 else None
+    return item[0] is X and item[1] is y and weight is sample_weight and item_qid is qid
 
 
 def _check_evals(evals, names, p, train_at=None, train=None):
@@ -182,10 +183,10 @@ def _check_evals(evals, names, p, train_at=None, train=None):
     checked = []
     seen = set()
     for i, item in enumerate(evals or ()):
-        if not isinstance(item, (tuple, list)) or len(item) not in (3, 4):
+        if not isinstance(item, (tuple, list)) or len(item) not in (3, 4, 5):
             raise ValueError(
-                f"evals[{i}] must be a tuple (X, y, name) or (X, y, name, sample_weight); got "
-                f"{type(item).__name__}."
+                f"evals[{i}] must be a tuple (X, y, name), (X, y, name, sample_weight) or "
+                f"(X, y, name, sample_weight, qid); got {type(item).__name__}."
             )
         X_e, y_e, name = item[:3]
         if not isinstance(name, str) or not name:
@@ -201,10 +202,30 @@ def _check_evals(evals, names, p, train_at=None, train=None):
             continue
         X32, _ = as_features(X_e, expected_names=names, what=f"evals[{i}] X")
         y32 = as_labels(y_e, X32.shape[0], p.objective, p.num_class, what=f"evals[{i}] y")
-        w32 = as_weights(item[3], X32.shape[0], what=f"evals[{i}] sample_weight") if len(
-            item) == 4 else None
-        checked.append((name, X32, y32, w32))
+        weight = item[3] if len(item) >= 4 else None
+        qid = item[4] if len(item) == 5 else None
+        w32, queries = _weights_and_queries(p, weight, qid, y32, f"evals[{i}] ")
+        checked.append((name, X32, y32, w32, queries))
     return checked
+
+
+def _weights_and_queries(p, sample_weight, qid, y32, what: str = ""):
+    """(per-row float32 weights, ``ranking.Queries`` or None). A ranking objective's
+    weights are one per query, as XGBoost takes them with ``qid``; its row weights are what
+    XGBoost's quantile sketch reads (``Queries.row_weights``)."""
+    n = y32.shape[0]
+    if objectives.spec(p.objective).task != "ranking":
+        if qid is not None:
+            raise ValueError(f"{what}qid (query ids) applies to the ranking objectives "
+                             "(rank:ndcg, rank:map, rank:pairwise); remove it or choose one.")
+        return as_weights(sample_weight, n, what=f"{what}sample_weight"), None
+    weight = None if sample_weight is None else as_weights(
+        sample_weight, len(np.asarray(sample_weight).reshape(-1)), what=f"{what}sample_weight")
+    queries = ranking.queries_of(qid, n, weight, what=f"{what}qid",
+                                 weight_what=f"{what}sample_weight")
+    ranking.check_labels(p.objective, np.asarray(y32), p.loss.rank, what=f"{what}y")
+    rows = queries.row_weights()
+    return (None if rows is None else read_only(np.asarray(rows, dtype=np.float32))), queries
 
 
 def _check_early_stopping(early_stopping_rounds, eval_sets):
@@ -229,18 +250,21 @@ def _check_early_stopping(early_stopping_rounds, eval_sets):
 
 class EarlyStopping:
     """XGBoost's EarlyStopping callback: the best round of the last evaluation set's
-    metric (all our metrics are minimised; strictly smaller is better), and the stop once
-    ``rounds`` rounds in a row did not improve it."""
+    metric (strictly smaller is better, strictly larger for the metrics XGBoost maximises:
+    ndcg, map), and the stop once ``rounds`` rounds in a row did not improve it."""
 
-    def __init__(self, rounds: int):
+    def __init__(self, rounds: int, maximize: bool = False):
         self.rounds = rounds
+        self.maximize = maximize
         self.best_iteration = None  # 0-based, as XGBoost's
         self.best_score = None
         self.since = 0
 
     def update(self, epoch: int, score: float) -> bool:
         """Record round ``epoch`` (0-based); True when training should stop."""
-        if self.best_score is None or self.best_score - score > 0:
+        gain = (score - self.best_score if self.maximize else self.best_score - score
+                ) if self.best_score is not None else None
+        if gain is None or gain > 0:
             self.best_score, self.best_iteration, self.since = score, epoch, 0
         else:
             self.since += 1
@@ -274,7 +298,7 @@ def _own(arr, given):
 
 @serialized
 def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight=None,
-          early_stopping_rounds: int | None = None, *, progress=None) -> Booster:
+          early_stopping_rounds: int | None = None, *, qid=None, progress=None) -> Booster:
     """Train a gradient-boosted tree model exactly as XGBoost 3.2 (``exact``, ``hist`` or
     ``approx``), or with first-order (Friedman) trees when ``boosting="first_order"``.
 
@@ -287,13 +311,18 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     y : array-like of shape (n_samples,)
     num_boost_round : int
         Number of boosting rounds (trees per output group).
-    evals : sequence of (X, y, name) or (X, y, name, sample_weight)
+    evals : sequence of (X, y, name), (X, y, name, sample_weight) or
+            (X, y, name, sample_weight, qid)
         Sets whose loss (weighted, when weights are given) is recorded after every round.
     sample_weight : array-like of shape (n_samples,), optional
+        With a ranking objective: one weight per query (shape (n_queries,)), as XGBoost.
     early_stopping_rounds : int, optional
         As XGBoost: stop when the last evaluation set's loss has not improved for this many
         rounds; ``Booster.best_iteration`` / ``best_score`` say where it was best (the trees
         after it are kept, as XGBoost keeps them).
+    qid : array-like of shape (n_samples,), optional
+        The ranking objectives' query ids, as ``xgb.DMatrix(..., qid=)``: sorted
+        (non-decreasing), one per row; without it all rows are one query.
     progress : callable, optional
         ``progress(done, total)`` after each round (as ``sweep``'s): a screen's progress
         bar. An exception raised in it stops training and propagates.
@@ -311,12 +340,13 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
                       "exact ignores them and grows depth-wise to max_depth, as XGBoost does.",
                       UserWarning, stacklevel=2)
     # hist's trace keeps the bin codes, not the values: no copy of a float32 X is made.
-    data = run_data(p, X, y, sample_weight, evals, own_X=p.tree_method != "hist")
+    data = run_data(p, X, y, sample_weight, evals, own_X=p.tree_method != "hist", qid=qid)
     y32, w32, eval_sets = data.y32, data.w32, data.eval_sets
     stopping_rounds = _check_early_stopping(early_stopping_rounds, eval_sets)
-    base_score, base_margin = intercept(p, y32, w32)
+    base_score, base_margin = intercept(p, y32, w32, data.queries)
     run = Rounds(p, data, base_margin, num_boost_round,
-                 None if stopping_rounds is None else EarlyStopping(stopping_rounds),
+                 None if stopping_rounds is None else EarlyStopping(stopping_rounds,
+                                                                    maximizes(p)),
                  on_round=None if progress is None
                  else (lambda r: progress(len(r.own) - 1, num_boost_round)))
     run.boost()
@@ -328,7 +358,7 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     return Booster(params=p, feature_names=data.names, base_score=base_score,
                    base_margin=base_margin, forest=run.builder.build(), data=trace,
                    history={k: np.array(v) for k, v in run.history.items()},
-                   eval_names=[name for name, _, _, _ in eval_sets],
+                   eval_names=[name for name, *_ in eval_sets],
                    best_iteration=None if stopper is None else stopper.best_iteration,
                    best_score=None if stopper is None else stopper.best_score,
                    train_args={"num_boost_round": num_boost_round,
@@ -343,7 +373,7 @@ def _trace(p, run, data: RunData) -> TrainingData:
     if p.tree_method == "hist":
         binned = BinnedRows(run.grower.ws.columns, run.grower.ws.missing)
     return TrainingData(X=None if binned is not None else data.X32, y=data.y32,
-                        weight=data.w32,
+                        weight=data.w32, queries=data.queries,
                         need_forward=run.grower.columns.need_forward if exact else None,
                         tree_cuts=None if exact else run.grower.tree_cuts,
                         root_from_bins=None if exact else run.grower.root_from_bins,
@@ -366,18 +396,24 @@ class RunData:
     names: list
     y32: np.ndarray
     w32: np.ndarray | None
-    eval_sets: list
+    eval_sets: list  # (name, X32, y32, w32, queries) per set
     train_at: int | None = None  # the evaluation set that is the training data, if any
+    queries: ranking.Queries | None = None  # a ranking objective's query groups
 
 
-def run_data(p, X, y, sample_weight, evals, own_X: bool = True) -> RunData:
+def maximizes(p) -> bool:
+    """Whether the objective's metric is better when larger (ndcg, map)."""
+    return ranking.maximize(objectives.metric_name(p.objective, p.loss))
+
+
+def run_data(p, X, y, sample_weight, evals, own_X: bool = True, qid=None) -> RunData:
     """``own_X``: the features will be kept (exact, approx), so they must be the engine's
     own; hist keeps bin codes instead and only reads X while it trains. An evaluation set
     that is the training data (``_is_training_set``) is marked ``train_at``."""
     X32, names = as_features(X)
     check_training_rows(X32.shape[0])
     y32 = as_labels(y, X32.shape[0], p.objective, p.num_class)
-    w32 = as_weights(sample_weight, X32.shape[0])
+    w32, queries = _weights_and_queries(p, sample_weight, qid, y32)
     # The Booster keeps the training data (read-only) for its round views, so it owns a copy
     # wherever the conversion handed back the caller's own memory (float32 input).
     y32, w32 = (_own(arr, given) for arr, given in ((y32, y), (w32, sample_weight)))
@@ -385,15 +421,21 @@ def run_data(p, X, y, sample_weight, evals, own_X: bool = True) -> RunData:
         X32 = _own(X32, X)
     evals = list(evals or ())
     train_at = next((i for i, item in enumerate(evals)
-                     if _is_training_set(item, X, y, sample_weight)), None)
-    return RunData(X32, names, y32, w32, _check_evals(evals, names, p, train_at,
-                                                     (X32, y32, w32)), train_at)
+                     if _is_training_set(item, X, y, sample_weight, qid)), None)
+    eval_sets = _check_evals(evals, names, p, train_at, (X32, y32, w32, queries))
+    if queries is not None:  # the metric's own label check (map: 0/1 labels)
+        for i, (_, _, y_e, _, _) in enumerate(eval_sets):
+            ranking.check_labels(p.objective, np.asarray(y_e), p.loss.rank,
+                                 what=f"evals[{i}] y",
+                                 metric=objectives.metric_name(p.objective, p.loss))
+    return RunData(X32, names, y32, w32, eval_sets, train_at, queries)
 
 
-def intercept(p, y32, w32):
+def intercept(p, y32, w32, queries=None):
     """(base_score, its margin): the user's, or estimated as XGBoost 3.2 does."""
     if p.base_score is None:
-        base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class, p.loss)
+        base_score = objectives.base_score_estimate(p.objective, y32, w32, p.num_class, p.loss,
+                                                    queries)
     else:
         base_score = np.full(p.num_output_group, p.base_score, dtype=np.float32)
     base_margin = objectives.base_margin(p.objective, base_score, p.num_class)
@@ -422,6 +464,7 @@ class Rounds:
     def __init__(self, p, data: RunData, base_margin, num_boost_round, stopper,
                  make_grower=None, on_round=None, train_metric: bool = False):
         self.p, self.X32, self.y32, self.w32 = p, data.X32, data.y32, data.w32
+        self.queries = data.queries
         self.eval_sets, self.num_boost_round, self.stopper = (data.eval_sets, num_boost_round,
                                                               stopper)
         self.train_column = train_metric
@@ -431,7 +474,7 @@ class Rounds:
         self.margin = initial_margin(n_samples, base_margin)
         self.eval_margins = [None if i == data.train_at else initial_margin(X_e.shape[0],
                                                                             base_margin)
-                             for i, (_, X_e, _, _) in enumerate(data.eval_sets)]
+                             for i, (_, X_e, *_) in enumerate(data.eval_sets)]
         self.gh_buffers = (np.empty((n_samples, n_groups), dtype=GRAD),
                            np.empty((n_samples, n_groups), dtype=GRAD))
         self.builder = ForestBuilder()
@@ -442,17 +485,19 @@ class Rounds:
                                                      and not self.exact)
         self.grower = None
 
-    def loss_of(self, m, y_, w_):
-        return objectives.metric(self.p.objective, m, y_, w_, self.p.loss)
+    def loss_of(self, m, y_, w_, q_=None):
+        return objectives.metric(self.p.objective, m, y_, w_, self.p.loss, q_)
 
-    def gradients_and_loss(self):
-        """The next round's (g, h) and the current margin's loss (None when nobody asked
-        for it), in one pass."""
+    def gradients_and_loss(self, iteration: int):
+        """Round ``iteration``'s (g, h) (0-based) and the current margin's loss (None when
+        nobody asked for it), in one pass."""
         if not self.metered:
             return (*objectives.gradients(self.p.objective, self.margin, self.y32, self.w32,
-                                          self.p.loss, self.gh_buffers), None)
+                                          self.p.loss, self.gh_buffers, self.queries,
+                                          iteration), None)
         return objectives.gradients_and_metric(self.p.objective, self.margin, self.y32,
-                                               self.w32, self.p.loss, self.gh_buffers)
+                                               self.w32, self.p.loss, self.gh_buffers,
+                                               self.queries, iteration)
 
     def boost(self) -> None:
         with _threads(self.p.nthread):
@@ -465,11 +510,11 @@ class Rounds:
         and steps several runs together (cross-validation's folds): yields after each round
         whether early stopping ends training."""
         p, X32 = self.p, self.X32
-        g, h, train_loss = self.gradients_and_loss()
+        g, h, train_loss = self.gradients_and_loss(0)
         self.own = [train_loss]  # the training set's loss (None: not computed)
-        self.evals = {name: [train_loss if m is None else self.loss_of(m, y_e, w_e)]
-                      for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins,
-                                                        strict=True)}
+        self.evals = {name: [train_loss if m is None else self.loss_of(m, y_e, w_e, q_e)]
+                      for (name, _, y_e, w_e, q_e), m in zip(self.eval_sets, self.eval_margins,
+                                                             strict=True)}
         if self.make_grower is not None:
             self.grower = self.make_grower()
         else:
@@ -478,10 +523,10 @@ class Rounds:
         for r in range(self.num_boost_round):
             self.grow_round(g, h, buf)
             if r + 1 < self.num_boost_round:
-                g, h, train_loss = self.gradients_and_loss()
+                g, h, train_loss = self.gradients_and_loss(r + 1)
             else:
-                train_loss = (self.loss_of(self.margin, self.y32, self.w32) if self.metered
-                              else None)
+                train_loss = (self.loss_of(self.margin, self.y32, self.w32, self.queries)
+                              if self.metered else None)
             stop = self.record(train_loss)
             if self.on_round is not None:
                 self.on_round(self)
@@ -529,11 +574,12 @@ class Rounds:
         if done % self.every == 0 and done < self.num_boost_round:
             self.checkpoints[done] = self.margin.copy()
             self.checkpoints[done].flags.writeable = False
-        for (name, X_e, y_e, w_e), m in zip(self.eval_sets, self.eval_margins, strict=True):
+        for (name, X_e, y_e, w_e, q_e), m in zip(self.eval_sets, self.eval_margins,
+                                                 strict=True):
             if m is None:  # the training data: its margins are the loop's own
                 self.evals[name].append(train_loss)
                 continue
             add_tree_outputs(self.new_trees, X_e, m, 0, self.p.num_output_group)
-            self.evals[name].append(self.loss_of(m, y_e, w_e))
+            self.evals[name].append(self.loss_of(m, y_e, w_e, q_e))
         last = self.evals[self.eval_sets[-1][0]][-1] if self.eval_sets else None
         return self.stopper is not None and self.stopper.update(done - 1, last)

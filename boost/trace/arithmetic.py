@@ -51,9 +51,40 @@ HESS_NOTE = {
 }
 
 
+# LambdaMART's pairs and |ΔZ| (boost/ranking.py, docs/xgboost-rules.md §13), by pair method.
+RANK_PAIRS = {
+    "topk": r"\text{pairs: each of the top } k \text{ documents by } m \text{ with every "
+            r"document below it}",
+    "mean": r"\text{pairs: each document with } k \text{ random documents of other labels}",
+}
+RANK_DELTA = {
+    "rank:ndcg": r"|\Delta \mathrm{NDCG}_{ij}| = \frac{|(2^{y_i} - 2^{y_j})(D_i - D_j)|}"
+                 r"{\mathrm{IDCG}\,(|m_i - m_j| + 0.01)},\; D = \frac{1}{\log_2(1 + "
+                 r"\text{rank})}",
+    "rank:map": r"|\Delta \mathrm{MAP}_{ij}| = \frac{\text{change of average precision}}"
+                r"{|m_i - m_j| + 0.01}",
+    "rank:pairwise": r"\text{every pair counts the same (RankNet)}",
+}
+
+
+def _ranking_latex(objective: str, spec, params: dict) -> list[tuple[str, str]]:
+    """LambdaMART's lines: the pairs' loss, g and h of a document as sums over its pairs
+    (λ-gradients), which pairs, what a swap is worth, and the Newton leaf."""
+    method = params.get("lambdarank_pair_method") or "topk"
+    return [("loss", rf"l = {spec.loss}"),
+            ("gradient", rf"g_i = \frac{{\partial l}}{{\partial m_i}} = {spec.grad}"
+                         r"\quad\text{(each pair's }\lambda_{ij}\text{)}"),
+            ("hessian", rf"h_i = {spec.hess}"),
+            ("pairs", RANK_PAIRS[method]),
+            ("swap", RANK_DELTA[objective]),
+            ("leaf", r"w = -\frac{G}{H + \lambda}\quad\text{(Newton step)}")]
+
+
 def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
     """(label, LaTeX) lines: the objective's loss, its g and h, and how leaves are set."""
     spec = objectives.spec(objective)
+    if spec.task == "ranking":
+        return _ranking_latex(objective, spec, params)
     first_order = params.get("boosting", "newton") == "first_order"
     lines = [("loss", rf"l(y, m) = {spec.loss}"),
              ("gradient", rf"g = \frac{{\partial l}}{{\partial m}} = {spec.grad}"),

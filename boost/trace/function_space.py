@@ -33,6 +33,10 @@ def function_space(booster, X_rows, y_rows, w_rows, rows: tuple[int, int], round
                    klass: int = 0) -> FunctionSpace:
     """Margins of two rows (``X_rows``: their features) after rounds 0..round_idx from the
     engine's trees, g and h of the objective there, and the next tree's step."""
+    if objectives.spec(booster.objective).task == "ranking":
+        raise ValueError(f"The function-space view follows two rows on their own; a "
+                         f"{booster.objective} document's g comes from the pairs of its whole "
+                         "query (LambdaMART), so two rows alone have no gradient to show.")
     n, k_all = booster.num_boosted_rounds(), booster.num_groups
     last = min(round_idx + 1, n)
     outputs = booster.tree_outputs(X_rows, last).reshape(2, last, k_all)

@@ -39,6 +39,7 @@ class TrainingData:
     # round's per-row view adds a few trees instead of all of them.
     checkpoints: dict | None = None
     binned: BinnedRows | None = None  # hist (training rows): the codes under tree_cuts[0]
+    queries: object = None  # a ranking objective's query groups (``ranking.Queries``)
 
     @property
     def n_samples(self) -> int:
@@ -177,7 +178,8 @@ class RowQuestions:
             onehot[np.arange(len(y)), y.astype(np.int64)] = 1.0
             residual = onehot - prediction
         else:
-            grad, hess = objectives.gradients(b.objective, margin, y, w, b._params.loss)
+            grad, hess = objectives.gradients(b.objective, margin, y, w, b._params.loss,
+                                              queries=b.data.queries, iteration=r)
             residual = y - prediction
         leaf = np.full((b.data.n_samples, b.num_groups), -1, dtype=np.int32)
         if r > 0:
@@ -197,7 +199,8 @@ class RowQuestions:
         def compute():
             margin = self.rows_margin(round_idx - 1)
             grad, hess = objectives.gradients(b.objective, margin, data.y, data.weight,
-                                              b._params.loss)
+                                              b._params.loss, queries=data.queries,
+                                              iteration=round_idx - 1)
             return tree_gradients(b.search_params, grad[:, class_idx], hess[:, class_idx],
                                   data.weight, t)
         return self.cache.get(("gradients", t), compute)

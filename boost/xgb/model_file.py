@@ -25,6 +25,7 @@ from .. import objectives
 from .._dtypes import FEATURE, INDEX, SUM, WEIGHT, NodeParams
 from ..data import default_names
 from ..params import BY_NAME, Params, parse_params
+from ..ranking import NOT_SET
 from ..records import NODE_FIELDS
 from ..split_math import leaf_weights
 from ..tree import Forest
@@ -166,7 +167,15 @@ def _objective(learner: dict, lmp: dict, name: str) -> dict:
     for group in config.values():
         for key, text in (group.items() if isinstance(group, dict) else ()):
             p = BY_NAME.get(key)
-            if p is not None and not p.train_arg and p.kind is not str:
+            if p is None or p.train_arg:
+                continue
+            if p.kind is str:
+                stated[key] = text
+            elif p.kind is bool:
+                stated[key] = text not in ("0", "false")
+            elif p.name == "lambdarank_num_pair_per_sample" and text == str(NOT_SET):
+                continue  # XGBoost's "not set"
+            else:
                 value = _number(text, name, f"learner.objective.{key}")
                 stated[key] = int(value) if p.kind is int else value
     if spec.task == "multiclass":
@@ -486,6 +495,18 @@ def _tree_document(parts: ModelParts, t: int) -> dict:
     }
 
 
+def _config_text(value) -> str:
+    """A parameter as XGBoost's configuration writes it: booleans 1/0, a count not set as
+    its largest value, numbers as XGBoost prints floats."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if value is None:
+        return str(NOT_SET)
+    if isinstance(value, (int, str)):
+        return str(value)
+    return fmt(value)
+
+
 def model_document(parts: ModelParts) -> dict:
     """The model as XGBoost 3.2's ``save_model`` lays it out (docs/design.md)."""
     p, f = parts.params, parts.forest
@@ -497,8 +518,7 @@ def model_document(parts: ModelParts) -> dict:
     if spec.config:
         group, names = spec.config
         values = (getattr(p, BY_NAME[k].field) for k in names)
-        objective[group] = {k: str(v) if isinstance(v, int) else fmt(v)
-                            for k, v in zip(names, values, strict=True)}
+        objective[group] = {k: _config_text(v) for k, v in zip(names, values, strict=True)}
     names = list(parts.feature_names)
     unnamed = names == default_names(len(names))  # trained on an array
     attributes = {} if parts.best_iteration is None else {

@@ -31,17 +31,18 @@ PARAMS = {{
 FEATURE_NAMES = {names}
 
 
-def retrain(X, y, sample_weight=None, evals=()):
-    """xgboost.train on X (rows x {n_features} features) and y. ``evals``: (X, y, name) or
-    (X, y, name, sample_weight) tuples, as boost.train takes them."""
+def retrain(X, y, sample_weight=None, evals=(), qid=None):
+    """xgboost.train on X (rows x {n_features} features) and y. ``evals``: (X, y, name),
+    (X, y, name, sample_weight) or (X, y, name, sample_weight, qid) tuples, as boost.train
+    takes them; ``qid``: the query ids of a ranking objective."""
 
-    def matrix(X, y, weight=None):
-        return xgb.DMatrix(X, label=y, weight=weight, missing=np.nan,
+    def matrix(X, y, weight=None, qid=None):
+        return xgb.DMatrix(X, label=y, weight=weight, qid=qid, missing=np.nan,
                            feature_names=FEATURE_NAMES)
 
-    watch = [(matrix(e[0], e[1], e[3] if len(e) > 3 else None), e[2]) for e in evals]
-    return xgb.train(PARAMS, matrix(X, y, sample_weight), evals=watch, verbose_eval=False,
-                     {train_args})
+    watch = [(matrix(e[0], e[1], *e[3:5]), e[2]) for e in evals]
+    return xgb.train(PARAMS, matrix(X, y, sample_weight, qid), evals=watch,
+                     verbose_eval=False, {train_args})
 
 
 # model = retrain(X, y)

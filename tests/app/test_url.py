@@ -74,8 +74,14 @@ def test_every_parameter_reads_every_hostile_value(p):
 
 def test_app_ranges_lie_inside_the_engine_ranges_and_defaults_are_valid():
     for p in PARAMETERS:
+        if p.kind is str and p.parse is not None:  # free text (eval_metric): None or parsed
+            assert p.default is None or p.parse(p.default) == p.default
+            continue
         if p.kind is str:
             assert p.default in p.choices and p.start in p.choices
+            continue
+        if p.kind is bool:
+            assert p.default in (True, False) and p.start in (True, False)
             continue
         if p.app_range is not None:
             lo, hi = p.app_range

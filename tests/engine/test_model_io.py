@@ -43,8 +43,10 @@ def _data(objective="reg:squarederror", seed=0, n=160, names=False):
     if o.task == "multiclass":
         y = np.digitize(z, np.quantile(z, [1 / 3, 2 / 3])).astype(float)
         extra = {"num_class": 3}
-    elif o.task == "binary":
+    elif o.task == "binary" or objective == "rank:map":
         y = (z > 0).astype(float)
+    elif o.task == "ranking":  # relevance degrees 0..3 (the rows are one query)
+        y = np.digitize(z, np.quantile(z, [0.4, 0.7, 0.9])).astype(float)
     elif o.link == "exp":
         y = np.round(np.exp(z / 3), 1) + 0.1
     else:
