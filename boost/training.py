@@ -15,7 +15,8 @@ tree method decides how a tree grows:
 Each tree is grown on ``targets.tree_gradients``: the objective's (g, h), with h = 1 for
 first-order (Friedman) boosting and the rows ``subsample`` left out removed; ``colsample_*``
 limits the features each node searches (``sampling``). First-order trees, and XGBoost's
-absolute-error trees under hist/approx, then get their leaf values from the loss itself
+absolute- and quantile-error trees under hist/approx, then get their leaf values from the
+loss itself
 (``leaves``).
 
 The loss of every evaluation set is recorded after each round, with the baseline (round 0)
@@ -248,7 +249,7 @@ class EarlyStopping:
 
 
 def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exact, leaf):
-    """Leaf values from the loss (first-order boosting, or XGBoost's adaptive MAE leaves);
+    """Leaf values from the loss (first-order boosting, or XGBoost's adaptive leaves);
     the margins of hist/approx, already advanced by the grower, are recomputed. ``leaf``:
     each row's leaf, when known (exact), else None."""
     first_order = p.boosting == "first_order"
@@ -261,7 +262,8 @@ def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exac
         line_search_leaves(p.objective, p.loss, nodes, leaf, round_margin, k, y32, w32, active,
                            eta32, float(PARAM(p.max_delta_step)))
     else:
-        quantile_leaves(nodes, leaf, round_margin[:, k], y32, w32, active, eta32)
+        quantile_leaves(nodes, leaf, round_margin[:, k], y32, w32, active, eta32,
+                        objectives.leaf_alphas(p.objective, p.loss)[k])
     if not exact:
         margin[:, k] = round_margin[:, k] + nodes["value"][leaf]
 

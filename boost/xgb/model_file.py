@@ -166,7 +166,11 @@ def _objective(learner: dict, lmp: dict, name: str) -> dict:
     for group in config.values():
         for key, text in (group.items() if isinstance(group, dict) else ()):
             p = BY_NAME.get(key)
-            if p is not None and not p.train_arg and p.kind is not str:
+            if p is not None and p.several:  # "[1E-1,5E-1]", as XGBoost writes a list
+                inner = str(text).strip().removeprefix("[").removesuffix("]")
+                stated[key] = [_number(v.strip(), name, f"learner.objective.{key}")
+                               for v in inner.split(",")]
+            elif p is not None and not p.train_arg and p.kind is not str:
                 value = _number(text, name, f"learner.objective.{key}")
                 stated[key] = int(value) if p.kind is int else value
     if spec.task == "multiclass":
@@ -175,6 +179,13 @@ def _objective(learner: dict, lmp: dict, name: str) -> dict:
     else:
         stated.pop("num_class", None)
     return stated
+
+
+def _per_alpha(learner: dict) -> bool:
+    """Whether the file's objective has one output per quantile_alpha (its targets)."""
+    config = learner.get("objective")
+    spec = objectives.OBJECTIVES.get(config.get("name")) if isinstance(config, dict) else None
+    return spec is not None and spec.per_alpha
 
 
 def _check_booster(gb: dict, name: str) -> dict:
@@ -399,7 +410,8 @@ def read_model(source) -> ModelParts:
     learner = _get(doc, "learner", dict, name, "")
     lmp = _get(learner, "learner_model_param", dict, name, "learner.")
     model = _check_booster(_get(learner, "gradient_booster", dict, name, "learner."), name)
-    if _number(lmp.get("num_target", "1"), name, "num_target") > 1:
+    n_target = _number(lmp.get("num_target", "1"), name, "num_target")
+    if n_target > 1 and not _per_alpha(learner):
         raise ValueError(f"{name} predicts several targets (num_target > 1): BoostScope "
                          "shows single-target models. Train one model per target.")
     n_features = int(_number(lmp.get("num_feature"), name, "num_feature"))
@@ -497,8 +509,7 @@ def model_document(parts: ModelParts) -> dict:
     if spec.config:
         group, names = spec.config
         values = (getattr(p, BY_NAME[k].field) for k in names)
-        objective[group] = {k: str(v) if isinstance(v, int) else fmt(v)
-                            for k, v in zip(names, values, strict=True)}
+        objective[group] = {k: _config_value(v) for k, v in zip(names, values, strict=True)}
     names = list(parts.feature_names)
     unnamed = names == default_names(len(names))  # trained on an array
     attributes = {} if parts.best_iteration is None else {
@@ -519,10 +530,19 @@ def model_document(parts: ModelParts) -> dict:
             "base_score": "[" + ",".join(_xgboost_float(v) for v in parts.base_score) + "]",
             "boost_from_average": "1" if p.base_score is None else "0",
             "num_class": str(p.num_class if p.multiclass else 0),
-            "num_feature": str(len(names)), "num_target": "1"},
+            "num_feature": str(len(names)),
+            "num_target": str(g if spec.per_alpha else 1)},
         "objective": objective,
     }
     return {"learner": learner, "version": list(VERSION)}
+
+
+def _config_value(v) -> str:
+    """An objective parameter as XGBoost's configuration writes it: a whole number, a float
+    (``fmt``), or a list of floats as "[1E-1,5E-1]"."""
+    if isinstance(v, tuple):
+        return "[" + ",".join(_xgboost_float(x) for x in v) + "]"
+    return str(v) if isinstance(v, int) else fmt(v)
 
 
 def _json(value) -> str:

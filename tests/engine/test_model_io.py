@@ -45,6 +45,9 @@ def _data(objective="reg:squarederror", seed=0, n=160, names=False):
         extra = {"num_class": 3}
     elif o.task == "binary":
         y = (z > 0).astype(float)
+    elif o.per_alpha:  # two quantiles: two outputs, each its own trees
+        y = z * 3 + 1
+        extra = {"quantile_alpha": [0.2, 0.8]}
     elif o.link == "exp":
         y = np.round(np.exp(z / 3), 1) + 0.1
     else:
