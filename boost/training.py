@@ -330,6 +330,8 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     return Booster(params=p, feature_names=data.names, base_score=base_score,
                    base_margin=base_margin, forest=run.builder.build(), data=trace,
                    history={k: np.array(v) for k, v in run.history.items()},
+                   alpha_history=None if run.by_alpha is None else {
+                       k: np.array(v) for k, v in run.by_alpha.items()},
                    eval_names=[name for name, _, _, _ in eval_sets],
                    best_iteration=None if stopper is None else stopper.best_iteration,
                    best_score=None if stopper is None else stopper.best_score,
@@ -443,6 +445,9 @@ class Rounds:
         self.refit = p.boosting == "first_order" or (objectives.spec(p.objective).adaptive_leaf
                                                      and not self.exact)
         self.grower = None
+        # reg:quantileerror: each quantile's own pinball loss per round, by set (the metric
+        # is their mean); {name: [array of n_alpha losses per round]}
+        self.by_alpha = {} if objectives.spec(p.objective).per_alpha else None
 
     def loss_of(self, m, y_, w_):
         return objectives.metric(self.p.objective, m, y_, w_, self.p.loss)
@@ -472,6 +477,7 @@ class Rounds:
         self.evals = {name: [train_loss if m is None else self.loss_of(m, y_e, w_e)]
                       for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins,
                                                         strict=True)}
+        self._record_alphas()
         if self.make_grower is not None:
             self.grower = self.make_grower()
         else:
@@ -517,6 +523,19 @@ class Rounds:
             self._new_trees = self.builder.build(self._first_new)
         return self._new_trees
 
+    def _record_alphas(self) -> None:
+        """Each quantile's pinball loss at the current margins, for every set of
+        ``history`` (reg:quantileerror only)."""
+        if self.by_alpha is None:
+            return
+        sets = ([("train", self.margin, self.y32, self.w32)] if self.train_column else [])
+        sets += [(name, self.margin if m is None else m, y_e, w_e)
+                 for (name, _, y_e, w_e), m in zip(self.eval_sets, self.eval_margins,
+                                                   strict=True)]
+        for name, m, y_e, w_e in sets:
+            self.by_alpha.setdefault(name, []).append(
+                objectives.pinball_losses(m, y_e, w_e, self.p.loss))
+
     @property
     def history(self) -> dict[str, list]:
         """The loss per round of each evaluation set, by its name, and of the training set
@@ -537,5 +556,6 @@ class Rounds:
                 continue
             add_tree_outputs(self.new_trees, X_e, m, 0, self.p.num_output_group)
             self.evals[name].append(self.loss_of(m, y_e, w_e))
+        self._record_alphas()
         last = self.evals[self.eval_sets[-1][0]][-1] if self.eval_sets else None
         return self.stopper is not None and self.stopper.update(done - 1, last)

@@ -161,7 +161,8 @@ def _model_trace(model: Model, klass: int, large: bool, fill: bool, panels,
                        booster.metric_name, prep.class_names, booster.params,
                        model_key=model.config.get("digest", ""), large=large, fill=fill,
                        panels=panels, best_round=best, around=around,
-                       missing_features=missing_features(model.config, prep.X_train))
+                       missing_features=missing_features(model.config, prep.X_train),
+                       quantiles=booster.quantile_loss_history() if target else None)
 
 
 def render_view(state: AppState, shown: Shown, view) -> None:
