@@ -55,7 +55,7 @@ class Param:
     tree_methods: tuple = ()
     objectives: tuple = ()
     # The app.
-    widget: str | None = None  # "slider", "number", "choice", "text" or None
+    widget: str | None = None  # "slider", "number", "choice", "text", "list" or None
     label: str = ""
     app_range: tuple | None = None
     step: float | None = None
@@ -223,6 +223,8 @@ PARAMETERS: tuple[Param, ...] = (
           help="ρ of the Tweedie loss, between 1 (Poisson-like) and 2 (gamma-like)."),
     Param("quantile_alpha", float, None, low=0.0, high=1.0, several=True,
           objectives=tuple(n for n, o in _OBJECTIVE_SPECS.items() if o.per_alpha),
+          widget="list", label="quantile_alpha (α, one or a list)", app_range=(0.0, 1.0),
+          app_default="0.05,0.5,0.95",
           range_note="each is a quantile, e.g. [0.05, 0.5, 0.95] for a 90% band and the "
                      "median",
           help="The quantile(s) α of reg:quantileerror, one number or a list: each gets its "

@@ -288,8 +288,10 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
                           weight, formula=line, numbers={"w": weight}))
     elif refit:
         line = residual_quantile(objective, alpha_k)
-        steps.append(Step("leaf weight", rf"{line} = {_n(weight)}\quad \text{{(XGBoost "
-                          r"re-estimates the leaf)}", weight, formula=line,
+        # two lines: the quantile's subscripts leave no room for the note beside it
+        steps.append(Step("leaf weight", r"\begin{aligned}" + line.replace("=", "&=", 1)
+                          + rf" = {_n(weight)} \\ &\text{{(XGBoost re-estimates the leaf)}}"
+                          r"\end{aligned}", weight, formula=line,
                           numbers={"w": weight} | ({"alpha": alpha_k} if spec.per_alpha
                                                    else {})))
     else:
