@@ -140,3 +140,24 @@ def test_quantile_alpha_as_xgboost_spells_it(data):
     a = boost.train({"objective": "reg:quantileerror", "quantile_alpha": "[0.2, 0.8]"}, X, y, 2)
     b = boost.train({"objective": "reg:quantileerror", "quantile_alpha": (0.2, 0.8)}, X, y, 2)
     assert a.get_dump() == b.get_dump() and a.num_groups == 2
+
+
+def test_cv_and_sweep_report_xgboosts_quantile_metric(data):
+    # the 'quantile' metric where the other metrics are: xgboost.cv's table, a sweep's columns
+    X, y, weight, X_test, y_test = data
+    params = {"objective": "reg:quantileerror", "quantile_alpha": [0.1, 0.5, 0.9],
+              "tree_method": "hist", "max_depth": 3}
+    ref = xgb.cv({"nthread": 1, **params}, xgb.DMatrix(X, label=y, weight=weight,
+                                                       missing=np.nan), 8, nfold=3, seed=5)
+    ours = boost.cv(params, X, y, 8, nfold=3, seed=5, sample_weight=weight)
+    assert list(ours.columns) == list(ref.columns) == [
+        "train-quantile-mean", "train-quantile-std", "test-quantile-mean", "test-quantile-std"]
+    np.testing.assert_allclose(ours.to_numpy(), ref.to_numpy(), rtol=1e-5, atol=1e-9)
+    frame = boost.sweep(params, X, y, {"eta": [0.1, 0.5]}, 5,
+                        evals=[(X_test, y_test, "valid")])
+    assert frame.attrs["metric"] == "quantile"
+    for i, eta in enumerate([0.1, 0.5]):
+        _, result = xgb_train({**params, "eta": eta}, X, y, 5,
+                              evals=[(X_test, y_test, "valid")])
+        np.testing.assert_allclose(frame[frame["point"] == i]["valid-quantile"],
+                                   result["valid"]["quantile"], rtol=1e-5)
