@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from boost import objectives
-from boost.trace.fit import Fit, middle_output
+from boost.trace.fit import Fit
 
 from .theme import BELOW, CURRENT, DIVERGING, PALETTE, PREVIOUS, layout, scatter_type, short
 
@@ -167,7 +167,7 @@ def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
         classify = _task(fit) == "binary"
         quantile = ""
         if pred.ndim == 2:  # several quantiles: the middle one's surface
-            k = middle_output(fit.alphas)
+            k = fit.middle
             pred, quantile = pred[:, k], f" ({alpha_text(fit.alphas[k])})"
         traces.append(go.Heatmap(
             x=gx, y=gy, z=pred.reshape(shape), colorscale=DIVERGING, opacity=0.75,

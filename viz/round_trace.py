@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from boost import objectives
-from boost.trace.fit import Fit, middle_output
+from boost.trace.fit import Fit
 from boost.trace.plain import plain
 from boost.trace.rounds import (
     KIND_CUT,
@@ -127,7 +127,7 @@ def fit_at(data: RoundsData, r: int) -> Fit:
                step=data.step[r] if r > 0 and data.step is not None else None,
                leaves=data.leaves[r] if r > 0 and data.leaves is not None else None,
                residuals=None if data.residuals is None else data.residuals[r],
-               alphas=data.alphas)
+               alphas=data.alphas, middle=data.middle)
 
 
 def _fit_chart(data: RoundsData, lo: int, hi: int, class_names, large: bool) -> dict:
@@ -209,7 +209,7 @@ def _surface_parts(chart, data, rows, first, t, zero) -> None:
     shape = (-1, len(data.grid[1]), len(data.grid[0]))
     now = data.now[rows]
     if now.ndim == 3 and objectives.spec(data.objective).task == "regression":
-        now = now[:, :, middle_output(data.alphas)]  # several quantiles: as make_fit_figure
+        now = now[:, :, data.middle]  # several quantiles: as make_fit_figure
     if now.ndim == 3:  # multi-class: the class with the largest probability
         chart["arrays"]["now"] = typed(now.argmax(axis=2).astype(np.uint8).reshape(shape),
                                        first)

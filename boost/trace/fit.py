@@ -61,6 +61,7 @@ class Fit:
     residuals: np.ndarray | None = None
     # reg:quantileerror: the quantile_alpha of each output (``now``'s columns when several)
     alphas: tuple | None = None
+    middle: int = 0  # the output a one-output drawing of several shows (``middle_output``)
 
 
 def quantile_alphas(booster) -> tuple | None:
@@ -169,7 +170,8 @@ def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     y_range = label_range(y)
     common = {"objective": booster.objective, "round_idx": r, "feature_names": names,
               "rows": rows, "y": y[rows], "y_range": y_range,
-              "alphas": quantile_alphas(booster)}
+              "alphas": quantile_alphas(booster),
+              "middle": middle_output(quantile_alphas(booster))}
     kind = fit_kind(X.shape[1], booster.objective)
     axes, at = fit_points(X, rows, kind, grid)
     x = None if kind == "rows" else X[rows]
