@@ -44,7 +44,7 @@ class Booster:
                  forest: Forest, data: TrainingData | None, history: dict | None, eval_names,
                  best_iteration: int | None = None, best_score: float | None = None,
                  train_args: dict | None = None, source: ModelFile | None = None,
-                 search: Params | None = None):
+                 search: Params | None = None, alpha_history: dict | None = None):
         self._params = params
         # A data sample's split search (with_data): its parameters (no random draws); None
         # when ``data`` are the training rows.
@@ -55,6 +55,8 @@ class Booster:
         self.forest = forest
         self.data = data
         self._history = history
+        # reg:quantileerror: {set name: (rounds + 1, n_alpha) pinball loss of each quantile}
+        self._alpha_history = alpha_history
         self._eval_names = list(eval_names)
         # Early stopping (as XGBoost's attributes): the 0-based best round and its score.
         self.best_iteration = best_iteration
@@ -389,6 +391,20 @@ class Booster:
         if not (self.on_sample and self._history):
             self.trace.require("loss_history", rows_only=self.on_sample, target=True)
         frame = pd.DataFrame(self._history)
+        frame.index.name = "round"
+        return frame
+
+    def quantile_loss_history(self) -> pd.DataFrame | None:
+        """reg:quantileerror: the pinball loss of each quantile per round (round 0 the
+        baseline), one column per set and quantile_alpha, named '<set> α=<alpha>' (the
+        ``quantile`` metric of ``loss_history`` is their mean over the alphas); None for
+        other objectives and for models without their training run."""
+        if not self._alpha_history or self.on_sample:
+            return None
+        alphas = self._params.quantile_alpha
+        frame = pd.DataFrame({f"{name} α={a:g}": losses[:, k]
+                              for name, losses in self._alpha_history.items()
+                              for k, a in enumerate(alphas)})
         frame.index.name = "round"
         return frame
 

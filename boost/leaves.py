@@ -2,8 +2,10 @@
 
 Two users, one mechanism (group the rows by leaf, compute one number per leaf):
 
-* XGBoost's adaptive leaves (``reg:absoluteerror`` with hist or approx): each leaf becomes
-  ``eta * quantile_0.5(y - m)`` over its rows, with XGBoost's float32 arithmetic
+* XGBoost's adaptive leaves (``reg:absoluteerror`` and ``reg:quantileerror`` with hist or
+  approx): each leaf becomes ``eta * quantile_alpha(y - m)`` over its rows — alpha 0.5 (the
+  median) for the absolute error, the output's own ``quantile_alpha`` for the quantile
+  loss (``objectives.leaf_alphas``) — with XGBoost's float32 arithmetic
   (``objectives.quantile``; docs/xgboost-rules.md §7). exact keeps the Newton leaves.
 * First-order gradient boosting (Friedman 2001, "TreeBoost"): the tree is a least-squares
   fit to the negative gradients; then each leaf gets the value ``v`` that minimises the
@@ -82,23 +84,25 @@ def _set_leaf(nodes: dict, nid: int, weight, eta32) -> None:
     nodes["value"][nid] = WEIGHT(WEIGHT(weight) * eta32)
 
 
-def _median_residuals(leaf, margin_k, y, weight, active) -> dict[int, tuple]:
-    """{leaf id: (median of y - m over its rows, the rows' weights or None)}, with XGBoost's
-    Quantile / WeightedQuantile arithmetic."""
+def residual_quantiles(leaf, margin_k, y, weight, active, alpha: float) -> dict[int, tuple]:
+    """{leaf id: (alpha-quantile of y - m over its rows, the rows' weights or None)}, with
+    XGBoost's Quantile / WeightedQuantile arithmetic (``alpha``: ``objectives.leaf_alphas``)."""
     out = {}
     for nid, rows in rows_by_leaf(leaf, active):
         w = None if weight is None else weight[rows]
         resid = (y[rows] - margin_k[rows]).astype(np.float32)
-        out[nid] = (objectives.quantile(resid, 0.5, w), w)
+        out[nid] = (objectives.quantile(resid, alpha, w), w)
     return out
 
 
-def quantile_leaves(nodes: dict, leaf, margin_k, y, weight, active, eta32) -> None:
-    """XGBoost's UpdateTreeLeaf for reg:absoluteerror: leaf = eta * median(y - m)."""
-    medians = _median_residuals(leaf, margin_k, y, weight, active)
-    for nid, (q, _) in medians.items():
+def quantile_leaves(nodes: dict, leaf, margin_k, y, weight, active, eta32, alpha: float
+                    ) -> None:
+    """XGBoost's UpdateTreeLeaf (reg:absoluteerror, reg:quantileerror): each leaf with rows
+    becomes eta * quantile_alpha(y - m) of its rows."""
+    quantiles = residual_quantiles(leaf, margin_k, y, weight, active, alpha)
+    for nid, (q, _) in quantiles.items():
         _set_leaf(nodes, nid, q, eta32)
-    filled = set(medians)
+    filled = set(quantiles)
     for nid in np.flatnonzero(nodes["is_leaf"]):
         if int(nid) not in filled:  # no rows: XGBoost multiplies the old value by eta again
             _set_leaf(nodes, int(nid), nodes["value"][nid], eta32)
@@ -226,9 +230,10 @@ def line_search_steps(objective: str, loss: objectives.LossParams, leaf, margin,
     leaves with rows of positive weight. ``margin`` (n, n_groups) is before the tree."""
     n_nodes = int(leaf.max(initial=-1)) + 1
     use_active = active is not None
-    if objective == "reg:absoluteerror":
+    if objectives.spec(objective).adaptive_leaf:  # the pinball loss's minimiser: a quantile
+        alpha = objectives.leaf_alphas(objective, loss)[k]
         return {nid: float(q) for nid, (q, w) in
-                _median_residuals(leaf, margin[:, k], y, weight, active).items()
+                residual_quantiles(leaf, margin[:, k], y, weight, active, alpha).items()
                 if w is None or np.any(w > 0)}
     order, starts = _group_rows(leaf, active if use_active else np.ones(1, np.bool_),
                                 use_active, n_nodes)

@@ -33,6 +33,7 @@ _F32_TINY = np.float32(np.finfo(np.float32).tiny)  # C++ numeric_limits<float>::
 _SQUARED, _LOGISTIC, _PSEUDOHUBER, _POISSON, _GAMMA, _TWEEDIE, _ABSOLUTE, _EXPONENTIAL = range(8)
 _SOFTMAX = 8
 _RANK = 9  # LambdaMART (``boost.ranking``): a query's documents together, not row by row
+_QUANTILE = 10  # its own kernel too: one output per quantile_alpha
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Objective:
     hess: str  # LaTeX: h as XGBoost uses it
     scale_pos_weight: bool = False  # label-1 rows are weighted by scale_pos_weight
     adaptive_leaf: bool = False  # hist/approx replace leaf values by a quantile (MAE)
+    per_alpha: bool = False  # one output (a tree per round) per quantile_alpha
     xgboost: bool = True  # False: BoostScope's own (no XGBoost oracle)
     label_rule: LabelRule = ANY_NUMBER  # the labels checked before training (``labels``)
     # Parameters whose default the objective sets itself when they are not given (XGBoost's
@@ -125,6 +127,12 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("reg:absoluteerror", "regression", _ABSOLUTE, "identity", "mae", True,
               "any number", r"|y - m|", r"\operatorname{sign}(m - y)", r"1",
               adaptive_leaf=True, config=()),
+    Objective("reg:quantileerror", "regression", _QUANTILE, "identity", "quantile", True,
+              "any number",
+              r"\rho_\alpha(y - m) = \max(\alpha (y - m),\; (\alpha - 1)(y - m))",
+              r"1 - \alpha \text{ if } m \ge y, \text{ else } -\alpha", r"1",
+              adaptive_leaf=True, per_alpha=True,
+              config=("quantile_loss_param", ("quantile_alpha",))),
     Objective("count:poisson", "regression", _POISSON, "exp", "poisson-nloglik", False,
               "counts >= 0", r"e^{m} - y\,m", r"e^{m} - y",
               r"e^{m + \text{max\_delta\_step}}", label_rule=_NOT_NEGATIVE,
@@ -188,8 +196,17 @@ class LossParams:
     huber_slope: float = 1.0
     tweedie_variance_power: float = 1.5
     max_delta_step: float = 0.0  # count:poisson's hessian is e^(m + max_delta_step)
+    quantile_alpha: tuple = (0.5,)  # reg:quantileerror's quantiles, one output each
     # The ranking objectives' (``boost.ranking.RankParams``; None: not ranking).
     rank: object = None
+
+
+def leaf_alphas(objective: str, loss: LossParams) -> tuple:
+    """The quantile each output's leaves are re-estimated at (XGBoost's UpdateTreeLeaf):
+    quantile_alpha for reg:quantileerror, the median for reg:absoluteerror; as float32
+    values widened to double, as XGBoost passes its float alphas to ``common::Quantile``."""
+    alphas = loss.quantile_alpha if OBJECTIVES[objective].per_alpha else (0.5,)
+    return tuple(float(np.float32(a)) for a in alphas)
 
 
 _DEFAULT_LOSS = LossParams()
@@ -275,6 +292,20 @@ def _grad_elementwise(kind, margin, y, w, use_w, spw, use_spw, slope, rho, mds, 
 
 
 @njit(cache=True, nogil=True, parallel=True)
+def _grad_quantile(margin, y, w, use_w, alphas, g, h):
+    """reg:quantileerror, column k at quantile alphas[k]: g = (1 - alpha) w where m >= y, else
+    -alpha w; h = w (XGBoost's: the pinball loss has no second derivative)."""
+    for i in prange(y.shape[0]):
+        wi = w[i] if use_w else _F32_ONE
+        for k in range(margin.shape[1]):
+            if margin[i, k] - y[i] >= _F32_ZERO:
+                g[i, k] = (_F32_ONE - alphas[k]) * wi
+            else:
+                g[i, k] = -alphas[k] * wi
+            h[i, k] = wi
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def _grad_softprob(margin, y, w, use_w, g, h):
     n_class = margin.shape[1]
     for i in prange(y.shape[0]):
@@ -307,6 +338,10 @@ def _inputs(margin, y, weight):
     return read_only(margin), read_only(y), read_only(weight) if use_w else NO_WEIGHT, use_w
 
 
+def _alphas32(loss: LossParams) -> np.ndarray:
+    return np.array(loss.quantile_alpha, dtype=np.float32)
+
+
 def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
               loss: LossParams = _DEFAULT_LOSS, out=None, queries=None, iteration: int = 0):
     """Per-row float32 ``(g, h)``, each of shape ``margin.shape``, at the given margins
@@ -325,6 +360,8 @@ def gradients(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndar
                                  iteration, out)
     if o.kernel == _SOFTMAX:
         _grad_softprob(margin, y, w, use_w, g, h)
+    elif o.kernel == _QUANTILE:
+        _grad_quantile(margin, y, w, use_w, _alphas32(loss), g, h)
     else:
         spw = np.float32(loss.scale_pos_weight)
         _grad_elementwise(o.kernel, margin, y, w, use_w, spw,
@@ -407,6 +444,10 @@ def base_score_estimate(objective: str, y, weight, num_class: int,
         from . import ranking
         return np.array([ranking.intercept(objective, read_only(y), _queries(queries, y),
                                            loss.rank)], dtype=np.float32)
+    if o.per_alpha:
+        # XGBoost's InitEstimation: the (weighted) alpha-quantile of y, one per alpha.
+        return np.array([quantile(y, a, weight) for a in leaf_alphas(objective, loss)],
+                        dtype=np.float32)
     if objective == "reg:absoluteerror":
         # The (weighted) median, then XGBoost's "weighted average": * sum_w / sum_w in float.
         sum_w = float(y.shape[0]) if weight is None else float(
@@ -459,8 +500,9 @@ def check_base_score(objective: str, base_score: float) -> None:
 def base_margin(objective: str, base_score, num_class: int) -> np.ndarray:
     """Margin of the intercept, shape ``(n_groups,)`` float32 (link function applied)."""
     o = OBJECTIVES[objective]
-    groups = num_class if o.task == "multiclass" else 1
-    score = np.broadcast_to(np.asarray(base_score, dtype=np.float32), (groups,))
+    score = np.asarray(base_score, dtype=np.float32).reshape(-1)
+    groups = num_class if o.task == "multiclass" else score.shape[0] if o.per_alpha else 1
+    score = np.broadcast_to(score, (groups,))
     if o.link == "sigmoid":
         return np.array([_logit32(np.float32(score[0]))], dtype=WEIGHT)
     if o.link == "half_sigmoid":
@@ -475,8 +517,8 @@ def transform(objective: str, margin: np.ndarray) -> np.ndarray:
     """Predictions in response space (float32): identity, sigmoid, exp, or class
     probabilities (softmax) for both multi-class objectives."""
     link = OBJECTIVES[objective].link
-    if link == "identity":
-        return margin[:, 0].copy()
+    if link == "identity":  # one column per quantile_alpha for reg:quantileerror
+        return margin[:, 0].copy() if margin.shape[1] == 1 else margin.copy()
     if link == "sigmoid":
         return _sigmoid_array(margin[:, 0], _F32_ONE)
     if link == "half_sigmoid":
@@ -548,11 +590,11 @@ def _softmax_rows(margin):
 # ---------------------------------------------------------------------------- metrics
 _METRIC_CHUNK = 4096
 _M_RMSE, _M_LOGLOSS, _M_MLOGLOSS, _M_MAE, _M_MPHE, _M_POISSON, _M_GAMMA_DEV, _M_TWEEDIE, \
-    _M_EXP = range(9)
+    _M_EXP, _M_QUANTILE = range(10)
 _METRIC_KIND = {"rmse": _M_RMSE, "logloss": _M_LOGLOSS, "mlogloss": _M_MLOGLOSS, "mae": _M_MAE,
                 "mphe": _M_MPHE, "poisson-nloglik": _M_POISSON,
                 "gamma-deviance": _M_GAMMA_DEV, "tweedie-nloglik": _M_TWEEDIE,
-                "exponential": _M_EXP}
+                "exponential": _M_EXP, "quantile": _M_QUANTILE}
 
 
 _LINK_CODE = {"identity": _LINK_IDENTITY, "sigmoid": _LINK_SIGMOID, "exp": _LINK_EXP,
@@ -716,6 +758,39 @@ def _queries(queries, y):
         return queries
     from .ranking import Queries
     return Queries(np.array([0, y.shape[0]], dtype=np.int64))
+@njit(cache=True, nogil=True, parallel=True)
+def _pinball_sums(margin, y, w, use_w, alphas):
+    """Per output k: (sum of w * pinball loss at alphas[k], sum of w) in float64, in fixed
+    chunks. XGBoost's row loss, in float32: d = y - m; alpha d where d >= 0, else
+    (alpha - 1) d, written as alpha s d - (1 - alpha)(1 - s) d with s = [d >= 0]."""
+    n, n_out = margin.shape
+    n_chunks = (n + _METRIC_CHUNK - 1) // _METRIC_CHUNK
+    part = np.zeros((n_chunks, n_out, 2))
+    for c in prange(n_chunks):
+        for i in range(c * _METRIC_CHUNK, min(n, (c + 1) * _METRIC_CHUNK)):
+            wi = w[i] if use_w else _F32_ONE
+            for k in range(n_out):
+                a = alphas[k]
+                d = y[i] - margin[i, k]
+                s = _F32_ONE if d >= _F32_ZERO else _F32_ZERO
+                loss = a * s * d - (_F32_ONE - a) * (_F32_ONE - s) * d
+                part[c, k, 0] += np.float64(np.float32(loss) * wi)
+                part[c, k, 1] += np.float64(wi)
+    out = np.zeros((n_out, 2))
+    for c in range(n_chunks):
+        for k in range(n_out):
+            out[k, 0] += part[c, k, 0]
+            out[k, 1] += part[c, k, 1]
+    return out
+
+
+def pinball_losses(margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
+                   loss: LossParams) -> np.ndarray:
+    """The weighted mean pinball loss of each output (one per quantile_alpha), float64:
+    what XGBoost's ``quantile`` metric averages over the alphas."""
+    margin, y, w, use_w = _inputs(margin, y, weight)
+    sums = _pinball_sums(margin, y, w, use_w, _alphas32(loss))
+    return sums[:, 0] / sums[:, 1]
 
 
 def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
@@ -741,6 +816,9 @@ def metric(objective: str, margin: np.ndarray, y: np.ndarray, weight: np.ndarray
                               read_only(y), _queries(queries, y))
     margin, y, w, use_w = _inputs(margin, y, weight)
     kind = _METRIC_KIND[o.metric]
+    if kind == _M_QUANTILE:  # every (row, alpha) pair one term of the mean, as XGBoost
+        sums = _pinball_sums(margin, y, w, use_w, _alphas32(loss))
+        return float(sums[:, 0].sum() / sums[:, 1].sum())
     total, total_w = _metric_sums(kind, _LINK_CODE[o.link], margin, y, w, use_w,
                                   np.float32(loss.huber_slope),
                                   np.float32(loss.tweedie_variance_power))
@@ -766,8 +844,8 @@ def gradients_and_metric(objective: str, margin: np.ndarray, y: np.ndarray,
     if o.kernel == _RANK:
         return (*gradients(objective, margin, y, weight, loss, out, queries, iteration),
                 metric(objective, margin, y, weight, loss, queries))
-    if o.kernel == _SOFTMAX:
-        return (*gradients(objective, margin, y, weight, loss),
+    if o.kernel in (_SOFTMAX, _QUANTILE):
+        return (*gradients(objective, margin, y, weight, loss, out),
                 metric(objective, margin, y, weight, loss))
     margin, y, w, use_w = _inputs(margin, y, weight)
     if out is None:

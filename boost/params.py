@@ -51,12 +51,13 @@ class Param:
     attr: str = ""  # the field of Params, where the name is a Python keyword
     float32: bool = False  # stored as float32, as XGBoost stores it (checked for overflow)
     train_arg: bool = False  # an argument of boost.train, not an entry of params
+    several: bool = False  # a list of values (a number alone is a list of one), as XGBoost's
     xgboost: bool = True  # False: BoostScope's own, XGBoost has no such parameter
     # Where it applies (empty: everywhere). The form shows it only where it applies.
     tree_methods: tuple = ()
     objectives: tuple = ()
     # The app.
-    widget: str | None = None  # "slider", "number", "choice", "text" or None
+    widget: str | None = None  # "slider", "number", "choice", "text", "list" or None
     label: str = ""
     app_range: tuple | None = None
     step: float | None = None
@@ -222,6 +223,15 @@ PARAMETERS: tuple[Param, ...] = (
           label="tweedie_variance_power (ρ)", app_range=(1.01, 1.99), step=0.05,
           range_note="between 1 (Poisson) and 2 (gamma); 1.5 is the default",
           help="ρ of the Tweedie loss, between 1 (Poisson-like) and 2 (gamma-like)."),
+    Param("quantile_alpha", float, None, low=0.0, high=1.0, several=True,
+          objectives=tuple(n for n, o in _OBJECTIVE_SPECS.items() if o.per_alpha),
+          widget="list", label="quantile_alpha (α, one or a list)", app_range=(0.0, 1.0),
+          app_default="0.05,0.5,0.95",
+          range_note="each is a quantile, e.g. [0.05, 0.5, 0.95] for a 90% band and the "
+                     "median",
+          help="The quantile(s) α of reg:quantileerror, one number or a list: each gets its "
+               "own tree every round, fitted to the pinball loss ρ_α(y − m), and (hist, "
+               "approx) each leaf is then re-set to the α-quantile of its rows' residuals."),
     Param("scale_pos_weight", float, 1.0, low=0.0, low_open=True,
           objectives=_by_task("binary"), widget="number", app_range=(0.001, 1000.0), step=0.5,
           range_note="it is the weight of the rows labelled 1",
@@ -395,7 +405,10 @@ def _params_methods():
         return _OBJECTIVE_SPECS[self.objective].task == "multiclass"
 
     def num_output_group(self) -> int:
-        """Trees per round: num_class for multi-class, else 1."""
+        """Trees per round: num_class for multi-class, one per quantile_alpha for
+        reg:quantileerror, else 1."""
+        if _OBJECTIVE_SPECS[self.objective].per_alpha:
+            return len(self.quantile_alpha)
         return self.num_class if self.multiclass else 1
 
     def loss(self) -> LossParams:
@@ -405,7 +418,8 @@ def _params_methods():
                               self.ndcg_exp_gain, self.lambdarank_normalization,
                               self.lambdarank_score_normalization, self.eval_metric)
         return LossParams(self.scale_pos_weight, self.huber_slope,
-                          self.tweedie_variance_power, self.max_delta_step, rank)
+                          self.tweedie_variance_power, self.max_delta_step,
+                          tuple(self.quantile_alpha or (0.5,)), rank)
 
     def as_float32(self) -> Float32Params:
         """The float parameters the arithmetic takes, as float32, by name."""
@@ -417,6 +431,10 @@ def _params_methods():
         for name in ("base_score", "lambdarank_num_pair_per_sample", "eval_metric"):
             if d[name] is None:
                 del d[name]
+        if d["quantile_alpha"] is None:
+            del d["quantile_alpha"]
+        else:
+            d["quantile_alpha"] = list(d["quantile_alpha"])
         if not self.multiclass:
             del d["num_class"]
         return d
@@ -448,9 +466,34 @@ def _number(p: Param, value) -> float:
     return value
 
 
+def _several(p: Param, value) -> tuple:
+    """A list parameter's values as a tuple, each checked: a number, a sequence of numbers,
+    or text such as '[0.05, 0.5, 0.95]' or '0.05, 0.5' (XGBoost accepts the same)."""
+    if isinstance(value, str):
+        text = value.strip().removeprefix("[").removesuffix("]")
+        items = []
+        for part in text.split(","):
+            try:
+                items.append(float(part))
+            except ValueError:
+                raise ValueError(f"Parameter '{p.name}' = {value!r} is not a list of numbers; "
+                                 "give numbers separated by commas, e.g. '0.05, 0.5, "
+                                 "0.95'.") from None
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        items = list(np.asarray(value, dtype=object).reshape(-1))
+    else:
+        items = [value]
+    if not items:
+        raise ValueError(f"Parameter '{p.name}' is an empty list; give at least one value, "
+                         "e.g. [0.5].")
+    return tuple(check_value(replace(p, several=False), v) for v in items)
+
+
 def check_value(p: Param, value):
     """``value`` as the parameter's type, or ValueError saying what is wrong and what is
     allowed. Objective-dependent rules (base_score, num_class) are checked by parse_params."""
+    if p.several:
+        return _several(p, value)
     if p.kind is bool:
         text = str(value).strip().lower() if isinstance(value, (str, numbers.Integral)) else None
         if text not in ("true", "false", "1", "0"):
@@ -526,11 +569,17 @@ def parse_params(params: dict | None) -> Params:
                     "objective.")
             if not multiclass:
                 continue
+        if p.several and value is None:  # not given
+            continue
         if name == "base_score" and value is not None:
             check_base_score(objective, _number(p, value))
             out[p.field] = float(value)
             continue
         out[p.field] = check_value(p, value)
+    if _OBJECTIVE_SPECS[objective].per_alpha and out.get("quantile_alpha") is None:
+        raise ValueError(f"Objective '{objective}' needs 'quantile_alpha': the quantile to "
+                         "predict, in [0, 1], or a list of them (e.g. [0.05, 0.5, 0.95]; one "
+                         "tree per quantile every round).")
     if multiclass and "num_class" not in out:
         raise ValueError(f"Objective '{objective}' needs 'num_class' (the number of classes, "
                          ">= 2).")

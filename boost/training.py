@@ -15,7 +15,8 @@ tree method decides how a tree grows:
 Each tree is grown on ``targets.tree_gradients``: the objective's (g, h), with h = 1 for
 first-order (Friedman) boosting and the rows ``subsample`` left out removed; ``colsample_*``
 limits the features each node searches (``sampling``). First-order trees, and XGBoost's
-absolute-error trees under hist/approx, then get their leaf values from the loss itself
+absolute- and quantile-error trees under hist/approx, then get their leaf values from the
+loss itself
 (``leaves``).
 
 The loss of every evaluation set is recorded after each round, with the baseline (round 0)
@@ -272,7 +273,7 @@ class EarlyStopping:
 
 
 def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exact, leaf):
-    """Leaf values from the loss (first-order boosting, or XGBoost's adaptive MAE leaves);
+    """Leaf values from the loss (first-order boosting, or XGBoost's adaptive leaves);
     the margins of hist/approx, already advanced by the grower, are recomputed. ``leaf``:
     each row's leaf, when known (exact), else None."""
     first_order = p.boosting == "first_order"
@@ -285,7 +286,8 @@ def _refit_leaves(p, nodes, X32, round_margin, margin, k, y32, w32, active, exac
         line_search_leaves(p.objective, p.loss, nodes, leaf, round_margin, k, y32, w32, active,
                            eta32, float(PARAM(p.max_delta_step)))
     else:
-        quantile_leaves(nodes, leaf, round_margin[:, k], y32, w32, active, eta32)
+        quantile_leaves(nodes, leaf, round_margin[:, k], y32, w32, active, eta32,
+                        objectives.leaf_alphas(p.objective, p.loss)[k])
     if not exact:
         margin[:, k] = round_margin[:, k] + nodes["value"][leaf]
 
@@ -358,6 +360,8 @@ def train(params: dict, X, y, num_boost_round: int = 10, evals=(), sample_weight
     return Booster(params=p, feature_names=data.names, base_score=base_score,
                    base_margin=base_margin, forest=run.builder.build(), data=trace,
                    history={k: np.array(v) for k, v in run.history.items()},
+                   alpha_history=None if run.by_alpha is None else {
+                       k: np.array(v) for k, v in run.by_alpha.items()},
                    eval_names=[name for name, *_ in eval_sets],
                    best_iteration=None if stopper is None else stopper.best_iteration,
                    best_score=None if stopper is None else stopper.best_score,
@@ -484,6 +488,9 @@ class Rounds:
         self.refit = p.boosting == "first_order" or (objectives.spec(p.objective).adaptive_leaf
                                                      and not self.exact)
         self.grower = None
+        # reg:quantileerror: each quantile's own pinball loss per round, by set (the metric
+        # is their mean); {name: [array of n_alpha losses per round]}
+        self.by_alpha = {} if objectives.spec(p.objective).per_alpha else None
 
     def loss_of(self, m, y_, w_, q_=None):
         return objectives.metric(self.p.objective, m, y_, w_, self.p.loss, q_)
@@ -515,6 +522,7 @@ class Rounds:
         self.evals = {name: [train_loss if m is None else self.loss_of(m, y_e, w_e, q_e)]
                       for (name, _, y_e, w_e, q_e), m in zip(self.eval_sets, self.eval_margins,
                                                              strict=True)}
+        self._record_alphas()
         if self.make_grower is not None:
             self.grower = self.make_grower()
         else:
@@ -560,6 +568,19 @@ class Rounds:
             self._new_trees = self.builder.build(self._first_new)
         return self._new_trees
 
+    def _record_alphas(self) -> None:
+        """Each quantile's pinball loss at the current margins, for every set of
+        ``history`` (reg:quantileerror only)."""
+        if self.by_alpha is None:
+            return
+        sets = ([("train", self.margin, self.y32, self.w32)] if self.train_column else [])
+        sets += [(name, self.margin if m is None else m, y_e, w_e)
+                 for (name, _, y_e, w_e, _), m in zip(self.eval_sets, self.eval_margins,
+                                                      strict=True)]
+        for name, m, y_e, w_e in sets:
+            self.by_alpha.setdefault(name, []).append(
+                objectives.pinball_losses(m, y_e, w_e, self.p.loss))
+
     @property
     def history(self) -> dict[str, list]:
         """The loss per round of each evaluation set, by its name, and of the training set
@@ -581,5 +602,6 @@ class Rounds:
                 continue
             add_tree_outputs(self.new_trees, X_e, m, 0, self.p.num_output_group)
             self.evals[name].append(self.loss_of(m, y_e, w_e, q_e))
+        self._record_alphas()
         last = self.evals[self.eval_sets[-1][0]][-1] if self.eval_sets else None
         return self.stopper is not None and self.stopper.update(done - 1, last)

@@ -10,6 +10,8 @@ import plotly.io
 import streamlit as st
 import streamlit.components.v2 as components_v2
 
+from boost.trace.fit import quantile_alphas
+from viz.fit import alpha_text
 from viz.page_js import loader
 
 from . import routes
@@ -131,5 +133,10 @@ def class_picker(shown: Shown, key: str, label: str = "Class", where=st) -> int:
     are several."""
     if shown.booster.num_groups == 1:
         return 0
+    alphas = quantile_alphas(shown.booster)
+    if alphas is not None:  # several quantiles: one tree per alpha
+        return where.selectbox("Quantile" if label == "Class" else label,
+                               list(range(shown.booster.num_groups)), key=key,
+                               format_func=lambda k: alpha_text(alphas[k]))
     return where.selectbox(label, list(range(shown.booster.num_groups)), key=key,
                            format_func=lambda k: f"{k}: {class_name(shown, k)}")

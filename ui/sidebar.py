@@ -256,6 +256,8 @@ def param_widget(p: Param) -> None:
                              help=p.help)
     elif p.widget == "text":
         st.text_input(label, key=key, placeholder="estimated from the data", help=p.help)
+    elif p.widget == "list":
+        st.text_input(label, key=key, placeholder=f"e.g. {p.start}", help=p.help)
     else:
         lo, hi = p.app_range
         make = st.slider if p.widget == "slider" else st.number_input

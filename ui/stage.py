@@ -13,6 +13,8 @@ import numpy as np
 import streamlit as st
 
 import boost
+from boost.trace.fit import quantile_alphas
+from viz.fit import alpha_text
 from viz.round_trace import PANELS, round_trace, window
 from viz.theme import sample_rows
 
@@ -100,6 +102,12 @@ def class_choice(state: AppState, booster, class_names) -> int:
     """The class whose trees the stage draws (multi-class: one tree per class per round)."""
     if booster.num_groups == 1:
         return 0
+    alphas = quantile_alphas(booster)
+    if alphas is not None:  # several quantiles: one tree per alpha per round
+        st.segmented_control("Quantile (one tree per α per round)",
+                             list(range(booster.num_groups)), key=ViewKeep.klass.key,
+                             format_func=lambda k: alpha_text(alphas[k]))
+        return state.views.class_shown(booster.num_groups)
     names = class_names or [str(k) for k in range(booster.num_groups)]
     st.segmented_control("Class (one tree per class per round)",
                          list(range(booster.num_groups)), key=ViewKeep.klass.key,
@@ -162,7 +170,8 @@ def _model_trace(model: Model, klass: int, large: bool, fill: bool, panels,
                        booster.metric_name, prep.class_names, booster.params,
                        model_key=model.config.get("digest", ""), large=large, fill=fill,
                        panels=panels, best_round=best, around=around,
-                       missing_features=missing_features(model.config, prep.X_train))
+                       missing_features=missing_features(model.config, prep.X_train),
+                       quantiles=booster.quantile_loss_history() if target else None)
 
 
 def render_view(state: AppState, shown: Shown, view) -> None:

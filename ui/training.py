@@ -14,7 +14,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 
 import boost
 from boost import runtime
-from boost.params import APP_PARAMS, left_to_objective
+from boost.params import APP_PARAMS, BY_NAME, left_to_objective
 from boost.runtime import fits_python, python_engine
 
 from . import memory, tables
@@ -51,8 +51,12 @@ def retrain_seconds(config: dict, frame: pd.DataFrame) -> float | None:
 
 def _cost_shape(config: dict, prep: tables.Prepared) -> tuple[int, int, int, int]:
     """(rows, features, trees, max_depth) a training's time grows with: the validation
-    rows are scored every round, a multi-class round grows a tree per class."""
-    trees = config["num_boost_round"] * (prep.num_class if prep.task == "multiclass" else 1)
+    rows are scored every round, a multi-class round grows a tree per class (a quantile
+    model one per quantile_alpha)."""
+    per_round = prep.num_class if prep.task == "multiclass" else 1
+    if BY_NAME["quantile_alpha"].applies(prep.objective):
+        per_round = len(str(config.get("quantile_alpha", "")).split(","))
+    trees = config["num_boost_round"] * per_round
     return (len(prep.y_train) + len(prep.y_valid), prep.X_train.shape[1], trees,
             config["max_depth"])
 

@@ -60,6 +60,8 @@ def _bounds(p: Param) -> str:
 def read_param(p: Param, text) -> tuple[object, str | None]:
     """The widget value for the URL's ``text`` of parameter ``p``, and a note if corrected."""
     start = p.start
+    if p.several:  # a list (quantile_alpha): numbers separated by commas, each clamped
+        return _read_list(p, text)
     if p.kind is str:
         value = dict(p.value_aliases).get(text, text)
         if value in p.choices:
@@ -86,6 +88,26 @@ def read_param(p: Param, text) -> tuple[object, str | None]:
     if p.widget == "text":
         return f"{clamped:g}", note
     return clamped, note
+
+
+def _read_list(p: Param, text) -> tuple[str, str | None]:
+    """A list parameter's widget text for the URL's ``text``: its numbers clamped into
+    ``app_range``, written '0.05,0.5,0.95'; the app's default when it is not a list of
+    numbers."""
+    parts = str(text).strip().removeprefix("[").removesuffix("]").split(",")
+    try:
+        values = [float(s) for s in parts]
+    except ValueError:
+        values = []
+    if not values or any(math.isnan(v) for v in values):
+        return p.start, (f"{p.key}={shown(text)} is not a list of numbers such as "
+                         f"{p.start}: using {p.start}")
+    lo, hi = p.app_range
+    clamped = [min(max(v, lo), hi) for v in values]
+    out = ",".join(f"{v:g}" for v in clamped)
+    if clamped != values:
+        return out, f"{p.key}={shown(text)} is outside {_bounds(p)}: using {out}"
+    return out, None
 
 
 def _number(query, key: str, notes: list, ignored: str) -> float | None:

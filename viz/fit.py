@@ -21,6 +21,8 @@ def make_fit_figure(fit: Fit, class_names: list[str] | None = None,
                     large: bool = False) -> go.Figure:
     """The model after ``fit.round_idx`` rounds against the data (and after the round
     before)."""
+    if fit.kind == "curve" and fit.now.ndim == 2:  # several quantiles: one line each
+        return _band_1d(fit, large)
     if fit.kind == "curve":
         return _fit_1d(fit, large)
     if fit.kind == "surface":
@@ -43,6 +45,51 @@ def residual_label(value: float) -> str:
     writes a round's labels the same way: ``RESIDUAL_LABEL`` and viz/js/format.js
     ``rounded``)."""
     return RESIDUAL_LABEL.format(minus(short(value)))
+
+
+def alpha_text(alpha: float) -> str:
+    """How a quantile is named beside its line: 'α = 0.05'."""
+    return f"α = {alpha:g}"
+
+
+def alpha_color(k: int) -> str:
+    """The colour of output k's quantile (fit and loss alike)."""
+    return PALETTE[(k + 1) % len(PALETTE)]
+
+
+def _band_1d(fit: Fit, large: bool) -> go.Figure:
+    """Several quantiles over one feature: each alpha's prediction line after round r (the
+    band between them shaded), dashed after round r - 1. Traces: the data, then (from
+    round 1) the k lines of round r - 1, then the k lines of round r — the places the
+    player's patches name (``viz.round_trace``)."""
+    r, name, grid = fit.round_idx, fit.feature_names[0], fit.grid[0]
+    x = fit.x[:, 0]
+    present = ~np.isnan(x)
+    traces = [scatter_type(len(fit.rows))(
+        x=x[present], y=fit.y[present], mode="markers", name="data",
+        marker={"color": PALETTE[0], "size": 8, "opacity": 0.65},
+        hovertemplate=f"{name}=%{{x}}<br>y=%{{y}}<extra>data</extra>")]
+    alphas = fit.alphas or tuple(range(fit.now.shape[1]))
+    if r > 0:
+        for k, a in enumerate(alphas):
+            traces.append(go.Scatter(
+                x=grid, y=fit.before[:, k], mode="lines", showlegend=False,
+                name=f"{alpha_text(a)}, after round {r - 1}",
+                line={"color": alpha_color(k), "width": 1.5, "dash": "dash", "shape": "hv"},
+                hovertemplate=f"{name}=%{{x:.4g}}<br>q=%{{y:.4g}}<extra>{alpha_text(a)}, "
+                              f"round {r - 1}</extra>"))
+    for k, a in enumerate(alphas):
+        base = f": base_score {short(float(fit.now[0, k]))}" if r == 0 else ""
+        traces.append(go.Scatter(
+            x=grid, y=fit.now[:, k], mode="lines", name=f"{alpha_text(a)}, after round {r}"
+                                                        f"{base}",
+            line={"color": alpha_color(k), "width": 3, "shape": "hv"},
+            fill="tonexty" if k else None, fillcolor="rgba(213,94,0,0.08)",
+            hovertemplate=f"{name}=%{{x:.4g}}<br>q=%{{y:.4g}}<extra>{alpha_text(a)}, "
+                          f"round {r}</extra>"))
+    title = f"Quantiles after round {r}" + (" (baseline)" if r == 0 else "")
+    return go.Figure(data=traces, layout=layout(
+        title, large, xtitle=name, ytitle="y", legend=BELOW, margin={"b": 100}))
 
 
 def _fit_1d(fit: Fit, large: bool) -> go.Figure:
@@ -89,7 +136,8 @@ def _fit_1d(fit: Fit, large: bool) -> go.Figure:
                                   "middle left", "middle right").tolist(),
             textfont={"color": PALETTE[0]}, cliponaxis=False,
             showlegend=False, hoverinfo="skip"))
-    title = f"Fit after round {r}" + (" (baseline)" if r == 0 else "")
+    quantile = f" ({alpha_text(fit.alphas[0])})" if fit.alphas else ""
+    title = f"Fit{quantile} after round {r}" + (" (baseline)" if r == 0 else "")
     # four entries from round 1: on top, in a half-width column at 720p, they ran into the title
     return go.Figure(data=traces, layout=layout(
         title, large, xtitle=name, ytitle="y / P(y = 1)" if classify else "y", legend=BELOW,
@@ -118,6 +166,10 @@ def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
         title = f"Predicted class after round {r}"
     else:
         classify = _task(fit) == "binary"
+        quantile = ""
+        if pred.ndim == 2:  # several quantiles: the middle one's surface
+            k = fit.middle
+            pred, quantile = pred[:, k], f" ({alpha_text(fit.alphas[k])})"
         traces.append(go.Heatmap(
             x=gx, y=gy, z=pred.reshape(shape), colorscale=DIVERGING, opacity=0.75,
             zmin=0 if classify else fit.y_range[0],
@@ -136,7 +188,7 @@ def _fit_2d(fit: Fit, class_names, large: bool) -> go.Figure:
                             "line": {"width": 1, "color": "white"}}))
         else:
             traces += _rows_drawn(X, y, names)
-        title = f"Prediction surface after round {r}"
+        title = f"Prediction surface{quantile} after round {r}"
     if fit.leaves is not None:
         # The round's tree partitions the plane into rectangles, one per leaf.
         z = fit.leaves.reshape(shape).astype(float)
@@ -174,9 +226,40 @@ def _rows_drawn(X: np.ndarray, y: np.ndarray, names) -> list:
     return traces
 
 
+def _band_many(fit: Fit, large: bool) -> go.Figure:
+    """Several quantiles, more than two features: each alpha's predictions against the
+    actual y after round r (round r - 1's fainter), and the diagonal. Traces: (from round
+    1) the k quantiles of round r - 1, the k of round r, the diagonal."""
+    r, y, now, n = fit.round_idx, fit.y, fit.now, len(fit.rows)
+    traces = []
+    drawn = [y, now.ravel()]
+    if r > 0:
+        drawn.append(fit.before.ravel())
+        for k, a in enumerate(fit.alphas):
+            traces.append(scatter_type(n)(
+                x=y, y=fit.before[:, k], mode="markers", showlegend=False,
+                name=f"{alpha_text(a)}, after round {r - 1}",
+                marker={"color": alpha_color(k), "size": 5, "opacity": 0.25}))
+    for k, a in enumerate(fit.alphas):
+        traces.append(scatter_type(n)(
+            x=y, y=now[:, k], mode="markers", name=f"{alpha_text(a)}, after round {r}",
+            marker={"color": alpha_color(k), "size": 6, "opacity": 0.75},
+            hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra>"
+                          f"{alpha_text(a)}</extra>"))
+    lo = float(min(np.min(v) for v in drawn))
+    hi = float(max(np.max(v) for v in drawn))
+    traces.append(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="y = prediction",
+                             line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
+    return go.Figure(data=traces, layout=layout(
+        f"Quantiles against actual after round {r}", large, xtitle="actual",
+        ytitle="predicted quantile", legend=BELOW, margin={"b": 100}))
+
+
 def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:
     r, y, now, n = fit.round_idx, fit.y, fit.now, len(fit.rows)
     traces = []
+    if _task(fit) == "regression" and now.ndim == 2:
+        return _band_many(fit, large)
     if _task(fit) == "regression":
         drawn = [y, now]
         if r > 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker, short
+from .theme import BELOW, PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker, short
 
 NO_TARGET = "no target in the sample: predictions only"
 
@@ -20,15 +20,25 @@ def loss_line(history: pd.DataFrame | None, metric: str, round_idx: int) -> str:
                      for name in history.columns)
 
 
+QUANTILE_DASHES = ("dot", "dash", "dashdot", "longdash", "longdashdot")
+
+
+def _set_color(name: str, i: int) -> str:
+    return {"train": TRAIN, "valid": VALID}.get(name, PALETTE[(i + 2) % len(PALETTE)])
+
+
 def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
-                     large: bool = False, best_round: int | None = None) -> go.Figure:
+                     large: bool = False, best_round: int | None = None,
+                     quantiles: pd.DataFrame | None = None) -> go.Figure:
     """``history``: Booster.loss_history() (index = round, 0 = baseline). ``best_round``
     (1-based, Booster.best_iteration + 1): where early stopping found the best validation
-    loss; training went on ``early_stopping_rounds`` more rounds and stopped."""
-    colors = {"train": TRAIN, "valid": VALID}
+    loss; training went on ``early_stopping_rounds`` more rounds and stopped.
+    ``quantiles`` (reg:quantileerror, ``Booster.quantile_loss_history()``): each quantile's
+    own pinball loss, drawn thinner in its set's colour, one dash per alpha, after the
+    sets' lines and markers (whose places the player's patches name)."""
     traces = []
     for i, name in enumerate(history.columns):
-        color = colors.get(name, PALETTE[(i + 2) % len(PALETTE)])
+        color = _set_color(name, i)
         traces.append(go.Scatter(
             x=history.index.to_numpy(), y=history[name].to_numpy(), mode="lines", name=name,
             line={"color": color, "width": 3},
@@ -39,15 +49,32 @@ def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
             marker={"color": color, "size": 12,
                                       "line": {"width": 2, "color": "white"}},
             hovertemplate=f"round {round_idx}<br>{name} = %{{y:.5g}}<extra></extra>"))
+    sets = list(history.columns)
+    for column in ([] if quantiles is None else quantiles.columns):
+        name, _, alpha = column.partition(" α=")
+        k = [c for c in quantiles.columns if c.startswith(f"{name} α=")].index(column)
+        traces.append(go.Scatter(
+            x=quantiles.index.to_numpy(), y=quantiles[column].to_numpy(), mode="lines",
+            name=column, line={"color": _set_color(name, sets.index(name) if name in sets
+                                                   else len(sets)), "width": 1.5,
+                               "dash": QUANTILE_DASHES[k % len(QUANTILE_DASHES)]},
+            hovertemplate=f"round %{{x}}<br>{name} pinball loss at α = {alpha}: "
+                          "%{y:.5g}<extra></extra>"))
     shapes, notes = [round_marker(round_idx)], []
     if best_round is not None:
         shape, note = best_round_marks(best_round, f"best: round {best_round}<br>"
                                                    f"stopped at {history.index[-1]}")
         shapes.append(shape)
         notes.append(note)
+    if quantiles is None:
+        return go.Figure(data=traces, layout=layout(
+            f"Loss ({metric}) by round", large, height=360, xtitle="round (0 = baseline)",
+            ytitle=metric, shapes=shapes, annotations=notes))
+    # a set's line and one per alpha: the legend goes under the plot, clear of the title
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}) by round", large, height=360, xtitle="round (0 = baseline)",
-        ytitle=metric, shapes=shapes, annotations=notes))
+        "Pinball loss by round (solid: the mean over α)", large, height=360,
+        xtitle="round (0 = baseline)", ytitle=metric, shapes=shapes, annotations=notes,
+        legend=BELOW, margin={"b": 110}))
 
 
 def make_loss_comparison_figure(histories: dict[str, pd.DataFrame], round_idx: int,

@@ -31,7 +31,7 @@ from boost.trace.rounds import (
     RoundsData,
 )
 
-from .fit import RESIDUAL_LABEL, make_fit_figure
+from .fit import RESIDUAL_LABEL, alpha_text, make_fit_figure
 from .loss import loss_line, make_loss_figure
 from .tree import STYLE as TREE_STYLE
 
@@ -126,7 +126,8 @@ def fit_at(data: RoundsData, r: int) -> Fit:
                before=data.now[r - 1] if r > 0 and data.kind != "surface" else None,
                step=data.step[r] if r > 0 and data.step is not None else None,
                leaves=data.leaves[r] if r > 0 and data.leaves is not None else None,
-               residuals=None if data.residuals is None else data.residuals[r])
+               residuals=None if data.residuals is None else data.residuals[r],
+               alphas=data.alphas, middle=data.middle)
 
 
 def _fit_chart(data: RoundsData, lo: int, hi: int, class_names, large: bool) -> dict:
@@ -144,7 +145,36 @@ def _text(chart, zero, path, old, new):
     chart["texts"].append(_templated(chart["figure"], zero, path, old, new))
 
 
+def _band_parts(chart, data, rows, first, t, zero) -> None:
+    """Several quantiles over one feature (``viz.fit._band_1d``): each alpha's line of
+    round r - 1 and of round r from its own array; names and hovers say the rounds."""
+    k = data.now.shape[2]
+    for j in range(k):
+        chart["arrays"][f"now_{j}"] = typed(np.ascontiguousarray(data.now[rows][:, :, j]),
+                                            first)
+    _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
+    if t == 0:
+        chart["patches"] += [{"path": f"data.{1 + j}.y", "array": f"now_{j}", "offset": 0}
+                             for j in range(k)]
+        return
+    for j in range(k):
+        before, now = 1 + j, 1 + k + j
+        chart["patches"] += [{"path": f"data.{before}.y", "array": f"now_{j}", "offset": -1},
+                             {"path": f"data.{now}.y", "array": f"now_{j}", "offset": 0}]
+        for i, old, new in ((before, "round 0", "round {r-1}"), (now, "round 1", "round {r}")):
+            _text(chart, None, f"data.{i}.name", old, new)
+            _text(chart, None, f"data.{i}.hovertemplate", old, new)
+        if zero is not None:  # round 0's lines (its figure's traces 1..k) say base_score
+            for text in chart["texts"]:
+                if text["path"] == f"data.{now}.name":
+                    text["at0"] = zero["data"][1 + j]["name"]
+        chart["shown"].append({"path": f"data.{before}.visible", "from": 1})
+
+
 def _curve_parts(chart, data, rows, first, t, zero) -> None:
+    if data.now.ndim == 3:  # several quantiles
+        _band_parts(chart, data, rows, first, t, zero)
+        return
     chart["arrays"]["now"] = typed(data.now[rows], first)
     _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
     if data.residuals is not None:  # each row's residual, written as the figure writes it
@@ -178,6 +208,8 @@ def _curve_parts(chart, data, rows, first, t, zero) -> None:
 def _surface_parts(chart, data, rows, first, t, zero) -> None:
     shape = (-1, len(data.grid[1]), len(data.grid[0]))
     now = data.now[rows]
+    if now.ndim == 3 and objectives.spec(data.objective).task == "regression":
+        now = now[:, :, data.middle]  # several quantiles: as make_fit_figure
     if now.ndim == 3:  # multi-class: the class with the largest probability
         chart["arrays"]["now"] = typed(now.argmax(axis=2).astype(np.uint8).reshape(shape),
                                        first)
@@ -217,7 +249,35 @@ def _rows_parts(chart, data, rows, first, t, zero) -> None:
     _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
 
 
+def _band_rows(chart, data, now, first, t, zero) -> None:
+    """Several quantiles against actual (``viz.fit._band_many``)."""
+    k = now.shape[2]
+    for j in range(k):
+        chart["arrays"][f"now_{j}"] = typed(np.ascontiguousarray(now[:, :, j]), first)
+    _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
+    if t == 0:
+        chart["patches"] += [{"path": f"data.{j}.y", "array": f"now_{j}", "offset": 0}
+                             for j in range(k)]
+        return
+    flat = now.reshape(len(now), -1)
+    lo = np.minimum(flat.min(axis=1), np.r_[flat[:1].min(), flat[:-1].min(axis=1)])
+    hi = np.maximum(flat.max(axis=1), np.r_[flat[:1].max(), flat[:-1].max(axis=1)])
+    ends = np.stack([np.minimum(lo, data.y.min()), np.maximum(hi, data.y.max())], axis=1)
+    chart["arrays"]["diagonal"] = typed(ends.astype(np.float64), first)
+    for j in range(k):
+        chart["patches"] += [{"path": f"data.{j}.y", "array": f"now_{j}", "offset": -1},
+                             {"path": f"data.{k + j}.y", "array": f"now_{j}", "offset": 0}]
+        _text(chart, None, f"data.{j}.name", "round 0", "round {r-1}")
+        _text(chart, None, f"data.{k + j}.name", "round 1", "round {r}")
+        chart["shown"].append({"path": f"data.{j}.visible", "from": 1})
+    chart["patches"] += [{"path": f"data.{2 * k}.x", "array": "diagonal", "offset": 0},
+                         {"path": f"data.{2 * k}.y", "array": "diagonal", "offset": 0}]
+
+
 def _regression_rows(chart, data, now, first, t, zero) -> None:
+    if now.ndim == 3:
+        _band_rows(chart, data, now, first, t, zero)
+        return
     chart["arrays"]["now"] = typed(now, first)
     _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
     if t == 0:
@@ -240,8 +300,8 @@ def _regression_rows(chart, data, now, first, t, zero) -> None:
 
 # ----------------------------------------------------------------------------- the loss
 def _loss_chart(history: pd.DataFrame, metric: str, t: int, large: bool,
-                best_round: int | None) -> dict:
-    fig = _figure(make_loss_figure(history, t, metric, large, best_round))
+                best_round: int | None, quantiles: pd.DataFrame | None = None) -> dict:
+    fig = _figure(make_loss_figure(history, t, metric, large, best_round, quantiles))
     chart = {"figure": fig, "arrays": {}, "patches": [], "texts": [], "shown": []}
     for i, name in enumerate(history.columns):
         key = f"loss_{i}"
@@ -274,6 +334,8 @@ def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
     track["class_name"] = (str(class_names[trees.class_idx])
                            if trees.groups > 1 and class_names is not None
                            and trees.class_idx < len(class_names) else None)
+    if data.alphas and trees.groups > 1:  # several quantiles: the track's is its alpha
+        track["group_label"] = alpha_text(data.alphas[trees.class_idx])
     return track
 
 
@@ -283,12 +345,13 @@ def round_trace(data: RoundsData, history: pd.DataFrame | None, metric: str,
                 node: int | None = None, token: int = 0, large: bool = False,
                 fill: bool = False, panels=PANELS, best_round: int | None = None,
                 missing_features=(), around: int | None = None,
-                budget: int | None = None) -> dict:
+                budget: int | None = None, quantiles: pd.DataFrame | None = None) -> dict:
     """The trace of docs/player.md. ``data``: ``trace.rounds``' record; ``history``: the
     loss history (None without a target); ``params``: the model's (eta, lambda, gamma);
     ``round_idx``/``node``/``token``: where the page goes (``goto``); ``around``: the round
     the window is centred on when the model is beyond ``budget`` (``round_idx`` by
-    default)."""
+    default); ``quantiles``: each quantile's pinball loss by round
+    (``Booster.quantile_loss_history``), drawn in the loss chart."""
     n = data.n_rounds
     lo, hi = window(data, round_idx if around is None else around, budget)
     t = 1 if n >= 1 else 0
@@ -301,7 +364,7 @@ def round_trace(data: RoundsData, history: pd.DataFrame | None, metric: str,
         # its label column): the tree and the status only
         "fit": None if history is None else _fit_chart(data, lo, hi, class_names, large),
         "loss": None if history is None else _loss_chart(history, metric, t, large,
-                                                         best_round),
+                                                         best_round, quantiles),
         "tree": _tree_track(data, lo, hi, params, missing_features, class_names),
         "speeds": list(SPEEDS), "speed": SPEED,
     }

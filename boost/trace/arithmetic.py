@@ -25,6 +25,7 @@ from .rounding import rounded
 LINE_SEARCH = {
     "reg:squarederror": "the mean residual",
     "reg:absoluteerror": "the median residual",
+    "reg:quantileerror": "the residuals' alpha-quantile",
     "reg:pseudohubererror": "bisection on the derivative",
     "count:poisson": "closed form, a log of a ratio of sums",
     "reg:gamma": "closed form, a log of a ratio of sums",
@@ -46,6 +47,7 @@ def _argmin_sign(objective: str) -> str:
 HESS_NOTE = {
     "count:poisson": "XGBoost's: the true h times exp(max delta step), a safeguard",
     "reg:absoluteerror": "XGBoost's: the true second derivative is 0",
+    "reg:quantileerror": "XGBoost's: the true second derivative is 0",
     "multi:softprob": "XGBoost's: twice the diagonal of the true hessian",
     "multi:softmax": "XGBoost's: twice the diagonal of the true hessian",
 }
@@ -78,6 +80,14 @@ def _ranking_latex(objective: str, spec, params: dict) -> list[tuple[str, str]]:
             ("pairs", RANK_PAIRS[method]),
             ("swap", RANK_DELTA[objective]),
             ("leaf", r"w = -\frac{G}{H + \lambda}\quad\text{(Newton step)}")]
+def residual_quantile(objective: str, alpha: float | None = None) -> str:
+    """LaTeX of the leaf XGBoost re-estimates (hist, approx): the median of the leaf's
+    residuals (absolute error), or their alpha-quantile (``alpha``: the output's own
+    quantile_alpha, written as a number; None: the symbol)."""
+    if not objectives.spec(objective).per_alpha:
+        return r"w = \operatorname{median}_{i \in \text{leaf}}(y_i - m_i)"
+    a = r"\alpha" if alpha is None else _n(alpha)
+    return rf"w = \operatorname{{quantile}}_{{{a}}}\,(y_i - m_i)_{{i \in \text{{leaf}}}}"
 
 
 def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
@@ -90,6 +100,11 @@ def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
              ("gradient", rf"g = \frac{{\partial l}}{{\partial m}} = {spec.grad}"),
              ("hessian", rf"h = {spec.hess}" + (rf"\quad\text{{({HESS_NOTE[objective]})}}"
                                                 if objective in HESS_NOTE else ""))]
+    alphas = params.get("quantile_alpha")
+    if spec.per_alpha and alphas:
+        listed = r",\ ".join(_n(float(a)) for a in np.atleast_1d(alphas))
+        lines.append(("quantiles", rf"\alpha \in \{{{listed}\}}\quad\text{{(one tree per "
+                                   r"quantile every round)}}"))
     if first_order:
         lines.append(("tree", r"\text{first-order: the tree fits } -g \text{ by least "
                               r"squares } (h \equiv 1)"))
@@ -98,9 +113,9 @@ def objective_latex(objective: str, params: dict) -> list[tuple[str, str]]:
                               r"l(y_i, m_i + v)"
                               rf"\quad\text{{({LINE_SEARCH[objective]})}}"))
     elif spec.adaptive_leaf and params.get("tree_method", "exact") != "exact":
-        lines.append(("leaf", r"w = \operatorname{median}_{i \in \text{leaf}}(y_i - m_i)"
-                              r"\quad\text{(XGBoost re-estimates each leaf; exact keeps the "
-                              r"Newton step)}"))
+        lines.append(("leaf", residual_quantile(objective)
+                      + r"\quad\text{(XGBoost re-estimates each leaf; exact keeps the "
+                        r"Newton step)}"))
     else:
         lines.append(("leaf", r"w = -\frac{G}{H + \lambda}\quad\text{(Newton step)}"))
     return lines
@@ -257,6 +272,10 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
     steps = []
     hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
     per_row = rf"g_i = {spec.grad},\qquad h_i = {hess}"
+    alpha_k = None
+    if spec.per_alpha:  # the output's own quantile
+        alpha_k = objectives.leaf_alphas(objective, params.loss)[int(node.get("Class", 0))]
+        per_row += rf",\qquad \alpha = {_n(alpha_k)}"
     steps.append(Step("per row", per_row, float("nan"), formula=per_row))
     if rows is None:
         steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G, formula=r"G = \sum_i g_i",
@@ -297,10 +316,13 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
         steps.append(Step("leaf weight", rf"{line} = {_n(weight)}\quad \text{{({how})}}",
                           weight, formula=line, numbers={"w": weight}))
     elif refit:
-        line = r"w = \operatorname{median}_{i \in \text{leaf}}(y_i - m_i)"
-        steps.append(Step("leaf weight", rf"{line} = {_n(weight)}\quad \text{{(XGBoost "
-                          r"re-estimates absolute-error leaves)}", weight, formula=line,
-                          numbers={"w": weight}))
+        line = residual_quantile(objective, alpha_k)
+        # two lines: the quantile's subscripts leave no room for the note beside it
+        steps.append(Step("leaf weight", r"\begin{aligned}" + line.replace("=", "&=", 1)
+                          + rf" = {_n(weight)} \\ &\text{{(XGBoost re-estimates the leaf)}}"
+                          r"\end{aligned}", weight, formula=line,
+                          numbers={"w": weight} | ({"alpha": alpha_k} if spec.per_alpha
+                                                   else {})))
     else:
         formula = (r"w = -\frac{T_\alpha(G)}{H + \lambda}" if alpha
                    else r"w = -\frac{G}{H + \lambda}")

@@ -59,6 +59,22 @@ class Fit:
     # curve, a handful of rows (``LABELLED_ROWS``), one output: y − prediction of each
     # drawn row after round_idx (what a student computes by hand), else None
     residuals: np.ndarray | None = None
+    # reg:quantileerror: the quantile_alpha of each output (``now``'s columns when several)
+    alphas: tuple | None = None
+    middle: int = 0  # the output a one-output drawing of several shows (``middle_output``)
+
+
+def quantile_alphas(booster) -> tuple | None:
+    """The model's quantile_alpha, one per output, for reg:quantileerror; else None."""
+    if not objectives.spec(booster.objective).per_alpha:
+        return None
+    return tuple(float(a) for a in np.atleast_1d(booster.params["quantile_alpha"]))
+
+
+def middle_output(alphas: tuple | None) -> int:
+    """The output a single-output drawing shows of several quantiles (a surface): the
+    middle alpha's (the median's for [0.05, 0.5, 0.95])."""
+    return 0 if not alphas else int(np.argsort(alphas, kind="stable")[len(alphas) // 2])
 
 
 @dataclass(frozen=True)
@@ -153,7 +169,9 @@ def fit(booster, X, y, round_idx: int, rows, grid: int = GRID) -> Fit:
     names = tuple(booster.feature_names)
     y_range = label_range(y)
     common = {"objective": booster.objective, "round_idx": r, "feature_names": names,
-              "rows": rows, "y": y[rows], "y_range": y_range}
+              "rows": rows, "y": y[rows], "y_range": y_range,
+              "alphas": quantile_alphas(booster),
+              "middle": middle_output(quantile_alphas(booster))}
     kind = fit_kind(X.shape[1], booster.objective)
     axes, at = fit_points(X, rows, kind, grid)
     x = None if kind == "rows" else X[rows]

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import objectives
+from .fit import middle_output, quantile_alphas
 
 TAILS = (0.005, 0.995)  # the histogram's range: these quantiles over every round (the rest
 # of the rows are counted in the end bars)
@@ -56,6 +57,8 @@ def scores(booster, margin: np.ndarray, y: np.ndarray) -> np.ndarray:
     kind = objectives.spec(booster.objective).task
     if kind == "regression":
         response = objectives.response(booster.objective, margin)
+        if response.ndim == 2:  # several quantiles: the residual of the middle one's
+            response = response[:, middle_output(quantile_alphas(booster))]
         return (y - response).astype(np.float64)
     if kind == "binary":
         return np.where(y > 0.5, 1.0, -1.0) * margin[:, 0].astype(np.float64)

@@ -19,7 +19,14 @@ from .. import objectives
 from .._dtypes import REASON_NAMES
 from ..data import as_features
 from ..tree import initial_margin, leaf_of_rows
-from .fit import fit_kind, fit_points, label_range, row_residuals
+from .fit import (
+    fit_kind,
+    fit_points,
+    label_range,
+    middle_output,
+    quantile_alphas,
+    row_residuals,
+)
 
 # The player's mesh: points per axis, coarser than the static fit's ``GRID``. The page holds
 # the mesh's predictions (float32) and the round's leaves (uint8) for every round, 5 bytes a
@@ -77,6 +84,8 @@ class RoundsData:
     leaves: np.ndarray | None  # (n + 1, points) int32: surface, one output group
     trees: RoundTrees
     residuals: np.ndarray | None = None  # (n + 1, rows) float32: ``Fit.residuals``
+    alphas: tuple | None = None  # ``Fit.alphas``: reg:quantileerror's quantile_alpha
+    middle: int = 0  # ``Fit.middle``
 
 
 def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) -> RoundsData:
@@ -98,7 +107,8 @@ def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) ->
         step=own if kind == "curve" else None,
         leaves=leaves if kind == "surface" and booster.num_groups == 1 else None,
         trees=round_trees(booster.trace.trees(), booster.feature_names, booster.num_groups,
-                          class_idx), residuals=residuals)
+                          class_idx), residuals=residuals, alphas=quantile_alphas(booster),
+        middle=middle_output(quantile_alphas(booster)))
 
 
 def _staged(booster, at: np.ndarray, class_idx: int):

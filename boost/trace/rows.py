@@ -56,7 +56,8 @@ class RoundView:
     ``subsample`` left out).
     ``leaf`` (n_samples, n_groups) is the node id of the leaf each row reaches in the tree(s)
     of round ``round_idx`` (-1 at round 0). ``prediction`` and ``residual`` (y - prediction;
-    one-hot(y) - probabilities for multi-class) are 1-D except for multi-class.
+    one-hot(y) - probabilities for multi-class) are 1-D except for multi-class and several
+    quantile_alpha (a column per quantile).
     """
 
     round_idx: int
@@ -172,6 +173,9 @@ class RowQuestions:
         if y is None:  # a data sample without a target: margins and predictions only
             grad = hess = np.full(margin.shape, np.nan, dtype=np.float32)
             residual = np.full(prediction.shape, np.nan, dtype=prediction.dtype)
+        elif objectives.spec(b.objective).per_alpha:  # y minus each quantile's prediction
+            grad, hess = objectives.gradients(b.objective, margin, y, w, b._params.loss)
+            residual = y[:, None] - prediction if prediction.ndim == 2 else y - prediction
         elif b.num_groups > 1:
             grad, hess = objectives.gradients(b.objective, margin, y, w, b._params.loss)
             onehot = np.zeros_like(prediction)

@@ -169,7 +169,11 @@ def _objective(learner: dict, lmp: dict, name: str) -> dict:
             p = BY_NAME.get(key)
             if p is None or p.train_arg:
                 continue
-            if p.kind is str:
+            if p.several:  # "[1E-1,5E-1]", as XGBoost writes a list
+                inner = str(text).strip().removeprefix("[").removesuffix("]")
+                stated[key] = [_number(v.strip(), name, f"learner.objective.{key}")
+                               for v in inner.split(",")]
+            elif p.kind is str:
                 stated[key] = text
             elif p.kind is bool:
                 stated[key] = text not in ("0", "false")
@@ -184,6 +188,13 @@ def _objective(learner: dict, lmp: dict, name: str) -> dict:
     else:
         stated.pop("num_class", None)
     return stated
+
+
+def _per_alpha(learner: dict) -> bool:
+    """Whether the file's objective has one output per quantile_alpha (its targets)."""
+    config = learner.get("objective")
+    spec = objectives.OBJECTIVES.get(config.get("name")) if isinstance(config, dict) else None
+    return spec is not None and spec.per_alpha
 
 
 def _check_booster(gb: dict, name: str) -> dict:
@@ -408,7 +419,8 @@ def read_model(source) -> ModelParts:
     learner = _get(doc, "learner", dict, name, "")
     lmp = _get(learner, "learner_model_param", dict, name, "learner.")
     model = _check_booster(_get(learner, "gradient_booster", dict, name, "learner."), name)
-    if _number(lmp.get("num_target", "1"), name, "num_target") > 1:
+    n_target = _number(lmp.get("num_target", "1"), name, "num_target")
+    if n_target > 1 and not _per_alpha(learner):
         raise ValueError(f"{name} predicts several targets (num_target > 1): BoostScope "
                          "shows single-target models. Train one model per target.")
     n_features = int(_number(lmp.get("num_feature"), name, "num_feature"))
@@ -497,7 +509,9 @@ def _tree_document(parts: ModelParts, t: int) -> dict:
 
 def _config_text(value) -> str:
     """A parameter as XGBoost's configuration writes it: booleans 1/0, a count not set as
-    its largest value, numbers as XGBoost prints floats."""
+    its largest value, numbers as XGBoost prints floats, a list of floats as "[1E-1,5E-1]"."""
+    if isinstance(value, tuple):
+        return "[" + ",".join(_xgboost_float(x) for x in value) + "]"
     if isinstance(value, bool):
         return "1" if value else "0"
     if value is None:
@@ -539,7 +553,8 @@ def model_document(parts: ModelParts) -> dict:
             "base_score": "[" + ",".join(_xgboost_float(v) for v in parts.base_score) + "]",
             "boost_from_average": "1" if p.base_score is None else "0",
             "num_class": str(p.num_class if p.multiclass else 0),
-            "num_feature": str(len(names)), "num_target": "1"},
+            "num_feature": str(len(names)),
+            "num_target": str(g if spec.per_alpha else 1)},
         "objective": objective,
     }
     return {"learner": learner, "version": list(VERSION)}

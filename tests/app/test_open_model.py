@@ -154,10 +154,12 @@ def test_verify_with_xgboost_shows_the_badge():
 
 
 @pytest.mark.parametrize("objective, method", [("reg:squarederror", "exact"),
-                                               ("multi:softprob", "approx")])
+                                               ("multi:softprob", "approx"),
+                                               ("reg:quantileerror", "hist")])
 def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
-    """A regression and a 3-class model (trained on an array: features f0, f1, f2, matched
-    to the sample's columns by position), candidates searched as exact and approx."""
+    """A regression, a 3-class and a 3-quantile model (trained on an array: features f0, f1,
+    f2, matched to the sample's columns by position), candidates searched as exact, approx
+    and hist."""
     rng = np.random.default_rng(11)
     X = rng.normal(size=(240, 3))
     z = X[:, 0] - X[:, 1] ** 2
@@ -165,6 +167,8 @@ def test_other_objectives_and_methods_step_to_the_last_round(objective, method):
     params = {"objective": objective, "max_depth": 2, "nthread": 1}
     if objective.startswith("multi"):
         params["num_class"] = 3
+    if objective == "reg:quantileerror":
+        params["quantile_alpha"] = [0.1, 0.5, 0.9]
     model = xgb.train(params, xgb.DMatrix(X[:160], label=y[:160]), 3)
     sample = pd.DataFrame(X[160:], columns=["a", "b", "c"]).assign(target=y[160:])
     at = open_app(sample="noisy_1d")

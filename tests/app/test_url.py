@@ -25,8 +25,23 @@ def edges(p):
     return tuple(str(v) for v in (lo, hi, lo - tiny, hi + tiny))
 
 
+def _listed(text):
+    """A list parameter's text as its numbers (None: not a list of numbers)."""
+    try:
+        values = [float(v) for v in text.strip().strip("[]").split(",")]
+    except ValueError:
+        return None
+    return None if any(v != v for v in values) else values
+
+
 def expected(p, text):
     """What the widget should show for ``text``, worked out independently of url.py."""
+    if p.several:
+        values = _listed(text)
+        if values is None:
+            return p.start
+        lo, hi = p.app_range
+        return ",".join(f"{min(max(v, lo), hi):g}" for v in values)
     if p.kind is str:
         text = dict(p.value_aliases).get(text, text)
         return text if text in p.choices else p.start
@@ -46,6 +61,8 @@ def expected(p, text):
 
 def _literal(p, text):
     """What ``text`` says, as the parameter's type (None: nothing it can be)."""
+    if p.several:
+        return _listed(text)
     if p.kind is str:
         return dict(p.value_aliases).get(text, text)
     if p.widget == "text" and text.strip().lower() in ("", "auto"):
@@ -61,7 +78,7 @@ def test_every_parameter_reads_every_hostile_value(p):
     for text in HOSTILE + edges(p):
         value, note = url.read_param(p, text)
         assert value == expected(p, text), text
-        if p.kind is not str and p.widget != "text":
+        if p.kind is not str and p.widget not in ("text", "list"):
             lo, hi = p.app_range
             assert lo <= value <= hi and type(value) is p.kind
         if _literal(p, text) != _literal(p, str(value)):
@@ -86,7 +103,9 @@ def test_app_ranges_lie_inside_the_engine_ranges_and_defaults_are_valid():
         if p.app_range is not None:
             lo, hi = p.app_range
             assert p.contains(lo) and p.contains(hi), p.name
-            if p.start is not None:
+            if p.several:  # a list: each of its values
+                assert all(lo <= float(v) <= hi for v in p.start.split(",")), p.name
+            elif p.start is not None:
                 assert lo <= p.start <= hi, p.name
         if p.default is not None and p.name != "num_class":
             assert p.contains(p.default), p.name
@@ -155,6 +174,8 @@ def _pins_at(kind):
             pin[p.name] = p.choices[-1 if kind == "high" else 0]
         elif p.widget == "text":
             pin[p.name] = "-2.5" if kind == "low" else ""
+        elif p.several:
+            pin[p.name] = "0,0.5" if kind == "low" else "1"
         else:
             pin[p.name] = p.kind(p.app_range[0 if kind == "low" else 1])
     return pin
@@ -193,6 +214,9 @@ def test_hostile_pins_are_read_by_the_table_and_never_raise(text):
     for p in APP_PARAMS:
         if p.kind is str:
             assert pin[p.name] in p.choices
+        elif p.several:
+            lo, hi = p.app_range
+            assert all(lo <= float(v) <= hi for v in pin[p.name].split(","))
         elif p.widget != "text":
             lo, hi = p.app_range
             assert lo <= pin[p.name] <= hi and type(pin[p.name]) is p.kind

@@ -27,6 +27,8 @@ MODELS = [
     ({"objective": "binary:logistic", "tree_method": "exact", "gamma": 1}, "binary"),
     ({"objective": "multi:softprob", "num_class": 3, "tree_method": "approx"}, "multi"),
     ({"objective": "reg:absoluteerror", "tree_method": "hist"}, "reg"),
+    ({"objective": "reg:quantileerror", "quantile_alpha": [0.1, 0.9], "tree_method": "hist"},
+     "reg"),
     ({"objective": "reg:pseudohubererror", "boosting": "first_order"}, "reg"),
     ({"objective": "count:poisson", "tree_method": "hist"}, "count"),
     ({"objective": "reg:tweedie", "boosting": "first_order"}, "count"),
@@ -48,7 +50,8 @@ def _formulas() -> list[str]:
         for boosting in ("newton", "first_order"):
             for method in ("exact", "hist"):
                 out += [line for _, line in objective_latex(
-                    name, {"boosting": boosting, "tree_method": method})]
+                    name, {"boosting": boosting, "tree_method": method,
+                           "quantile_alpha": [0.05, 0.5, 0.95]})]
     for params, kind in MODELS:
         X, y = _data(kind)
         bst = boost.train({"max_depth": 3, **params}, X, y, 2)

@@ -47,6 +47,9 @@ def _data(objective="reg:squarederror", seed=0, n=160, names=False):
         y = (z > 0).astype(float)
     elif o.task == "ranking":  # relevance degrees 0..3 (the rows are one query)
         y = np.digitize(z, np.quantile(z, [0.4, 0.7, 0.9])).astype(float)
+    elif o.per_alpha:  # two quantiles: two outputs, each its own trees
+        y = z * 3 + 1
+        extra = {"quantile_alpha": [0.2, 0.8]}
     elif o.link == "exp":
         y = np.round(np.exp(z / 3), 1) + 0.1
     else:

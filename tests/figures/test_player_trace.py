@@ -25,6 +25,10 @@ CASES = {  # objective, features, extra params
     "rows": ("reg:squarederror", 4, {}),
     "binary rows": ("binary:logistic", 4, {}),
     "multiclass rows": ("multi:softprob", 4, {"num_class": 3}),
+    # several quantiles: a line (markers) per alpha, the surface of the middle one
+    "quantile band": ("reg:quantileerror", 1, {"quantile_alpha": [0.1, 0.5, 0.9]}),
+    "quantile surface": ("reg:quantileerror", 2, {"quantile_alpha": [0.1, 0.5, 0.9]}),
+    "quantile rows": ("reg:quantileerror", 4, {"quantile_alpha": [0.2, 0.8]}),
 }
 ROUNDS = 7
 
@@ -133,19 +137,25 @@ def test_patched_fit_is_the_rounds_figure(case):
                 assert got["layout"]["yaxis2"]["title"] == want["layout"]["yaxis2"]["title"]
 
 
-def test_patched_loss_is_the_rounds_figure():
-    model, X, y, rows = _model("rows")
+@pytest.mark.parametrize("case", ["rows", "quantile rows"])
+def test_patched_loss_is_the_rounds_figure(case):
+    model, X, y, rows = _model(case)
     history = model.loss_history()
+    quantiles = model.quantile_loss_history()
     trace = round_trace(model.trace.rounds(X, y, rows), history, model.metric_name, None,
-                        model.params)
+                        model.params, quantiles=quantiles)
     assert list(history.columns) == ["train", "valid"]
     for r in range(ROUNDS + 1):
-        want = _figure(make_loss_figure(history, r, model.metric_name))
+        want = _figure(make_loss_figure(history, r, model.metric_name, quantiles=quantiles))
         got = apply_patches(trace["loss"], r, ROUNDS)
         _same_data(got, want)
         assert got["layout"]["shapes"] == want["layout"]["shapes"]
         assert trace["status"][r] == (f"Round {r} of {ROUNDS} — "
                                       f"{loss_line(history, model.metric_name, r)}")
+    if quantiles is not None:  # each alpha's own line, drawn whole
+        assert [t["name"] for t in trace["loss"]["figure"]["data"][4:]] == [
+            "train α=0.2", "train α=0.8", "valid α=0.2", "valid α=0.8"]
+        return
     # each loss by the one rule of numbers a reader sees (a lesson's text writes the same)
     assert trace["status"][3] == (f"Round 3 of {ROUNDS} — train rmse "
                                   f"{rounded(history.train[3])}, valid rmse "

@@ -18,12 +18,14 @@ from . import (
     missing_values,
     pruning,
     quantile_sketch,
+    quantiles,
 )
 from .steps import Lesson, check
 
 REGISTRY: tuple[Lesson, ...] = (four_points.LESSON, function_space.LESSON,
                                 learning_rate.LESSON, pruning.LESSON, missing_values.LESSON,
-                                classification.LESSON, quantile_sketch.LESSON)
+                                classification.LESSON, quantile_sketch.LESSON,
+                                quantiles.LESSON)
 LESSONS = {lesson.slug: lesson for lesson in REGISTRY}
 for _lesson in REGISTRY:
     check(_lesson)

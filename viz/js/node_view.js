@@ -54,10 +54,11 @@ export const RESULTS = new Set(["similarity", "similarity left", "similarity rig
 const AS_A_LEAF = new Set(["leaf weight", "leaf value", "log-odds to probability"]);
 const SMALLEST = 16;  // px: a panel's formulas (and their scripts) never get smaller
 
-// `className`: the class of a multi-class model's tree the node is in (null otherwise)
+// `className`: which output's tree the node is in, as `treeClass` says it ("class east",
+// "α = 0.9"), for a model of several outputs (null otherwise)
 export function title(record, className = null) {
   return `Node ${record.node} of round ${record.round}`
-    + (className === null ? "" : `, class ${className}`);
+    + (className === null ? "" : `, ${className}`);
 }
 
 function stepsHtml(steps) {
@@ -139,9 +140,10 @@ function sampleTable(box, record) {
 
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
-// The class a tree track's trees are of, for a multi-class model (else null).
+// The output a tree track's trees are of, for a model of several (else null): its class
+// ("class east"), or the track's own label (a quantile's "α = 0.9").
 export const treeClass = (track) => ((track?.groups ?? 1) > 1
-  ? track.class_name ?? String(track.class_idx) : null);
+  ? track.group_label ?? `class ${track.class_name ?? track.class_idx}` : null);
 
 // A table of the record ({columns, rows}) as an HTML table; numbers by the rule of every
 // number a reader sees (format.js `rounded`, as the arithmetic beside it: 140.17), counts

@@ -5,6 +5,7 @@
 
 import { el } from "./dom.js";
 import { hoverText, textSize } from "./labels.js";
+import { treeClass } from "./node_view.js";
 import { foldToFit } from "./tree_layout.js";
 import { geometry, gx, gy, treeSvg } from "./tree_svg.js";
 import { treeNodes } from "./trace.js";
@@ -51,7 +52,7 @@ export class TreePanel {
     const margin = { l: 12, r: 12, t: Math.round(f.title * 1.3 + f.label * 1.6 + 14), b: 8 };
     const k = track.groups ?? 1;  // multi-class: K trees a round, this one its class's
     const title = r === 0 ? "Round 0: the baseline (no tree yet)" : k > 1
-      ? `Tree of round ${r}, class ${track.class_name ?? track.class_idx} (${k} a round, `
+      ? `Tree of round ${r}, ${treeClass(track)} (${k} a round, `
         + `${k * r} so far)` : `Tree of round ${r}`;
     let plan = null;
     if (nodes.length) {
