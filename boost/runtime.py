@@ -125,6 +125,17 @@ def _ranking() -> None:
            "max_depth": 2}, X, relevant, 2, evals=[(X, relevant, "valid", None, qid)], qid=qid)
 
 
+def _quantiles() -> None:
+    """reg:quantileerror's pinball gradients and metric, several alphas with weights, and
+    hist's leaves re-estimated at each alpha; the trees are everyone's."""
+    X, _, weight, _, grades = _data()
+    y = grades + X[:, 0].clip(-1, 1)
+    for method in ("hist", "exact"):
+        train({"objective": "reg:quantileerror", "quantile_alpha": [0.1, 0.5, 0.9],
+               "tree_method": method, "max_depth": 2}, X, y, 2, evals=[(X, y, "valid")],
+              sample_weight=weight)
+
+
 def _long_columns() -> None:
     """Columns with many more values than the sketch keeps take the sorted (fast) sketch
     path: with 2 bins, 200 rows are enough; zeros of both signs take its exact-order
@@ -168,6 +179,7 @@ LANES: tuple[tuple[Part, ...], ...] = (
      ("8-bit bin codes, leaf-wise trees", lambda: _bins(1)),
      ("sampling and first-order trees, hist", lambda: _sampling("hist")),
      ("long columns", _long_columns),
+     ("quantiles", _quantiles),
      ("model files", _model_files)),
     (*(_part(objective, "exact") for objective in _OBJECTIVES),
      ("sampling and first-order trees, exact", lambda: _sampling("exact")),
