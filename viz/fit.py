@@ -246,13 +246,18 @@ def _band_many(fit: Fit, large: bool) -> go.Figure:
             marker={"color": alpha_color(k), "size": 6, "opacity": 0.75},
             hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra>"
                           f"{alpha_text(a)}</extra>"))
-    lo = float(min(np.min(v) for v in drawn))
-    hi = float(max(np.max(v) for v in drawn))
-    traces.append(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="y = prediction",
-                             line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
+    traces.append(_diagonal(drawn, "y = prediction"))
     return go.Figure(data=traces, layout=layout(
         f"Quantiles against actual after round {r}", large, xtitle="actual",
         ytitle="predicted quantile", legend=BELOW, margin={"b": 100}))
+
+
+def _diagonal(drawn, name: str) -> go.Scatter:
+    """y = x across what is drawn (a row left out of the sample does not widen it)."""
+    lo = float(min(np.min(v) for v in drawn))
+    hi = float(max(np.max(v) for v in drawn))
+    return go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name=name,
+                      line={"color": "#333", "dash": "dot"}, hoverinfo="skip")
 
 
 def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:
@@ -271,11 +276,7 @@ def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:
             x=y, y=now, mode="markers", name=f"after round {r}",
             marker={"color": CURRENT, "size": 7, "opacity": 0.75},
             hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra></extra>"))
-        # the diagonal across what is drawn: a row left out of the sample does not widen it
-        lo = float(min(np.min(v) for v in drawn))
-        hi = float(max(np.max(v) for v in drawn))
-        traces.append(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
-                                 line={"color": "#333", "dash": "dot"}, hoverinfo="skip"))
+        traces.append(_diagonal(drawn, "perfect"))
         return go.Figure(data=traces, layout=layout(
             f"Predicted against actual after round {r}", large, xtitle="actual",
             ytitle="predicted", legend=BELOW, margin={"b": 100}))
