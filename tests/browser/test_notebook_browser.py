@@ -1,0 +1,181 @@
+"""The notebook widget (ui/notebook.py) in JupyterLab 4, headless on loopback: the example
+notebook (examples/notebook.ipynb) opened and run in Debian's Chromium. Each of its two
+widgets (a BoostScope model and an XGBoost model of the same data) says "Round r of 20";
+→ steps it with no message to the kernel until the page rests, and then ``w.round`` read from
+the kernel is the round on screen; a click on a node draws its details from the record the
+kernel sent, and ``w.node`` follows. Nothing the page asks leaves the machine: every request
+to another host is blocked and recorded, and none may be. One server and one notebook run
+per test run (a module fixture); screenshots at 1280×720 go under tests/screenshots/notebook/.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from harness import LOCAL, ROOT, SHOTS, _free_port
+from jupyter_client import BlockingKernelClient
+from playwright.sync_api import expect
+
+WIDGETS = "[data-testid=boostscope-widget]"
+ROUNDS = 20
+# the players of the page's widgets, in the notebook's order
+PLAYER = "(i) => document.querySelectorAll('[data-testid=boostscope-widget]')[i]" \
+         ".querySelector('.bsw-player').boostscopePlayer"
+
+
+def _lab(tmp):
+    """``jupyter lab`` on a free loopback port serving ``tmp`` (a copy of the example), its
+    settings and runtime files there too (the news feed off), kernels importing this
+    checkout: (process, url, runtime dir)."""
+    port = _free_port()
+    settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    runtime = tmp / "runtime"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_RUNTIME_DIR": str(runtime),
+           "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_DATA_DIR": str(tmp / "data")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
+         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.token=",
+         "--ServerApp.password=", f"--ServerApp.root_dir={tmp / 'work'}",
+         f"--LabApp.user_settings_dir={tmp / 'settings'}",
+         f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        env=env, stdout=open(tmp / "lab.log", "wb"), stderr=subprocess.STDOUT,
+        start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "/api/status", timeout=2)
+            return proc, url, runtime
+        except OSError:
+            time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise RuntimeError("jupyter lab did not start: " + (tmp / "lab.log").read_text()[-2000:])
+
+
+@pytest.fixture(scope="module")
+def lab(browser, tmp_path_factory):
+    """The example notebook run in JupyterLab in Chromium: (page, kernel client, what the
+    page sent to the kernel, the requests blocked)."""
+    tmp = tmp_path_factory.mktemp("lab")
+    (tmp / "work").mkdir()
+    shutil.copy(ROOT / "examples" / "notebook.ipynb", tmp / "work" / "notebook.ipynb")
+    proc, url, runtime = _lab(tmp)
+    blocked, sent, errors = [], [], []
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+
+        def route(r):  # nothing but the machine's own server
+            if r.request.url.startswith(LOCAL):
+                r.continue_()
+            else:
+                blocked.append(r.request.url)
+                r.abort()
+        page.route("**/*", route)
+        page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(
+            f if isinstance(f, bytes) else f.encode())))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + "/lab/tree/notebook.ipynb")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=boostscope-widget]')]"
+            ".filter(w => w.querySelector('.bsp-tree-svg')).length === 2",
+            timeout=600_000, polling=500)
+        # the notebook's last cell has run (the offline file written)
+        page.wait_for_function("() => document.querySelectorAll('.jp-Cell "
+                               ".jp-InputPrompt').length > 0 && ![...document"
+                               ".querySelectorAll('.jp-InputPrompt')].some(p => "
+                               "p.textContent.includes('*'))", timeout=300_000)
+        kernel = BlockingKernelClient(
+            connection_file=str(next(runtime.glob("kernel-*.json"))))
+        kernel.load_connection_file()
+        kernel.start_channels()
+        kernel.wait_for_ready(timeout=60)
+        yield page, kernel, sent, blocked, errors
+        kernel.stop_channels()
+        page.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=20)
+
+
+def _ask(kernel, expression: str):
+    """The value of ``expression`` in the notebook's kernel (its JSON, printed)."""
+    out = []
+    reply = kernel.execute_interactive(
+        f"import json as _j; print(_j.dumps({expression}))", timeout=60,
+        output_hook=lambda m: out.append(m["content"].get("text", ""))
+        if m["msg_type"] == "stream" else None)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return json.loads("".join(out))
+
+
+def _status(page, i):
+    return page.locator(WIDGETS).nth(i).locator(".bsp-status")
+
+
+def _rest(page, i):
+    page.wait_for_function(f"() => {{ const p = ({PLAYER})({i}); return !p.drawing && !p.dirty"
+                           " && p.reported === p.r; }", timeout=30_000)
+
+
+def _kernel_messages(sent) -> int:
+    return sum(b"comm_msg" in f for f in sent)
+
+
+@pytest.mark.parametrize("i, name", [(0, "stage"), (1, "xgb_stage")])
+def test_widget_steps_reports_and_draws_a_node(lab, i, name):
+    page, kernel, sent, blocked, errors = lab
+    widget = page.locator(WIDGETS).nth(i)
+    widget.scroll_into_view_if_needed()
+    status = _status(page, i)
+    expect(status).to_have_text(re.compile(rf"^Round \d+ of {ROUNDS}\b"))
+    r0 = int(re.match(r"Round (\d+)", status.text_content()).group(1))
+    assert r0 == _ask(kernel, f"{name}.round")
+
+    # → steps in the page (the keys typed in the widget: a press on its status line gives
+    # it them) and nothing reaches the kernel until the page rests
+    status.click()
+    _rest(page, i)
+    before = _kernel_messages(sent)
+    key, r1 = ("ArrowLeft", r0 - 1) if r0 == ROUNDS else ("ArrowRight", r0 + 1)
+    page.keyboard.press(key)
+    expect(status).to_have_text(re.compile(rf"^Round {r1} of {ROUNDS}\b"))
+    assert _kernel_messages(sent) == before, "a step sent a message to the kernel"
+    _rest(page, i)
+    assert _kernel_messages(sent) == before + 1  # the round at rest, once
+    assert _ask(kernel, f"{name}.round") == r1
+
+    # a node clicked: its details drawn from the kernel's record; w.node follows at rest
+    node = 1
+    box = page.evaluate(f"(i) => window.boostscopePlayer.nodeCenter({node}, ({PLAYER})(i))", i)
+    assert box, "node 1 is not drawn"
+    page.mouse.click(box["x"], box["y"])
+    details = widget.locator(".bsw-details")
+    expect(details).to_contain_text(f"Node {node} of round {r1}")
+    record = _ask(kernel, f"__import__('ui.nodes').nodes.page_node({name}.booster, {name}.X, "
+                          f"{r1}, {node})['numbers']")
+    expect(details).to_contain_text(record["feature"])
+    _rest(page, i)
+    page.wait_for_timeout(400)
+    assert _ask(kernel, f"[{name}.round, {name}.node]") == [r1, node]
+    SHOTS.joinpath("notebook").mkdir(parents=True, exist_ok=True)
+    widget.screenshot(path=SHOTS / "notebook" / f"{name}-1280.png")
+
+    # the kernel moves the page
+    _ask(kernel, f"{name}.goto(2, node=0) or 0")
+    expect(status).to_have_text(re.compile(rf"^Round 2 of {ROUNDS}\b"))
+    assert not errors, errors
+    assert not blocked, f"requests to other hosts: {blocked}"
