@@ -112,6 +112,7 @@ def lab(browser, tmp_path_factory):
                 blocked.append(r.request.url)
                 r.abort()
         page.route("**/*", route)
+        page.add_init_script(WATCH_SENT)
         page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(
             f if isinstance(f, bytes) else f.encode())))
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -157,8 +158,23 @@ def _rest(page, i):
                            " && p.reported === p.r; }", timeout=30_000)
 
 
-def _kernel_messages(sent) -> int:
-    return sum(b"comm_msg" in f for f in sent)
+# Every state change the page sends the kernel, with the time it was sent (the page's clock)
+WATCH_SENT = """
+const send = WebSocket.prototype.send;
+window.__updates = [];
+WebSocket.prototype.send = function (data) {
+  if (typeof data === "string" || data instanceof ArrayBuffer) {
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+    if (text.includes('"method":"update"')) window.__updates.push({t: performance.now(), text});
+  }
+  return send.call(this, data);
+};"""
+
+
+def _updates(page, model_id: str) -> list[float]:
+    """When the page sent the kernel a state change of one widget (its comm)."""
+    return page.evaluate("(id) => window.__updates.filter(u => u.text.includes(id))"
+                         ".map(u => u.t)", model_id)
 
 
 @pytest.mark.parametrize("i, name", [(0, "stage"), (1, "xgb_stage")])
@@ -173,21 +189,32 @@ def test_widget_steps_reports_and_draws_a_node(lab, i, name):
 
     # → steps in the page (the keys typed in the widget: a press on its status line gives
     # it them) and nothing reaches the kernel until the page rests
+    # (the page's prefetch of the round's records at rest, messages of its own, off here)
+    page.evaluate("() => { window.boostscopePlayer.prefetch = false; }")
     status.click()
     _rest(page, i)
-    before = _kernel_messages(sent)
+    page.wait_for_timeout(500)
+    model_id = _ask(kernel, f"{name}.model_id")
+    before = len(_updates(page, model_id))
     key, r1 = ("ArrowLeft", r0 - 1) if r0 == ROUNDS else ("ArrowRight", r0 + 1)
     page.keyboard.press(key)
     expect(status).to_have_text(re.compile(rf"^Round {r1} of {ROUNDS}\b"))
-    assert _kernel_messages(sent) == before, "a step sent a message to the kernel"
     _rest(page, i)
-    assert _kernel_messages(sent) == before + 1  # the round at rest, once
+    page.wait_for_timeout(500)
+    step = page.evaluate("() => window.boostscopePlayer.timings.filter(t => t.key).at(-1)")
+    sent_at = _updates(page, model_id)[before:]
+    assert step["round"] == r1 and len(sent_at) == 1, sent_at  # the round at rest, once
+    # drawn before anything was sent, and sent at rest (300 ms after the key), not per step
+    assert step["start"] + step["ms"] < sent_at[0] and sent_at[0] >= step["start"] + 290
     assert _ask(kernel, f"{name}.round") == r1
+    page.evaluate("() => { window.boostscopePlayer.prefetch = true; }")
 
     # a node clicked: its details drawn from the kernel's record; w.node follows at rest
     node = 1
+    widget.locator(".bsp-tree").scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
     box = page.evaluate(f"(i) => window.boostscopePlayer.nodeCenter({node}, ({PLAYER})(i))", i)
-    assert box, "node 1 is not drawn"
+    assert box and 0 <= box["y"] <= page.viewport_size["height"], box
     page.mouse.click(box["x"], box["y"])
     details = widget.locator(".bsw-details")
     expect(details).to_contain_text(f"Node {node} of round {r1}")
