@@ -5,7 +5,8 @@ widgets (a BoostScope model and an XGBoost model of the same data) says "Round r
 the kernel is the round on screen; a click on a node draws its details from the record the
 kernel sent, and ``w.node`` follows. Nothing the page asks leaves the machine: every request
 to another host is blocked and recorded, and none may be. One server and one notebook run
-per test run (a module fixture); screenshots at 1280×720 go under tests/screenshots/notebook/.
+per test run (a module fixture); screenshots at 1280×720 and 1920×1080 go under
+tests/screenshots/notebook/.
 """
 
 import json
@@ -225,7 +226,15 @@ def test_widget_steps_reports_and_draws_a_node(lab, i, name):
     page.wait_for_timeout(400)
     assert _ask(kernel, f"[{name}.round, {name}.node]") == [r1, node]
     SHOTS.joinpath("notebook").mkdir(parents=True, exist_ok=True)
-    widget.screenshot(path=SHOTS / "notebook" / f"{name}-1280.png")
+    page.screenshot(path=SHOTS / "notebook" / f"{name}-tree-1280x720.png")
+    widget.locator(".bsp-status").scroll_into_view_if_needed()
+    page.screenshot(path=SHOTS / "notebook" / f"{name}-1280x720.png")
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_timeout(1500)
+    widget.locator(".bsp-status").scroll_into_view_if_needed()
+    page.screenshot(path=SHOTS / "notebook" / f"{name}-1920x1080.png")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_timeout(1000)
 
     # the kernel moves the page
     _ask(kernel, f"{name}.goto(2, node=0) or 0")
