@@ -57,6 +57,11 @@ CASES = {
         rf"1280x720 before\s+step median\s+{NUM}\s+p95\s+{NUM}",
         rf"1280x720 after\s+step median\s+{NUM}\s+p95\s+{NUM}",
         rf"play 20/s:\s+{NUM}–\s*{NUM} rounds/s"], BROWSER),
+    "bench_notebook": ("bench_notebook.py", ["--smoke"], [
+        r"node click in the notebook widget, 1,000 rows",
+        rf"cold \(kernel builds the record\)\s+n= 2\s+median\s+{NUM} ms",
+        rf"held \(prefetched\)\s+n= 2\s+median\s+{NUM} ms",
+        r"requests to other hosts: none"], BROWSER),
     "bench_cold": ("bench_cold.py", ["--smoke"], [
         r"\| step \| empty cache \| warm cache \|",
         rf"\| page opened to the first chart \| {NUM} s \|",

@@ -2,10 +2,11 @@
 the script that loads a host's module with everything it imports, as real ES modules, in a
 page with no server of ours (docs/player.md, "The page's modules").
 
-A host gets one script (a Streamlit components-v2 ``js=`` string, or the offline file's
-``<script type="module">``). It holds each module's source and, in the page, makes each a
-``blob:`` URL, its relative imports (``from "./format.js"``) pointed at the URLs of the
-modules made before it, then imports the host's module. Each file keeps its own scope and
+A host gets one script (a Streamlit components-v2 ``js=`` string, the offline file's
+``<script type="module">``, or a notebook widget's ES module, anywidget's ``_esm``). It holds
+each module's source and, in the page, makes each a ``blob:`` URL, its relative imports
+(``from "./format.js"``) pointed at the URLs of the modules made before it, then imports the
+host's module. Each file keeps its own scope and
 imports what it uses; nothing is found by pasting files into one scope.
 """
 
@@ -39,6 +40,7 @@ MODULES = (
     "streamlit_host.js",  # the app's host (ui/player.py)
     "lesson_host.js",  # the offline lesson's host
     "offline_host.js",  # the offline files' host (viz/export.py)
+    "notebook_host.js",  # the notebook widget's host (ui/notebook.py)
 )
 
 # An import or re-export of a relative specifier: `import {a} from "./x.js";`, `import "./x.js";`

@@ -32,7 +32,13 @@ class Player {
   // around a round reported outside the trace's; keys: the player's keys on (a lesson in the
   // app turns them off); arrows: ← → step rounds (the offline lesson keeps them for its steps);
   // records(round, node, feature): a promise of a node's record (the host's: the app's
-  // route); without it, the trace's own records (an offline file's) are all there is
+  // route, the notebook's widget messages); without it, the trace's own records (an offline
+  // file's) are all there is; details: this player's own place for the selected node's
+  // details (the notebook's: a page may hold several widgets), else the page's one
+  // (registry().details: the app's tree view, the offline file), drawn by the last player
+  // mounted; keysWithin: an element the keys must be typed in (a notebook's widget: the
+  // notebook's own keys stay the notebook's); nodeReports: a node selected is reported at
+  // rest even where the round did not move (the notebook's w.node)
   constructor(element) {
     this.element = element;
     this.report = () => {};
@@ -40,6 +46,10 @@ class Player {
     this.keys = true;
     this.arrows = true;
     this.records = null;
+    this.details = null;
+    this.keysWithin = null;
+    this.nodeReports = false;
+    this.reportedNode = null;
     this.detailsView = null;
     this.nodeCache = new Map();  // "r:node" -> a record, or a promise of one
     this.clickedAt = null;  // the press that selected the node whose details are on the way
@@ -159,6 +169,7 @@ class Player {
       // that answers it (node_view.js drawArithmetic's `stop`)
       this.question = goto.stop ? { round: this.clamp(goto.round), stop: goto.stop } : null;
       this.reported = this.clamp(goto.round);
+      this.reportedNode = this.selected;
       this.stop(false);
       this.go(goto.round, null, "goto");
     } else if (fresh) {
@@ -234,6 +245,7 @@ class Player {
   onKey(e) {
     if (!this.keys) return;  // a lesson in the app keeps the arrows for its own steps
     if (active !== this || e.ctrlKey || e.altKey || e.metaKey || textEntry(e.target)) return;
+    if (this.keysWithin && !this.keysWithin.contains(e.target)) return;
     const what = { ArrowLeft: "back", ArrowRight: "step", " ": "play", Home: "first",
       End: "last" }[e.key];
     if (!what) return;
@@ -278,6 +290,7 @@ class Player {
     const again = id === this.selected && this.r === this.selectedAt;
     this.selected = id;
     this.selectedAt = this.r;
+    if (this.nodeReports) this.reportSoon();
     if (!again) {
       this.clickedAt = { round: this.r, node: id, start: event?.timeStamp || performance.now() };
       if (!this.records) this.report("node", { round: this.r, node: id });  // the host draws it
@@ -355,7 +368,7 @@ class Player {
   // moves it into place (10k x 30 exact, 1280x720: 122-138 ms median from the click to the
   // details against 140-143 without). Only where the tree view's details show, for a split.
   chartFirst(r, id) {
-    const host = registry().details;
+    const host = this.detailsHost();
     const n = this.roundNodes(r).find((x) => x.id === id);
     if (!this.records?.chart || !host?.isConnected || !n || n.name === "Leaf") return;
     const key = `${r}:${id}`;
@@ -382,7 +395,7 @@ class Player {
   prefetchSoon() {
     clearTimeout(this.prefetchTimer);
     const reg = registry();
-    const shows = reg.details || this.panels.some((p) => p instanceof NodePanel);
+    const shows = this.detailsHost() || this.panels.some((p) => p instanceof NodePanel);
     if (!this.records || !shows || this.playing || reg.prefetch === false) return;
     const r = this.r;
     this.prefetchTimer = setTimeout(async () => {
@@ -424,7 +437,7 @@ class Player {
   // is idle and still at rest on round r (a click on the node then shows it at once).
   predraw(r, record) {
     const view = this.detailsView;
-    const host = registry().details;
+    const host = this.detailsHost();
     if (!view || !host?.isConnected || !record?.candidates) return Promise.resolve();
     return new Promise((resolve) => whenIdle(async () => {
       try {
@@ -445,7 +458,7 @@ class Player {
   // once), never while playing.
   detailsSoon() {
     clearTimeout(this.detailsTimer);
-    if (this.playing || this.destroyed || !registry().details) return;
+    if (this.playing || this.destroyed || !this.detailsHost()) return;
     const wait = this.clickedAt ? 0 : DETAILS_AFTER;
     this.detailsTimer = setTimeout(async () => {
       if (this.playing || this.drawing) return;  // (the draw under way calls again)
@@ -462,8 +475,8 @@ class Player {
   // The details of the shown node where the page has a place for them (the app's tree view:
   // ui/node_details.js), drawn once its record is held.
   drawDetails(Plotly, r) {
-    const host = registry().details;
-    if (!host?.isConnected || this !== registry().players.at(-1)) return null;
+    const host = this.detailsHost();
+    if (!host?.isConnected || (!this.details && this !== registry().players.at(-1))) return null;
     if (this.detailsView?.root.parentElement !== host) {
       host.replaceChildren();
       this.detailsView = new NodeDetails(host);
@@ -495,14 +508,21 @@ class Player {
     return s[i] ?? `Round ${r} of ${this.trace.rounds}`;
   }
 
+  // Where this player draws the selected node's details: its own place, or the page's.
+  detailsHost() {
+    return this.details ?? registry().details ?? null;
+  }
+
   // ~300 ms after the last gesture, never while playing: the round (and, where the page
   // draws a node's details itself, the node selected, which rides on the next round report:
   // a click alone sends nothing)
   reportSoon() {
     clearTimeout(this.reportTimer);
     this.reportTimer = setTimeout(() => {
-      if (this.playing || this.r === this.reported) return;
+      if (this.playing || (this.r === this.reported
+        && (!this.nodeReports || this.selected === this.reportedNode))) return;
       this.reported = this.r;
+      this.reportedNode = this.selected;
       this.report("round", this.records ? { round: this.r, node: this.selected }
         : { round: this.r });
     }, REPORT_AFTER);
@@ -673,16 +693,18 @@ class Player {
 
 // The player in `element` (made on the first call) drawing `trace` (an object or its JSON);
 // options: plotly (Plotly.js's URL, when the page has no window.Plotly), report, fetches,
-// keys, arrows (Player's constructor says what they are).
+// keys, arrows, records, details, keysWithin, nodeReports (Player's constructor says what
+// they are).
 export function mount(element, trace, { plotly, report, fetches = false, keys = true,
-  arrows = true, records = null } = {}) {
+  arrows = true, records = null, details = null, keysWithin = null, nodeReports = false } = {}) {
   let player = element.boostscopePlayer;
   if (!player) {
     player = new Player(element);
     element.boostscopePlayer = player;
   }
   const asked = player.records?.url;
-  Object.assign(player, { report: report || (() => {}), fetches, keys, arrows, records });
+  Object.assign(player, { report: report || (() => {}), fetches, keys, arrows, records, details,
+    keysWithin, nodeReports });
   let dropped = false;
   if (records?.url !== asked) {  // another model's records: what its URL could not answer,
     // and what it was still asked (a model replaced meanwhile answers "no model")

@@ -1,0 +1,110 @@
+"""One model's answers, kept least-recently-used within a budget of bytes.
+
+A trained model is shared by every browser session that trains the same data and parameters,
+so its cache is guarded by a lock. An answer is computed outside the lock (two sessions may
+compute the same answer at once; both get equal results and one is kept). An answer larger
+than the whole budget is returned and not kept. ``keep`` holds what every later answer is
+built from (exact's sorted columns, the binned rows' split bins, the trees' table): computed
+once a model and never dropped, whatever its size, as the model's own arrays are.
+
+Answers are shared: callers read them and never write into them (``Booster``'s public
+methods hand out copies).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+import numpy as np
+import pandas as pd
+
+from ..layer import exclusive
+
+BUDGET = 64 * 2**20  # bytes per model: an exact root's sorted columns at 100k x 30 are 24 MiB
+
+
+_SCALARS = (float, int, str, bool, type(None))
+
+
+def size_of(value, _depth: int = 0) -> int:
+    """The bytes an answer holds: arrays and frames by their buffers, records and containers
+    by their parts (up to six levels deep), anything else by ``sys.getsizeof``."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, pd.DataFrame):  # deep: text columns (a tree's IDs, reasons) count
+        return int(value.memory_usage(index=True, deep=True).sum())
+    if isinstance(value, pd.Series):
+        return int(value.memory_usage(index=True, deep=True))
+    if _depth > 5:  # (a round trace: trace, chart, arrays, array, its base64 text)
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        return sum(size_of(v, _depth + 1) for v in value.values()) + sys.getsizeof(value)
+    if isinstance(value, (tuple, list)):
+        if all(isinstance(v, _SCALARS) for v in value):  # a record's columns: numbers
+            return sum(map(sys.getsizeof, value)) + sys.getsizeof(value)
+        return sum(size_of(v, _depth + 1) for v in value) + sys.getsizeof(value)
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return sum(size_of(getattr(value, f), _depth + 1) for f in fields)
+    return sys.getsizeof(value)
+
+
+class ByteCache:
+    """``get(key, compute)``: the kept answer for ``key``, or ``compute()``'s, kept."""
+
+    def __init__(self, budget: int = BUDGET) -> None:
+        self.budget = budget
+        self._items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        self._kept: dict[Hashable, tuple[object, int]] = {}
+        self._bytes = 0  # the dropped-first answers' bytes (what the budget bounds)
+        self._lock = threading.Lock()
+
+    @property
+    def nbytes(self) -> int:
+        """Every answer's bytes, kept ones included."""
+        return self._bytes + sum(size for _, size in self._kept.values())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: Hashable, compute: Callable[[], object]):
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit[0]
+        with exclusive():  # (an answer may run parallel kernels)
+            value = compute()
+        size = size_of(value)
+        if size > self.budget:
+            return value
+        with self._lock:
+            if key in self._items:
+                return self._items[key][0]
+            self._items[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self.budget:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self._bytes -= dropped
+        return value
+
+    def clear(self) -> None:
+        """Drop every answer (kept ones too)."""
+        with self._lock:
+            self._items.clear()
+            self._kept.clear()
+            self._bytes = 0
+
+    def keep(self, key: Hashable, compute: Callable[[], object]):
+        """The answer for ``key``, computed once and never dropped."""
+        with self._lock:
+            hit = self._kept.get(key)
+        if hit is not None:
+            return hit[0]
+        with exclusive():
+            value = compute()
+        with self._lock:
+            return self._kept.setdefault(key, (value, size_of(value)))[0]

@@ -1,0 +1,98 @@
+"""Write the synthetic sample data sets of BoostScope (deterministic, seeded).
+
+    python sample_data/make_samples.py
+
+The two real data sets (diabetes.csv, penguins.csv) are copies of published data; their
+sources and licences are in sample_data/README.md.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+
+
+def four_points() -> pd.DataFrame:
+    return pd.DataFrame({"x": [10, 20, 25, 35], "y": [-10, 7, 8, -7]})
+
+
+def noisy_1d(n: int = 200, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.uniform(0, 10, n))
+    y = np.sin(x) * 3 + 0.3 * x + rng.normal(scale=0.6, size=n)
+    return pd.DataFrame({"x": x.round(3), "y": y.round(3)})
+
+
+def moons(n: int = 300, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    t_outer = rng.uniform(0, np.pi, half)
+    t_inner = rng.uniform(0, np.pi, n - half)
+    outer = np.c_[np.cos(t_outer), np.sin(t_outer)]
+    inner = np.c_[1 - np.cos(t_inner), 0.5 - np.sin(t_inner)]
+    xy = np.r_[outer, inner] + rng.normal(scale=0.2, size=(n, 2))
+    label = np.r_[np.zeros(half, int), np.ones(n - half, int)]
+    order = rng.permutation(n)
+    return pd.DataFrame({"x1": xy[order, 0].round(3), "x2": xy[order, 1].round(3),
+                         "label": label[order]})
+
+
+def three_blobs(n: int = 300, seed: int = 2) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [2.5, 2.0], [-1.5, 2.5]])
+    label = rng.integers(0, 3, n)
+    xy = centres[label] + rng.normal(scale=0.9, size=(n, 2))
+    names = np.array(["north", "east", "west"])
+    return pd.DataFrame({"x1": xy[:, 0].round(3), "x2": xy[:, 1].round(3),
+                         "region": names[label]})
+
+
+def two_points() -> pd.DataFrame:
+    """Two rows: the prediction vector F has two coordinates and can be drawn in a plane."""
+    return pd.DataFrame({"x": [1, 2], "y": [3.0, -1.0], "clicked": [1, 0]})
+
+
+def missing_income(n: int = 120, seed: int = 3) -> pd.DataFrame:
+    """Spending against income and age, with a quarter of the incomes not reported; the
+    rows without an income spend more than most, so the trees learn to send them right."""
+    rng = np.random.default_rng(seed)
+    income = rng.uniform(20, 120, n)
+    age = rng.integers(18, 80, n)
+    spend = 0.4 * income + 0.2 * age + rng.normal(scale=4.0, size=n)
+    hidden = rng.random(n) < 0.25
+    spend[hidden] += 25.0
+    income = np.where(hidden, np.nan, income.round(1))
+    return pd.DataFrame({"earnings": income, "age": age, "spend": spend.round(2)})
+
+
+def rare_events(n: int = 400, seed: int = 4) -> pd.DataFrame:
+    """A skewed feature (log-normal amounts) and a rare positive class (about 1 in 10),
+    concentrated at large amounts: where the hessians p(1 - p) of a trained model differ."""
+    rng = np.random.default_rng(seed)
+    amount = np.exp(rng.normal(3.0, 1.0, n))
+    p = 1 / (1 + np.exp(-(np.log(amount) - 4.2) * 2.5))
+    fraud = (rng.random(n) < p).astype(int)
+    return pd.DataFrame({"amount": amount.round(2), "fraud": fraud})
+
+
+SYNTHETIC = {
+    "two_points.csv": two_points,
+    "missing_income.csv": missing_income,
+    "rare_events.csv": rare_events,
+    "four_points.csv": four_points,
+    "noisy_1d.csv": noisy_1d,
+    "moons.csv": moons,
+    "three_blobs.csv": three_blobs,
+}
+
+
+def main() -> None:
+    for name, make in SYNTHETIC.items():
+        make().to_csv(HERE / name, index=False)
+        print("wrote", HERE / name)
+
+
+if __name__ == "__main__":
+    main()
