@@ -59,17 +59,18 @@ def from_xgboost(p, value) -> bool:
     return value != p.default
 
 
-def labels(kept: list[dict], limit: int = 3) -> list[str]:
+def labels(kept: list[dict], limit: int = 3, objective: str | None = None) -> list[str]:
     """Each pin named by its own parameters, so a label keeps its meaning while the knobs
     move. Among the parameters that differ among the pins, a pin is named by those where it
     departs from the pins' common value (a value most pins share; on a tie none is
     common), or by all of them where it departs from none; a lone pin (or pins alike) by
     what differs from XGBoost's defaults (the app's own defaults are not XGBoost's:
-    max_depth 3, not 6)."""
+    max_depth 3, not 6), among the parameters ``objective`` (the one on screen; None: not
+    known) uses: quantile_alpha does not name a squared-error model."""
     varying = [p for p in APP_PARAMS if len({repr(pin.get(p.name)) for pin in kept}) > 1]
     if not varying:
-        varying = [p for p in APP_PARAMS
-                   if any(p.name in pin and from_xgboost(p, pin[p.name]) for pin in kept)]
+        varying = [p for p in APP_PARAMS if (not p.objectives or objective in p.objectives)
+                   and any(p.name in pin and from_xgboost(p, pin[p.name]) for pin in kept)]
     common = {}
     for p in varying:
         counts = Counter(repr(pin.get(p.name)) for pin in kept)
@@ -160,7 +161,9 @@ def pins_ui(state: AppState, where: str, in_fragment: bool = False) -> None:
                      use_container_width=True, help="Open the Compare view.")
     if state.pins.note:
         st.warning(state.pins.note, icon=":material/push_pin:")
-    for i, said in enumerate(labels(state.pins.kept)):
+    shown = on_screen(state)
+    for i, said in enumerate(labels(state.pins.kept,
+                                    objective=shown and shown.get("objective"))):
         text, cross = st.columns([5, 1], vertical_alignment="center")
         text.markdown(f"**{name(i + 1)}**: {url.shown(said, 200)}")
         cross.button("", key=f"{where}_unpin_{i}", icon=":material/close:",

@@ -84,7 +84,7 @@ def _entries(state: AppState, shown: Shown) -> list[Entry]:
     twin = pins.twin(shown.config, state.pins.kept)  # (drawn over it: named so)
     entries = [Entry(0, pins.CURRENT, pins.CURRENT if twin is None
                      else f"{pins.CURRENT} (= {pins.name(twin)})", shown.config, shown.booster)]
-    said = pins.labels(state.pins.kept)
+    said = pins.labels(state.pins.kept, objective=shown.config.get("objective"))
     with st.spinner("Training the pinned models…", show_time=True):
         for i, pin in enumerate(state.pins.kept, 1):
             text = said[i - 1]
