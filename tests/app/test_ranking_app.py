@@ -7,7 +7,10 @@ import pytest
 import xgboost as xgb
 from apptest import clear_caches, open_app, status  # noqa: F401  (clear_caches: autouse)
 
+import boost
 from ui import tables, training
+from ui.samples import DATA_DIR
+from ui.views.ranking import query_round
 
 
 def _xgboost_of(model):
@@ -96,3 +99,58 @@ def test_a_query_column_that_cannot_rank_is_explained(target, message):
     frame = pd.DataFrame({"q": [1, 1, 2, 2], "x": [1.0, 2, 3, 4], "name": list("abcd")})
     with pytest.raises(tables.DataError, match=message):
         tables.prepare(frame, target, ["x"], query="q")
+
+
+# --------------------------------------------------------------------------- the view
+@pytest.fixture(scope="module")
+def ranked():
+    frame = pd.read_csv(DATA_DIR / "search_queries.csv")
+    prep = tables.prepare(frame, "relevance", ["text_match", "age_days", "visits", "words"],
+                          query="query")
+    return {objective: boost.train({"objective": objective}, prep.X_train, prep.y_train, 3,
+                                   qid=prep.qid_train)
+            for objective in ("rank:ndcg", "rank:pairwise")}, prep
+
+
+@pytest.mark.parametrize("objective", ["rank:ndcg", "rank:pairwise"])
+def test_the_views_pairs_add_up_to_the_gradients_the_tree_was_grown_on(ranked, objective):
+    boosters, prep = ranked
+    booster = boosters[objective]
+    for query in (0, 7, int(prep.qid_train.max())):
+        if query not in prep.qid_train:
+            continue
+        for r in (1, 2, 3):
+            data = query_round(booster, prep, query, r)
+            g = np.zeros(len(data["rows"]), dtype=np.float32)
+            for a, b, lam in zip(data["high"], data["low"], data["lam"], strict=True):
+                g[a] += lam  # in the objective's order, as it adds them
+                g[b] += -lam
+            expected = booster.round_view(r - 1).grad[data["rows"], 0]
+            np.testing.assert_array_equal(g * data["norm"], expected)
+
+
+def test_a_pairs_lambda_at_round_1_by_hand(ranked):
+    """Round 1: every score is the baseline, so σ(0) = 1/2, the list keeps the file's
+    order (a stable sort of ties) and score normalisation is off (best = worst score):
+    λ = (1/2 − 1)·|ΔNDCG| with ΔNDCG = (2^y_h − 2^y_l)(1/log2(2 + i_h) − 1/log2(2 + i_l))
+    / IDCG@32."""
+    boosters, prep = ranked
+    data = query_round(boosters["rank:ndcg"], prep, 0, 1)
+    y = data["y"]
+    ideal = np.sort(y)[::-1][:32]
+    idcg = np.sum((2.0 ** ideal - 1) / np.log2(np.arange(len(ideal)) + 2))
+    for a, b, lam in list(zip(data["high"], data["low"], data["lam"], strict=True))[:20]:
+        delta = abs((2.0 ** y[a] - 2.0 ** y[b]) * (1 / np.log2(a + 2) - 1 / np.log2(b + 2)))
+        assert lam == pytest.approx(-0.5 * delta / idcg, rel=1e-6)
+    assert np.all(data["before"] == data["before"][0])
+
+
+def test_the_ranking_view_draws_a_query(ranked):
+    at = open_app(sample="search_queries", round="2", view="ranking")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    picker = at.selectbox(key="rank_query")
+    assert len(picker.options) == len(np.unique(
+        at.session_state["app"].model.last_good.prep.qid_train))
+    picker.select_index(1).run()
+    assert not at.exception and not at.error
+    assert any("pairs of documents with different relevance" in c.value for c in at.caption)
