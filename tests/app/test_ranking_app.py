@@ -154,3 +154,14 @@ def test_the_ranking_view_draws_a_query(ranked):
     picker.select_index(1).run()
     assert not at.exception and not at.error
     assert any("pairs of documents with different relevance" in c.value for c in at.caption)
+
+
+def test_rank_map_on_graded_relevance_says_which_target_and_what_to_do():
+    frame = pd.DataFrame({"q": [1, 1, 1, 2, 2, 2], "x": [1.0, 2, 3, 4, 5, 6],
+                          "rel": [0, 2, 1, 0, 1, 3]})
+    with pytest.raises(tables.DataError, match="The target 'rel' has labels other than 0 and 1"
+                                               ".*Use rank:ndcg"):
+        tables.prepare(frame, "rel", ["x"], query="q", objective="rank:map")
+    binary = frame.assign(rel=(frame.rel > 0).astype(int))
+    assert tables.prepare(binary, "rel", ["x"], query="q", objective="rank:map").objective \
+        == "rank:map"

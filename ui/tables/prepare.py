@@ -10,6 +10,7 @@ import pandas as pd
 
 from boost.data import as_labels
 from boost.objectives import OBJECTIVES
+from boost.ranking import RankParams, check_labels
 
 from .checks import DataError
 from .columns import MAX_CATEGORIES, infer_task
@@ -189,6 +190,11 @@ def _prepare_ranking(frame: pd.DataFrame, target: str, features: list[str],
         raise DataError(f"The target {target!r} has the same value in every row; there is "
                         "nothing to rank. Choose another target.")
     objective = _objective_for("ranking", objective, target, y, 1)
+    if objective == "rank:map":  # (rank:ndcg's degrees depend on ndcg_exp_gain: the engine's)
+        try:
+            check_labels(objective, y, RankParams(), what=f"The target {target!r}")
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
     X, dropped = _encode_features(data[features], notes)
     n_queries = int(codes.max()) + 1
     rng = np.random.default_rng(seed)
