@@ -93,7 +93,7 @@ class Param:
     def choice_label(self, value) -> str:
         """How the app names one of the choices (the choice itself when it has no label)."""
         labels = self.choice_labels or self.choices
-        return labels[self.choices.index(value)]
+        return str(labels[self.choices.index(value)])
 
     def applies(self, objective: str | None) -> bool:
         """Whether the objective uses it (``tree_methods`` is only said in the label: the
@@ -238,9 +238,8 @@ PARAMETERS: tuple[Param, ...] = (
           help="Weight of the rows labelled 1 (e.g. negatives / positives for imbalanced "
                "classes)."),
     Param("lambdarank_pair_method", str, "topk", choices=PAIR_METHODS,
-          objectives=_by_task("ranking"),
-          choice_labels=("topk (the top k by score, each with every document below)",
-                         "mean (random partners of other labels)"),
+          objectives=_by_task("ranking"), widget="choice",
+          choice_labels=("topk (top k × all below)", "mean (random partners)"),
           range_note="use 'topk' (each of the top k documents by score paired with every "
                      "document below it) or 'mean' (each document paired with "
                      "lambdarank_num_pair_per_sample documents of other labels, drawn at "
@@ -251,18 +250,21 @@ PARAMETERS: tuple[Param, ...] = (
                "documents of another label (a fresh draw each round)."),
     Param("lambdarank_num_pair_per_sample", int, None, low=1, high=2**32 - 2,
           objectives=_by_task("ranking"), label="lambdarank_num_pair_per_sample (k)",
+          widget="number", app_range=(1, 64), step=1, app_default=32,
           help="topk: the k of the top documents that are paired (not set: 32, and the "
                "default metric is ndcg@32). mean: the random partners per document (not set: "
-               "1)."),
+               "1; the app always sets it, starting at 32)."),
     Param("ndcg_exp_gain", bool, True, objectives=("rank:ndcg", "rank:pairwise"),
-          choices=(True, False),
+          choices=(True, False), widget="choice",
           choice_labels=("2^y − 1 (relevance degrees 0..31)", "y"),
           help="NDCG's gain of a document with label y: 2^y − 1 (true, XGBoost's default: "
                "labels must be whole numbers 0..31) or y itself (false)."),
     Param("lambdarank_normalization", bool, True, objectives=_by_task("ranking"),
+          choices=(True, False), choice_labels=("true", "false"), widget="choice",
           help="Normalise each query's gradients: topk by log2(1 + Σ|2λ|)/Σ|2λ|, mean by "
                "1/lambdarank_num_pair_per_sample."),
     Param("lambdarank_score_normalization", bool, True, objectives=_by_task("ranking"),
+          choices=(True, False), choice_labels=("true", "false"), widget="choice",
           help="Divide each pair's |ΔZ| by |s_i − s_j| + 0.01 (their score difference), "
                "unless all of the query's documents have the same score."),
     Param("lambdarank_unbiased", bool, False, objectives=_by_task("ranking"),

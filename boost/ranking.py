@@ -594,3 +594,55 @@ def maximize(metric_name: str) -> bool:
     """Whether early stopping keeps the largest value (XGBoost's callback: metrics named
     ndcg…, map…, auc…, pre…)."""
     return metric_name.startswith(("ndcg", "map", "auc", "pre"))
+
+
+# ------------------------------------------------------------------ one query's pairs
+def query_pairs(objective: str, margin, y, rp: RankParams) -> dict:
+    """The λ-gradients of one query's topk pairs at the margins ``margin`` (float32, the
+    query's rows): for each pair with different labels, ``high`` and ``low`` (row indices
+    in the query, ``high`` the better label), its ``lam`` (g of ``high``; ``low`` gets
+    −lam) and ``hess``, before the query's normalisation ``norm`` (XGBoost's
+    log2(1 + Σ|2λ|)/Σ|2λ|, 1 without it); unweighted. The rows' g are
+    Σ over their pairs × norm (``_query_lambdas``, whose loops this walks, pair by pair).
+    The mean method's pairs are a random draw per round: not walked here."""
+    if rp.pair_method != "topk":
+        raise ValueError("the pairs of lambdarank_pair_method 'mean' are a random draw each "
+                         "round; choose 'topk' to see each pair's λ.")
+    kind = KIND[objective]
+    pred = np.ascontiguousarray(margin, dtype=np.float32).reshape(-1)
+    y = np.ascontiguousarray(y, dtype=np.float32).reshape(-1)
+    cnt = pred.shape[0]
+    discount = _discounts(cnt)
+    inv_idcg = 0.0
+    if kind == _NDCG:
+        inv_idcg = float(_inv_idcg(y, np.array([0, cnt], dtype=np.int64), rp.topk,
+                                   rp.ndcg_exp_gain, discount)[0])
+    rank = _rank_desc(pred)
+    n_rel, acc = np.zeros(1), np.zeros(1)
+    if kind == _MAP:
+        ranked = y[rank].astype(np.float64)
+        n_rel = np.cumsum(ranked)
+        acc = np.cumsum(ranked / np.arange(1, cnt + 1))
+    high, low, lams, hess = [], [], [], []
+    total = 0.0
+    g, h = np.zeros(cnt, dtype=np.float32), np.zeros(cnt, dtype=np.float32)
+    for i in range(min(cnt, rp.num_pair)):
+        for j in range(i + 1, cnt):
+            g[:] = 0.0
+            h[:] = 0.0
+            twice = _pair(kind, i, j, pred, y, rank, inv_idcg, discount, rp.ndcg_exp_gain,
+                          n_rel, acc, rp.score_normalization, g, h)
+            if twice == 0.0 and y[rank[i]] == y[rank[j]]:
+                continue
+            a, b = (rank[i], rank[j]) if y[rank[i]] > y[rank[j]] else (rank[j], rank[i])
+            high.append(int(a))
+            low.append(int(b))
+            lams.append(g[a])
+            hess.append(h[a])
+            total += twice
+    norm = 1.0
+    if rp.normalization and total > 0.0:
+        norm = math.log2(1.0 + total) / total
+    return {"high": np.array(high, dtype=np.int64), "low": np.array(low, dtype=np.int64),
+            "lam": np.array(lams, dtype=np.float32), "hess": np.array(hess, dtype=np.float32),
+            "norm": np.float32(norm), "rank": rank}

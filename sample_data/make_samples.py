@@ -77,6 +77,28 @@ def rare_events(n: int = 400, seed: int = 4) -> pd.DataFrame:
     return pd.DataFrame({"amount": amount.round(2), "fraud": fraud})
 
 
+def search_queries(n_queries: int = 40, seed: int = 5) -> pd.DataFrame:
+    """A small learning-to-rank table (LETOR-like): 40 queries of 5 to 30 documents, each
+    with four numeric features and a graded relevance 0-3 drawn from a hidden score."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for q in range(1, n_queries + 1):
+        n = int(rng.integers(5, 31))
+        match = rng.uniform(0, 10, n)  # how well the text matches the query
+        fresh = rng.uniform(0, 365, n)  # days since the document was written
+        popular = rng.lognormal(3, 1, n)  # visits
+        length = rng.integers(50, 3000, n)  # words
+        hidden = (0.5 * match - 0.004 * fresh + 0.4 * np.log(popular)
+                  + rng.normal(scale=0.8, size=n))
+        cuts = np.quantile(hidden, [0.5, 0.8, 0.93])  # about half 0, a few 3 per query
+        relevance = np.searchsorted(cuts, hidden, side="right")
+        parts.append(pd.DataFrame({"query": q, "text_match": match.round(2),
+                                   "age_days": fresh.round(0).astype(int),
+                                   "visits": popular.round(0).astype(int),
+                                   "words": length, "relevance": relevance}))
+    return pd.concat(parts, ignore_index=True)
+
+
 SYNTHETIC = {
     "two_points.csv": two_points,
     "missing_income.csv": missing_income,
@@ -85,6 +107,7 @@ SYNTHETIC = {
     "noisy_1d.csv": noisy_1d,
     "moons.csv": moons,
     "three_blobs.csv": three_blobs,
+    "search_queries.csv": search_queries,
 }
 
 

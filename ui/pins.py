@@ -53,10 +53,13 @@ def label(pin: dict, reference: dict, limit: int = 3) -> str:
 
 def from_xgboost(p, value) -> bool:
     """Whether ``value`` of parameter ``p`` differs from XGBoost's default (the parameter
-    table's ``default``; an empty text widget is XGBoost's unset value)."""
+    table's ``default``; an empty text widget is XGBoost's unset value). A parameter of some
+    objectives only is compared with the app's start: lambdarank_num_pair_per_sample's 32
+    is XGBoost's unset value for topk pairs, and quantile_alpha has no default (it must be
+    given)."""
     if p.widget == "text" and not str(value if value is not None else "").strip():
         value = None
-    return value != p.default
+    return value != (p.start if p.objectives else p.default)
 
 
 def labels(kept: list[dict], limit: int = 3, objective: str | None = None) -> list[str]:

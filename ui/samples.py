@@ -18,6 +18,7 @@ class Sample:
     # Parameters the sample opens with (by the table's names), e.g. the classic worked
     # example's base_score 0.5 and lambda 0 for the four points.
     params: dict = field(default_factory=dict)
+    query: str = ""  # a ranking sample's query column ("": none)
 
     @property
     def path(self) -> Path:
@@ -45,6 +46,9 @@ SAMPLES = [
                     "the trees learn where missing values go."),
     Sample("rare_events", "Rare events (skewed, 17% positive)", "rare_events.csv", "fraud",
            "400 skewed amounts with a rare positive class: hessian-weighted quantiles."),
+    Sample("search_queries", "Search results (learning to rank)", "search_queries.csv",
+           "relevance", "40 queries of 5 to 30 documents, relevance 0-3 and four numeric "
+           "features: LambdaMART ranks each query's documents.", query="query"),
     Sample("penguins", "Palmer penguins (real, missing values)", "penguins.csv", "species",
            "344 penguins, 3 species, text columns and missing values."),
 ]

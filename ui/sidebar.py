@@ -19,12 +19,18 @@ from .samples import BY_KEY, SAMPLES
 from .state import AppState, Data, Inputs, param_key
 from .tables.numbers import STYLES
 
+NO_QUERY = ""  # the query column choice "none": not ranking
 NO_WEIGHT = ""  # the weight choice "none" (a selectbox shows None as no choice at all)
 WEIGHT_HELP = ("A column of sample weights (numbers >= 0): every g and h of a row is "
                "multiplied by its weight, so it counts that many times in G, H and the loss.")
 UPLOAD_HELP = ("CSV: comma, semicolon, tab or | separated; UTF-8, UTF-16 or Windows-1252; with "
                "or without a header row. Parquet. Excel (.xlsx): the first visible sheet with "
                "data; formulas give their saved values, never calculated.")
+QUERY_HELP = ("Learning to rank: a column saying which query (search, user, list) each row "
+              "belongs to. The target is then each row's relevance (0, 1, 2, ...), the "
+              "objectives are rank:ndcg, rank:map and rank:pairwise, and the rows are sorted by "
+              "query (a query's rows keep their order), as XGBoost's qid needs. The query "
+              "column is not a feature.")
 TASK_HELP = ("What the target is: inferred from the column, or chosen here. It decides which "
              "objectives (losses) fit.")
 
@@ -107,7 +113,7 @@ def use_sample(app: AppState, initial: bool = False) -> None:
         target = app.link.target
     apply_presets(app, sample.params, keep=app.link.given if initial else ())
     set_data(app, Data(sample.title, digest, frame, notes, tables.column_flags(frame)),
-             target=target)
+             target=target, query=sample.query)
 
 
 def open_sample(app: AppState, key: str) -> None:
@@ -129,18 +135,23 @@ def apply_presets(app: AppState, presets: dict, keep=()) -> None:
     inputs.presets = dict(presets)
 
 
-def set_data(app: AppState, data: Data, target: str | None, keep: bool = False) -> None:
+def set_data(app: AppState, data: Data, target: str | None, keep: bool = False,
+             query: str = "") -> None:
     """New data: reset the column choices *before* their widgets are drawn (``keep``: the
-    same table read again, its column choices kept where they still apply)."""
+    same table read again, its column choices kept where they still apply; ``query``: a
+    ranking sample's query column)."""
     inputs = app.inputs
     features, weight = list(inputs.features), inputs.weight
+    query = inputs.query if keep else query
     inputs.data = data
     columns = list(data.frame.columns)
     inputs.target = target if target in columns else tables.default_target(data.frame)
+    inputs.query = query if query in columns and query != inputs.target else NO_QUERY
     if not keep:
         weight = app.link.take_weight()  # a shared link's weight, once
     inputs.weight = weight if weight in columns and weight != inputs.target else NO_WEIGHT
-    kept = [c for c in features if c in columns and c not in (inputs.target, inputs.weight)]
+    kept = [c for c in features
+            if c in columns and c not in (inputs.target, inputs.weight, inputs.query)]
     inputs.features = kept if keep and kept else default_features(inputs)
     app.model.forget()
     app.opened.drop()  # new data to train on closes an opened model file
@@ -152,6 +163,8 @@ def set_columns(app: AppState, target: str, features: list | None, task: str,
     the default ones; ``objective`` "auto": the task's default."""
     inputs = app.inputs
     inputs.target, inputs.weight, inputs.task = target, NO_WEIGHT, task
+    if inputs.query == target:
+        inputs.query = NO_QUERY
     inputs.features = list(features or default_features(inputs))
     inputs.objective = (objective if objective != "auto"
                         else objectives_for(resolved_task(inputs))[0])
@@ -160,14 +173,15 @@ def set_columns(app: AppState, target: str, features: list | None, task: str,
 def default_features(inputs: Inputs) -> list[str]:
     """Every column but the target (and weights) and the flagged ones; if that leaves
     nothing, every column that has values."""
-    return feature_columns(inputs.data.frame, inputs.data.flags, inputs.target, inputs.weight)
+    return feature_columns(inputs.data.frame, inputs.data.flags, inputs.target, inputs.weight,
+                           inputs.query)
 
 
-def feature_columns(frame: pd.DataFrame, flags: dict, target: str, weight: str = NO_WEIGHT
-                    ) -> list[str]:
+def feature_columns(frame: pd.DataFrame, flags: dict, target: str, weight: str = NO_WEIGHT,
+                    query: str = NO_QUERY) -> list[str]:
     """``default_features`` of a table (``flags``: ``tables.column_flags``), without the
     session (the offline lecture's command line, ``ui/lecture.py``)."""
-    target_like = (target, weight)
+    target_like = (target, weight, query)
     chosen = [c for c in frame.columns if c not in target_like and c not in flags]
     if not chosen:
         chosen = [c for c in frame.columns
@@ -197,7 +211,9 @@ def columns_ui(app: AppState) -> Columns:
                and pd.api.types.is_numeric_dtype(frame[c])]
     if inputs.weight not in [NO_WEIGHT, *numeric]:
         inputs.weight = NO_WEIGHT
-    options = [c for c in columns if c not in (inputs.target, inputs.weight)]
+    if inputs.query not in columns or inputs.query == inputs.target:
+        inputs.query = NO_QUERY
+    options = [c for c in columns if c not in (inputs.target, inputs.weight, inputs.query)]
     if len(options) > FOLD_FEATURES:  # thirty chips would push the parameters out of reach
         # (a label that stays: a changed one is a new expander, closed under the pointer)
         with st.expander(f"Features (of {len(options)} columns)"):
@@ -207,13 +223,20 @@ def columns_ui(app: AppState) -> Columns:
     st.selectbox("Sample weights (optional)", [NO_WEIGHT, *numeric], key=Inputs.weight.key,
                  format_func=lambda c: c or "none: every row counts once",
                  on_change=_weight_changed, args=(inputs,), help=WEIGHT_HELP)
+    st.selectbox("Query column (learning to rank)",
+                 [NO_QUERY, *[c for c in columns if c != inputs.target]],
+                 key=Inputs.query.key, format_func=lambda c: c or "none: rows stand alone",
+                 on_change=_query_changed, args=(inputs,), help=QUERY_HELP)
     for column, why in data.flags.items():
         if column != inputs.target:
             left_out = column not in inputs.features
             st.caption(f":material/warning: `{column}`: {why}"
                        + (" — left out by default." if left_out else "."))
-    st.selectbox("Task", url.TASK_CHOICES, key=Inputs.task.key, help=TASK_HELP,
-                 format_func=lambda t: url.TASK_LABELS.get(t, t))
+    if inputs.query:
+        st.caption(f"Task: **ranking** — the rows are grouped by `{inputs.query}`.")
+    else:
+        st.selectbox("Task", url.TASK_CHOICES, key=Inputs.task.key, help=TASK_HELP,
+                     format_func=lambda t: url.TASK_LABELS.get(t, t))
     options = objectives_for(resolved_task(inputs))
     if inputs.objective not in options:
         inputs.objective = options[0]
@@ -225,7 +248,10 @@ def columns_ui(app: AppState) -> Columns:
 
 
 def resolved_task(inputs: Inputs) -> str | None:
-    """The task the data will be trained as: the choice, or the one read from the target."""
+    """The task the data will be trained as: ranking with a query column, else the choice,
+    or the one read from the target."""
+    if inputs.query:
+        return "ranking"
     if inputs.task != "auto":
         return inputs.task
     return inferred_task(inputs.data.digest, inputs.target, inputs.data.frame)
@@ -244,7 +270,13 @@ def _weight_changed(inputs: Inputs) -> None:
 
 
 def _target_changed(inputs: Inputs) -> None:
+    if inputs.query == inputs.target:
+        inputs.query = NO_QUERY
     inputs.features = default_features(inputs)
+
+
+def _query_changed(inputs: Inputs) -> None:
+    inputs.features = [f for f in inputs.features if f != inputs.query] or default_features(inputs)
 
 
 # --------------------------------------------------------------------------- parameters

@@ -170,6 +170,7 @@ class Inputs:
     target = Widget()
     features = Widget([])
     weight = Widget("")  # "": every row counts once
+    query = Widget("", key="query_column")  # "": no query column; a column: ranking
     task = Widget("auto")
     objective = Widget("auto", key=param_key("objective"))  # chosen per task
     numbers = Widget(None)  # the upload's decimal mark (tables.numbers.STYLES): None, its own

@@ -127,7 +127,8 @@ def _sweep(req: Request, shown: Shown, what: str) -> pd.DataFrame:
         sweep = boost.sweep(params, prep.X_train, prep.y_train, dict(req.grid), req.rounds,
                             evals=() if req.nfold else training.eval_sets(prep),
                             early_stopping_rounds=req.stopping, sample_weight=prep.w_train,
-                            nfold=req.nfold, executor=executor, progress=progress)
+                            nfold=req.nfold, executor=executor, progress=progress,
+                            qid=prep.qid_train)
     except ValueError as exc:
         raise SweepError(str(exc)) from None
     except MemoryError:

@@ -89,16 +89,17 @@ def current_config(app: AppState) -> dict:
     inputs = app.inputs
     return training_config(inputs.data.digest, inputs.data.name, inputs.target,
                            inputs.features, inputs.task, inputs.weight or None,
-                           inputs.objective, inputs.params())
+                           inputs.objective, inputs.params(), inputs.query or None)
 
 
 def training_config(digest: str, name: str, target: str, features, task: str,
-                    weight: str | None, objective: str, params: dict) -> dict:
+                    weight: str | None, objective: str, params: dict,
+                    query: str | None = None) -> dict:
     """A training configuration (the cache key) of a table's digest and name, its column
     choices and every app parameter's value: the session's (``current_config``) or the
-    offline lecture's (``ui/lecture.py``)."""
+    offline lecture's (``ui/lecture.py``). ``query``: a ranking's query column."""
     return {"digest": digest, "name": name, "target": target, "features": tuple(features),
-            "task": task, "weight": weight, "objective": objective, **params}
+            "task": task, "weight": weight, "objective": objective, "query": query, **params}
 
 
 def engine_params(config: dict, prep: tables.Prepared) -> dict:
@@ -128,14 +129,19 @@ def eval_sets(prep: tables.Prepared) -> list:
     """``boost.train``'s evals, as XGBoost's idiom: the training rows themselves as "train"
     (the same objects, so the engine takes their loss from its own margins), then the
     validation rows as "valid" (none when the data has no validation rows); each with its
-    weights when the data has them."""
+    weights when the data has them, and its query ids when it is a ranking's."""
+    if prep.query:
+        sets = [(prep.X_train, prep.y_train, "train", None, prep.qid_train)]
+        if len(prep.y_valid):
+            sets.append((prep.X_valid, prep.y_valid, "valid", None, prep.qid_valid))
+        return sets
     sets = [(prep.X_train, prep.y_train, "train", prep.w_train)]
     if len(prep.y_valid):
         sets.append((prep.X_valid, prep.y_valid, "valid", prep.w_valid))
     return [s[:3] if s[3] is None else s for s in sets]
 
 
-_DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight")
+_DATA_KEYS = ("digest", "target", "features", "task", "objective", "weight", "query")
 
 
 def prepared(columns: tuple, frame: pd.DataFrame) -> tables.Prepared:
@@ -146,12 +152,12 @@ def prepared(columns: tuple, frame: pd.DataFrame) -> tables.Prepared:
 
 
 def _prepare(columns: tuple, frame: pd.DataFrame) -> tables.Prepared:
-    digest, target, features, task, objective, weight = columns
+    digest, target, features, task, objective, weight, query = columns
     try:
         return tables.prepare(frame, target, list(features),
                                task=None if task == "auto" else task,
                                objective=None if objective == "auto" else objective,
-                               weight=weight)
+                               weight=weight, query=query)
     except tables.DataError as exc:
         raise TrainingError(str(exc)) from None
 
@@ -179,7 +185,8 @@ def _train(config: dict, frame: pd.DataFrame, engine: str, progress):
         start = time.perf_counter()
         booster = module.train(params, prep.X_train, prep.y_train, config["num_boost_round"],
                                evals=evals, early_stopping_rounds=stopping,
-                               sample_weight=prep.w_train, progress=progress)
+                               sample_weight=prep.w_train, progress=progress,
+                               qid=prep.qid_train)
         if engine == "compiled":  # the next estimates follow what training really took
             runtime.observe(config["tree_method"], *_cost_shape(config, prep),
                             time.perf_counter() - start)

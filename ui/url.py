@@ -62,6 +62,11 @@ def read_param(p: Param, text) -> tuple[object, str | None]:
     start = p.start
     if p.several:  # a list (quantile_alpha): numbers separated by commas, each clamped
         return _read_list(p, text)
+    if p.kind is bool:
+        value = {"true": True, "1": True, "false": False, "0": False}.get(str(text).lower())
+        if value is None:
+            return start, f"{p.key}={shown(text)} is not true or false: using {start}"
+        return value, None
     if p.kind is str:
         value = dict(p.value_aliases).get(text, text)
         if value in p.choices:
@@ -252,6 +257,8 @@ def share(app: AppState, config: dict, default_view: str) -> None:
 
 
 def _plain(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

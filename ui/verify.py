@@ -66,14 +66,13 @@ def verify(config: dict, _booster, _prep) -> Verdict | str:
     params = {**_literal(code, "PARAMS"), "nthread": 1}
     names = _literal(code, "FEATURE_NAMES")
 
-    def matrix(X, y=None, w=None):
+    def matrix(X, y=None, w=None, qid=None):
         return xgb.DMatrix(X.to_numpy(dtype=float), label=y, weight=w, missing=np.nan,
-                           feature_names=names)
+                           feature_names=names, qid=qid)
 
-    watch = [(matrix(e[0], e[1], e[3] if len(e) > 3 else None), e[2])
-             for e in eval_sets(_prep)]
+    watch = [(matrix(e[0], e[1], *e[3:]), e[2]) for e in eval_sets(_prep)]
     args = _booster.train_args
-    model = xgb.train(params, matrix(_prep.X_train, _prep.y_train, _prep.w_train),
+    model = xgb.train(params, matrix(_prep.X_train, _prep.y_train, _prep.w_train, _prep.qid_train),
                       num_boost_round=args["num_boost_round"], evals=watch,
                       early_stopping_rounds=args.get("early_stopping_rounds"),
                       verbose_eval=False)

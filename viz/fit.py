@@ -280,6 +280,8 @@ def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:
         return go.Figure(data=traces, layout=layout(
             f"Predicted against actual after round {r}", large, xtitle="actual",
             ytitle="predicted", legend=BELOW, margin={"b": 100}))
+    if _task(fit) == "ranking":
+        return _fit_ranking(fit, large)
     proba = now if now.ndim == 2 else np.c_[1 - now, now]
     true_p = proba[np.arange(n), y.astype(int)]
     for c in range(proba.shape[1]):
@@ -291,3 +293,19 @@ def _fit_many(fit: Fit, class_names, large: bool) -> go.Figure:
     return go.Figure(data=traces, layout=layout(
         f"Probability given to the true class after round {r}", large, xtitle="true class",
         ytitle="P(true class)", yaxis={"range": [0, 1]}, showlegend=False))
+
+
+def _fit_ranking(fit: Fit, large: bool) -> go.Figure:
+    """A ranking model's scores by relevance degree: a good ranker scores the more relevant
+    documents higher (only the order within a query counts, so the boxes overlap)."""
+    r, y, now = fit.round_idx, fit.y, fit.now
+    traces = []
+    for k, grade in enumerate(np.unique(y)):
+        sel = y == grade
+        color = PALETTE[k % len(PALETTE)]
+        traces.append(go.Box(y=now[sel], name=f"relevance {short(grade)}", boxpoints="all",
+                             jitter=0.4, pointpos=0, marker={"color": color, "size": 5},
+                             line={"color": color}))
+    return go.Figure(data=traces, layout=layout(
+        f"Scores by relevance after round {r}", large, xtitle="relevance",
+        ytitle="score (margin)", showlegend=False))

@@ -240,6 +240,13 @@ def _rows_parts(chart, data, rows, first, t, zero) -> None:
     if objectives.spec(data.objective).task == "regression":
         _regression_rows(chart, data, now, first, t, zero)
         return
+    if objectives.spec(data.objective).task == "ranking":  # each grade's scores: a box
+        for k, grade in enumerate(np.unique(data.y)):
+            chart["arrays"][f"grade_{k}"] = typed(now[:, data.y == grade], first)
+            chart["patches"].append({"path": f"data.{k}.y", "array": f"grade_{k}",
+                                     "offset": 0})
+        _text(chart, zero, "layout.title.text", f"round {t}", "round {r}")
+        return
     # the probability each row's own class gets: its box's points
     proba = now if now.ndim == 3 else np.stack([1 - now, now], axis=2)
     true_p = proba[:, np.arange(len(data.y)), data.y.astype(int)]

@@ -270,6 +270,8 @@ def test_every_view_renders_for_every_sample(view):
         if view == "tree":  # its candidates chart: the page's, from the node route's record
             record = node_record(at)
             assert list(record["charts"]) == [record["best"]["feature"]], sample
+        elif view == "ranking":  # a ranking model's (tests/app/test_ranking_app.py)
+            assert any("choose a query column" in i.value for i in at.info), sample
         elif (view, sample) != ("lab", "four_points"):
             assert len(charts(at)) >= 1  # the view's chart (the player draws fit and loss)
 

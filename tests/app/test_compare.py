@@ -122,11 +122,16 @@ def test_pins_are_named_by_their_own_parameters_and_the_current_model_by_its_twi
     # are not the app's (max_depth 6, 10 rounds, hist)
     assert pins.labels([a]) == ["eta 0.1, max_depth 3, rounds 20, +1 more"]
     assert pins.labels([base]) == ["max_depth 3, rounds 20, tree_method exact"]
-    # a parameter of another objective names no pin; of the pin's own, it does
+    # a parameter of another objective names no pin; of the pin's own, it does where it
+    # departs from the app's start (XGBoost has no default alpha: it must be given)
     assert pins.labels([base], objective="reg:squarederror") == pins.labels([base])
-    assert pins.labels([base], objective="reg:quantileerror") == [
-        "max_depth 3, rounds 20, tree_method exact, +1 more"]
-    xgboost = {p.name: "" if p.default is None else p.default for p in pins.APP_PARAMS}
+    assert pins.labels([base], objective="reg:quantileerror") == pins.labels([base])
+    assert pins.labels([{**base, "quantile_alpha": "0.1"}], objective="reg:quantileerror") \
+        == ["max_depth 3, rounds 20, tree_method exact, +1 more"]
+    assert pins.labels([{**base, "quantile_alpha": "0.1"}]) == pins.labels([base])
+    # (a parameter of some objectives only is the app's start: k 32 is XGBoost's topk k)
+    xgboost = {p.name: p.start if p.objectives else "" if p.default is None else p.default
+               for p in pins.APP_PARAMS}
     assert xgboost["max_depth"] == 6 and pins.labels([xgboost]) == ["XGBoost's defaults"]
     assert pins.labels([{**xgboost, "max_depth": 3}]) == ["max_depth 3"]
     assert pins.labels([a, a]) == ["eta 0.1, max_depth 3, rounds 20, +1 more"] * 2

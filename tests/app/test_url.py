@@ -18,6 +18,8 @@ HOSTILE = ("0", "-1", "1e308", "-1e308", "nan", "inf", "-inf", "", "text", "0x10
 
 def edges(p):
     """The range's ends and the values just outside them."""
+    if p.kind is bool:
+        return ("true", "false", "TRUE", "yes")
     if p.kind is str:
         return (*p.choices, p.choices[0].upper(), "auto")
     lo, hi = p.app_range
@@ -42,6 +44,8 @@ def expected(p, text):
             return p.start
         lo, hi = p.app_range
         return ",".join(f"{min(max(v, lo), hi):g}" for v in values)
+    if p.kind is bool:
+        return {"true": True, "1": True, "false": False, "0": False}.get(text.lower(), p.start)
     if p.kind is str:
         text = dict(p.value_aliases).get(text, text)
         return text if text in p.choices else p.start
@@ -63,6 +67,8 @@ def _literal(p, text):
     """What ``text`` says, as the parameter's type (None: nothing it can be)."""
     if p.several:
         return _listed(text)
+    if p.kind is bool:
+        return {"true": True, "1": True, "false": False, "0": False}.get(text.lower())
     if p.kind is str:
         return dict(p.value_aliases).get(text, text)
     if p.widget == "text" and text.strip().lower() in ("", "auto"):
@@ -78,7 +84,7 @@ def test_every_parameter_reads_every_hostile_value(p):
     for text in HOSTILE + edges(p):
         value, note = url.read_param(p, text)
         assert value == expected(p, text), text
-        if p.kind is not str and p.widget not in ("text", "list"):
+        if not p.choices and p.widget not in ("text", "list"):
             lo, hi = p.app_range
             assert lo <= value <= hi and type(value) is p.kind
         if _literal(p, text) != _literal(p, str(value)):
@@ -150,7 +156,7 @@ def test_the_app_opens_every_hostile_link(kind):
     query = {"sample": "four_points", "round": "1", "node": "0", "view": "tree"}
     for p in APP_PARAMS:
         ends = dict(zip(("low", "high", "below", "above"), edges(p), strict=False))
-        query[p.key] = ends.get(kind, kind) if p.kind is not str else kind
+        query[p.key] = ends.get(kind, kind) if not p.choices else kind
     query["no_such_parameter"] = "1"
     at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT)
     for key, value in query.items():
@@ -170,7 +176,7 @@ def _pins_at(kind):
     """A pin with every parameter at one end of its range (or its last choice)."""
     pin = url.pin_defaults()
     for p in APP_PARAMS:
-        if p.kind is str:
+        if p.choices:  # text and true/false choices
             pin[p.name] = p.choices[-1 if kind == "high" else 0]
         elif p.widget == "text":
             pin[p.name] = "-2.5" if kind == "low" else ""
@@ -212,8 +218,8 @@ def test_hostile_pins_are_read_by_the_table_and_never_raise(text):
     pin = url.read_pin(text, 2, notes)
     assert set(pin) == set(url.pin_defaults())
     for p in APP_PARAMS:
-        if p.kind is str:
-            assert pin[p.name] in p.choices
+        if p.choices:
+            assert pin[p.name] in p.choices and type(pin[p.name]) is p.kind
         elif p.several:
             lo, hi = p.app_range
             assert all(lo <= float(v) <= hi for v in pin[p.name].split(","))

@@ -10,12 +10,14 @@ import pandas as pd
 
 from boost.data import as_labels
 from boost.objectives import OBJECTIVES
+from boost.ranking import RankParams, check_labels
 
 from .checks import DataError
 from .columns import MAX_CATEGORIES, infer_task
 
 TASKS = {"regression": "reg:squarederror", "binary": "binary:logistic",
          "multiclass": "multi:softprob"}
+RANKING = "rank:ndcg"  # the ranking task's default objective (a query column makes it ranking)
 
 
 def _checked_weights(data: pd.DataFrame, weight: str, notes: list[str]) -> pd.DataFrame:
@@ -42,7 +44,7 @@ def _objective_for(task: str, objective: str | None, target: str, y: np.ndarray,
                    num_class: int) -> str:
     """The objective to train with, checked against the task and the target's values."""
     if objective is None:
-        return TASKS[task]
+        return RANKING if task == "ranking" else TASKS[task]
     spec = OBJECTIVES.get(objective)
     if spec is None or spec.task != task:
         raise DataError(
@@ -73,15 +75,26 @@ class Prepared:
     notes: list[str]
     w_train: np.ndarray | None = None  # sample weights (a weight column), None = unweighted
     w_valid: np.ndarray | None = None
+    # Ranking: the query column and each row's query (codes 0, 1, ... in the order of the
+    # column's sorted values; rows sorted by it, as XGBoost's qid must be); None otherwise.
+    query: str | None = None
+    qid_train: np.ndarray | None = None
+    qid_valid: np.ndarray | None = None
 
 
 def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | None = None,
             valid_fraction: float = 0.2, seed: int = 0, objective: str | None = None,
-            weight: str | None = None) -> Prepared:
+            weight: str | None = None, query: str | None = None) -> Prepared:
     """Encode ``features`` and ``target`` for the engine; raises ``DataError``.
 
     ``objective`` (an engine objective name) must suit the task; None means the task's
-    default (``TASKS``). ``weight`` names a column of sample weights (numbers >= 0)."""
+    default (``TASKS``). ``weight`` names a column of sample weights (numbers >= 0).
+    ``query`` names a column of query ids: the task is then ranking (learning to rank, the
+    target a relevance degree per row), the rows are sorted by query (stably: a query's rows
+    keep their order), and the validation rows are whole queries."""
+    if query:
+        return _prepare_ranking(frame, target, features, valid_fraction, seed, objective,
+                                weight, query)
     if target not in frame.columns:
         raise DataError(f"The target column {target!r} is not in the data.")
     features = [f for f in features if f not in (target, weight)]
@@ -133,6 +146,71 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
         feature_names=list(X.columns), raw_features=[c for c in features if c not in dropped],
         notes=notes,
     )
+
+
+def _prepare_ranking(frame: pd.DataFrame, target: str, features: list[str],
+                     valid_fraction: float, seed: int, objective: str | None,
+                     weight: str | None, query: str) -> Prepared:
+    """``prepare`` with a query column: rows sorted by query, whole queries held out."""
+    if query not in frame.columns:
+        raise DataError(f"The query column {query!r} is not in the data.")
+    if query == target:
+        raise DataError(f"The query column {query!r} is also the target; choose the column "
+                        "of relevance degrees as the target.")
+    features = [f for f in features if f not in (target, weight, query)]
+    if not features:
+        raise DataError("Choose at least one feature column (other than the target and the "
+                        "query column).")
+    if weight:
+        raise DataError("Sample weights with a query column: XGBoost weighs whole queries "
+                        "(one weight per query), which BoostScope's app does not offer yet. "
+                        "Choose no weight column.")
+    notes = []
+    data = frame[features + [target, query]]
+    for column, what in ((target, "relevance"), (query, "query")):
+        missing = data[column].isna()
+        if missing.all():
+            raise DataError(f"The {what} column {column!r} has no values.")
+        if missing.any():
+            notes.append(f"Dropped {int(missing.sum())} row(s) with no {what} in {column!r}.")
+            data = data.loc[~missing]
+    y_raw = data[target]
+    if not pd.api.types.is_numeric_dtype(y_raw) or pd.api.types.is_bool_dtype(y_raw):
+        raise DataError(f"The target {target!r} holds text; a ranking target is a relevance "
+                        "degree per row (0, 1, 2, ...). Choose a numeric target, or no query "
+                        "column.")
+    codes, _ = pd.factorize(data[query], sort=True)
+    order = np.argsort(codes, kind="stable")
+    if (np.diff(codes) < 0).any():
+        notes.append(f"Sorted the rows by {query!r} (a query's rows together, in their order), "
+                     "as XGBoost's qid needs.")
+    data, codes = data.iloc[order], codes[order]
+    y = data[target].to_numpy(dtype=float)
+    if np.unique(y).size < 2:
+        raise DataError(f"The target {target!r} has the same value in every row; there is "
+                        "nothing to rank. Choose another target.")
+    objective = _objective_for("ranking", objective, target, y, 1)
+    if objective == "rank:map":  # (rank:ndcg's degrees depend on ndcg_exp_gain: the engine's)
+        try:
+            check_labels(objective, y, RankParams(), what=f"The target {target!r}")
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+    X, dropped = _encode_features(data[features], notes)
+    n_queries = int(codes.max()) + 1
+    rng = np.random.default_rng(seed)
+    n_valid = int(round(n_queries * valid_fraction)) if n_queries >= 5 else 0
+    held = np.zeros(n_queries, bool)
+    held[rng.permutation(n_queries)[:n_valid]] = True
+    valid_idx, train_idx = np.flatnonzero(held[codes]), np.flatnonzero(~held[codes])
+    if n_valid == 0:
+        notes.append("Fewer than 5 queries: every query is used for training (no validation "
+                     "set).")
+    return Prepared(
+        X_train=X.iloc[train_idx].reset_index(drop=True), y_train=y[train_idx],
+        X_valid=X.iloc[valid_idx].reset_index(drop=True), y_valid=y[valid_idx],
+        task="ranking", objective=objective, num_class=1, class_names=[],
+        feature_names=list(X.columns), raw_features=[c for c in features if c not in dropped],
+        notes=notes, query=query, qid_train=codes[train_idx], qid_valid=codes[valid_idx])
 
 
 def _encode_target(y_raw: pd.Series, target: str, task: str | None):

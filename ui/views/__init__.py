@@ -18,12 +18,13 @@ from . import (
     newton_vs_first_order,
     pruning,
     quantile_sketch,
+    ranking,
     residuals,
     tree,
 )
 
 REGISTRY = (tree, residuals, learning_rates, importance, newton_vs_first_order, function_space,
-            pruning, growth, quantile_sketch, generalisation, compare, lab)
+            pruning, growth, quantile_sketch, generalisation, compare, lab, ranking)
 VIEWS = {view.SLUG: view for view in REGISTRY}
 # What ``?view=0``..``4`` opened before views had names: such links keep opening them.
 LEGACY = ("tree", "residuals", "learning-rates", "importance", "newton-vs-first-order")

@@ -82,6 +82,11 @@ def _rounds_note(config: dict, boosters: dict) -> str:
 
 def render(state: AppState, shown: Shown) -> None:
     booster, prep, config, r = shown.booster, shown.prep, shown.config, shown.round
+    if prep.task == "ranking":
+        st.info("This view scores each row on its own (its loss and error per row); a "
+                "ranking's NDCG or MAP is a query's, not a row's. Its train and valid "
+                f"{booster.metric_name} per round are in the loss chart.")
+        return
     eta = float(config["eta"])
     if state.views.gen_eta is None:  # before the widget: its first value
         state.views.gen_eta = second_eta(eta)
