@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import boost
-from viz.tree import make_tree_figure
 from viz.theme import signs
+from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed, name_lines, num
 
 WIDTHS = [(1200, False), (1200, True), (820, False), (820, True), (700, False), (700, True)]
