@@ -27,6 +27,8 @@ BUDGET = 64 * 2**20  # bytes per model: an exact root's sorted columns at 100k x
 
 
 _SCALARS = (float, int, str, bool, type(None))
+_SAMPLE = 16  # a longer list is sized from its first 16 items (every item walked cost ~20%
+#               of a node record's time: its gain curves and tables are thousands of numbers)
 
 
 def size_of(value, _depth: int = 0) -> int:
@@ -43,6 +45,10 @@ def size_of(value, _depth: int = 0) -> int:
     if isinstance(value, dict):
         return sum(size_of(v, _depth + 1) for v in value.values()) + sys.getsizeof(value)
     if isinstance(value, (tuple, list)):
+        if len(value) > _SAMPLE:  # a record's column or rows: sized from its first items
+            part = value[:_SAMPLE]
+            items = size_of(part, _depth) - sys.getsizeof(part)
+            return sys.getsizeof(value) + items * len(value) // _SAMPLE
         if all(isinstance(v, _SCALARS) for v in value):  # a record's columns: numbers
             return sum(map(sys.getsizeof, value)) + sys.getsizeof(value)
         return sum(size_of(v, _depth + 1) for v in value) + sys.getsizeof(value)

@@ -162,9 +162,11 @@ def why(numbers: pd.Series, params) -> str:
 
 
 def _table(frame: pd.DataFrame) -> dict:
-    """A table as {"columns": names, "rows": lists}, JSON values."""
+    """A table as {"columns": names, "rows": lists}, JSON values (made column by column:
+    a column's numbers at once, not a row's values one at a time)."""
+    columns = [plain(frame[c].to_numpy()) for c in frame.columns]
     return {"columns": [str(c) for c in frame.columns],
-            "rows": [plain(list(row)) for row in frame.itertuples(index=False, name=None)]}
+            "rows": [list(row) for row in zip(*columns, strict=True)] if columns else []}
 
 
 # A gain curve's columns in the record (``NodeDetail.curves``), under the names the page
