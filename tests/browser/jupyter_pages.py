@@ -73,7 +73,11 @@ def stop(proc: subprocess.Popen) -> None:
 
 def open_notebook(page, url: str, path: str, host: str = "lab") -> None:
     """The notebook at ``path`` (under the server's root) opened in ``host``'s page."""
-    page.goto(url + HOSTS[host] + urllib.parse.quote(path))
+    response = page.goto(url + HOSTS[host] + urllib.parse.quote(path))
+    if not response or not response.ok:  # e.g. Notebook 7 not installed: no /notebooks/
+        raise RuntimeError(f"{HOST_NAMES[host]} did not serve {path} "
+                           f"({response.status if response else 'no answer'}): is it installed "
+                           "(requirements-dev.txt)?")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
 
 
