@@ -1,9 +1,10 @@
-"""A node click in the notebook widget (ui/notebook.py) at 10,000 rows, in JupyterLab 4 and
-Debian's Chromium: the page's own timing (``window.boostscopePlayer.timings``, gesture
-"node": from the press to the first frame after the node's details show its record). Two
-kinds of click: **cold** (the page's prefetch off, the record asked of the kernel and built
-there for the first time: the engine's candidates and the record's chart) and **held** (the
-page at rest on the round first, its prefetch having asked the kernel for every node).
+"""A node click in the notebook widget (ui/notebook.py) at 10,000 rows, in JupyterLab 4 (or
+Notebook 7: ``--host notebook7``) and Debian's Chromium: the page's own timing
+(``window.boostscopePlayer.timings``, gesture "node": from the press to the first frame after
+the node's details show its record). Two kinds of click: **cold** (the page's prefetch off,
+the record asked of the kernel and built there for the first time: the engine's candidates
+and the record's chart) and **held** (the page at rest on the round first, its prefetch
+having asked the kernel for every node).
 
     python benchmarks/bench_notebook.py [--rows 10000] [--features 10] [--depth 4] [--rounds 20]
     python benchmarks/bench_notebook.py --smoke   # the script works (1,000 rows)
@@ -15,82 +16,20 @@ another host is blocked; the script says if any was tried.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import re
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 from common import ROOT, chromium
 from playwright.sync_api import sync_playwright
 
-LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+import jupyter_pages  # noqa: E402 - the browser test's own Jupyter driving
+from harness import LOCAL  # noqa: E402 - what is on this machine (every other host blocked)
+
 PLAYER = "document.querySelector('[data-testid=boostscope-widget] .bsw-player').boostscopePlayer"
-
-
-def lab(tmp: Path, port: int) -> subprocess.Popen:
-    """JupyterLab on 127.0.0.1:``port`` serving ``tmp/work``, its settings in ``tmp``, kernels
-    importing this checkout."""
-    settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'benchmarks'}",
-           "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), "JUPYTER_CONFIG_DIR": str(tmp / "cfg"),
-           "JUPYTER_DATA_DIR": str(tmp / "data")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
-         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.token=",
-         "--ServerApp.password=", f"--ServerApp.root_dir={tmp / 'work'}",
-         f"--LabApp.user_settings_dir={tmp / 'settings'}",
-         f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2)
-            return proc
-        except OSError:
-            time.sleep(0.5)
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise SystemExit("JupyterLab did not start")
-
-
-def run_all(page, drawn: str, timeout_s: float = 900) -> None:
-    """Every cell run, then wait until ``drawn`` (a JS expression) holds. JupyterLab asks which
-    kernel to start when it opened the notebook before it had the list of kernels (a busy
-    machine): the notebook's own, Python 3, is the dialog's choice."""
-    deadline = time.time() + timeout_s
-    # the first code cell run until it has its number (a run asked for while the kernel is
-    # still starting is lost), then every cell from there in turn (Shift+Enter: run, next)
-    first = page.locator(".jp-Notebook .jp-CodeCell").first.locator(".jp-InputPrompt")
-    while not re.search(r"\[\d+\]", first.text_content()):
-        if "*" not in first.text_content():
-            first.click()  # command mode on this cell
-            page.keyboard.press("Control+Enter")
-        dialog = page.locator(".jp-Dialog .jp-mod-accept")
-        if dialog.count():
-            dialog.click()
-        if time.time() > deadline:
-            raise TimeoutError(f"the kernel did not run a cell in {timeout_s:.0f} s")
-        page.wait_for_timeout(2000)
-    first.click()
-    for _ in range(page.locator(".jp-Notebook .jp-Cell").count()):
-        page.keyboard.press("Shift+Enter")
-    while not page.evaluate(f"() => !!({drawn})"):
-        dialog = page.locator(".jp-Dialog .jp-mod-accept")
-        if dialog.count():
-            dialog.click()
-        if time.time() > deadline:
-            raise TimeoutError(f"the notebook did not show its widgets in {timeout_s:.0f} s")
-        page.wait_for_timeout(500)
 
 
 def notebook(rows: int, features: int, depth: int, rounds: int) -> nbformat.NotebookNode:
@@ -134,6 +73,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--port", type=int, default=8941)
     ap.add_argument("--clicks", type=int, default=7, help="nodes clicked a round")
+    ap.add_argument("--host", choices=list(jupyter_pages.HOSTS), default="lab",
+                    help="the front end the notebook is opened in (default: JupyterLab 4)")
     ap.add_argument("--smoke", action="store_true",
                     help="the smallest run (1,000 rows, 2 clicks a kind): the script works")
     args = ap.parse_args()
@@ -145,7 +86,7 @@ def main() -> None:
         (tmp / "work").mkdir()
         nbformat.write(notebook(args.rows, args.features, args.depth, args.rounds),
                        tmp / "work" / "bench.ipynb")
-        proc = lab(tmp, args.port)
+        proc = jupyter_pages.start(tmp, args.port, [ROOT, ROOT / "benchmarks"])
         blocked = []
         try:
             with sync_playwright() as p:
@@ -155,10 +96,11 @@ def main() -> None:
                            else (blocked.append(r.request.url), r.abort()))
                 # cold clicks first: the page asks for a record only when a node is clicked
                 page.add_init_script("window.boostscopePlayer = {prefetch: false};")
-                page.goto(f"http://127.0.0.1:{args.port}/lab/tree/bench.ipynb")
-                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-                run_all(page, "document.querySelector('[data-testid=boostscope-widget] "
-                        f".bsp-tree-svg') && !{PLAYER}.drawing")
+                jupyter_pages.open_notebook(page, f"http://127.0.0.1:{args.port}", "bench.ipynb",
+                                            args.host)
+                jupyter_pages.run_all(
+                    page, "document.querySelector('[data-testid=boostscope-widget] "
+                          f".bsp-tree-svg') && !{PLAYER}.drawing")
                 page.locator(".bsp-status").click()
                 page.locator(".bsp-tree").scroll_into_view_if_needed()
                 cold, held = [], []
@@ -177,10 +119,10 @@ def main() -> None:
                     held += clicks(page, r, ids[:args.clicks])
                 browser.close()
         finally:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
+            jupyter_pages.stop(proc)
     print(f"node click in the notebook widget, {args.rows:,} rows x {args.features} features, "
-          f"exact, max_depth {args.depth}, JupyterLab 4, Chromium 1280x720")
+          f"exact, max_depth {args.depth}, {jupyter_pages.HOST_NAMES[args.host]}, "
+          "Chromium 1280x720")
     for name, ms in (("cold (kernel builds the record)", cold), ("held (prefetched)", held)):
         ms = sorted(ms)
         p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]

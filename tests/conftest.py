@@ -64,12 +64,15 @@ _COMPILES = _Compiles()
 
 # The modules that take the longest (measured with --durations on a fresh clone, a busy
 # machine: test_portable 235 s, mostly its compile of the portable build; the benchmarks'
-# smokes 200 s; the player's walks; the lessons'), started first. Each file stays on one
-# worker (--dist loadfile), and a long one started near the end runs on alone while the
-# other workers wait for it; longest first, they finish together.
+# smokes 200 s; the player's walks; the lessons'; the notebook widget's walk, whose notebook
+# run in JupyterLab and then in Notebook 7 took 30 s and 35 s at a load average of 11),
+# started first. Each file stays on one worker (--dist loadfile), and a long one started
+# near the end runs on alone while the other workers wait for it; longest first, they
+# finish together.
 LONGEST_FIRST = ("engine/test_portable.py", "test_benchmarks.py", "browser/test_player.py",
                  "browser/test_lessons_browser.py", "browser/test_offline.py",
-                 "browser/test_lab_browser.py", "browser/test_live_browser.py")
+                 "browser/test_lab_browser.py", "browser/test_live_browser.py",
+                 "browser/test_notebook_browser.py")
 
 
 def pytest_collection_modifyitems(items):

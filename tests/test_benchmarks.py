@@ -10,8 +10,12 @@ wall time on this project's 2 cores while other work kept their load average at 
 ``streamlit run app.py`` is started for the module (``harness.start_server``) and given to the
 scripts that can use it (``--url``; ``bench_replica.py`` measures it); the others start their
 own: a fresh clone's (``bench_cold.py``), one with a short session TTL (``bench_load.py``),
-the bare page (``bench_app.py``'s floor). The cases that drive Chromium carry the ``browser``
-marker. A peer that is not installed (LightGBM) is left out by the script, which says so."""
+the bare page (``bench_app.py``'s floor). ``bench_notebook.py`` starts a Jupyter server of
+its own, with the notebook browser test's code (tests/browser/jupyter_pages.py; about 2.6 s
+until it answers): that test's server is in another test worker (a file stays on one) and
+serves kernels that do not import benchmarks/. The cases that drive Chromium carry the
+``browser`` marker. A peer that is not installed (LightGBM) is left out by the script, which
+says so."""
 
 import os
 import re

@@ -6,8 +6,10 @@ ShowError saying what is wrong. The example notebook (examples/notebook.ipynb) r
 kernel (nbclient) and shows two widgets. (In JupyterLab and Chromium:
 tests/browser/test_notebook_browser.py.)"""
 
+import importlib
 import json
 import os
+import sys
 
 import nbclient
 import nbformat
@@ -128,6 +130,16 @@ def test_bad_input_says_what_is_wrong(data, models):
         with pytest.raises(ShowError) as caught:
             call()
         assert said in str(caught.value), (said, str(caught.value))
+
+
+def test_without_anywidget_the_import_says_how_to_install_it(monkeypatch):
+    """``pip install .`` without the notebook extra: ui.notebook's import names the extra."""
+    monkeypatch.setitem(sys.modules, "anywidget", None)  # an import of it fails, as if absent
+    monkeypatch.delitem(sys.modules, "ui.notebook")
+    with pytest.raises(ModuleNotFoundError) as caught:
+        importlib.import_module("ui.notebook")
+    assert caught.value.name == "anywidget"
+    assert 'python -m pip install ".[notebook]"' in str(caught.value)
 
 
 def test_the_example_notebook_runs(tmp_path):

@@ -21,11 +21,9 @@ import json
 import sys
 from pathlib import Path
 
-import anywidget
 import numpy as np
 import pandas as pd
 import plotly.offline
-import traitlets
 
 import boost
 from viz.export import offline_html
@@ -34,6 +32,18 @@ from viz.round_trace import round_trace
 from viz.theme import sample_rows
 
 from .nodes import model_records, page_chart, page_node
+
+try:  # the widget's one extra requirement (pyproject.toml), and what it brings
+    import anywidget
+    import traitlets
+except ModuleNotFoundError as missing:
+    if missing.name not in ("anywidget", "traitlets"):  # anywidget there, a part of it not
+        raise
+    raise ModuleNotFoundError(
+        "ui.notebook needs anywidget, the widget's extra requirement, which is not installed "
+        "here: install BoostScope with its notebook extra, `python -m pip install "
+        "\".[notebook]\"` in a BoostScope checkout (docs/notebook.md, \"Installing\")",
+        name="anywidget") from missing
 
 # anywidget's ES module: notebook_host.js with every module it imports, made ES modules in
 # the page (viz.page_js.loader): no build step, no request

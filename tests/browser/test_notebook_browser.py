@@ -1,27 +1,23 @@
-"""The notebook widget (ui/notebook.py) in JupyterLab 4, headless on loopback: the example
-notebook (examples/notebook.ipynb) opened and run in Debian's Chromium. Each of its two
-widgets (a BoostScope model and an XGBoost model of the same data) says "Round r of 20";
-→ steps it with no message to the kernel until the page rests, and then ``w.round`` read from
-the kernel is the round on screen; a click on a node draws its details from the record the
-kernel sent, and ``w.node`` follows. Nothing the page asks leaves the machine: every request
-to another host is blocked and recorded, and none may be. One server and one notebook run
-per test run (a module fixture); screenshots at 1280×720 and 1920×1080 go under
+"""The notebook widget (ui/notebook.py) in both Jupyter front ends it is tested in, JupyterLab 4
+and Notebook 7, headless on loopback: the example notebook (examples/notebook.ipynb) opened
+and run in Debian's Chromium in each. Each of its two widgets (a BoostScope model and an
+XGBoost model of the same data) says "Round r of 20"; → steps it with no message to the
+kernel until the page rests, and then ``w.round`` read from the kernel is the round on screen;
+a click on a node draws its details from the record the kernel sent, and ``w.node`` follows.
+Nothing the page asks leaves the machine: every request to another host is blocked and
+recorded, and none may be. One Jupyter server per test run serves both front ends (a module
+fixture; jupyter_pages.py); each front end opens its own copy of the notebook (its own
+kernel, shut down before the next opens). Screenshots at 1280×720 and 1920×1080 go under
 tests/screenshots/notebook/.
 """
 
 import json
-import os
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 
+import jupyter_pages
 import pytest
 from harness import LOCAL, ROOT, SHOTS, _free_port
-from jupyter_client import BlockingKernelClient
 from playwright.sync_api import expect
 
 WIDGETS = "[data-testid=boostscope-widget]"
@@ -29,114 +25,71 @@ ROUNDS = 20
 # the players of the page's widgets, in the notebook's order
 PLAYER = "(i) => document.querySelectorAll('[data-testid=boostscope-widget]')[i]" \
          ".querySelector('.bsw-player').boostscopePlayer"
+# Notebook 7.6's own races on opening a notebook (any notebook, an empty one too), thrown in
+# its own bundle, not the widget's: its shortcuts plugin reads a settings schema the registry
+# does not hold yet (jupyter/notebook issue 7862), and on a busy machine its router can ask
+# for the file browser's "open path" command, which the notebook's page does not have. The
+# only page errors a Notebook 7 page may have.
+NOTEBOOK7_OWN = ("Cannot read properties of undefined (reading 'schema')",
+                 "Command 'filebrowser:open-path' not registered.")
 
 
-def _lab(tmp):
-    """``jupyter lab`` on a free loopback port serving ``tmp`` (a copy of the example), its
-    settings and runtime files there too (the news feed off), kernels importing this
-    checkout: (process, url, runtime dir)."""
-    port = _free_port()
-    settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    runtime = tmp / "runtime"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_RUNTIME_DIR": str(runtime),
-           "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_DATA_DIR": str(tmp / "data")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
-         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.token=",
-         "--ServerApp.password=", f"--ServerApp.root_dir={tmp / 'work'}",
-         f"--LabApp.user_settings_dir={tmp / 'settings'}",
-         f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=open(tmp / "lab.log", "wb"), stderr=subprocess.STDOUT,
-        start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url + "/api/status", timeout=2)
-            return proc, url, runtime
-        except OSError:
-            time.sleep(0.5)
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise RuntimeError("jupyter lab did not start: " + (tmp / "lab.log").read_text()[-2000:])
+def _notebook7_own(error: str) -> bool:
+    """``error`` (its message, then its stack) is one of Notebook 7's own, thrown wholly in
+    its bundle (``/static/notebook/``)."""
+    message, _, stack = error.partition("\n")
+    frames = re.findall(r"https?://\S+?\.js", stack)
+    return message in NOTEBOOK7_OWN and bool(frames) and all(
+        "/static/notebook/" in f for f in frames)
 
 
-def _run_all(page, drawn: str, timeout_s: float = 900) -> None:
-    """Every cell run, then wait until ``drawn`` (a JS expression) holds. JupyterLab asks which
-    kernel to start when it opened the notebook before it had the list of kernels (a busy
-    machine): the notebook's own, Python 3, is the dialog's choice."""
-    deadline = time.time() + timeout_s
-    # the first code cell run until it has its number (a run asked for while the kernel is
-    # still starting is lost), then every cell from there in turn (Shift+Enter: run, next)
-    first = page.locator(".jp-Notebook .jp-CodeCell").first.locator(".jp-InputPrompt")
-    while not re.search(r"\[\d+\]", first.text_content()):
-        if "*" not in first.text_content():
-            first.click()  # command mode on this cell
-            page.keyboard.press("Control+Enter")
-        dialog = page.locator(".jp-Dialog .jp-mod-accept")
-        if dialog.count():
-            dialog.click()
-        if time.time() > deadline:
-            raise TimeoutError(f"the kernel did not run a cell in {timeout_s:.0f} s")
-        page.wait_for_timeout(2000)
-    first.click()
-    for _ in range(page.locator(".jp-Notebook .jp-Cell").count()):
-        page.keyboard.press("Shift+Enter")
-    while not page.evaluate(f"() => !!({drawn})"):
-        dialog = page.locator(".jp-Dialog .jp-mod-accept")
-        if dialog.count():
-            dialog.click()
-        if time.time() > deadline:
-            raise TimeoutError(f"the notebook did not show its widgets in {timeout_s:.0f} s")
-        page.wait_for_timeout(500)
+DRAWN = ("[...document.querySelectorAll('[data-testid=boostscope-widget]')]"
+         ".filter(w => w.querySelector('.bsp-tree-svg')).length === 2")
 
 
 @pytest.fixture(scope="module")
-def lab(browser, tmp_path_factory):
-    """The example notebook run in JupyterLab in Chromium: (page, kernel client, what the
-    page sent to the kernel, the requests blocked)."""
-    tmp = tmp_path_factory.mktemp("lab")
-    (tmp / "work").mkdir()
-    shutil.copy(ROOT / "examples" / "notebook.ipynb", tmp / "work" / "notebook.ipynb")
-    proc, url, runtime = _lab(tmp)
-    blocked, sent, errors = [], [], []
+def jupyter(tmp_path_factory):
+    """One Jupyter server on a free loopback port serving a copy of the example notebook per
+    front end (``lab/notebook.ipynb``, ``notebook7/notebook.ipynb``): (url, runtime dir)."""
+    tmp = tmp_path_factory.mktemp("jupyter")
+    for host in jupyter_pages.HOSTS:
+        (tmp / "work" / host).mkdir(parents=True)
+        shutil.copy(ROOT / "examples" / "notebook.ipynb", tmp / "work" / host / "notebook.ipynb")
+    port = _free_port()
+    proc = jupyter_pages.start(tmp, port, [ROOT])
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-
-        def route(r):  # nothing but the machine's own server
-            if r.request.url.startswith(LOCAL):
-                r.continue_()
-            else:
-                blocked.append(r.request.url)
-                r.abort()
-        page.route("**/*", route)
-        page.add_init_script(WATCH_SENT)
-        page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(
-            f if isinstance(f, bytes) else f.encode())))
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url + "/lab/tree/notebook.ipynb")
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-        _run_all(page, "[...document.querySelectorAll('[data-testid=boostscope-widget]')]"
-                       ".filter(w => w.querySelector('.bsp-tree-svg')).length === 2")
-        # the notebook's last cell has run (the offline file written)
-        page.wait_for_function("() => document.querySelectorAll('.jp-Cell "
-                               ".jp-InputPrompt').length > 0 && ![...document"
-                               ".querySelectorAll('.jp-InputPrompt')].some(p => "
-                               "p.textContent.includes('*'))", timeout=300_000)
-        kernel = BlockingKernelClient(
-            connection_file=str(next(runtime.glob("kernel-*.json"))))
-        kernel.load_connection_file()
-        kernel.start_channels()
-        kernel.wait_for_ready(timeout=60)
-        yield page, kernel, sent, blocked, errors
-        kernel.stop_channels()
-        page.close()
+        yield f"http://127.0.0.1:{port}", tmp / "runtime"
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=20)
+        jupyter_pages.stop(proc)
+
+
+@pytest.fixture(scope="module", params=list(jupyter_pages.HOSTS))
+def notebook(request, jupyter, browser):
+    """The example notebook run in one front end in Chromium: (front end, page, kernel
+    client, the requests blocked, the page's errors)."""
+    host, (url, runtime) = request.param, jupyter
+    path = f"{host}/notebook.ipynb"
+    blocked, errors = [], []
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+
+    def route(r):  # nothing but the machine's own server
+        if r.request.url.startswith(LOCAL):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+    page.route("**/*", route)
+    page.add_init_script(WATCH_SENT)
+    page.on("pageerror", lambda e: errors.append(f"{e.message}\n{e.stack}"))
+    try:
+        jupyter_pages.open_notebook(page, url, path, host)
+        jupyter_pages.run_all(page, DRAWN)
+        kernel = jupyter_pages.kernel_of(url, runtime, path)
+        yield host, page, kernel, blocked, errors
+        kernel.stop_channels()
+    finally:
+        page.close()
+        jupyter_pages.shut_down_kernel(url, path)
 
 
 def _ask(kernel, expression: str):
@@ -179,8 +132,8 @@ def _updates(page, model_id: str) -> list[float]:
 
 
 @pytest.mark.parametrize("i, name", [(0, "stage"), (1, "xgb_stage")])
-def test_widget_steps_reports_and_draws_a_node(lab, i, name):
-    page, kernel, sent, blocked, errors = lab
+def test_widget_steps_reports_and_draws_a_node(notebook, i, name):
+    host, page, kernel, blocked, errors = notebook
     widget = page.locator(WIDGETS).nth(i)
     widget.scroll_into_view_if_needed()
     status = _status(page, i)
@@ -226,18 +179,19 @@ def test_widget_steps_reports_and_draws_a_node(lab, i, name):
     page.wait_for_timeout(400)
     assert _ask(kernel, f"[{name}.round, {name}.node]") == [r1, node]
     SHOTS.joinpath("notebook").mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / "notebook" / f"{name}-tree-1280x720.png")
+    shot = name if host == "lab" else f"{host}-{name}"
+    page.screenshot(path=SHOTS / "notebook" / f"{shot}-tree-1280x720.png")
     widget.locator(".bsp-status").scroll_into_view_if_needed()
-    page.screenshot(path=SHOTS / "notebook" / f"{name}-1280x720.png")
+    page.screenshot(path=SHOTS / "notebook" / f"{shot}-1280x720.png")
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.wait_for_timeout(1500)
     widget.locator(".bsp-status").scroll_into_view_if_needed()
-    page.screenshot(path=SHOTS / "notebook" / f"{name}-1920x1080.png")
+    page.screenshot(path=SHOTS / "notebook" / f"{shot}-1920x1080.png")
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_timeout(1000)
 
     # the kernel moves the page
     _ask(kernel, f"{name}.goto(2, node=0) or 0")
     expect(status).to_have_text(re.compile(rf"^Round 2 of {ROUNDS}\b"))
-    assert not errors, errors
+    assert not [e for e in errors if not (host == "notebook7" and _notebook7_own(e))], errors
     assert not blocked, f"requests to other hosts: {blocked}"
