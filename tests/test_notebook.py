@@ -61,6 +61,14 @@ def test_boostscope_model_on_its_training_rows_shows_its_training_trace(data, mo
     # other rows: the same trees, shown on the data given
     other = show(models[0], X[:200], y[:200])
     assert other.booster.on_sample and other.round == ROUNDS
+    # trained without evals: the status and the loss chart say the loss on the rows given,
+    # XGBoost's rmse of its predictions round by round
+    assert "train rmse" in trace["status"][2]
+    oracle = xgboost.train({**PARAMS, "eval_metric": "rmse"}, xgboost.DMatrix(X, y), ROUNDS,
+                           evals=[(xgboost.DMatrix(X, y), "train")], evals_result=(res := {}))
+    assert oracle.num_boosted_rounds() == ROUNDS
+    np.testing.assert_allclose(w._history["train"].to_numpy()[1:], res["train"]["rmse"],
+                               rtol=1e-5)
 
 
 @pytest.mark.parametrize("kind", ["sklearn", "booster"])

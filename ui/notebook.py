@@ -184,6 +184,9 @@ def model_on_data(model, X, y=None, evals=None):
                         "one label per row.")
     shown = booster if _trained_on(booster, Xf, y) else _on(booster, Xf, y, params, "The data")
     history = shown.loss_history() if shown.data.y is not None else None
+    if history is not None and history.columns.empty:  # trained without evals: X, y's loss
+        history = _on(booster, Xf, y, params, "The data").loss_history().rename(
+            columns={"sample": "train"})
     for i, ev in enumerate(evals or ()):
         if not isinstance(ev, (tuple, list)) or len(ev) != 3:
             raise ShowError(f"evals[{i}] must be a tuple (X, y, name), as boost.train's evals.")
