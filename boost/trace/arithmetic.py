@@ -237,11 +237,12 @@ VERDICTS = {(True, True): "kept", (True, False): "pruned, unless a split below i
 
 
 def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) -> list[Step]:
-    """The node's rows, as the audience saw them: residuals (identity link), then G and H
-    as the sums of the rows' g and h."""
+    """The node's rows, as the audience saw them: residuals (identity link; not for ranking,
+    whose g come from pairs of documents, not from y − m), then G and H as the sums of the
+    rows' g and h."""
     steps = []
     weighted = "w" in rows.columns
-    if spec.link == "identity":
+    if spec.link == "identity" and spec.task != "ranking":
         terms = _listed((rows.y - rows.m).to_numpy(), ",")
         lines = [r",\ ".join(terms[i:i + PER_LINE]) for i in range(0, len(terms), PER_LINE)]
         steps.append(Step("residuals", r"\begin{aligned}&\text{residuals } y_i - m_i: \\ &"

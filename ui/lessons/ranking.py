@@ -57,7 +57,13 @@ def _g(f):
     order = np.argsort(-np.abs(mine), kind="mergesort")
     return {"d": document(d), "count": len(mine),
             "lams": " + ".join(f"({said(mine[i])})" for i in order),
-            "norm": float(data["norm"]), "g": float(data["g"][d]), "row": d + 1}
+            "norm": float(data["norm"]), "g": float(data["g"][d]), "leaf": _leaf(f, d)}
+
+
+def _leaf(f, d: int) -> int:
+    """The leaf of round 1's tree that holds document ``d`` of query #1 (its row)."""
+    row = np.asarray(f.shown.prep.X_train, dtype=float)[f.pairs(1)["rows"][d]]
+    return int(f.booster.decision_path(row, 1)[-1])
 
 
 def _round2(f):
@@ -65,7 +71,7 @@ def _round2(f):
     data = f.pairs(2)
     p = _top(data)
     hi, lo = int(data["high"][p]), int(data["low"][p])
-    return {"order": ", ".join(document(int(d)) for d in data["rank"]),
+    return {"order": " › ".join(document(int(d)) for d in data["rank"]),
             "pair": f"{document(hi)} › {document(lo)}", "p_hi": _position(data, hi),
             "p_lo": _position(data, lo), "dn": float(data["delta"][p]),
             "sig": float(data["sig"][p]), "lam": float(data["lam"][p])}
@@ -74,13 +80,14 @@ def _round2(f):
 def _later(f):
     data = f.pairs()
     p = _top(data)
-    return {"r": f.shown.round, "metric": next(iter(f.booster.evals_result()["train"])),
+    return {"r": f.shown.round, "metric": f.booster.metric_name,
             "pair": f"{document(int(data['high'][p]))} › {document(int(data['low'][p]))}",
             "sig": float(data["sig"][p]), "lam": float(data["lam"][p]),
             "ndcg": f.loss("train")}
 
 
 RANK = "rank:ndcg"
+LEAF = 4  # the leaf of round 1's tree that holds d2 (``_leaf``; the lesson's test checks it)
 
 LESSON = Lesson(
     slug="ranking", title="Ranking: LambdaMART's pairs",
@@ -108,9 +115,9 @@ LESSON = Lesson(
              objective=RANK, round=1, panels=("ranking", "tree"), numbers=_by_hand),
         Step("{d} is in {count} pairs; the better document of a pair gets +λ, the other −λ: "
              "{lams}. XGBoost scales a query's g by log₂(1 + Σ|2λ|)/Σ|2λ| = {norm}, so "
-             "{d}'s g is {g}, and the root of round 1's tree lists the same g for row {row} "
-             "(its first rows are query #1's).",
-             objective=RANK, round=1, node=0, panels=("ranking", "node"), numbers=_g),
+             "{d}'s g is {g}: the g the tree was grown on. Its leaf in round 1's tree, node "
+             "{leaf}, sums it with its other documents' g into G.",
+             objective=RANK, round=1, node=LEAF, panels=("ranking", "node"), numbers=_g),
         Step("After round 1 the documents have reordered (the list on the right): {order} "
              "from the top, every pair in the right order.",
              objective=RANK, round=1, panels=("ranking", "tree"), numbers=_round2,
