@@ -78,11 +78,13 @@ def make_ranking_figure(before: np.ndarray, after: np.ndarray, y: np.ndarray,
                            f"{document(low[p])} (relevance {short(y[low[p]])})<br>λ = "
                            f"{short(lam[p])} (× norm {short(norm)})<extra></extra>")))
     docs = named and g is not None
+    # the two tables share the height by their rows (a table too short for its rows scrolls)
+    split = (n + 1) / (len(order) + n + 2) if docs else 0.0
     if len(order):
         traces.append(_pairs_table(order, high, low, lam, delta, sig, swap, font,
-                                   [0.44, 1.0] if docs else [0.0, 1.0]))
+                                   [split + 0.02 if docs else 0.0, 1.0]))
     if docs:
-        traces.append(_documents_table(y, g, norm, font))
+        traces.append(_documents_table(y, g, norm, font, [0.0, split - 0.02]))
     return go.Figure(data=traces, layout=layout(
         f"Round {round_idx}: {title}, {n} documents, {len(lam)} pairs"
         + (f" (the {len(order)} of largest |λ|)" if len(order) < len(lam) else ""), large,
@@ -117,9 +119,9 @@ def _pairs_table(order, high, low, lam, delta, sig, swap: str, font: int,
     return _table(columns, domain_y, font, [1.05, 1.15, 1.35, 1.1][-len(columns):])
 
 
-def _documents_table(y, g, norm, font: int) -> go.Table:
+def _documents_table(y, g, norm, font: int, domain_y) -> go.Table:
     """Each document, its relevance and its g: its pairs' ±λ summed, × the query's norm."""
     columns = {"doc": [document(d) for d in range(len(y))],
                "relevance": [short(v) for v in y],
                f"g = Σ ±λ × {_said(norm)}": [_said(v) for v in g]}
-    return _table(columns, [0.0, 0.38], font, [0.6, 1.1, 2.0])
+    return _table(columns, domain_y, font, [0.6, 1.1, 2.0])

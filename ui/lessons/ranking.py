@@ -126,11 +126,11 @@ LESSON = Lesson(
                     "NDCG (|ΔNDCG| = {dn}). Being in order makes σ(s₊ − s₋) = {sig} > ½, so "
                     "λ = {lam} is less than half of |ΔNDCG|.",
              then={"round": 2}),
-        Step("After {r} rounds the training {metric} is {ndcg} (higher is better). The "
-             "largest |λ| of round {r}'s pairs, {pair}'s, is {lam}: σ(s₊ − s₋) = {sig}, the "
-             "pairs are in order and far apart. (This lesson turns "
-             "lambdarank_score_normalization off; on, XGBoost's default, each |ΔNDCG| is "
-             "÷ (|s₊ − s₋| + 0.01) once the scores differ.)",
+        Step("After {r} rounds the training {metric} is {ndcg} (higher is better): every "
+             "query in order. The trees still push the pairs apart, so their σ(s₊ − s₋) "
+             "grows and their λ shrink: round {r}'s largest |λ|, {pair}'s, is {lam} at σ = "
+             "{sig}. (This lesson turns lambdarank_score_normalization off; on, XGBoost's "
+             "default, each |ΔNDCG| is ÷ (|s₊ − s₋| + 0.01) once the scores differ.)",
              objective=RANK, round=10, panels=("ranking", "loss"), numbers=_later),
     ),
 )
