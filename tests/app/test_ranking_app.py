@@ -179,3 +179,10 @@ def test_rank_map_on_graded_relevance_says_which_target_and_what_to_do():
     binary = frame.assign(rel=(frame.rel > 0).astype(int))
     assert tables.prepare(binary, "rel", ["x"], query="q", objective="rank:map").objective \
         == "rank:map"
+
+
+@pytest.mark.parametrize("view", ["newton-vs-first-order", "function-space"])
+def test_views_that_follow_rows_say_why_they_do_not_apply_to_ranking(view):
+    at = open_app(sample="three_queries", round="1", view=view)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Ranking pairs view" in i.value for i in at.info), [i.value for i in at.info]
