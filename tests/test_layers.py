@@ -270,9 +270,9 @@ def test_the_purity_checker_sees_engine_calls():
         "line 4: from boost.trace.fit import predictions_at: boost.trace.fit.predictions_at "
         "is not a record type",
         "line 7: objectives.response: boost.objectives.response computes (only facts: "
-        "['metric_name', 'spec'])",
+        "['higher_is_better', 'metric_name', 'spec'])",
         "line 8: o.gradients: boost.objectives.gradients computes (only facts: "
-        "['metric_name', 'spec'])",
+        "['higher_is_better', 'metric_name', 'spec'])",
         "line 9: .engine",
         "line 10: calls predict()",
         "line 11: calls sketch()",
