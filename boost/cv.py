@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .layer import serialized
+from .layer import serialized, threads
 from .layout import read_only
 from .objectives import metric_name
 from .params import parse_params
@@ -34,7 +34,6 @@ from .training import (
     EarlyStopping,
     Rounds,
     RunData,
-    _threads,
     check_rounds,
     intercept,
     maximizes,
@@ -162,7 +161,7 @@ def run_folds(p, folds: list[RunData], num_boost_round: int, stopping_rounds: in
                            else (lambda k=k: make_grower(k)), train_metric=True))
     stopper = None if stopping_rounds is None else EarlyStopping(stopping_rounds, maximizes(p))
     facts, stopped = [], False
-    with _threads(p.nthread):
+    with threads(p.nthread):
         loops = [run.steps() for run in runs]
         for r in range(num_boost_round):
             for loop in loops:

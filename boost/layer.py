@@ -66,6 +66,24 @@ def exclusive():
             yield
 
 
+@contextmanager
+def threads(nthread: int):
+    """Parallel kernels launched from this thread run on ``nthread`` of numba's threads in
+    the block (0: all of them), as XGBoost's ``nthread``; numba's count is per calling
+    thread, so other threads' calls keep theirs. A click's answer (a node record) takes one:
+    on a machine whose cores are busy — the browser drawing the click, another session
+    training — a parallel region waits for a core to come free, and OpenMP's waiting
+    threads spin on the cores the page needs (docs/player.md, "Serving records")."""
+    available = numba.config.NUMBA_NUM_THREADS
+    wanted = available if nthread == 0 else min(nthread, available)
+    before = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 def serialized(func):
     """``func`` run inside ``exclusive()``: an engine call that may run parallel kernels."""
 

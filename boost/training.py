@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from . import objectives, ranking, reuse
@@ -42,7 +40,7 @@ from .booster import Booster
 from .data import any_rows, as_features, as_labels, as_weights, check_training_rows
 from .exact import SortedColumns, grow_exact, new_segments
 from .hist import HistWorkspace, binned_rows, grow_hist
-from .layer import serialized
+from .layer import serialized, threads
 from .layout import read_only
 from .leaves import line_search_leaves, quantile_leaves
 from .node_rules import prune
@@ -53,18 +51,6 @@ from .sketch import approx_columns, approx_cuts
 from .targets import tree_gradients
 from .trace import TrainingData
 from .tree import ForestBuilder, add_tree_outputs, checkpoint_every, initial_margin, leaf_of_nodes
-
-
-@contextmanager
-def _threads(nthread: int):
-    available = numba.config.NUMBA_NUM_THREADS
-    wanted = available if nthread == 0 else min(nthread, available)
-    before = numba.get_num_threads()
-    numba.set_num_threads(wanted)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _finish(buf: TreeNodes, n_nodes: int, eta) -> dict:
@@ -507,13 +493,13 @@ class Rounds:
                                                self.queries, iteration)
 
     def boost(self) -> None:
-        with _threads(self.p.nthread):
+        with threads(self.p.nthread):
             for stop in self.steps():
                 if stop:
                     break
 
     def steps(self):
-        """The loop a round at a time, for a caller that holds the threads (``_threads``)
+        """The loop a round at a time, for a caller that holds the threads (``layer.threads``)
         and steps several runs together (cross-validation's folds): yields after each round
         whether early stopping ends training."""
         p, X32 = self.p, self.X32

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from boost.layer import threads
 from boost.trace.node_record import refused
 from viz.node_page import curve_chart, page_record
 
@@ -23,11 +24,13 @@ def page_node(booster, X, r: int, node_id: int, klass: int = 0, feature: str | N
     candidates chart of ``feature`` (default: the node's split's) and ``csv``: whether the
     candidates route gives all its candidates; kept in the model's cache."""
     features = None if feature is None else [feature]
-    record = booster.trace.node_record(r, node_id, klass, X, curve_features=features)
-    return booster.trace.cache.get(
-        ("page record", r, record["node"], klass, feature, X is not None),
-        lambda: {**page_record(record, lambda f: page_chart(booster, r, node_id, klass, f)),
-                 "csv": record["candidates"] <= ALL_CANDIDATES_CSV})
+    with threads(1):  # a click's answer: one thread (``boost.layer.threads`` says why)
+        record = booster.trace.node_record(r, node_id, klass, X, curve_features=features)
+        return booster.trace.cache.get(
+            ("page record", r, record["node"], klass, feature, X is not None),
+            lambda: {**page_record(record, lambda f: page_chart(booster, r, node_id, klass,
+                                                                f)),
+                     "csv": record["candidates"] <= ALL_CANDIDATES_CSV})
 
 
 def page_chart(booster, r: int, node_id: int, klass: int, feature: str) -> dict:
@@ -48,7 +51,8 @@ def page_chart(booster, r: int, node_id: int, klass: int, feature: str) -> dict:
             raise ValueError(f"node_id = {node_id!r} is not a node of tree {t}")
         return curve_chart(trace.gain_curve(r, node_id, klass, feature), feature,
                            float(booster.params["gamma"]), bool(refused(numbers.iloc[0])))
-    return trace.cache.get(("page chart", t, int(node_id), feature), build)
+    with threads(1):
+        return trace.cache.get(("page chart", t, int(node_id), feature), build)
 
 
 def shown_node(booster, r: int, node: int | None, klass: int = 0) -> int | None:

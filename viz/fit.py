@@ -79,7 +79,7 @@ def _band_1d(fit: Fit, large: bool) -> go.Figure:
                 hovertemplate=f"{name}=%{{x:.4g}}<br>q=%{{y:.4g}}<extra>{alpha_text(a)}, "
                               f"round {r - 1}</extra>"))
     for k, a in enumerate(alphas):
-        base = f": base_score {short(float(fit.now[0, k]))}" if r == 0 else ""
+        base = f": base_score {minus(short(float(fit.now[0, k])))}" if r == 0 else ""
         traces.append(go.Scatter(
             x=grid, y=fit.now[:, k], mode="lines", name=f"{alpha_text(a)}, after round {r}"
                                                         f"{base}",
@@ -109,7 +109,8 @@ def _fit_1d(fit: Fit, large: bool) -> go.Figure:
             line={"color": PREVIOUS, "width": 2, "dash": "dash", "shape": "hv"},
             hovertemplate=f"{name}=%{{x:.4g}}<br>{what}=%{{y:.4g}}<extra>round {r - 1}</extra>"))
     # round 0: every prediction is base_score (the baseline line says it)
-    baseline = f": base_score {short(float(fit.now[0]))}" if r == 0 and len(fit.now) else ""
+    baseline = (f": base_score {minus(short(float(fit.now[0])))}" if r == 0 and len(fit.now)
+                else "")
     traces.append(go.Scatter(
         x=grid, y=fit.now, mode="lines", name=f"after round {r}{baseline}",
         line={"color": CURRENT, "width": 3, "shape": "hv"},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -74,6 +76,15 @@ def short(x: float) -> str:
 def minus(text: str) -> str:
     """A number's text with its sign as the typographic minus (−) of a label's formula."""
     return "\u2212" + text[1:] if text.startswith("-") else text
+
+
+def signs(text: str) -> str:
+    """A label's negative numbers with the typographic minus, as the lessons write them
+    ("w −0.427", "x < −3"); a hyphen in a name ("age-5") or an exponent (1e-05) stays."""
+    return _NEGATIVE.sub("\u2212", text)
+
+
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\.?\d)")
 
 
 def threshold(x: float, digits: int = 4) -> str:

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from boost.trace.node_record import refused
 
-from .theme import CURRENT, PALETTE, layout, short, threshold
+from .theme import CURRENT, PALETTE, layout, short, signs, threshold
 from .tree_layout import Plan, label_font, plan_tree, slot_positions
 
 SPLIT = PALETTE[0]
@@ -60,7 +60,7 @@ def _hover(row, gamma: float, missing_features=None) -> str:
         lines.append("<b>split refused</b>: gain < γ, so hist never grew it")
     elif row.Reason:
         lines.append(f"leaf because: {row.Reason}")
-    return "<br>".join(lines)
+    return signs("<br>".join(lines))
 
 
 def make_tree_figure(tree: pd.DataFrame, gamma: float = 0.0, selected: int | None = None,

@@ -22,7 +22,7 @@ import pandas as pd
 
 from boost.trace.node_record import refused
 
-from .theme import short, threshold
+from .theme import short, signs, threshold
 
 CHAR_WIDTH = 0.6
 LINE_HEIGHT = 1.2
@@ -159,7 +159,7 @@ def node_text(row, fmt: int, gamma: float, hidden: int = 0) -> str:
             lines.append(_gain_line(row, gamma, fmt))
     if hidden:
         lines.append(f"+ {hidden} hidden" if fmt < 2 else f"+{hidden}")
-    return "<br>".join(line for line in lines if line)
+    return signs("<br>".join(line for line in lines if line))
 
 
 def _fits(px: list[float], widths: list[float], rows: int, lo: float, hi: float) -> bool:

@@ -117,4 +117,13 @@ def test_the_four_points_root_as_drawn(browser, tmp_path):
     assert page.evaluate(TEXTS, steps["gain minus gamma"]) == ["gain", "kept"]
     pruned = r"x \ge 0 \;\Rightarrow\; \text{pruned, unless a split below it is kept}"
     assert page.evaluate(TEXTS, pruned) == ["pruned, unless a split below it is kept"]
+    # a \text's outer blanks (MathML trims a token's) kept as no-break spaces, and drawn: the
+    # quantile loss's g reads "1 − α if m ≥ y", not "1 − αifm ≥ y"
+    widths = """() => { const box = document.getElementById('out');
+      box.innerHTML = window.tex.mathml(String.raw`a \\text{ if } b`)
+        + window.tex.mathml(String.raw`a \\text{if} b`);
+      return [...box.querySelectorAll('mtext')].map(m => m.getBoundingClientRect().width); }"""
+    assert page.evaluate(TEXTS, r"1 - \alpha \text{ if } m") == ["\u00a0if\u00a0"]
+    spaced, tight = page.evaluate(widths)
+    assert spaced > tight + 4  # the blanks drawn (trimmed, the two were equal)
     page.close()

@@ -85,6 +85,21 @@ ON_SCREEN = """() => {
     const st = getComputedStyle(el);
     return st.visibility != 'hidden' && st.display != 'none';
   };
+  // where on screen a text is, said to a reader: the part of the page that holds it
+  const where = (el) => {
+    if (el.closest('.bsn-steps, .bsn-title, .bsn-why')) return 'the worked arithmetic';
+    if (el.closest('.bsn-table')) return "the node's tables";
+    if (el.closest('.bsp-info')) return "the node's box";
+    if (el.closest('.bsp-tree')) return 'the tree';
+    if (el.closest('.bsp-status')) return 'the status line';
+    const gd = el.closest('.js-plotly-plot');
+    if (gd) {
+      const title = (gd._fullLayout?.title?.text || '').replace(/<[^>]+>/g, '');
+      const legend = el.closest('.legend') ? "'s legend" : '';
+      return title ? `the chart "${title.slice(0, 40)}"${legend}` : `a chart${legend}`;
+    }
+    return 'the page';
+  };
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
     const t = walker.currentNode;
@@ -92,13 +107,15 @@ ON_SCREEN = """() => {
     if (!t.textContent.trim()
         || el.closest('.st-key-lesson_say, .st-key-lesson_title, .katex-mathml, .bsp-hover, '
                       + 'math')) continue;
-    if (shown(el)) out.push(t.textContent);
+    if (shown(el)) out.push([where(el), t.textContent]);
   }
   // a formula as one text: MathML writes −0.0167 as an operator and a number, two nodes
   for (const m of document.querySelectorAll('math')) {
-    if (!m.closest('.st-key-lesson_say, .katex-mathml') && shown(m)) out.push(m.textContent);
+    if (!m.closest('.st-key-lesson_say, .katex-mathml') && shown(m)) {
+      out.push([where(m), m.textContent]);
+    }
   }
-  return out.join(' \\n ');
+  return out;
 }"""
 
 # The labels' size as drawn: font size times the element's scale on the screen (an SVG
@@ -204,13 +221,31 @@ def _numbers_shown(page, name: str, said: str, templates: list[str]) -> None:
     """Every number a template's field put into the lesson's text is on screen elsewhere
     too (the tree, the node's box or arithmetic, a chart, the status line), written the
     same way."""
-    screen = page.evaluate(ON_SCREEN).replace("−", "-")
+    texts = [(place, text.replace("−", "-")) for place, text in page.evaluate(ON_SCREEN)]
     for template in templates:
         for field, numbers in _named(template, said).items():
             for number in numbers:
                 plain = number.replace("−", "-")
-                where = re.search(rf"(?<![\d.,]){re.escape(plain)}(?![\d]|\.\d)", screen)
-                assert where, f"{name}: {number} ({field}), which the text names, is not on screen"
+                at = re.compile(rf"(?<![\d.,]){re.escape(plain)}(?![\d]|\.\d)")
+                places = sorted({place for place, text in texts if at.search(text)})
+                assert places, f"{name}: {number} ({field}), which the text names, is not on screen"
+                FOUND.append((name, number, field, places))
+
+
+# Each number a step's text names and where the walk found it on screen: written to
+# LESSON_SHOTS/numbers.md at the end of the walk (the list a closing note cites).
+FOUND: list[tuple[str, str, str, list[str]]] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def numbers_found():
+    yield
+    if FOUND:
+        lines = ["| step | number | the text's field | where on screen |", "|---|---|---|---|"]
+        rows = dict.fromkeys(f"| {step} | {number} | {field} | {'; '.join(places)} |"
+                             for step, number, field, places in FOUND)  # once each, in order
+        lines += list(rows)
+        (LESSON_SHOTS / "numbers.md").write_text("\n".join(lines) + "\n")
 
 
 def _check_screen(page, name: str, templates: list[str] = ()) -> str:

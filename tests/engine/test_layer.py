@@ -80,3 +80,29 @@ def test_cpu_share_is_the_containers_quota_rounded_up(tmp_path):
     cpu_max.write_text("max 100000\n")  # no quota: the affinity
     assert cpu_share(str(cpu_max)) == cores
     assert cpu_share(str(tmp_path / "missing")) == cores
+
+
+def test_a_node_record_is_built_on_one_thread_and_the_count_restored(monkeypatch):
+    """A click's answer (``ui.nodes.page_node``/``page_chart``) runs the candidate kernels on
+    one of numba's threads (``layer.threads(1)``), and the caller's count is back after."""
+    import numba
+    import numpy as np
+
+    import boost
+    from boost.trace import candidates
+    from ui.nodes import page_chart, page_node
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 4))
+    y = X[:, 0] + 0.1 * rng.normal(size=400)
+    bst = boost.train({"tree_method": "exact", "max_depth": 2}, X, y, 2)
+    seen = []
+    for name in ("_summarize", "_enumerate"):
+        kernel = getattr(candidates, name)
+        monkeypatch.setattr(candidates, name, lambda *a, k=kernel: (
+            seen.append(numba.get_num_threads()), k(*a))[1])
+    before = numba.get_num_threads()
+    record = page_node(bst, X, 2, 0)
+    page_chart(bst, 2, 1, 0, record["features"][-1])
+    assert seen and set(seen) == {1}
+    assert numba.get_num_threads() == before

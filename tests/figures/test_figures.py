@@ -66,6 +66,9 @@ def test_baseline_has_no_previous_curve(four):
     assert [t.name for t in fig.data] == ["data", "after round 0: base_score 0.5",
                                           "residuals"]
     assert "baseline" in fig.layout.title.text
+    # a negative base_score (the mean of y, -0.5) is written with the typographic minus
+    below = boost.train({"lambda": 0, "max_depth": 2}, X, y, 1)
+    assert _fit_figure(below, X, y, 0).data[1].name == "after round 0: base_score \u22120.5"
 
 
 @pytest.mark.parametrize("r", [0, 1, 2])

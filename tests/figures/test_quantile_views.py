@@ -43,7 +43,7 @@ def test_the_fit_draws_a_line_per_alpha_at_the_models_predictions(model):
     assert lines[4].fill == "tonexty"  # the band between neighbouring quantiles
     base = make_fit_figure(bst.trace.fit(X, y, 0, rows))
     assert [t.name.split(": ")[1] for t in base.data[1:]] == [
-        f"base_score {v:.3g}" for v in bst.base_score]
+        f"base_score {v:.3g}".replace("-", "\u2212") for v in bst.base_score]
 
 
 def test_each_alphas_pinball_loss_by_hand_and_their_mean_is_the_metric(model):

@@ -36,7 +36,7 @@ def test_tree_figure_nodes_and_clickable_ids():
     assert list(by_name["split"].customdata) == [0, 2]
     assert list(by_name["leaf"].customdata) == [1, 3, 4]
     assert "f0 < 15<br>gain 120.33" in by_name["split"].text[0]
-    assert "η·w -3.15" in by_name["leaf"].text[0]
+    assert "η·w \u22123.15" in by_name["leaf"].text[0]
     assert "gain − γ = 120.33" in by_name["split"].hovertext[0]
     assert by_name["selected"].x == (1.5,)
     assert all(t.hoverinfo == "skip" for t in fig.data if t.mode in ("lines", "text"))
@@ -228,7 +228,7 @@ def test_hist_refusal_is_labelled_at_label_size():
     for large, size in ((False, 13), (True, 16)):
         fig = make_tree_figure(tree, gamma=130, large=large)
         # G = 4, H = 4, λ = 0: w = -1, η·w = -0.3; the refused split and its gain
-        assert _labels(fig)[0] == ("w -1<br>η·w -0.3<br>f0 < 20 refused<br>"
+        assert _labels(fig)[0] == ("w \u22121<br>η·w \u22120.3<br>f0 < 20 refused<br>"
                                    "gain 120.33 < γ 130")
         assert next(t for t in fig.data if t.name == "node labels").textfont.size == size
 

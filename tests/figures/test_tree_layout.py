@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import boost
+from viz.theme import signs
 from viz.tree import make_tree_figure
 from viz.tree_layout import default_collapsed, name_lines, num
 
@@ -125,7 +126,8 @@ def test_full_depth_6_tree_is_labelled_without_overlap(width, large):
     text = dict(zip(labels.customdata, labels.text, strict=True))
     root = tree.iloc[0]
     # The root has the room for the full numbers: its test and its gain.
-    assert text[0] == f"bmi < {num(root.Split, 4)}<br>gain {num(root.Gain, 4)}"
+    assert text[0] == signs(f"bmi < {num(root.Split, 4)}<br>gain {num(root.Gain, 4)}")
+    assert "\u2212" in text[0]  # (its threshold is negative: written with the minus sign)
     assert fig.layout.width == width and fig.layout.xaxis.range is not None
 
 
@@ -143,7 +145,7 @@ def test_labels_shorten_as_the_room_shrinks():
     labels = next(t for t in make_tree_figure(small, width=1200).data
                   if t.name == "node labels")
     leaf = small.iloc[-1]  # 8 leaves in 1200 px: room for w and η·w in full
-    assert labels.text[-1] == f"w {num(leaf.Weight, 4)}<br>η·w {num(leaf.Value, 4)}"
+    assert labels.text[-1] == signs(f"w {num(leaf.Weight, 4)}<br>η·w {num(leaf.Value, 4)}")
 
 
 def test_wide_trees_start_with_their_deepest_levels_collapsed():

@@ -9,6 +9,9 @@ export const LINE_HEIGHT = 1.2;  // a line's height, in font sizes
 export const LAST_FORMAT = 4;  // the sparsest label format
 
 export const short = rounded;  // viz.theme.short: every number a reader sees
+// viz.theme.signs: a label's negative numbers with the typographic minus ("w −0.427");
+// a hyphen in a name ("age-5") or an exponent (1e-05) stays
+export const signs = (text) => text.replace(/(?<![\w.])-(?=\.?\d)/g, "\u2212");
 // viz.theme.threshold: a split's threshold keeps the data's digits (1.4525, not 1.45)
 export const threshold = (x, digits = 4) => (Number.isNaN(x) ? "n/a"
   : digits <= 4 && Math.abs(x) >= 1000 ? pyF0(x, true) : pyG(x, digits));
@@ -72,7 +75,7 @@ export function nodeText(n, fmt, gamma, hidden = 0) {
     }
   }
   if (hidden) lines.push(fmt < 2 ? `+ ${hidden} hidden` : `+${hidden}`);
-  return lines.filter((l) => l).join("<br>");
+  return signs(lines.filter((l) => l).join("<br>"));
 }
 
 // The hover text and the click panel's lines, as viz/tree.py _hover writes them.
@@ -94,7 +97,7 @@ export function hoverText(n, track) {
   else if (n.name !== "Leaf" && n.yes < 0) {
     lines.push("<b>split refused</b>: gain < γ, so hist never grew it");
   } else if (reason) lines.push(`leaf because: ${reason}`);
-  return lines.join("<br>");
+  return signs(lines.join("<br>"));
 }
 
 // An edge's label: "yes" / "no" (format 0 only) and "missing" where missing values go and the

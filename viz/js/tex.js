@@ -176,7 +176,9 @@ class Parser {
       return `<mover accent="true">${this.argument()}<mo>${mark}</mo></mover>`;
     }
     if (c === "text" || c === "mathrm") {
-      const words = this.text().replace(/\\ /g, " ");
+      // (MathML trims a token's outer blanks: \text{ if } keeps its spaces as no-break ones)
+      const words = this.text().replace(/\\ /g, " ")
+        .replace(/^ +| +$/g, (b) => "\u00a0".repeat(b.length));
       return `<mtext>${esc(words.replace(/\\(.)/g, "$1"))}</mtext>`;
     }
     if (c === "operatorname") return `<mi>${esc(this.text())}</mi>`;
