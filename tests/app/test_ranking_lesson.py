@@ -161,3 +161,25 @@ def test_the_offline_lesson_builds_with_its_queries():
         assert "could not be read" not in step["say"], step["say"]
         assert "ranking" in step["at"]["app_panels"]  # the view is the app's ("in the app")
     assert "d2 › d4" in data["steps"][4]["revealed"]["reveal"]
+
+
+def test_the_views_tables_say_the_pairs_and_the_documents(lessons_model):
+    """The figure the lesson shows: the pairs table, largest |λ| first, with |ΔNDCG|, σ and
+    λ as the text says them; the documents table with each document's g (the engine's)."""
+    from viz.ranking import make_ranking_figure
+
+    model, _, _ = lessons_model
+    data = _facts(model, 1).pairs()
+    fig = make_ranking_figure(data["before"], data["after"], data["y"], data["high"],
+                              data["low"], data["lam"], float(data["norm"]), 1, large=True,
+                              delta=data["delta"], sig=data["sig"], g=data["g"])
+    pairs, docs = (t for t in fig.data if t.type == "table")
+    order = np.argsort(-np.abs(data["lam"]), kind="stable")
+    cells = pairs.cells.values
+    assert list(cells[0]) == [f"d{data['high'][p] + 1} › d{data['low'][p] + 1}" for p in order]
+    assert list(cells[1]) == [said(data["delta"][p]) for p in order]
+    assert list(cells[3]) == [said(data["lam"][p]) for p in order]
+    assert list(docs.cells.values[2]) == [said(v) for v in data["g"]]
+    assert docs.header.values[2] == f"<b>g = Σ ±λ × {said(float(data['norm']))}</b>"
+    # the two tables share the height without overlapping
+    assert docs.domain.y[1] < pairs.domain.y[0]
