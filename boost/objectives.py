@@ -793,6 +793,12 @@ def pinball_losses(margin: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
     return sums[:, 0] / sums[:, 1]
 
 
+def higher_is_better(metric_name: str) -> bool:
+    """Whether a metric rises as the model improves, so early stopping keeps its largest
+    value (XGBoost's callback: the metrics named ndcg…, map…, auc…, pre…)."""
+    return metric_name.startswith(("ndcg", "map", "auc", "pre"))
+
+
 def metric_name(objective: str, loss: LossParams = _DEFAULT_LOSS) -> str:
     """XGBoost's default evaluation metric for the objective, as it names it."""
     if OBJECTIVES[objective].kernel == _RANK:

@@ -326,14 +326,21 @@ APP_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMETERS if p.widget)
 SWEEPABLE = tuple(p for p in PARAMETERS if p.scale)  # the parameters the Lab can sweep
 
 
+def capped(p: Param, top=None) -> Param:
+    """``p`` with its Lab range ending at ``top`` (what the data can support; None: as it
+    is), never below the range's start."""
+    if top is None or p.lab_range is None:
+        return p
+    lo, hi = p.lab_range
+    return replace(p, lab_range=(lo, max(lo, min(hi, top))))
+
+
 def sweep_grid(p: Param, n: int, include=(), top=None) -> list:
     """A sweep's values of ``p``, ascending: ``sweep_values`` over its ``lab_range`` (up to
     ``top`` when given: what the data can support), with the values of ``include`` (the
     value on screen, XGBoost's default) added, so the grid holds the models a student
     compares against."""
-    if top is not None and p.lab_range is not None:
-        p = replace(p, lab_range=(p.lab_range[0], max(p.lab_range[0], min(p.lab_range[1],
-                                                                         top))))
+    p = capped(p, top)
     spread = sweep_values(p, n)
     extra = {p.kind(v) for v in include if v is not None and (p.low is None or v >= p.low)}
 

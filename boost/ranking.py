@@ -37,7 +37,7 @@ from numba import njit, prange
 
 from ._dtypes import GRAD
 from .layout import read_only
-from .objectives import sigmoid32
+from .objectives import higher_is_better, sigmoid32
 
 # What the parameters say (``RankParams``).
 TOPK, MEAN = 0, 1
@@ -591,23 +591,53 @@ def metric(metric: RankMetric, margin: np.ndarray, y: np.ndarray, queries: Queri
 
 
 def maximize(metric_name: str) -> bool:
-    """Whether early stopping keeps the largest value (XGBoost's callback: metrics named
-    ndcg…, map…, auc…, pre…)."""
-    return metric_name.startswith(("ndcg", "map", "auc", "pre"))
+    """Whether early stopping keeps the largest value (``objectives.higher_is_better``)."""
+    return higher_is_better(metric_name)
 
 
 # ------------------------------------------------------------------ one query's pairs
-def query_pairs(objective: str, margin, y, rp: RankParams) -> dict:
-    """The λ-gradients of one query's topk pairs at the margins ``margin`` (float32, the
-    query's rows): for each pair with different labels, ``high`` and ``low`` (row indices
-    in the query, ``high`` the better label), its ``lam`` (g of ``high``; ``low`` gets
-    −lam) and ``hess``, before the query's normalisation ``norm`` (XGBoost's
-    log2(1 + Σ|2λ|)/Σ|2λ|, 1 without it); unweighted. The rows' g are
-    Σ over their pairs × norm (``_query_lambdas``, whose loops this walks, pair by pair).
-    The mean method's pairs are a random draw per round: not walked here."""
-    if rp.pair_method != "topk":
-        raise ValueError("the pairs of lambdarank_pair_method 'mean' are a random draw each "
-                         "round; choose 'topk' to see each pair's λ.")
+def _pairs_walked(pred, y, rank, rp: RankParams, iteration: int, query: int,
+                  n_queries: int) -> list[tuple[int, int]]:
+    """The pairs (as model ranks i, j) ``_query_lambdas`` walks, in its order: topk's every
+    pair of the top k with a document below; mean's draws, the same generator seeded the
+    same way (round ``iteration``, 0-based; the query's place ``query`` of ``n_queries``)."""
+    cnt = pred.shape[0]
+    if rp.pair_method != "mean":
+        return [(i, j) for i in range(min(cnt, rp.num_pair)) for j in range(i + 1, cnt)]
+    seed = ((iteration + 1) * n_queries + query) & 0xFFFFFFFF
+    state = seed % _MINSTD_M or 1
+    ranked_y = y[rank]
+    by_label = _rank_desc(ranked_y)
+    out = []
+    i = 0
+    while i < cnt:
+        j = i + 1
+        while j < cnt and ranked_y[by_label[i]] == ranked_y[by_label[j]]:
+            j += 1
+        n_lefts, n_rights = i, cnt - j
+        if n_lefts + n_rights > 0:
+            for _ in range(rp.num_pair):
+                for pair_idx in range(i, j):
+                    state, r = _uniform_int(state, n_lefts + n_rights - 1)
+                    if r >= n_lefts:
+                        r = r - i + j
+                    out.append((int(by_label[pair_idx]), int(by_label[r])))
+        i = j
+    return out
+
+
+def query_pairs(objective: str, margin, y, rp: RankParams, iteration: int = 0,
+                query: int = 0, n_queries: int = 1) -> dict:
+    """The λ-gradients of one query's pairs at the margins ``margin`` (float32, the query's
+    rows), pair by pair as ``_query_lambdas`` walks them (topk's pairs; mean's random draws
+    of round ``iteration``, 0-based, for the query's place ``query`` among ``n_queries``
+    training queries, which seed them). For each pair with different labels: ``high`` and
+    ``low`` (row indices in the query, ``high`` the better label), its ``lam`` (g of
+    ``high``; ``low`` gets −lam) and ``hess``, ``delta`` (|ΔZ|, before score
+    normalisation) and ``sig`` (σ(s_high − s_low)). ``norm``: the query's normalisation
+    (topk: log2(1 + Σ|2λ|)/Σ|2λ|; mean: 1/pairs per document; 1 without it), ``g`` and
+    ``h`` the rows' sums over their pairs × norm, in float32 and the objective's order:
+    the query's gradients (unweighted)."""
     kind = KIND[objective]
     pred = np.ascontiguousarray(margin, dtype=np.float32).reshape(-1)
     y = np.ascontiguousarray(y, dtype=np.float32).reshape(-1)
@@ -623,26 +653,40 @@ def query_pairs(objective: str, margin, y, rp: RankParams) -> dict:
         ranked = y[rank].astype(np.float64)
         n_rel = np.cumsum(ranked)
         acc = np.cumsum(ranked / np.arange(1, cnt + 1))
-    high, low, lams, hess = [], [], [], []
+    high, low, lams, hess, deltas, sigs = [], [], [], [], [], []
     total = 0.0
     g, h = np.zeros(cnt, dtype=np.float32), np.zeros(cnt, dtype=np.float32)
-    for i in range(min(cnt, rp.num_pair)):
-        for j in range(i + 1, cnt):
-            g[:] = 0.0
-            h[:] = 0.0
-            twice = _pair(kind, i, j, pred, y, rank, inv_idcg, discount, rp.ndcg_exp_gain,
-                          n_rel, acc, rp.score_normalization, g, h)
-            if twice == 0.0 and y[rank[i]] == y[rank[j]]:
-                continue
-            a, b = (rank[i], rank[j]) if y[rank[i]] > y[rank[j]] else (rank[j], rank[i])
-            high.append(int(a))
-            low.append(int(b))
-            lams.append(g[a])
-            hess.append(h[a])
-            total += twice
+    sum_g, sum_h = np.zeros(cnt, dtype=np.float32), np.zeros(cnt, dtype=np.float32)
+    for i, j in _pairs_walked(pred, y, rank, rp, iteration, query, n_queries):
+        if y[rank[i]] == y[rank[j]]:
+            continue
+        g[:] = 0.0
+        h[:] = 0.0
+        total += _pair(kind, i, j, pred, y, rank, inv_idcg, discount, rp.ndcg_exp_gain,
+                       n_rel, acc, rp.score_normalization, g, h)
+        rh, rl = (i, j) if y[rank[i]] > y[rank[j]] else (j, i)
+        a, b = rank[rh], rank[rl]
+        high.append(int(a))
+        low.append(int(b))
+        lams.append(g[a])
+        hess.append(h[a])
+        sigs.append(float(sigmoid32(pred[a] - pred[b])))
+        deltas.append(float(_delta(kind, y[a], y[b], rh, rl, inv_idcg, discount,
+                                   rp.ndcg_exp_gain, n_rel, acc)))
+        sum_g[a] += g[a]
+        sum_g[b] += g[b]
+        sum_h[a] += h[a]
+        sum_h[b] += h[b]
     norm = 1.0
-    if rp.normalization and total > 0.0:
-        norm = math.log2(1.0 + total) / total
+    if rp.normalization:
+        if rp.pair_method == "mean":
+            norm = 1.0 / rp.num_pair
+        elif total > 0.0:
+            norm = math.log2(1.0 + total) / total
+    norm32 = np.float32(norm)
+    if norm != 1.0:
+        sum_g, sum_h = sum_g * norm32, sum_h * norm32
     return {"high": np.array(high, dtype=np.int64), "low": np.array(low, dtype=np.int64),
             "lam": np.array(lams, dtype=np.float32), "hess": np.array(hess, dtype=np.float32),
-            "norm": np.float32(norm), "rank": rank}
+            "delta": np.array(deltas), "sig": np.array(sigs), "norm": norm32, "rank": rank,
+            "g": sum_g, "h": sum_h}

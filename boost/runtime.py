@@ -45,6 +45,7 @@ from numba.core import event
 from . import layer, simd
 from .booster import load_model
 from .layer import exclusive
+from .ranking import PAIR_METHODS, RankParams, query_pairs
 from .trace.candidates import exact_thresholds
 from .training import train
 
@@ -121,6 +122,11 @@ def _ranking() -> None:
                 sample_weight=np.array([1.0, 2.0, 0.5, 1.0]))
     bst.round_views(1)
     bst.split_candidates(1, 0)
+    margin = bst.round_view(1).margin[:16, 0]
+    for objective, labels in (("rank:ndcg", grades), ("rank:map", relevant),
+                              ("rank:pairwise", grades)):  # the Ranking pairs view's walk
+        for method in PAIR_METHODS:
+            query_pairs(objective, margin, labels[:16], RankParams(pair_method=method), 1, 0, 4)
     train({"objective": "rank:map", "lambdarank_pair_method": "mean", "tree_method": "exact",
            "max_depth": 2}, X, relevant, 2, evals=[(X, relevant, "valid", None, qid)], qid=qid)
 

@@ -99,6 +99,17 @@ def search_queries(n_queries: int = 40, seed: int = 5) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def three_queries() -> pd.DataFrame:
+    """Three searches of 4, 5 and 4 documents with relevance 0-2, small enough to check
+    LambdaMART's pairs by hand (the ranking lesson): how well the text matches and how often
+    the document was clicked; in the first query the document of relevance 1 matches the
+    text better than the one of relevance 2."""
+    rows = [(1, 2.0, 3, 0), (1, 6.0, 40, 2), (1, 8.0, 12, 1), (1, 3.5, 5, 0),
+            (2, 5.5, 20, 1), (2, 1.5, 2, 0), (2, 9.0, 35, 2), (2, 4.0, 8, 0), (2, 7.5, 6, 0),
+            (3, 3.0, 4, 0), (3, 6.5, 25, 1), (3, 2.5, 1, 0), (3, 7.0, 30, 2)]
+    return pd.DataFrame(rows, columns=["query", "text_match", "clicks", "relevance"])
+
+
 SYNTHETIC = {
     "two_points.csv": two_points,
     "missing_income.csv": missing_income,
@@ -108,6 +119,7 @@ SYNTHETIC = {
     "moons.csv": moons,
     "three_blobs.csv": three_blobs,
     "search_queries.csv": search_queries,
+    "three_queries.csv": three_queries,
 }
 
 

@@ -126,7 +126,8 @@ def test_ui_has_no_import_circles():
 # viz draws records (issue "One trace, one state"): it asks the model nothing. The engine is
 # asked through ``booster.trace`` in ui/, and the answer (a record) is handed to viz.
 ALLOWED_FROM_BOOST = {"boost.params", "boost.objectives", "boost.records", "boost.trace"}
-FACT_FUNCTIONS = {"boost.objectives": {"spec", "metric_name"}, "boost.params": set()}
+FACT_FUNCTIONS = {"boost.objectives": {"spec", "metric_name", "higher_is_better"},
+                  "boost.params": set()}
 # Rules that read a record and ask the engine nothing (a refused split is a leaf that keeps
 # the split it declined; a record's values as JSON's; a number as a reader sees it): viz may
 # take them from boost.trace as it takes record types.
@@ -269,9 +270,9 @@ def test_the_purity_checker_sees_engine_calls():
         "line 4: from boost.trace.fit import predictions_at: boost.trace.fit.predictions_at "
         "is not a record type",
         "line 7: objectives.response: boost.objectives.response computes (only facts: "
-        "['metric_name', 'spec'])",
+        "['higher_is_better', 'metric_name', 'spec'])",
         "line 8: o.gradients: boost.objectives.gradients computes (only facts: "
-        "['metric_name', 'spec'])",
+        "['higher_is_better', 'metric_name', 'spec'])",
         "line 9: .engine",
         "line 10: calls predict()",
         "line 11: calls sketch()",

@@ -91,7 +91,8 @@ def show(fig, key: str, state: AppState, shown: Shown, exact: bool = False,
         # a presenter panel is narrow: the legend goes under the plot, not over the title
         fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
                                  x=0, xanchor="left")
-        entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
+        entries = sum(1 for t in fig.data  # (a table has no legend entry)
+                      if getattr(t, "showlegend", False) is not False and t.name)
         rows = -(-entries // max(1, (shown.width or 600) // 260))  # about 260 px an entry
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 70 + 30 * rows)
     if shown.height and not exact:

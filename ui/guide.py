@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 import boost
-from boost.params import BY_NAME, sweep_values
+from boost.params import BY_NAME, capped, sweep_values
 from viz.lab import label
 
 from .sweeps import BUDGET
@@ -97,14 +97,17 @@ def lower_etas(eta: float) -> list[float]:
     return sorted({max(low, float(f"{eta / k:.3g}")) for k in LOWER}, reverse=True)
 
 
-def plan(i: int, carried: dict) -> tuple[dict, int]:
+def plan(i: int, carried: dict, tops: dict | None = None) -> tuple[dict, int]:
     """Step ``i``'s (0-based) grid and rounds (every step: up to ``MAX_ROUNDS``, stopped
-    early), given the values carried into it."""
+    early), given the values carried into it; ``tops``: the largest value of a parameter
+    the data can support (max_depth: ``max_depth_for`` a fold's rows), its grid's end."""
     if i == 0:
         return {"eta": [HIGH_ETA]}, MAX_ROUNDS
     if i == len(STEPS) - 1:
         return {"eta": lower_etas(carried["eta"])}, MAX_ROUNDS
-    grid = {name: sorted(set(sweep_values(BY_NAME[name], n)) | {carried[name]})
+    tops = tops or {}
+    grid = {name: sorted(set(sweep_values(capped(BY_NAME[name], tops.get(name)), n))
+                         | {carried[name]})
             for name, n in STEPS[i].counts}
     return grid, MAX_ROUNDS
 
@@ -123,12 +126,13 @@ def best_point(v: boost.Verdict, carried: dict) -> tuple[dict, int, float]:
     return found, int(row["round"]), float(row["valid"])
 
 
-def walk(run: Callable[[int, dict, int, dict], pd.DataFrame], steps: int) -> list[Outcome]:
+def walk(run: Callable[[int, dict, int, dict], pd.DataFrame], steps: int,
+         tops: dict | None = None) -> list[Outcome]:
     """The first ``steps`` steps. ``run(i, grid, rounds, fixed)`` sweeps ``grid`` with
-    the parameters ``fixed`` and early stopping (``sweeps.PATIENCE``)."""
+    the parameters ``fixed`` and early stopping (``sweeps.PATIENCE``); ``tops``: ``plan``'s."""
     carried, out = start_values(), []
     for i in range(steps):
-        grid, n = plan(i, carried)
+        grid, n = plan(i, carried, tops)
         sweep = run(i, grid, n, dict(carried))
         v = boost.judge(sweep)
         found, best_round, valid = best_point(v, carried)

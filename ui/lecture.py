@@ -137,10 +137,11 @@ def file_table(path: str) -> Table:
 
 
 def table_config(table: Table, params: dict, target: str | None = None,
-              features=None, objective: str = "auto") -> dict:
+                 features=None, objective: str = "auto", query: str = "") -> dict:
     """The training configuration the app would build (``training.current_config``) for
     this table, its columns and parameters: ``target`` None is the app's guess, ``features``
-    None every usable column, ``objective`` "auto" the task's default."""
+    None every usable column, ``objective`` "auto" the task's default, ``query`` a ranking's
+    query column ("": none)."""
     frame = table.frame
     columns = list(frame.columns)
     if target is None:
@@ -148,15 +149,18 @@ def table_config(table: Table, params: dict, target: str | None = None,
     if target not in columns:
         raise LectureError(f"no column {target!r} in {table.name}; its columns: "
                            + ", ".join(map(str, columns)))
-    features = list(features or feature_columns(frame, table.flags, target))
+    if query and query not in columns:
+        raise LectureError(f"no column {query!r} in {table.name}")
+    features = list(features or feature_columns(frame, table.flags, target, query=query))
     missing = [f for f in features if f not in columns]
     if missing:
         raise LectureError(f"no column {missing[0]!r} in {table.name}")
     task = OBJECTIVES[objective].task if objective != "auto" else "auto"
     if objective == "auto":  # as sidebar.set_columns: the task's default objective
-        objective = objectives_for(inferred_task(table.digest, target, frame))[0]
+        objective = objectives_for("ranking" if query else
+                                   inferred_task(table.digest, target, frame))[0]
     return training_config(table.digest, table.name, target, features, task, None,
-                           objective, params)
+                           objective, params, query or None)
 
 
 def train(config: dict, table: Table) -> Model:
@@ -216,7 +220,7 @@ class LessonBuild:
         table = self.tables[key]
         params = {p.name: want["params"].get(p.name, url.widget_default(p)) for p in APP_PARAMS}
         config = table_config(table, params, want["target"] or BY_KEY[key].target,
-                           want["features"], want["objective"])
+                              want["features"], want["objective"], BY_KEY[key].query)
         model = self.model(config, table)
         n = model.booster.num_boosted_rounds()
         r = min(max(int(want["round"]), 0), n)
@@ -313,10 +317,11 @@ def build(args: argparse.Namespace) -> str:
     if args.sample:
         sample = sample_of(args.sample)
         table, presets = sample_table(args.sample), sample.params
-        target = args.target or sample.target
+        target, query = args.target or sample.target, sample.query
     else:
-        table, presets, target = file_table(args.table), {}, args.target
-    config = table_config(table, model_params(presets, args.param, args.rounds), target)
+        table, presets, target, query = file_table(args.table), {}, args.target, ""
+    config = table_config(table, model_params(presets, args.param, args.rounds), target,
+                          query=query)
     model = train(config, table)
     trace = {**trace_of(model), "records": model_records(model.booster, model.prep.X_train)}
     return offline_html(trace, args.title or f"BoostScope · {table.name}")

@@ -59,6 +59,7 @@ def apply(app: AppState) -> None:
     data = app.inputs.data
     if data is None or app.inputs.sample != sample.key or data.name != sample.title:
         sidebar.open_sample(app, sample.key)
+    app.inputs.query = sample.query  # a ranking sample's queries (none for the others)
     objective = want["objective"]
     # the task the objective is for (two rows look binary)
     task = OBJECTIVES[objective].task if objective != "auto" else "auto"

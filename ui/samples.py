@@ -49,6 +49,9 @@ SAMPLES = [
     Sample("search_queries", "Search results (learning to rank)", "search_queries.csv",
            "relevance", "40 queries of 5 to 30 documents, relevance 0-3 and four numeric "
            "features: LambdaMART ranks each query's documents.", query="query"),
+    Sample("three_queries", "Three searches (ranking, hand-checkable)", "three_queries.csv",
+           "relevance", "3 queries of 4, 5 and 4 documents, relevance 0-2, two features: "
+           "few enough pairs to work LambdaMART's λ out by hand.", query="query"),
     Sample("penguins", "Palmer penguins (real, missing values)", "penguins.csv", "species",
            "344 penguins, 3 species, text columns and missing values."),
 ]

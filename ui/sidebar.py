@@ -145,6 +145,12 @@ def set_data(app: AppState, data: Data, target: str | None, keep: bool = False,
     query = inputs.query if keep else query
     inputs.data = data
     columns = list(data.frame.columns)
+    if not keep:  # a shared link's query column, once (query=none: no query column)
+        linked = app.link.take_query()
+        if linked == url.NO_QUERY_LINK and linked not in columns:
+            query = NO_QUERY
+        elif linked in columns:  # (a column the table does not have: the sample's own)
+            query = linked
     inputs.target = target if target in columns else tables.default_target(data.frame)
     inputs.query = query if query in columns and query != inputs.target else NO_QUERY
     if not keep:

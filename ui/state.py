@@ -423,6 +423,7 @@ class Link:
     sample: str | None = None
     target: str | None = None
     weight: str | None = None
+    query: str | None = None  # a ranking's query column; NO_QUERY_LINK: none; None: the sample's
     task: str = "auto"
     round: int | None = None
     node: int | None = None
@@ -447,6 +448,11 @@ class Link:
         """The weight column the link asked for, once."""
         weight, self.weight = self.weight, None
         return weight
+
+    def take_query(self) -> str | None:
+        """The query column the link asked for (``url.NO_QUERY_LINK``: none), once."""
+        query, self.query = self.query, None
+        return query
 
     def forget_notes(self) -> None:
         """The link's corrections are said until the model changes."""

@@ -25,6 +25,7 @@ TASK_CHOICES = ("auto", *TASKS)
 TASK_LABELS = {"multiclass": "multi-class"}
 _OLD_TASKS = {label: task for task, label in TASK_LABELS.items()}  # old links
 _OBJECTIVE = BY_NAME["objective"]
+NO_QUERY_LINK = "none"  # query=none: no query column (a ranking sample opened as regression)
 _MAX_ROUND = 100_000
 _MAX_NODE = 2**31 - 1
 MAX_PINS = 4  # models the compare view shows beside the current one
@@ -203,6 +204,7 @@ def read(query, samples, views, legacy_views, lessons=(), guide_steps: int = 0) 
                         "is not one of " + ", ".join(TASK_CHOICES)) or link.task
     link.target = query.get("target")
     link.weight = query.get("weight")  # column names: checked against the data
+    link.query = query.get("query")
     link.round = _whole(query, "round", 0, _MAX_ROUND, link.notes)
     link.node = _whole(query, "node", 0, _MAX_NODE, link.notes)
     present = _choice(query, "present", ("0", "1"), link.notes, "is not 0 or 1")
@@ -242,7 +244,10 @@ def share(app: AppState, config: dict, default_view: str) -> None:
     sample = (inputs.sample if inputs.sample and config["name"] == BY_KEY[inputs.sample].title
               else None)
     values = {"sample": sample, "target": config["target"], "task": config["task"],
-              "weight": config["weight"], "objective": config["objective"]}
+              "weight": config["weight"], "objective": config["objective"],
+              # the query column (none said only where the sample would open with one)
+              "query": config.get("query") or (NO_QUERY_LINK if sample and BY_KEY[sample].query
+                                               else None)}
     values.update({p.key: config[p.name] for p in APP_PARAMS})
     lesson = app.lesson.slug
     values.update({"round": stage.round, "view": view, "node": stage.node,

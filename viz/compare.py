@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from boost import objectives
 from boost.trace.fit import Curve, Predictions
 
-from .theme import PALETTE, layout, round_marker, sample_rows, scatter_type
+from .theme import PALETTE, layout, loss_title, round_marker, sample_rows, scatter_type
 from .tree_diff import KINDS, Mark
 
 # The current model, then pin 1..4: Okabe & Ito's blue, orange, green, purple, vermillion.
@@ -58,7 +58,7 @@ def make_loss_overlay_figure(histories: dict[str, pd.DataFrame], colors: dict[st
             shown = True
     valid = any("valid" in h.columns for h in histories.values())  # (say only what is drawn)
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}): " + ("validation solid, train dashed" if valid else
+        f"{loss_title(metric)}: " + ("validation solid, train dashed" if valid else
                                 "training rows"), large, height=400,
         xtitle="round (0 = baseline)", ytitle=metric, shapes=[round_marker(round_idx)],
         legend=_legend_below(), margin={"b": 90}))

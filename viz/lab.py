@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from boost.params import BY_NAME
 
-from .theme import BELOW, PALETTE, TRAIN, VALID, layout
+from .theme import BELOW, PALETTE, TRAIN, VALID, layout, loss_title
 
 BEST = PALETTE[2]  # the best value: green, as early stopping's round elsewhere
 GAP_FILL = "rgba(230, 159, 0, 0.22)"  # the validation colour, light: the overfitting gap
@@ -353,7 +353,7 @@ def make_rounds_figure(sweep: pd.DataFrame, v, large: bool = False) -> go.Figure
                     + (" — still improving" if b["still"] else ""),
             "bordercolor": BEST, "borderwidth": 1.5}
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}) by round (solid: validation, dotted: train)", large, height=420,
+        f"{loss_title(metric)} by round (solid: validation, dotted: train)", large, height=420,
         xtitle="round", ytitle=metric, annotations=[note], margin={"t": 95},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
                 "x": 0}))

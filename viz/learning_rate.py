@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from boost.trace.fit import Curve
 
-from .theme import PALETTE, layout, round_marker, short
+from .theme import PALETTE, layout, loss_title, round_marker, short
 
 
 def best_round(history: pd.DataFrame) -> tuple[str, int]:
@@ -50,7 +50,7 @@ def make_learning_rate_figure(histories: dict[float, pd.DataFrame], round_idx: i
                                  hovertemplate=f"η = {eta:g}: {how}, {metric} {value:.5g}"
                                                "<extra></extra>"))
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}) for each learning rate",  # the legend says solid/dotted
+        f"{loss_title(metric)} for each learning rate",  # the legend says solid/dotted
         large, height=440, xtitle="round (0 = baseline)", ytitle=metric,
         shapes=[round_marker(round_idx)], legend={"orientation": "v", "x": 1.02, "xanchor": "left",
                                          "y": 1.0, "yanchor": "top"}))

@@ -5,7 +5,17 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .theme import BELOW, PALETTE, TRAIN, VALID, best_round_marks, layout, round_marker, short
+from .theme import (
+    BELOW,
+    PALETTE,
+    TRAIN,
+    VALID,
+    best_round_marks,
+    layout,
+    loss_title,
+    round_marker,
+    short,
+)
 
 NO_TARGET = "no target in the sample: predictions only"
 
@@ -68,7 +78,7 @@ def make_loss_figure(history: pd.DataFrame, round_idx: int, metric: str,
         notes.append(note)
     if quantiles is None:
         return go.Figure(data=traces, layout=layout(
-            f"Loss ({metric}) by round", large, height=360, xtitle="round (0 = baseline)",
+            f"{loss_title(metric)} by round", large, height=360, xtitle="round (0 = baseline)",
             ytitle=metric, shapes=shapes, annotations=notes))
     # a set's line and one per alpha: the legend goes under the plot, clear of the title
     return go.Figure(data=traces, layout=layout(
@@ -101,6 +111,6 @@ def make_loss_comparison_figure(histories: dict[str, pd.DataFrame], round_idx: i
     valid = any("valid" in h.columns for h in histories.values())  # (say only what is drawn)
     key = " (solid: validation, dotted: train)" if valid else " (training rows)"
     return go.Figure(data=traces, layout=layout(
-        f"Loss ({metric}) by round{key}", large, height=380,
+        f"{loss_title(metric)} by round{key}", large, height=380,
         xtitle="round (0 = baseline)", ytitle=metric, shapes=[round_marker(round_idx)],
         legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0}))

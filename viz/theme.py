@@ -7,6 +7,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
+from boost.objectives import higher_is_better
 from boost.trace.rounding import rounded
 
 # Okabe & Ito (2008), safe for the common colour-vision deficiencies.
@@ -58,6 +59,12 @@ def layout(title: str, large: bool = False, height: int = 420, xtitle: str = "",
         else:
             out[key] = value
     return out
+
+
+def loss_title(metric: str) -> str:
+    """A loss chart's name for its metric: 'Loss (rmse)', or for a metric that rises as the
+    model improves (ndcg@k, map@k, auc) the metric itself, 'ndcg@32 (higher is better)'."""
+    return f"{metric} (higher is better)" if higher_is_better(metric) else f"Loss ({metric})"
 
 
 def short(x: float) -> str:

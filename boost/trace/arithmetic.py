@@ -237,11 +237,12 @@ VERDICTS = {(True, True): "kept", (True, False): "pruned, unless a split below i
 
 
 def _row_steps(rows: pd.DataFrame, spec, first_order: bool, G: float, H: float) -> list[Step]:
-    """The node's rows, as the audience saw them: residuals (identity link), then G and H
-    as the sums of the rows' g and h."""
+    """The node's rows, as the audience saw them: residuals (identity link; not for ranking,
+    whose g come from pairs of documents, not from y − m), then G and H as the sums of the
+    rows' g and h."""
     steps = []
     weighted = "w" in rows.columns
-    if spec.link == "identity":
+    if spec.link == "identity" and spec.task != "ranking":
         terms = _listed((rows.y - rows.m).to_numpy(), ",")
         lines = [r",\ ".join(terms[i:i + PER_LINE]) for i in range(0, len(terms), PER_LINE)]
         steps.append(Step("residuals", r"\begin{aligned}&\text{residuals } y_i - m_i: \\ &"
@@ -272,11 +273,15 @@ def worked_arithmetic(node: pd.Series, best: pd.Series | None, params: Params,
     steps = []
     hess = r"1\ \text{(first-order: least squares on } -g)" if first_order else spec.hess
     per_row = rf"g_i = {spec.grad},\qquad h_i = {hess}"
+    shown = per_row
+    if _width(per_row) > 50:  # (LambdaMART's sums over pairs): one formula a line
+        shown = rf"\begin{{aligned}}g_i &= {spec.grad}, \\ h_i &= {hess}\end{{aligned}}"
     alpha_k = None
     if spec.per_alpha:  # the output's own quantile
         alpha_k = objectives.leaf_alphas(objective, params.loss)[int(node.get("Class", 0))]
         per_row += rf",\qquad \alpha = {_n(alpha_k)}"
-    steps.append(Step("per row", per_row, float("nan"), formula=per_row))
+        shown = per_row
+    steps.append(Step("per row", shown, float("nan"), formula=per_row))
     if rows is None:
         steps.append(Step("G", rf"G = \sum_i g_i = {_n(G)}", G, formula=r"G = \sum_i g_i",
                           numbers={"G": G}))

@@ -226,6 +226,26 @@ def test_guide_carries_each_steps_best_as_a_direct_train_loop_finds_it(data):
     assert valid == walked[-1].valid  # the model found has the loss the guide reports
 
 
+def test_the_guides_depth_grid_ends_where_a_folds_rows_do():
+    """A tree of depth d has 2^d leaves: on a small table the guide's max_depth grid stops
+    at the depth a fold's training rows can fill (the value carried in stays)."""
+    from types import SimpleNamespace
+
+    from ui.views.lab import depth_top
+
+    carried = guide.start_values()
+    full, _ = guide.plan(1, carried)
+    assert full["max_depth"] == [1, 3, 6, 8, 10]  # 5 values over 1..10 (3 is carried)
+    small, _ = guide.plan(1, carried, {"max_depth": 2})
+    assert small["max_depth"] == [1, 2, carried["max_depth"]] == [1, 2, 3]
+    assert small["min_child_weight"] == full["min_child_weight"]
+    # 40 training rows, 5 folds: each fold trains on 32, which depth 5 fills (2^5 = 32)
+    shown = SimpleNamespace(prep=SimpleNamespace(y_train=np.zeros(40)))
+    assert sweeps.folds_for(40) == 5 and depth_top(shown) == 5
+    grid, _ = guide.plan(1, carried, {"max_depth": depth_top(shown)})
+    assert max(grid["max_depth"]) == 5
+
+
 def test_lower_etas_start_with_the_carried_eta_and_stop_at_the_widgets_low():
     assert guide.lower_etas(0.3) == [0.3, 0.15, 0.06, 0.03]
     assert guide.lower_etas(0.05) == [0.05, 0.025, 0.01]

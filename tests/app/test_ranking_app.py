@@ -107,12 +107,17 @@ def ranked():
     frame = pd.read_csv(DATA_DIR / "search_queries.csv")
     prep = tables.prepare(frame, "relevance", ["text_match", "age_days", "visits", "words"],
                           query="query")
-    return {objective: boost.train({"objective": objective}, prep.X_train, prep.y_train, 3,
-                                   qid=prep.qid_train)
-            for objective in ("rank:ndcg", "rank:pairwise")}, prep
+    models = {objective: boost.train({"objective": objective}, prep.X_train, prep.y_train, 3,
+                                     qid=prep.qid_train)
+              for objective in ("rank:ndcg", "rank:pairwise")}
+    # mean's pairs: a random draw per round and query, which the view draws again
+    models["mean"] = boost.train({"objective": "rank:ndcg", "lambdarank_pair_method": "mean",
+                                  "lambdarank_num_pair_per_sample": 2}, prep.X_train,
+                                 prep.y_train, 3, qid=prep.qid_train)
+    return models, prep
 
 
-@pytest.mark.parametrize("objective", ["rank:ndcg", "rank:pairwise"])
+@pytest.mark.parametrize("objective", ["rank:ndcg", "rank:pairwise", "mean"])
 def test_the_views_pairs_add_up_to_the_gradients_the_tree_was_grown_on(ranked, objective):
     boosters, prep = ranked
     booster = boosters[objective]
@@ -127,6 +132,7 @@ def test_the_views_pairs_add_up_to_the_gradients_the_tree_was_grown_on(ranked, o
                 g[b] += -lam
             expected = booster.round_view(r - 1).grad[data["rows"], 0]
             np.testing.assert_array_equal(g * data["norm"], expected)
+            np.testing.assert_array_equal(data["g"], expected)
 
 
 def test_a_pairs_lambda_at_round_1_by_hand(ranked):
@@ -156,6 +162,14 @@ def test_the_ranking_view_draws_a_query(ranked):
     assert any("pairs of documents with different relevance" in c.value for c in at.caption)
 
 
+def test_the_ranking_view_draws_means_pairs():
+    at = open_app(sample="search_queries", round="2", view="ranking",
+                  lambdarank_pair_method="mean")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not [i.value for i in at.info if "cannot be shown" in i.value]
+    assert any("this round's random draw" in c.value for c in at.caption)
+
+
 def test_rank_map_on_graded_relevance_says_which_target_and_what_to_do():
     frame = pd.DataFrame({"q": [1, 1, 1, 2, 2, 2], "x": [1.0, 2, 3, 4, 5, 6],
                           "rel": [0, 2, 1, 0, 1, 3]})
@@ -165,3 +179,10 @@ def test_rank_map_on_graded_relevance_says_which_target_and_what_to_do():
     binary = frame.assign(rel=(frame.rel > 0).astype(int))
     assert tables.prepare(binary, "rel", ["x"], query="q", objective="rank:map").objective \
         == "rank:map"
+
+
+@pytest.mark.parametrize("view", ["newton-vs-first-order", "function-space"])
+def test_views_that_follow_rows_say_why_they_do_not_apply_to_ranking(view):
+    at = open_app(sample="three_queries", round="1", view=view)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Ranking pairs view" in i.value for i in at.info), [i.value for i in at.info]

@@ -269,3 +269,31 @@ def test_a_hostile_pin_says_at_most_three_corrections():
                          "pin 2: gamma=nan is not a number: using 0",
                          "pin 2: max_depth=99 is outside 0 to 10: using 10"]
     assert notes[3:] == ["pin 2: 4 more corrections"]
+
+
+# --------------------------------------------------------------------------- query column
+def _query_link(at) -> dict:
+    return {k: at.query_params[k] for k in ("sample", "query", "objective")
+            if k in at.query_params}
+
+
+def test_a_ranking_links_query_column_opens_the_ranking_again():
+    from apptest import open_app
+
+    at = open_app(sample="three_queries", objective="rank:pairwise")
+    model = at.session_state["app"].model.last_good
+    assert model.prep.task == "ranking" and model.booster.objective == "rank:pairwise"
+    link = _query_link(at)
+    assert link == {"sample": "three_queries", "query": "query", "objective": "rank:pairwise"}
+    again = open_app(**dict(at.query_params))
+    assert again.session_state["app"].model.last_good.booster.objective == "rank:pairwise"
+    assert again.selectbox(key="query_column").value == "query"
+    # the query column set to none: the link says so, and opens the same table as regression
+    at.selectbox(key="query_column").set_value("").run()
+    assert at.query_params["query"] == url.NO_QUERY_LINK
+    plain = open_app(**dict(at.query_params))
+    assert plain.selectbox(key="query_column").value == ""
+    assert plain.session_state["app"].model.last_good.prep.task != "ranking"
+    # a column the table does not have: the sample's own query column, no exception
+    bogus = open_app(sample="three_queries", query="<b>nope</b>")
+    assert bogus.selectbox(key="query_column").value == "query" and not bogus.error

@@ -140,6 +140,19 @@ def test_loss_figure_marks_the_round(four):
     assert list(marker.x) == [1] and marker.y[0] == pytest.approx(history["train"][1])
     assert fig.layout.shapes[0].x0 == 1
     assert fig.layout.yaxis.title.text == "rmse"
+    assert fig.layout.title.text == "Loss (rmse) by round"
+
+
+def test_a_metric_that_rises_is_named_as_itself():
+    """ndcg@k, map@k and auc rise as the model improves: the chart says the metric and that
+    higher is better, not 'Loss' (XGBoost's early stopping keeps their largest value)."""
+    import pandas as pd
+
+    history = pd.DataFrame({"train": [0.6, 0.8, 0.9]})
+    for metric in ("ndcg@32", "map@5", "auc"):
+        title = make_loss_figure(history, 1, metric).layout.title.text
+        assert title == f"{metric} (higher is better) by round"
+    assert make_loss_figure(history, 1, "logloss").layout.title.text.startswith("Loss (")
 
 
 def _stopped_model():

@@ -19,13 +19,14 @@ from . import (
     pruning,
     quantile_sketch,
     quantiles,
+    ranking,
 )
 from .steps import Lesson, check
 
 REGISTRY: tuple[Lesson, ...] = (four_points.LESSON, function_space.LESSON,
                                 learning_rate.LESSON, pruning.LESSON, missing_values.LESSON,
                                 classification.LESSON, quantile_sketch.LESSON,
-                                quantiles.LESSON)
+                                quantiles.LESSON, ranking.LESSON)
 LESSONS = {lesson.slug: lesson for lesson in REGISTRY}
 for _lesson in REGISTRY:
     check(_lesson)

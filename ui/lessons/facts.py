@@ -88,6 +88,14 @@ class Facts:
     def loss(self, name: str, r: int | None = None) -> float:
         return float(self.booster.loss_history()[name].iloc[self._round(r)])
 
+    def pairs(self, r: int | None = None, query: int = 0) -> dict:
+        """A ranking's query (a code of the training queries) at round ``r``: its rows,
+        margins before and after, and the pairs of the gradients round r's tree was grown
+        on, as the Ranking pairs view draws them (``ui.views.ranking.query_round``)."""
+        from ..views.ranking import query_round  # (a view module: streamlit, only when asked)
+
+        return query_round(self.booster, self.shown.prep, query, self._round(r))
+
     def gamma(self, r: int | None = None) -> GammaReading:
         """The round's splits by what γ did to them: kept, pruned (exact), refused (hist)."""
         return read_gamma(self.tree(r))

@@ -44,6 +44,12 @@ def _rows(y) -> tuple[int, int] | None:
 
 def render(state: AppState, shown: Shown) -> None:
     booster, prep = shown.booster, shown.prep
+    if objectives.spec(booster.objective).task == "ranking":
+        st.info("This view moves two rows' margins, each by its own gradient; a ranking "
+                f"document's g ({booster.objective}) is a sum over the pairs of its whole "
+                "query, so two rows alone have none of their own. The Ranking pairs view "
+                "shows where each document's g comes from.")
+        return
     r = min(shown.round, booster.num_boosted_rounds())
     rows = _rows(prep.y_train)
     if rows is None:

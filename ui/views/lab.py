@@ -94,12 +94,18 @@ def lab_grid(shown: Shown, name: str, n: int) -> list:
     default; max_depth no deeper than the training rows can fill (per fold when the sweep
     cross-validates)."""
     p = BY_NAME[name]
+    return sweep_grid(p, n, include=(shown.config.get(name), p.default),
+                      top=depth_top(shown) if name == "max_depth" else None)
+
+
+def depth_top(shown: Shown) -> int:
+    """The deepest max_depth the training rows can fill, per fold when the sweep
+    cross-validates (a fold trains on the others' rows)."""
     rows = len(shown.prep.y_train)
     nfold = sweeps.folds_for(rows)
     if nfold:
-        rows -= -(-rows // nfold)  # a fold trains on the others' rows
-    return sweep_grid(p, n, include=(shown.config.get(name), p.default),
-                      top=max_depth_for(rows) if name == "max_depth" else None)
+        rows -= -(-rows // nfold)
+    return max_depth_for(rows)
 
 
 def scoring(nfold: int | None) -> str:
@@ -194,7 +200,7 @@ def guide_ui(state: AppState, shown: Shown) -> None:
         st.markdown(step.why)
         _guide_nav(state, i)
     try:
-        outcomes = guide.walk(run, i + 1)
+        outcomes = guide.walk(run, i + 1, {"max_depth": depth_top(shown)})
     except sweeps.SweepError as exc:
         st.error(f"Cannot run this step: {exc}")
         return

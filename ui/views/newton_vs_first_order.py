@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from boost import objectives
 from boost.params import BY_NAME
 from viz.loss import make_loss_comparison_figure
 from viz.tree import make_tree_figure
@@ -28,6 +29,13 @@ EXPLAIN = ("Both trees of round 1 fit the gradients of the same baseline: the di
 
 def render(state: AppState, shown: Shown) -> None:
     booster, config, r = shown.booster, shown.config, shown.round
+    if objectives.spec(booster.objective).task == "ranking":
+        st.info("First-order boosting fits −g by least squares and then gives each leaf the "
+                "value that minimises the loss of its rows; a ranking's loss is not a sum over "
+                f"rows ({booster.objective}'s g come from pairs of documents of a query), so "
+                "ranking trains with Newton boosting only, as XGBoost does. The Ranking pairs "
+                "view shows where each document's g comes from.")
+        return
     models = {}
     with st.spinner("Training the other kind of boosting…", show_time=True):
         for mode in _BOOSTING.choices:
