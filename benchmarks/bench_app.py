@@ -49,14 +49,15 @@ drew in order.
   Streamlit's AppTest with the model's trace cache emptied (as just after training: the
   trees' table, every round's fit and tree, ``round_trace``), then its JSON.
 
-**Today's path** (the old stage, every step a Streamlit rerun: ``--old-ref``, default
-``main``) is checked out with ``git worktree add --detach`` into a temporary directory,
-warmed (``boost.warmup()``: its numba cache is its own) and served on another port. Its step,
-slider and node click are measured by its own ``bench_app.py`` (imported from that worktree
-in a subprocess, so its ``common`` serves its own app): ``upload``, and ``_timed`` — from the
-key press or click to the page's last change once the page has been still for 700 ms
-(``common.SETTLE``); a step is → on the page, a slider move → on the focused thumb, a node
-click a click on a tree marker (a first visit: the node's candidates computed). The old
+**Today's path** (``--old-ref``, default ``OLD_REF`` = 3d961aa: the last commit whose node
+details are a Streamlit rerun) is checked out with ``git worktree add --detach`` into a
+temporary directory, warmed (``boost.warmup()``: its numba cache is its own) and served on
+another port. Its step, slider and node click are measured by its own ``bench_app.py``
+(imported from that worktree in a subprocess, so its ``common`` serves its own app): its
+``player_latencies`` (a node's details: the click to the frame the rerun's details are
+drawn in); an older stage (every step a rerun, a ``bench_app`` with ``upload``) by
+``_timed`` — from the key press or click to the page's last change once the page has been
+still for 700 ms (``common.SETTLE``). The old
 stage's fastest Play is 4 rounds/s (0.25 s a round): no old figure for Play at 20 or 30.
 
 One table, old beside new, the ratio of the medians (old / new), and the goals: median
@@ -508,6 +509,11 @@ def remove_worktree(path: Path) -> None:
         path.parent.rmdir()  # mkdtemp's
 
 
+# The old path a run measures beside the player: the last commit whose node details are a
+# Streamlit rerun (its steps already the player's). An older stage (every step a rerun, its
+# bench_app with ``upload``) is driven by the rest of ``OLD_DRIVER``.
+OLD_REF = "3d961aa"
+
 # Run with the old worktree's benchmarks/ as the current directory: ``bench_app`` and its
 # ``common`` are the old commit's (``common.ROOT``: the old worktree, the app it serves).
 OLD_DRIVER = r'''
@@ -518,6 +524,12 @@ from playwright.sync_api import sync_playwright
 
 a = json.loads(sys.argv[1])
 out = {}
+if not hasattr(old, "upload"):  # a commit with the player, its node details a rerun
+    new = old.player_latencies(old.Path(a["csv"]), a["n"], a["f"], a["method"], a["port"],
+                               [tuple(v) for v in a["viewports"]], a["repeats"], a["nodes"], 1)
+    print(json.dumps({vp: {"step": m["step"], "slider": m["slider"], "node": m["node details"]}
+                      for vp, m in new.items()}))
+    sys.exit(0)
 with sync_playwright() as p:
     proc = old.serve(a["port"], timeout=300)
     browser = old.chromium(p)
@@ -703,7 +715,7 @@ def main() -> None:
                         help="steps and slider moves per viewport (today's path)")
     parser.add_argument("--nodes", type=int, default=5, help="node clicks per viewport")
     parser.add_argument("--passes", type=int, default=3, help="Play passes per speed")
-    parser.add_argument("--old-ref", default="main", help="today's path (the old stage)")
+    parser.add_argument("--old-ref", default=OLD_REF, help="today's path (the old stage)")
     parser.add_argument("--no-old", action="store_true", help="the player alone")
     parser.add_argument("--keep-old", action="store_true",
                         help="keep today's worktree (and its numba cache) for the next run")
