@@ -345,21 +345,33 @@ def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
     record is asked for at the click, from a server that has not built it."""
     numbers, details, messages = [], [], 0
     page.evaluate(f"() => {{ window.boostscopePlayer.prefetch = {str(prefetched).lower()}; }}")
-    # a round whose nodes nobody clicked (prefetched: the page rests there and asks for them)
-    page.keyboard.press("ArrowRight")
-    _rest(page)
-    for _ in range(repeats):
+
+    def todo():  # the round's nodes not clicked before (cold: nor held by the page)
         info = page.evaluate(f"""() => {{ const p = {PLAYER};
             const t = p.panels.find(x => x.name === 'tree');
             t.box.scrollIntoView({{block: 'center'}});
-            return {{round: p.r, selected: p.selected ?? 0,
+            return {{round: p.r, selected: p.selected ?? 0, last: p.r >= p.hi,
                      ids: t.plan ? [...t.plan.y.keys()] : []}}; }}""")
-        todo = [i for i in info["ids"] if i != info["selected"]
-                and (info["round"], i) not in visited and (prefetched or not page.evaluate(
-                    f"() => window.boostscopePlayer.holdsRecord({info['round']}, {i})"))]
-        if not todo:
+        return info, [i for i in info["ids"] if i != info["selected"]
+                      and (info["round"], i) not in visited and (prefetched or not page.evaluate(
+                          f"() => window.boostscopePlayer.holdsRecord({info['round']}, {i})"))]
+
+    # a round whose nodes nobody clicked (prefetched: the page rests there and asks for them):
+    # the next, or past the last round (Play ends there) the first with such nodes
+    page.keyboard.press("ArrowRight")
+    _rest(page)
+    rounds = page.evaluate(f"() => {PLAYER}.hi")
+    for _ in range(rounds + 2):
+        info, left = todo()
+        if left:
             break
-        node = todo[0]
+        page.keyboard.press("Home" if info["last"] else "ArrowRight")
+        _rest(page)
+    for _ in range(repeats):
+        info, left = todo()
+        if not left:
+            break
+        node = left[0]
         visited.add((info["round"], node))
         page.wait_for_timeout(300)  # the scroll
         c = page.evaluate(f"() => window.boostscopePlayer.nodeCenter({node}, {PLAYER})")
