@@ -99,9 +99,13 @@ def make_ranking_figure(before: np.ndarray, after: np.ndarray, y: np.ndarray,
 def _table(columns: dict, domain_y, font: int, widths) -> go.Table:
     return go.Table(
         domain={"x": [CHART + 0.05, 1.0], "y": domain_y}, columnwidth=widths,
-        header={"values": [f"<b>{c}</b>" for c in columns], "align": "left",
+        # bold by the font, not <b>: Plotly measures a header with markup, and in a presenter
+        # panel (the chart scaled by CSS, ui/chart.js) through the scale — at 4K (x3) the
+        # header grew two rows' height and the last rows scrolled out of the table
+        header={"values": list(columns), "align": "left",
                 "fill": {"color": "#eeeeee"}, "line": {"color": "#bbbbbb"},
-                "font": {"size": font, "color": "#111111"}, "height": font + 12},
+                "font": {"size": font, "color": "#111111", "weight": "bold"},
+                "height": font + 12},
         cells={"values": list(columns.values()), "align": "left",
                "fill": {"color": "white"}, "line": {"color": "#dddddd"},
                "font": {"size": font, "color": "#111111"}, "height": font + 10})
