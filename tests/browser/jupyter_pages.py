@@ -89,6 +89,9 @@ def _accept_dialog(page) -> None:
         dialog.click()
 
 
+STALLED_S = 60  # s a queued first cell may wait for the kernel before the page is reloaded
+
+
 def run_all(page, drawn: str, timeout_s: float = 900) -> None:
     """Every cell of the open notebook run, then wait until ``drawn`` (a JS expression)
     holds and no cell is still running. Both front ends are made of JupyterLab's notebook
@@ -97,10 +100,19 @@ def run_all(page, drawn: str, timeout_s: float = 900) -> None:
     # the first code cell run until it has its number (a run asked for while the kernel is
     # still starting is lost), then every cell from there in turn (Shift+Enter: run, next)
     first = page.locator(".jp-Notebook .jp-CodeCell").first.locator(".jp-InputPrompt")
+    asked = time.time()
     while not re.search(r"\[\d+\]", first.text_content()):
         if "*" not in first.text_content():
             first.click()  # command mode on this cell
             page.keyboard.press("Control+Enter")
+        elif time.time() - asked > STALLED_S:
+            # queued and never run: the page's kernel connection was lost as it opened (seen
+            # on a busy machine: the server's websocket handler had no kernel yet); a reload
+            # connects again and the run is asked for anew
+            page.reload()
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+            asked = time.time()
+            continue
         _accept_dialog(page)
         if time.time() > deadline:
             raise TimeoutError(f"the kernel did not run a cell in {timeout_s:.0f} s")
