@@ -104,12 +104,8 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
     data = frame[features + [target] + ([weight] if weight else [])]
     if weight:
         data = _checked_weights(data, weight, notes)
-    missing_target = data[target].isna()
-    if missing_target.all():
-        raise DataError(f"The target {target!r} has no values.")
-    if missing_target.any():
-        notes.append(f"Dropped {int(missing_target.sum())} row(s) with no value for the target.")
-        data = data.loc[~missing_target]
+    data = _without_missing(data, target, notes, f"The target {target!r} has no values.",
+                            "Dropped {n} row(s) with no value for the target.")
     y_raw = data[target]
     if y_raw.nunique() < 2:
         raise DataError(
@@ -148,6 +144,19 @@ def prepare(frame: pd.DataFrame, target: str, features: list[str], task: str | N
     )
 
 
+def _without_missing(data: pd.DataFrame, column: str, notes: list, empty: str,
+                     dropped: str) -> pd.DataFrame:
+    """``data`` without its rows that have no value in ``column`` (``dropped``, its ``{n}``
+    the count, said in ``notes``); a DataError ``empty`` when no row has one."""
+    missing = data[column].isna()
+    if missing.all():
+        raise DataError(empty)
+    if missing.any():
+        notes.append(dropped.format(n=int(missing.sum())))
+        data = data.loc[~missing]
+    return data
+
+
 def _prepare_ranking(frame: pd.DataFrame, target: str, features: list[str],
                      valid_fraction: float, seed: int, objective: str | None,
                      weight: str | None, query: str) -> Prepared:
@@ -168,12 +177,9 @@ def _prepare_ranking(frame: pd.DataFrame, target: str, features: list[str],
     notes = []
     data = frame[features + [target, query]]
     for column, what in ((target, "relevance"), (query, "query")):
-        missing = data[column].isna()
-        if missing.all():
-            raise DataError(f"The {what} column {column!r} has no values.")
-        if missing.any():
-            notes.append(f"Dropped {int(missing.sum())} row(s) with no {what} in {column!r}.")
-            data = data.loc[~missing]
+        data = _without_missing(data, column, notes,
+                                f"The {what} column {column!r} has no values.",
+                                f"Dropped {{n}} row(s) with no {what} in {column!r}.")
     y_raw = data[target]
     if not pd.api.types.is_numeric_dtype(y_raw) or pd.api.types.is_bool_dtype(y_raw):
         raise DataError(f"The target {target!r} holds text; a ranking target is a relevance "
