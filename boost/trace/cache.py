@@ -1,9 +1,11 @@
 """One model's answers, kept least-recently-used within a budget of bytes.
 
 A trained model is shared by every browser session that trains the same data and parameters,
-so its cache is guarded by a lock. An answer is computed outside the lock (two sessions may
-compute the same answer at once; both get equal results and one is kept). An answer larger
-than the whole budget is returned and not kept. ``keep`` holds what every later answer is
+so its cache is guarded by a lock. An answer is computed outside the lock, once: a thread
+that asks for an answer another is computing waits for it (a node click asks for the node's
+record and its chart at once, and both need the node's gain curve; two threads computing it
+side by side took the two cores the page was drawing on). An answer larger than the whole
+budget is returned and not kept. ``keep`` holds what every later answer is
 built from (exact's sorted columns, the binned rows' split bins, the trees' table): computed
 once a model and never dropped, whatever its size, as the model's own arrays are.
 
@@ -67,6 +69,7 @@ class ByteCache:
         self._kept: dict[Hashable, tuple[object, int]] = {}
         self._bytes = 0  # the dropped-first answers' bytes (what the budget bounds)
         self._lock = threading.Lock()
+        self._computing: dict[Hashable, threading.Event] = {}  # keys a thread is computing
 
     @property
     def nbytes(self) -> int:
@@ -82,8 +85,27 @@ class ByteCache:
             if hit is not None:
                 self._items.move_to_end(key)
                 return hit[0]
-        with exclusive():  # (an answer may run parallel kernels)
-            value = compute()
+            other = self._computing.get(key)
+            if other is None:
+                self._computing[key] = mine = threading.Event()
+        if other is not None:  # another thread is computing it: its answer, once kept
+            other.wait()
+            with self._lock:
+                hit = self._items.get(key)
+                if hit is not None:
+                    self._items.move_to_end(key)
+                    return hit[0]
+            return self._put(key, _run(compute))  # (it failed, or was too large to keep)
+        try:
+            return self._put(key, _run(compute))
+        finally:
+            with self._lock:
+                del self._computing[key]
+            mine.set()
+
+    def _put(self, key: Hashable, value):
+        """``value`` kept as ``key``'s answer, within the budget (one larger than the whole
+        budget is not kept); the answer kept for ``key``."""
         size = size_of(value)
         if size > self.budget:
             return value
@@ -105,12 +127,30 @@ class ByteCache:
             self._bytes = 0
 
     def keep(self, key: Hashable, compute: Callable[[], object]):
-        """The answer for ``key``, computed once and never dropped."""
+        """The answer for ``key``, computed once and never dropped (a thread that asks while
+        another computes it waits for that answer)."""
         with self._lock:
             hit = self._kept.get(key)
-        if hit is not None:
-            return hit[0]
-        with exclusive():
-            value = compute()
-        with self._lock:
-            return self._kept.setdefault(key, (value, size_of(value)))[0]
+            if hit is not None:
+                return hit[0]
+            other = self._computing.get(key)
+            if other is None:
+                self._computing[key] = mine = threading.Event()
+        if other is not None:
+            other.wait()
+            with self._lock:
+                hit = self._kept.get(key)
+            return hit[0] if hit is not None else self.keep(key, compute)  # (it failed)
+        try:
+            value = _run(compute)
+            with self._lock:
+                return self._kept.setdefault(key, (value, size_of(value)))[0]
+        finally:
+            with self._lock:
+                del self._computing[key]
+            mine.set()
+
+
+def _run(compute: Callable[[], object]):
+    with exclusive():  # (an answer may run parallel kernels)
+        return compute()

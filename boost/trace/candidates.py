@@ -170,13 +170,28 @@ def _pick(loss, valid, a, b, top, picked):
 
 @njit(cache=True, nogil=True)
 def _cut(loss, kept, m, top):
-    """The ``top`` largest gains of ``kept[:m]`` (indices in scan order; the earlier of equal
-    gains first) moved to its front: their count and the smallest of them."""
-    order = np.argsort(-loss[kept[:m]], kind="mergesort")  # stable: equal gains keep order
-    best = kept[:m][order[:top]].copy()
-    n = best.shape[0]
-    kept[:n] = best
-    return n, (loss[best[n - 1]] if n == top else -np.inf)
+    """The ``top`` largest gains of ``kept[:m]`` (indices in scan order; of equal gains the
+    earlier), kept at its front in scan order: their count and the smallest of them. Linear:
+    the top-th largest gain is found by a partition, not a sort (a rising gain curve enters
+    the buffer at every candidate, and sorting it at each cut cost ~20 ns a candidate)."""
+    if m < top:
+        return m, -np.inf
+    gains = np.empty(m, dtype=loss.dtype)
+    for i in range(m):
+        gains[i] = loss[kept[i]]
+    bar = np.partition(gains, m - top)[m - top]  # the top-th largest
+    above = 0
+    for i in range(m):
+        above += gains[i] > bar
+    ties = top - above  # of the gains equal to the bar, the earliest this many stay
+    n = 0
+    for i in range(m):
+        gain = loss[kept[i]]
+        if gain > bar or (gain == bar and ties > 0):
+            ties -= gain == bar
+            kept[n] = kept[i]
+            n += 1
+    return n, bar
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -225,10 +240,9 @@ def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c,
     c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     present = np.empty(rows.shape[0], dtype=np.int64)  # the node's, in that order
     k = 0
-    for j in range(rows.shape[0]):
-        if in_node[rows[j]]:
-            present[k] = j
-            k += 1
+    for j in range(rows.shape[0]):  # no branch: a child's rows, half of them at random,
+        present[k] = j              # mispredicted one in two (at 100k x 30, 15 of 25 ms)
+        k += in_node[rows[j]]
     for forward in (True, False):
         if forward and not need_forward:
             continue

@@ -96,3 +96,25 @@ def test_bad_arguments_say_what_to_give():
         bst.split_candidates(1, 0, features=["nope"])
     with pytest.raises(ValueError, match="whole number"):
         bst.candidate_summary(1, 0, top=0)
+
+
+@pytest.mark.parametrize("top", [1, 3, 15])
+def test_pick_keeps_the_earlier_of_equal_gains(top):
+    """``_pick`` on gains with many ties, rising runs (every candidate enters its buffer) and
+    -inf/inf/NaN, against the rule by hand: the first of the largest finite valid gains,
+    the ``top`` largest valid gains (the earlier of equals), the first ``top`` blocked."""
+    from boost.trace.candidates import _pick
+
+    rng = np.random.default_rng(top)
+    loss = np.r_[rng.integers(0, 6, 300), np.arange(200), rng.integers(0, 3, 100)].astype(float)
+    loss[rng.choice(len(loss), 12, replace=False)] = [-np.inf] * 4 + [np.inf] * 4 + [np.nan] * 4
+    valid = rng.random(len(loss)) < 0.8
+    picked = np.zeros(len(loss), dtype=bool)
+    _pick(loss, valid, np.int64(0), np.int64(len(loss)), np.int64(top), picked)
+    part = pd.DataFrame({"Gain": loss, "Valid": valid})
+    shown = part[part.Valid & part.Gain.notna()]
+    finite = shown[np.isfinite(shown.Gain)]
+    keep = {finite.Gain.idxmax()}
+    keep |= set(shown.sort_values("Gain", ascending=False, kind="stable").index[:top])
+    keep |= set(part[~part.Valid].index[:top])
+    assert set(np.flatnonzero(picked)) == keep

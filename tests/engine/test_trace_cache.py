@@ -34,6 +34,57 @@ def test_cache_keeps_answers_within_its_bytes_dropping_the_least_recent():
     assert big.nbytes == 20_000 and cache.nbytes <= 10_000 and "big" not in cache._items
 
 
+@pytest.mark.parametrize("kept", [False, True])
+def test_an_answer_asked_for_while_it_is_computed_is_computed_once(kept):
+    """Two threads asking for one answer at once (a click's record and chart both need the
+    node's gain curve): one computes, the other waits for that answer; an answer whose
+    computing failed is computed again by the thread that waited."""
+    import threading
+
+    cache = ByteCache(budget=10_000)
+    ask = cache.keep if kept else cache.get
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def slow():
+        calls.append(threading.current_thread().name)
+        started.set()
+        release.wait(5)
+        return np.arange(10)
+
+    answers = {}
+    first = threading.Thread(target=lambda: answers.setdefault("a", ask("k", slow)), name="a")
+    first.start()
+    started.wait(5)
+    second = threading.Thread(target=lambda: answers.setdefault("b", ask("k", slow)), name="b")
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # waiting for the first thread's answer, not computing its own
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert calls == ["a"] and answers["a"] is answers["b"]
+
+    failed = threading.Event()
+
+    def fails():
+        started.set()
+        failed.wait(5)
+        raise RuntimeError("no")
+
+    started.clear()
+    out = []
+    first = threading.Thread(target=lambda: pytest.raises(RuntimeError, ask, "bad", fails))
+    first.start()
+    started.wait(5)
+    second = threading.Thread(target=lambda: out.append(ask("bad", lambda: "again")))
+    second.start()
+    second.join(0.2)
+    failed.set()
+    first.join(5)
+    second.join(5)
+    assert out == ["again"]
+
+
 def test_size_of_counts_buffers_of_records_and_frames():
     frame = pd.DataFrame({"a": np.zeros(1000), "b": np.zeros(1000, dtype=np.float32)})
     assert size_of(np.zeros((10, 10))) == 800
