@@ -105,22 +105,41 @@ def _sort_loss(i, loss, candidate, s_h, r_h, mcw, out_valid, out_blocked):
     out_blocked[i] = loss if candidate & ~heavy & (loss == loss) else _F32_NEG_INF
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _loss_no_mds(s_g, s_h, r_g, r_h, psim, reg_lambda, alpha):
+    # ``split_loss_change`` with max_delta_step 0, as selects (no branch)
+    t1 = max(abs(s_g) - alpha, 0.0)  # T_alpha(G)^2 == max(|G| - alpha, 0)^2 exactly
+    t2 = max(abs(r_g) - alpha, 0.0)
+    s1 = np.float32(t1 * t1) / np.float32(s_h + reg_lambda)
+    s2 = np.float32(t2 * t2) / np.float32(r_h + reg_lambda)
+    s1 = s1 if s_h > 0.0 else _F32_ZERO
+    s2 = s2 if r_h > 0.0 else _F32_ZERO
+    return (s1 + s2) - psim  # float32 addition commutes: the sides' order is free
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _losses_no_mds(m, sg, sh, candidate, pg, ph, psim, rp, out_valid, out_blocked):
     reg_lambda, alpha, mcw = rp.reg_lambda, rp.alpha, rp.min_child_weight
     for i in range(m):
-        s_g = sg[i]
         s_h = sh[i]
-        r_g = pg - s_g
         r_h = ph - s_h
-        t1 = max(abs(s_g) - alpha, 0.0)  # T_alpha(G)^2 == max(|G| - alpha, 0)^2 exactly
-        t2 = max(abs(r_g) - alpha, 0.0)
-        s1 = np.float32(t1 * t1) / np.float32(s_h + reg_lambda)
-        s2 = np.float32(t2 * t2) / np.float32(r_h + reg_lambda)
-        s1 = s1 if s_h > 0.0 else _F32_ZERO
-        s2 = s2 if r_h > 0.0 else _F32_ZERO
-        loss = (s1 + s2) - psim  # float32 addition commutes: the sides' order is free
+        loss = _loss_no_mds(sg[i], s_h, pg - sg[i], r_h, psim, reg_lambda, alpha)
         _sort_loss(i, loss, candidate[i], s_h, r_h, mcw, out_valid, out_blocked)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def loss_changes(m, sg, sh, pg, ph, psim, rp, out):
+    """``split_loss_change`` of the splits at positions 0..m-1 of a scan whose scanned side
+    has sums ``sg[i]``, ``sh[i]`` (the other side: the parent ``pg, ph`` minus them), bit for
+    bit, into ``out`` (float32), every one kept (``scan_losses`` masks them for a search);
+    without max_delta_step one loop of selects, vectorised."""
+    if rp.max_delta_step == 0.0:
+        reg_lambda, alpha = rp.reg_lambda, rp.alpha
+        for i in range(m):
+            out[i] = _loss_no_mds(sg[i], sh[i], pg - sg[i], ph - sh[i], psim, reg_lambda, alpha)
+    else:
+        for i in range(m):
+            out[i] = split_loss_change(sg[i], sh[i], pg - sg[i], ph - sh[i], psim, rp)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -115,13 +115,15 @@ def _feature(query, booster, required: bool):
 async def _timed_answer(body, work, *args) -> JSONResponse:
     """``body(work(*args))`` as JSON, with where its time went in ``Server-Timing`` (the
     page's resource timing shows it; bench_app prints it): ``wait`` before the worker thread
-    began, ``record`` building it (ms)."""
+    began, ``record`` building it, ``cpu`` the worker thread's CPU time in it (ms; below
+    ``record`` when it waited for a core, the GIL or another thread's answer)."""
     asked_at = time.perf_counter()
     answer = await _answer(_timed, work, *args)
     if isinstance(answer, JSONResponse):
         return answer
-    value, began, done = answer
-    timing = f"wait;dur={1e3 * (began - asked_at):.1f}, record;dur={1e3 * (done - began):.1f}"
+    value, began, done, cpu = answer
+    timing = (f"wait;dur={1e3 * (began - asked_at):.1f}, record;dur={1e3 * (done - began):.1f}"
+              f", cpu;dur={1e3 * cpu:.1f}")
     return JSONResponse(body(value), headers={"Server-Timing": timing})
 
 
@@ -155,9 +157,11 @@ async def chart(request) -> JSONResponse:
 
 
 def _timed(work, *args):
-    """``work(*args)`` and when it began and ended (``time.perf_counter``)."""
-    began = time.perf_counter()
-    return work(*args), began, time.perf_counter()
+    """``work(*args)``, when it began and ended (``time.perf_counter``) and the thread's CPU
+    seconds in it."""
+    began, cpu = time.perf_counter(), time.thread_time()
+    value = work(*args)
+    return value, began, time.perf_counter(), time.thread_time() - cpu
 
 
 async def candidates(request) -> Response:

@@ -28,7 +28,7 @@ from ..hist.histogram import root_sums
 from ..hist.splitting import fresh_best, scan_feature, scan_scratch
 from ..layout import read_only
 from ..sketch import Cuts
-from ..split_math import similarities, similarity, split_loss_change
+from ..split_math import loss_changes, similarities, similarity, split_loss_change
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
            "SumHessLeft", "SumGradRight", "SumHessRight", "SimilarityLeft", "SimilarityRight",
@@ -68,33 +68,36 @@ def _node_sums(in_node, g, h, rp):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, features, rp):
+def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, features,
+               chunks, rp):
     """Every candidate of the node whose rows ``in_node`` marks, for each feature of
-    ``features`` (ascending) in scan order. Each feature's present rows come in ascending
-    order of value, ties by row index, from the training rows sorted once
-    (``exact.columns.SortedColumns``): the order the grower scanned. The features run in parallel
-    twice: first each counts its candidates (the same scan, nothing written), then each
-    writes them at its place in arrays of exactly that size (no block per feature sized for
-    the worst case: at a 100k-row root those came to 350 MB of fresh pages)."""
+    ``features`` (ascending) in scan order (``_scan``). The features run in parallel twice:
+    first each counts its candidates, then each writes them at its place in arrays of
+    exactly that size (no block per feature sized for the worst case: at a 100k-row root
+    those came to 350 MB of fresh pages). ``chunks``: the threads."""
     n = features.shape[0]
     pg, ph, n_rows, psim = _node_sums(in_node, g, h, rp)
     starts = np.zeros(n + 1, dtype=np.int64)
-    nothing = _new_candidates(0)
-    for i in prange(n):
-        f = features[i]
-        starts[i + 1] = _feature_candidates(
-            in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
-            sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f],
-            nothing, np.int64(0), pg, ph, psim, rp, False)
+    widest = np.max(np.diff(col_ptr))
+    for t in prange(chunks):
+        scan, present = _scratch(n_rows, widest)
+        for i in range(t, n, chunks):
+            f = features[i]
+            starts[i + 1] = _scan(in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
+                                  sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h,
+                                  need_forward[f], present, scan)
     for i in range(n):
         starts[i + 1] += starts[i]
     c = _new_candidates(starts[n])
-    for i in prange(n):
-        f = features[i]
-        _feature_candidates(
-            in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
-            sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-            starts[i], pg, ph, psim, rp, True)
+    for t in prange(chunks):
+        scan, present = _scratch(n_rows, widest)
+        for i in range(t, n, chunks):
+            f = features[i]
+            m = _scan(in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
+                      sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, need_forward[f],
+                      present, scan)
+            for j in range(m):
+                _write(scan, j, f, n_rows, pg, ph, psim, rp, c, starts[i] + j)
     c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
     return c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid, psim
 
@@ -103,31 +106,39 @@ def _enumerate(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
 def _summarize(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward, top,
                chunks, rp):
     """What a screen shows of the node's candidates, without keeping them all: each
-    feature's candidates are enumerated as ``_enumerate`` does, into a block each thread
-    reuses, and only ``_pick``'s few are copied out (in feature, then scan order). Returns
-    them, the node's similarity and each feature's number of candidates. ``chunks``: the
-    threads (each takes every ``chunks``-th feature)."""
+    feature's candidates are scanned as ``_enumerate`` scans them (``_scan``), their gains
+    computed in one vectorised loop (``split_math.loss_changes``, bit for bit the gain
+    ``_candidate`` gives), and only ``_pick``'s few written out with all their numbers (in
+    feature, then scan order). Returns them, the node's similarity and each feature's number
+    of candidates. ``chunks``: the threads (each takes every ``chunks``-th feature)."""
     n_features = col_ptr.shape[0] - 1
     pg, ph, n_rows, psim = _node_sums(in_node, g, h, rp)
+    mcw = rp.min_child_weight
     per = 2 * top + 1
     kept = _new_candidates(n_features * per)
     counts = np.zeros(n_features, dtype=np.int64)
     n_kept = np.zeros(n_features, dtype=np.int64)
+    widest = np.max(np.diff(col_ptr))
     for t in prange(chunks):
-        c = _new_candidates(2 * (n_rows + 1))
+        scan, present = _scratch(n_rows, widest)
+        loss = np.empty(2 * (n_rows + 1), dtype=np.float32)
+        valid = np.empty(2 * (n_rows + 1), dtype=np.bool_)
         picked = np.zeros(2 * (n_rows + 1), dtype=np.bool_)
+        s_h = scan[1]
         for f in range(t, n_features, chunks):
-            end = _feature_candidates(
-                in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
-                sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, f, need_forward[f], c,
-                np.int64(0), pg, ph, psim, rp, True)
-            counts[f] = end
-            picked[:end] = False
-            _pick(c[8], c[9], np.int64(0), end, top, picked)
+            m = _scan(in_node, sorted_rows[col_ptr[f]:col_ptr[f + 1]],
+                      sorted_values[col_ptr[f]:col_ptr[f + 1]], n_rows, g, h, need_forward[f],
+                      present, scan)
+            counts[f] = m
+            loss_changes(m, scan[0], s_h, pg, ph, psim, rp, loss)
+            for j in range(m):
+                valid[j] = (s_h[j] >= mcw) & ((ph - s_h[j]) >= mcw)
+            picked[:m] = False
+            _pick(loss, valid, np.int64(0), m, top, picked)
             k = 0
-            for j in range(end):
+            for j in range(m):
                 if picked[j]:
-                    _copy_block(c, j, kept, f * per + k, np.int64(1))
+                    _write(scan, j, f, n_rows, pg, ph, psim, rp, kept, f * per + k)
                     k += 1
             n_kept[f] = k
     out = _pack(kept, per, n_kept)
@@ -232,46 +243,67 @@ def _copy_block(src, a, dst, b, n):
 
 
 @njit(cache=True, nogil=True)
-def _feature_candidates(in_node, rows, values, n_rows, g, h, f, need_forward, c, n, pg, ph,
-                        psim, rp, write):
-    """Feature f's candidates, written from entry ``n`` of ``c`` (only counted unless
-    ``write``); ``rows``, ``values``: the feature's present training rows in ascending
-    order. Returns the entry after the last."""
-    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
-    present = np.empty(rows.shape[0], dtype=np.int64)  # the node's, in that order
+def _scratch(n_rows, n_entries):
+    """A thread's arrays for ``_scan``: the candidates of one feature (at most two a node
+    row: each scan direction's changes of value and its end) and the node's entries of a
+    feature (``n_entries``: the most a feature has)."""
+    n = 2 * (n_rows + 1)
+    return ((np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
+             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float32),
+             np.empty(n, dtype=np.bool_)), np.empty(n_entries, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _scan(in_node, rows, values, n_rows, g, h, need_forward, present, scan):
+    """The candidates of one feature at the node whose rows ``in_node`` marks, in the exact
+    grower's scan order (``exact.splitting._scan_segment``: forward — missing values right —
+    if it runs, then backward), as ``scan``'s arrays from 0: the scanned side's G and H
+    before the candidate, its row count, the threshold and whether the scan is forward.
+    Returns how many. ``rows``, ``values``: the feature's present training rows in ascending
+    order of value; ``present``: scratch. No branch per entry (whether one ends a run of a
+    value is unpredictable): every entry is written at the next free place, which moves on
+    only where a candidate is (and the node's rows are found the same way)."""
+    s_g, s_h, s_count, s_thr, s_forward = scan
     k = 0
-    for j in range(rows.shape[0]):  # no branch: a child's rows, half of them at random,
-        present[k] = j              # mispredicted one in two (at 100k x 30, 15 of 25 ms)
+    for j in range(rows.shape[0]):  # the node's entries, in that order
+        present[k] = j
         k += in_node[rows[j]]
+    n = 0
     for forward in (True, False):
         if forward and not need_forward:
             continue
         sg = np.float64(0.0)
         sh = np.float64(0.0)
         last = np.float32(0.0)
-        for j in range(k + 1):
-            if j < k:  # a candidate at each change of value (docs/xgboost-rules.md §3)
-                e = present[j] if forward else present[k - 1 - j]
-                v = values[e]
-                made = sh != 0.0 and v != last
-                thr = rules.split_threshold(v, last)
-            else:  # every present value one way, the missing the other
-                e = 0
-                made = k < n_rows and k > 0
-                gap = abs(last) + RT_EPS
-                thr = last + gap if forward else last - gap
-            if made and write:
-                (c_nl[n], c_gl[n], c_hl[n], c_gr[n], c_hr[n], c_loss[n],
-                 c_valid[n]) = _candidate(forward, n_rows, j, sg, sh, pg, ph, psim, rp)
-                c_feat[n] = f
-                c_thr[n] = thr
-                c_left[n] = not forward
-            n += made
-            if j < k:
-                sg += g[rows[e]]
-                sh += h[rows[e]]
-                last = v
+        for j in range(k):  # a candidate at each change of value (docs/xgboost-rules.md §3)
+            e = present[j] if forward else present[k - 1 - j]
+            v = values[e]
+            s_g[n], s_h[n], s_count[n], s_forward[n] = sg, sh, j, forward
+            s_thr[n] = rules.split_threshold(v, last)
+            n += (sh != 0.0) & (v != last)
+            r = rows[e]
+            sg += g[r]
+            sh += h[r]
+            last = v
+        gap = abs(last) + RT_EPS  # then every present value one way, the missing the other
+        s_g[n], s_h[n], s_count[n], s_forward[n] = sg, sh, k, forward
+        s_thr[n] = last + gap if forward else last - gap
+        n += (k < n_rows) & (k > 0)
     return n
+
+
+@njit(cache=True, nogil=True)
+def _write(scan, j, f, n_rows, pg, ph, psim, rp, c, at):
+    """Candidate j of feature f's ``_scan`` with all its numbers (``_candidate``), at entry
+    ``at`` of ``c``."""
+    s_g, s_h, s_count, s_thr, s_forward = scan
+    c_feat, c_thr, c_left, c_nl, c_gl, c_hl, c_gr, c_hr, c_loss, c_valid = c
+    forward = s_forward[j]
+    (c_nl[at], c_gl[at], c_hl[at], c_gr[at], c_hr[at], c_loss[at],
+     c_valid[at]) = _candidate(forward, n_rows, s_count[j], s_g[j], s_h[j], pg, ph, psim, rp)
+    c_feat[at] = f
+    c_thr[at] = s_thr[j]
+    c_left[at] = not forward
 
 
 def _mark_best(valid, loss, split_made):
@@ -471,7 +503,7 @@ def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_ma
                 else np.asarray(features, dtype=np.int64))
     (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, psim) = _enumerate(
         in_node, columns.col_ptr, columns.rows, columns.values, g, h, columns.need_forward,
-        features, NodeParams.of(params))
+        features, _chunks(len(features)), NodeParams.of(params))
     return _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
                   psim, params, split_made, allowed)
 
@@ -481,14 +513,19 @@ def candidate_summary(columns: SortedRows, in_node, g, h, params, names, split_m
     """``CandidateSummary`` of the node whose rows ``in_node`` marks (as ``split_candidates``
     but keeping only ``_pick``'s candidates of each feature: at 100k rows x 30 features a
     root has millions)."""
-    chunks = np.int64(max(1, min(numba.get_num_threads(), len(names))))
     *kept, psim, counts = _summarize(in_node, columns.col_ptr, columns.rows, columns.values, g,
-                                     h, columns.need_forward, np.int64(top), chunks,
-                                     NodeParams.of(params))
+                                     h, columns.need_forward, np.int64(top),
+                                     _chunks(len(names)), NodeParams.of(params))
     feat, thr, left, nl, gl, hl, gr, hr, loss, valid = kept
     table = _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
                    psim, params, split_made, allowed)
     return CandidateSummary(table, pd.Series(counts, index=list(names), name="Candidates"))
+
+
+def _chunks(n_features: int) -> np.int64:
+    """The threads a scan of ``n_features`` features runs on: numba's, at most one a
+    feature."""
+    return np.int64(max(1, min(numba.get_num_threads(), n_features)))
 
 
 def exact_thresholds(values: np.ndarray) -> np.ndarray:

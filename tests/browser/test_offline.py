@@ -83,12 +83,19 @@ def test_the_model_file_steps_with_the_arrow(browser, files):
     page.mouse.click(c["x"], c["y"])
     page.wait_for_function("() => document.querySelector('[data-testid=boostscope-node]')"
                            ".dataset.node === '1'")
-    booster = lecture.train(config, table).booster
+    trained = lecture.train(config, table)
+    booster = trained.booster
     row = booster.trace.trees().query("Round == 3 and Node == 1").iloc[0]
     text = details.inner_text()
     # the node's gain in its tables, by the rounding rule as the arithmetic writes it
     assert text.startswith("Node 1 of round 3") and f"\t{rounded(row.Gain)}\t" in text
     assert details.locator(".bsn-plot .main-svg").count() >= 1
+    # its worked arithmetic as a LaTeX file: the engine's, made when the link is clicked
+    with page.expect_download() as got:
+        details.get_by_text("⬇ LaTeX").click()
+    assert got.value.suggested_filename == "round3_node1.tex"
+    tex = booster.trace.node_record(3, 1, X=trained.prep.X_train)["downloads"]["tex"]
+    assert open(got.value.path(), encoding="utf-8").read() == tex
     _offline(page)
     page.close()
 
