@@ -9,6 +9,7 @@ import pandas as pd
 
 from . import (
     importance,
+    metrics,
     objectives,
     sample,
 )
@@ -382,7 +383,7 @@ class Booster:
     # ----------------------------------------------------------------- losses
     @property
     def metric_name(self) -> str:
-        return objectives.metric_name(self.objective, self._params.loss)
+        return metrics.metric_name(self.objective, self._params.loss)
 
     def loss_history(self) -> pd.DataFrame:
         """Loss (XGBoost's default metric) per round, round 0 (the baseline) first; one column

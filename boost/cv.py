@@ -28,7 +28,7 @@ import pandas as pd
 
 from .layer import serialized, threads
 from .layout import read_only
-from .objectives import metric_name
+from .metrics import metric_name
 from .params import parse_params
 from .training import (
     EarlyStopping,

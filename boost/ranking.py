@@ -37,7 +37,8 @@ from numba import njit, prange
 
 from ._dtypes import GRAD
 from .layout import read_only
-from .objectives import higher_is_better, sigmoid32
+from .metrics import higher_is_better
+from .objectives import sigmoid32
 
 # What the parameters say (``RankParams``).
 TOPK, MEAN = 0, 1
@@ -591,7 +592,7 @@ def metric(metric: RankMetric, margin: np.ndarray, y: np.ndarray, queries: Queri
 
 
 def maximize(metric_name: str) -> bool:
-    """Whether early stopping keeps the largest value (``objectives.higher_is_better``)."""
+    """Whether early stopping keeps the largest value (``metrics.higher_is_better``)."""
     return higher_is_better(metric_name)
 
 

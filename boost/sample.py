@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import objectives, ranking
+from . import metrics, objectives, ranking
 from .data import as_features, as_labels, as_weights
 from .exact import SortedColumns
 from .params import DRAWS, SEARCH, Params, canonical, parse_params
@@ -99,7 +99,7 @@ def margins_and_losses(forest, base_margin, X32, y32, w32, p: Params, n_rounds: 
             checkpoints[r] = margin.copy()
             checkpoints[r].flags.writeable = False
         if y32 is not None:
-            losses.append(objectives.metric(p.objective, margin, y32, w32, p.loss, queries))
+            losses.append(metrics.metric(p.objective, margin, y32, w32, p.loss, queries))
     return checkpoints, (np.array(losses) if y32 is not None else None)
 
 

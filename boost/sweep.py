@@ -31,7 +31,7 @@ from .cv import TEST, check_stopping, fold_data, make_folds, run_folds, table
 from .exact import SortedColumns
 from .judge import FOLD
 from .layer import serialized, thread_safe
-from .objectives import metric_name
+from .metrics import metric_name
 from .params import BY_NAME, parse_params
 from .sketch import hist_cuts
 from .training import (

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import objectives, ranking, reuse
+from . import metrics, objectives, ranking, reuse
 from ._dtypes import GRAD, INDEX, PARAM, WEIGHT, GrowParams
 from .binned import BinnedRows
 from .booster import Booster
@@ -393,7 +393,7 @@ class RunData:
 
 def maximizes(p) -> bool:
     """Whether the objective's metric is better when larger (ndcg, map)."""
-    return ranking.maximize(objectives.metric_name(p.objective, p.loss))
+    return ranking.maximize(metrics.metric_name(p.objective, p.loss))
 
 
 def run_data(p, X, y, sample_weight, evals, own_X: bool = True, qid=None) -> RunData:
@@ -417,7 +417,7 @@ def run_data(p, X, y, sample_weight, evals, own_X: bool = True, qid=None) -> Run
         for i, (_, _, y_e, _, _) in enumerate(eval_sets):
             ranking.check_labels(p.objective, np.asarray(y_e), p.loss.rank,
                                  what=f"evals[{i}] y",
-                                 metric=objectives.metric_name(p.objective, p.loss))
+                                 metric=metrics.metric_name(p.objective, p.loss))
     return RunData(X32, names, y32, w32, eval_sets, train_at, queries)
 
 
@@ -479,7 +479,7 @@ class Rounds:
         self.by_alpha = {} if objectives.spec(p.objective).per_alpha else None
 
     def loss_of(self, m, y_, w_, q_=None):
-        return objectives.metric(self.p.objective, m, y_, w_, self.p.loss, q_)
+        return metrics.metric(self.p.objective, m, y_, w_, self.p.loss, q_)
 
     def gradients_and_loss(self, iteration: int):
         """Round ``iteration``'s (g, h) (0-based) and the current margin's loss (None when
@@ -488,7 +488,7 @@ class Rounds:
             return (*objectives.gradients(self.p.objective, self.margin, self.y32, self.w32,
                                           self.p.loss, self.gh_buffers, self.queries,
                                           iteration), None)
-        return objectives.gradients_and_metric(self.p.objective, self.margin, self.y32,
+        return metrics.gradients_and_metric(self.p.objective, self.margin, self.y32,
                                                self.w32, self.p.loss, self.gh_buffers,
                                                self.queries, iteration)
 
@@ -565,7 +565,7 @@ class Rounds:
                                                       strict=True)]
         for name, m, y_e, w_e in sets:
             self.by_alpha.setdefault(name, []).append(
-                objectives.pinball_losses(m, y_e, w_e, self.p.loss))
+                metrics.pinball_losses(m, y_e, w_e, self.p.loss))
 
     @property
     def history(self) -> dict[str, list]:

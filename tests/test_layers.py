@@ -125,8 +125,10 @@ def test_ui_has_no_import_circles():
 # --------------------------------------------------------------------------- viz is pure
 # viz draws records (issue "One trace, one state"): it asks the model nothing. The engine is
 # asked through ``booster.trace`` in ui/, and the answer (a record) is handed to viz.
-ALLOWED_FROM_BOOST = {"boost.params", "boost.objectives", "boost.records", "boost.trace"}
-FACT_FUNCTIONS = {"boost.objectives": {"spec", "metric_name", "higher_is_better"},
+ALLOWED_FROM_BOOST = {"boost.params", "boost.objectives", "boost.metrics", "boost.records",
+                      "boost.trace"}
+FACT_FUNCTIONS = {"boost.objectives": {"spec"},
+                  "boost.metrics": {"metric_name", "higher_is_better"},
                   "boost.params": set()}
 # Rules that read a record and ask the engine nothing (a refused split is a leaf that keeps
 # the split it declined; a record's values as JSON's; a number as a reader sees it): viz may
@@ -135,7 +137,7 @@ RECORD_RULES = {"boost.trace.node_record": {"refused"}, "boost.trace.plain": {"p
                 "boost.trace.rounding": {"rounded"}}
 # What a viz module may take from ``from boost import ...``: the fact/record modules and
 # the record types the package exports.
-BOOST_EXPORTS = {"params", "objectives", "records", "trace", "RoundView"}
+BOOST_EXPORTS = {"params", "objectives", "metrics", "records", "trace", "RoundView"}
 
 
 def _engine_calls() -> set[str]:
@@ -186,7 +188,8 @@ def viz_violations(source: str, engine_calls: set[str]) -> list[str]:
     """What in one viz module's ``source`` reaches the engine: (a) an attribute named
     ``engine``; (b) a call of a Booster or Trace method, by name; (c) an import from boost
     outside the fact and record modules, or of a computation from them (a non-fact function
-    of boost.objectives or boost.params, anything but records from boost.trace)."""
+    of boost.objectives, boost.metrics or boost.params, anything but records from
+    boost.trace)."""
     out = []
     modules = {}  # local name -> boost module it stands for
     tree = ast.parse(source)
@@ -208,7 +211,7 @@ def viz_violations(source: str, engine_calls: set[str]) -> list[str]:
                 if module == "boost":
                     if alias.name not in BOOST_EXPORTS:
                         out.append(f"line {node.lineno}: from boost import {alias.name}")
-                    elif alias.name in {"params", "objectives", "records", "trace"}:
+                    elif alias.name in {"params", "objectives", "metrics", "records", "trace"}:
                         modules[local] = f"boost.{alias.name}"
                 elif not _allowed_boost_module(module):
                     out.append(f"line {node.lineno}: from {module} import {alias.name}")
@@ -261,6 +264,7 @@ def test_the_purity_checker_sees_engine_calls():
         "m = booster.engine.tree",
         "v = booster.predict(X)",
         "w = trace.sketch(0, 1)",
+        "from boost.metrics import higher_is_better, metric",
     ])
     assert viz_violations(sample, calls) == [
         "line 1: from boost import Booster",
@@ -270,10 +274,11 @@ def test_the_purity_checker_sees_engine_calls():
         "line 4: from boost.trace.fit import predictions_at: boost.trace.fit.predictions_at "
         "is not a record type",
         "line 7: objectives.response: boost.objectives.response computes (only facts: "
-        "['higher_is_better', 'metric_name', 'spec'])",
-        "line 8: o.gradients: boost.objectives.gradients computes (only facts: "
-        "['higher_is_better', 'metric_name', 'spec'])",
+        "['spec'])",
+        "line 8: o.gradients: boost.objectives.gradients computes (only facts: ['spec'])",
         "line 9: .engine",
         "line 10: calls predict()",
         "line 11: calls sketch()",
+        "line 12: from boost.metrics import metric: boost.metrics.metric computes (only facts: "
+        "['higher_is_better', 'metric_name'])",
     ]

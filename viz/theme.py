@@ -7,7 +7,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from boost.objectives import higher_is_better
+from boost.metrics import higher_is_better
 from boost.trace.rounding import rounded
 
 # Okabe & Ito (2008), safe for the common colour-vision deficiencies.

@@ -172,7 +172,7 @@ def test_only_kernels_that_inline_the_switch_keep_a_cache_of_their_own():
     # the growers and the histogram build call the switched kernels; the losses do not
     assert {"exact.grower.grow_exact", "hist.histogram._build",
             "hist.grower._grow_depthwise"} <= apart
-    assert not any(name.startswith(("objectives.", "split_math.")) for name in apart)
+    assert not any(name.startswith(("objectives.", "metrics.", "split_math.")) for name in apart)
     for name, (path, _) in portable.items():
         moved = path != vector[name][0]
         assert moved == (name in apart), name

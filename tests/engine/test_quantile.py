@@ -10,7 +10,7 @@ import xgboost as xgb
 from oracle import xgb_margin, xgb_train
 
 import boost
-from boost import objectives
+from boost import metrics, objectives
 
 N = 200
 ALPHAS = [[0.3], [0.1, 0.5, 0.9]]
@@ -114,12 +114,12 @@ def test_gradient_and_pinball_loss_by_hand():
     np.testing.assert_allclose(g[:, 1], [0.1, 0.2, -0.9, -0.45], rtol=1e-6)
     np.testing.assert_array_equal(h, np.repeat(w[:, None], 2, axis=1))
     # pinball: alpha (y - m) above the prediction, (1 - alpha)(m - y) below
-    per = objectives.pinball_losses(margin, y, w, loss)
+    per = metrics.pinball_losses(margin, y, w, loss)
     hand_01 = (0.9 * 1 * 1 + 0 + 0.1 * 1 * 1 + 0.1 * 2 * 0.5) / 4.5
     hand_09 = (0.1 * 1 * 1 + 0 + 0.9 * 1 * 1 + 0.9 * 2 * 0.5) / 4.5
     np.testing.assert_allclose(per, [hand_01, hand_09], rtol=1e-6)
     # XGBoost's metric: the mean over every (row, alpha) pair
-    assert objectives.metric("reg:quantileerror", margin, y, w, loss) == pytest.approx(
+    assert metrics.metric("reg:quantileerror", margin, y, w, loss) == pytest.approx(
         (hand_01 + hand_09) / 2, rel=1e-6)
 
 

@@ -280,9 +280,9 @@ def test_the_training_metric_only_when_asked_for(monkeypatch):
     def no_metric(*args, **kwargs):
         raise AssertionError("a metric was computed that nobody asked for")
 
-    from boost import objectives
-    monkeypatch.setattr(objectives, "gradients_and_metric", no_metric)
-    monkeypatch.setattr(objectives, "metric", no_metric)
+    from boost import metrics
+    monkeypatch.setattr(metrics, "gradients_and_metric", no_metric)
+    monkeypatch.setattr(metrics, "metric", no_metric)
     bare = boost.train(params, X, y, 5)
     assert bare.get_dump() == asked.get_dump()
     assert bare.evals_result() == {} and bare.loss_history().empty
