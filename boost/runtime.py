@@ -79,7 +79,8 @@ def _trees(objective: str, method: str) -> None:
     bst.get_score(importance_type="total_gain")
     bst.split_candidates(1, 0)
     bst.trace.rounds(data, y, np.arange(len(y)))  # the page's round trace
-    bst.split_candidates(2, 0, features=bst.feature_names[:1])  # the node view's one feature
+    bst.split_candidates(2, 0, features=bst.feature_names[:1])
+    bst.trace.gain_curve(2, 0, 0, bst.feature_names[0])  # the node view's one feature
     bst.candidate_summary(1, 0)
     bst.round_views(1)
     bst.predict(data, output_margin=True)

@@ -319,10 +319,20 @@ def _mark_best(valid, loss, split_made):
 
 
 def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim, params,
-           split_made, allowed=None, extra=None):
+           split_made, allowed=None, extra=None, keep=None):
+    """The candidates table of these columns; ``keep(threshold, count_left, count_right,
+    gain, best, valid, default_left)``: the positions of the rows to make it of (a gain
+    curve keeps ~1,200 of a feature's tens of thousands: a frame of them all cost
+    milliseconds), ``Best`` marked on them all."""
     rp = NodeParams.of(params)
     # colsample_*: a feature the node did not draw is shown but cannot be chosen.
     sampled = np.ones(len(feat), dtype=bool) if allowed is None else np.asarray(allowed)[feat]
+    best = _mark_best(valid & sampled, loss, split_made)
+    if keep is not None:
+        at = keep(thr, nl, n_rows - nl, loss, best, valid, left)
+        feat, thr, left, nl, gl, hl, gr, hr, loss, valid, sampled, best = (
+            a[at] for a in (feat, thr, left, nl, gl, hl, gr, hr, loss, valid, sampled, best))
+        extra = None if extra is None else {k: v[at] for k, v in extra.items()}
     sims = [similarities(G, H, rp) for G, H in ((gl, hl), (gr, hr))]
     columns = {
         "Feature": pd.Categorical.from_codes(feat, categories=list(names)),
@@ -340,7 +350,7 @@ def _frame(names, feat, thr, left, nl, n_rows, gl, hl, gr, hr, loss, valid, psim
         "Gain": np.asarray(loss, dtype=np.float64),
         "Valid": valid,
         "Sampled": sampled,
-        "Best": _mark_best(valid & sampled, loss, split_made),
+        "Best": best,
     }
     order = list(COLUMNS)
     if extra:
@@ -491,10 +501,10 @@ def sorted_rows(X: np.ndarray) -> SortedRows:
 
 
 def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_made: bool,
-                     allowed=None, features=None) -> pd.DataFrame:
+                     allowed=None, features=None, keep=None) -> pd.DataFrame:
     """DataFrame of every candidate split of the node whose rows ``in_node`` marks;
     ``columns``: the training rows sorted (``sorted_rows``); ``features``: only these
-    (indices, ascending; default all).
+    (indices, ascending; default all); ``keep``: only the rows it chooses (``_frame``).
 
     ``Best`` marks the candidate the exact search picks (only when the node was split):
     the first, in scan order, of the largest valid gains, lower feature index first.
@@ -505,7 +515,7 @@ def split_candidates(columns: SortedRows, in_node, g, h, params, names, split_ma
         in_node, columns.col_ptr, columns.rows, columns.values, g, h, columns.need_forward,
         features, _chunks(len(features)), NodeParams.of(params))
     return _frame(names, feat, thr, left, nl, int(in_node.sum()), gl, hl, gr, hr, loss, valid,
-                  psim, params, split_made, allowed)
+                  psim, params, split_made, allowed, keep=keep)
 
 
 def candidate_summary(columns: SortedRows, in_node, g, h, params, names, split_made: bool,

@@ -16,6 +16,7 @@ from itertools import pairwise
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from .. import objectives
 from . import candidates, node_record
@@ -46,27 +47,49 @@ def _thinned(gains: np.ndarray, best: np.ndarray, valid: np.ndarray, points: int
     changes = np.flatnonzero(valid[1:] != valid[:-1])
     keep[changes] = keep[changes + 1] = True
     edges = np.linspace(0, len(gains), points // 2 + 1).astype(np.int64)
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
-        keep[a + np.argmax(high[a:b])] = keep[a + np.argmin(low[a:b])] = True
+    _extremes(high, low, edges, keep)
     return np.flatnonzero(keep)
 
 
+@njit(cache=True, nogil=True)
+def _extremes(high, low, edges, keep):
+    """Marks in ``keep`` the first largest ``high`` and the first smallest ``low`` of each run
+    ``edges[i]..edges[i + 1]`` (none empty): 300 runs by NumPy calls cost ~3 ms a curve."""
+    for i in range(edges.shape[0] - 1):
+        a, b = edges[i], edges[i + 1]
+        top = bottom = a
+        for j in range(a + 1, b):
+            if high[j] > high[top]:
+                top = j
+            if low[j] < low[bottom]:
+                bottom = j
+        keep[top] = True
+        keep[bottom] = True
+
+
 def gain_curve(cand: pd.DataFrame, feature: str) -> pd.DataFrame:
-    """The candidates a gain chart draws for ``feature``: those that split the node's rows,
-    by threshold, each default direction thinned to the screen's resolution (``thin``).
-    Small: what a cache keeps of a node's millions of candidates. (Positions are chosen on
-    the columns and the rows taken once: a frame filtered three times cost milliseconds a
-    click.)"""
-    threshold = cand.Threshold.to_numpy()
-    rows = np.flatnonzero((cand.Feature == feature).to_numpy()
-                          & (cand.CountLeft.to_numpy() > 0) & (cand.CountRight.to_numpy() > 0))
+    """The candidates a gain chart draws for ``feature`` (``curve_rows``). Small: what a
+    cache keeps of a node's millions of candidates."""
+    return cand.iloc[curve_rows(
+        cand.Threshold.to_numpy(), cand.CountLeft.to_numpy(), cand.CountRight.to_numpy(),
+        cand.Gain.to_numpy(dtype=float), cand.Best.to_numpy(), cand.Valid.to_numpy(),
+        cand.DefaultLeft.to_numpy(), (cand.Feature == feature).to_numpy())]
+
+
+def curve_rows(threshold, count_left, count_right, gain, best, valid, default_left,
+               where=None) -> np.ndarray:
+    """The positions of the candidates a gain chart draws (of those ``where`` marks): those
+    that split the node's rows, by threshold, each default direction thinned to the screen's
+    resolution (``thin``). Chosen on the columns, so that the rows are taken once (a frame
+    filtered three times cost milliseconds a click) or a table made of them alone."""
+    splits = (count_left > 0) & (count_right > 0)
+    rows = np.flatnonzero(splits if where is None else splits & where)
     rows = rows[np.argsort(threshold[rows], kind="stable")]
-    gains, best = cand.Gain.to_numpy(dtype=float), cand.Best.to_numpy()
-    valid, left = cand.Valid.to_numpy(), cand.DefaultLeft.to_numpy()
-    sides = [rows[left[rows] == side] for side in (True, False)]
-    kept = np.concatenate([side[_thinned(gains[side], best[side], valid[side], CURVE_POINTS)]
+    gain = np.asarray(gain, dtype=float)
+    sides = [rows[default_left[rows] == side] for side in (True, False)]
+    kept = np.concatenate([side[_thinned(gain[side], best[side], valid[side], CURVE_POINTS)]
                            for side in sides])
-    return cand.iloc[kept[np.argsort(threshold[kept], kind="stable")]]
+    return kept[np.argsort(threshold[kept], kind="stable")]
 
 
 def sorted_present(values: np.ndarray) -> np.ndarray:
@@ -275,10 +298,14 @@ class NodeQuestions:
         b = self.booster
         t = b.tree_index(round_idx, class_idx)
         index = np.array([b.feature_names.index(feature)], dtype=np.int64)
-        return self.cache.get(
-            ("curve", t, int(node_id), feature),
-            lambda: gain_curve(self._candidates(round_idx, node_id, class_idx,
-                                                features=index), feature))
+
+        def compute():
+            if b.search_params.tree_method == "exact":  # a table of the curve's rows alone
+                return self._candidates(round_idx, node_id, class_idx, features=index,
+                                        keep=curve_rows)
+            return gain_curve(self._candidates(round_idx, node_id, class_idx,
+                                               features=index), feature)
+        return self.cache.get(("curve", t, int(node_id), feature), compute)
 
     def _labelled(self, table: pd.DataFrame) -> pd.DataFrame:
         """Candidates say which rows they were computed on (a sample's: a column too)."""
@@ -289,9 +316,10 @@ class NodeQuestions:
         return table
 
     def _candidates(self, round_idx: int, node_id: int, class_idx: int, features=None,
-                    top=None):
-        """The node's candidates: a table (``features``: only these indices) or, with
-        ``top``, a ``CandidateSummary``."""
+                    top=None, keep=None):
+        """The node's candidates: a table (``features``: only these indices; exact: ``keep``,
+        only the rows it chooses, ``candidates._frame``) or, with ``top``, a
+        ``CandidateSummary``."""
         b = self.booster
         self.require("split_candidates", rows_only=True, target=True)
         t = b.tree_index(round_idx, class_idx)
@@ -316,7 +344,8 @@ class NodeQuestions:
             return candidates.candidate_summary(*args, split_made, allowed, top=top)
         # Best is the whole table's: on these features only if the node split on one
         split_made = split_made and (features is None or split_feature in features)
-        return candidates.split_candidates(*args, split_made, allowed, features=features)
+        return candidates.split_candidates(*args, split_made, allowed, features=features,
+                                           keep=keep)
 
     def _bin_candidates(self, round_idx: int, node_id: int, class_idx: int) -> pd.DataFrame:
         """hist/approx: every bin candidate of a node — its histogram replayed down the path

@@ -87,6 +87,14 @@ def test_summary_of_a_big_root_keeps_few_rows():
     chosen = summary.table[summary.table.Best].iloc[0]
     assert (chosen.Feature, chosen.Threshold, chosen.Gain) == (best.Feature, best.Threshold,
                                                                best.Gain)
+    # a feature's gain curve, made of its kept rows alone: the whole table's, thinned
+    from boost.trace.nodes import gain_curve
+    for feature in ("f0", "f3"):
+        curve = bst.trace.gain_curve(1, 0, 0, feature)
+        assert 500 < len(curve) < summary.counts[feature] / 3  # thinned: thousands of them
+        expected = gain_curve(whole.assign(Feature=whole.Feature), feature)
+        pd.testing.assert_frame_equal(curve.reset_index(drop=True),
+                                      expected.reset_index(drop=True), check_categorical=False)
 
 
 def test_bad_arguments_say_what_to_give():
@@ -106,7 +114,8 @@ def test_pick_keeps_the_earlier_of_equal_gains(top):
     from boost.trace.candidates import _pick
 
     rng = np.random.default_rng(top)
-    loss = np.r_[rng.integers(0, 6, 300), np.arange(200), rng.integers(0, 3, 100)].astype(float)
+    loss = np.r_[rng.integers(0, 6, 300), np.arange(200), rng.integers(0, 3, 100)].astype(
+        np.float32)  # the gains' dtype in a summary (no other kernel to compile)
     loss[rng.choice(len(loss), 12, replace=False)] = [-np.inf] * 4 + [np.inf] * 4 + [np.nan] * 4
     valid = rng.random(len(loss)) < 0.8
     picked = np.zeros(len(loss), dtype=bool)
