@@ -336,6 +336,8 @@ def _tree_track(data: RoundsData, lo: int, hi: int, params: Mapping,
                  kinds=list(KINDS), class_idx=trees.class_idx, gamma=float(params["gamma"]),
                  missing_features=sorted(missing_features), style=dict(TREE_STYLE))
     track["lambda"], track["eta"] = float(params["lambda"]), float(params["eta"])
+    # round 0's panel says where every row starts (no tree yet)
+    track["base_score"], track["base_margin"] = data.base_score, data.base_margin
     # multi-class: K trees a round, and the track holds one class's (its title says which)
     track["groups"] = int(trees.groups)
     track["class_name"] = (str(class_names[trees.class_idx])

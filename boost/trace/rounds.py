@@ -86,6 +86,10 @@ class RoundsData:
     residuals: np.ndarray | None = None  # (n + 1, rows) float32: ``Fit.residuals``
     alphas: tuple | None = None  # ``Fit.alphas``: reg:quantileerror's quantile_alpha
     middle: int = 0  # ``Fit.middle``
+    # class ``trees.class_idx``'s intercept, where every row starts at round 0: base_score
+    # (the response, as XGBoost's parameter) and its margin, the units of the leaves' η·w
+    base_score: float | None = None
+    base_margin: float | None = None
 
 
 def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) -> RoundsData:
@@ -108,7 +112,15 @@ def rounds(booster, X, y, rows, class_idx: int = 0, points: int = ROUND_GRID) ->
         leaves=leaves if kind == "surface" and booster.num_groups == 1 else None,
         trees=round_trees(booster.trace.trees(), booster.feature_names, booster.num_groups,
                           class_idx), residuals=residuals, alphas=quantile_alphas(booster),
-        middle=middle_output(quantile_alphas(booster)))
+        middle=middle_output(quantile_alphas(booster)),
+        base_score=_of_class(booster.base_score, class_idx),
+        base_margin=_of_class(booster.base_margin, class_idx))
+
+
+def _of_class(values, class_idx: int) -> float:
+    """Class ``class_idx``'s entry of an intercept (one for every output group, or one)."""
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    return float(values[min(class_idx, len(values) - 1)])
 
 
 def _staged(booster, at: np.ndarray, class_idx: int):

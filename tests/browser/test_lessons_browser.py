@@ -323,6 +323,31 @@ def test_walk_every_lesson(projector, server, lesson, size):  # noqa: F811
             assert re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text), number
 
 
+# The player's transport: its width against the window's, whether its controls sit in one
+# line (every control's top above the first one's bottom) and inside the bar
+TRANSPORT = """() => {
+  const bar = document.querySelector('[data-testid="boostscope-player"] .bsp-bar');
+  const box = bar.getBoundingClientRect();
+  const kids = [...bar.children].map((c) => c.getBoundingClientRect());
+  return {share: box.width / innerWidth, oneLine: kids.every((r) => r.top < kids[0].bottom - 1),
+          inside: kids.every((r) => r.left >= box.left - 1 && r.right <= box.right + 1)};
+}"""
+
+
+def test_a_lessons_transport_is_one_line_at_2160p(projector, server):  # noqa: F811
+    """A lesson's player beside its text on a 4K projector: the transport stays one line (the
+    speed list wrapped under the buttons: the type grows with the window, not the player)."""
+    page = projector
+    page.set_viewport_size({"width": 3840, "height": 2160})
+    page.goto(f"{server}/?lesson=ranking")
+    _wait(page)
+    player_drawn(page)
+    PRESENT_SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(PRESENT_SHOTS / "lesson-ranking-3840x2160.png"))
+    bar = page.evaluate(TRANSPORT)
+    assert bar["share"] < 0.6 and bar["oneLine"] and bar["inside"], bar
+
+
 def test_presenter_mode_at_720p_on_the_keyboard(projector, server):  # noqa: F811
     page = projector
     page.set_viewport_size({"width": W, "height": H})

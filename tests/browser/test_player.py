@@ -270,6 +270,78 @@ def test_screenshots(browser, exact, tmp_path, size):
     assert not page.errors
 
 
+# [left, top, right, bottom] of the tree panel, its title and each line of round 0's note
+# ([text, font px, box]); the player's label font; and whether the transport's controls sit
+# in one line inside the bar (every control's top above the first one's bottom), with the
+# slider's width
+ROUND0 = """() => {
+  const p = window.boostscopePlayer.players[0];
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const tree = p.root.querySelector('.bsp-tree');
+  const notes = [...tree.querySelectorAll('text.bsp-note')].map(
+    (t) => [t.textContent, parseFloat(t.getAttribute('font-size')), box(t)]);
+  return {panel: box(tree), title: box(tree.querySelector('text.bsp-title')), notes,
+          label: p.fonts.label};
+}"""
+BAR_LINE = """() => {
+  const p = window.boostscopePlayer.players[0];
+  const bar = p.root.querySelector('.bsp-bar').getBoundingClientRect();
+  const kids = [...p.root.querySelectorAll('.bsp-bar > *')].map((c) => c.getBoundingClientRect());
+  return {oneLine: kids.every((r) => r.top < kids[0].bottom - 1),
+          inside: kids.every((r) => r.left >= bar.left - 1 && r.right <= bar.right + 1),
+          slider: p.slider.getBoundingClientRect().width, width: bar.width,
+          font: parseFloat(p.root.style.fontSize)};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160)])
+def test_round_0_and_the_transport_at_a_projectors_sizes(browser, exact, tmp_path, size):
+    """Round 0's tree panel, which has no tree, says where every row starts (the model's
+    base_score by the rule of every number shown) and what → does, centred in the panel at
+    the labels' size or larger (it was a title over an empty box). The transport stays one
+    line, full width and at half width beside a lesson's text (at 3840×2160 the speed list
+    wrapped to a second line: the type grows with the window, not with the player)."""
+    width, height = size
+    page = _open(browser, exact, tmp_path, f"round0_{width}", width, height)
+    _at_rest(page)
+    assert page.inner_text(STATUS).startswith(f"Round 0 of {ROUNDS}")
+    got = page.evaluate(ROUND0)
+    texts = [text for text, _, _ in got["notes"]]
+    base = rounded(float(exact.model.base_score[0])).replace("-", "\u2212")
+    assert f"base_score = {base}" in texts, texts
+    assert any(t.startswith("→ or Step grows round 1's tree") for t in texts), texts
+    left, top, right, bottom = got["panel"]
+    lines = [b for _, _, b in got["notes"]]
+    for text, px, (x0, y0, x1, y1) in got["notes"]:
+        assert px >= got["label"], (text, px, got["label"])
+        assert x0 >= left and x1 <= right and y0 >= got["title"][3] and y1 <= bottom, text
+        assert abs((x0 + x1) / 2 - (left + right) / 2) <= 2, text  # centred across
+    middle = (min(t for _, t, _, _ in lines) + max(b for _, _, _, b in lines)) / 2
+    assert abs(middle - (got["title"][3] + bottom) / 2) <= 0.05 * (bottom - top)
+    out = SHOTS / "player"
+    out.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out / f"round0_{width}x{height}.png"))
+    # the transport: the window's width, then half of it (a lesson's player: its tree beside
+    # the lesson's own chart)
+    for share in (1, 0.48):
+        if share < 1:
+            page.evaluate("""(t) => { const p = window.boostscopePlayer.players[0];
+                p.load({...t, id: `${t.id}:tree`, panels: ['tree']}, null); }""", exact.trace)
+        page.evaluate("(s) => { window.boostscopePlayer.players[0].element.style.width ="
+                      " `${s * 100}%`; }", share)
+        page.wait_for_function("(w) => Math.abs(window.boostscopePlayer.players[0].root"
+                               ".clientWidth - w) < 40", arg=share * width - 28)
+        _at_rest(page)
+        bar = page.evaluate(BAR_LINE)
+        assert bar["oneLine"] and bar["inside"], (share, bar)
+        assert bar["slider"] >= 5 * bar["font"], (share, bar)  # a slider a hand can drag
+    page.screenshot(path=str(out / f"half_{width}x{height}.png"))
+    assert not page.errors
+
+
 # ------------------------------------------------------------------- the host's reruns
 _PLOTS = "[...document.querySelectorAll('.bsp-panel .js-plotly-plot')]"
 _COUNT_DRAWS = f"""() => {{ window.plotDraws = 0;

@@ -11,7 +11,7 @@ import { pyF0, pyG } from "./format.js";
 import { nodeText, num, short } from "./labels.js";
 import { NODE_STYLE, NodeDetails, NodePanel, treeClass } from "./node_view.js";
 import { arrange } from "./panel_grid.js";
-import { STYLE, icon } from "./player_style.js";
+import { STYLE, icon, word } from "./player_style.js";
 import { loadPlotly } from "./plotly_load.js";
 import { registry } from "./registry.js";
 import { decodeTrace, treeNodes } from "./trace.js";
@@ -19,6 +19,7 @@ import { TreePanel } from "./tree_panel.js";
 
 const REPORT_AFTER = 300;  // ms at rest before the host hears of the round
 const SPEEDS = [1, 2, 5, 10, 20, 30];  // when the trace names none
+const SLIDER_EM = 8;  // the round slider's least width in one line with the transport, in em
 const NODE_PANELS = ["node", "candidates"];  // drawn from the selected node's record
 const DETAILS_AFTER = 150;  // ms after the last step before the tree view's details follow
 const HOLD_RECORDS = 64;  // node records the page keeps
@@ -127,9 +128,10 @@ class Player {
 
   buildBar() {
     const bar = el("div", { class: "bsp-bar" }, this.root);
+    this.bar = bar;
     const button = (act, text, title, after = false) => {
       const b = el("button", { type: "button", "data-act": act, title, "aria-label": text }, bar);
-      b.innerHTML = after ? `${text} ${icon(act)}` : `${icon(act)} ${text}`;
+      b.innerHTML = after ? `${word(text)} ${icon(act)}` : `${icon(act)} ${word(text)}`;
       b.addEventListener("mousedown", (e) => e.preventDefault());  // keep focus where it was
       b.addEventListener("click", (e) => this.act(act, e));
       return b;
@@ -532,7 +534,7 @@ class Player {
   play(event) {
     if (this.r >= this.last) this.go(this.first, null, "tick");  // Play at the end starts over
     this.playing = true;
-    this.playButton.innerHTML = `${icon("pause")} Pause`;
+    this.playButton.innerHTML = `${icon("pause")} ${word("Pause")}`;
     clearTimeout(this.reportTimer);
     const interval = () => 1000 / this.speed;
     let last = event?.timeStamp || performance.now();
@@ -558,7 +560,7 @@ class Player {
   stop(atRest) {  // atRest: Play was running and the round it stopped at is reported
     if (!this.playing) return;
     this.playing = false;
-    this.playButton.innerHTML = `${icon("play")} Play`;
+    this.playButton.innerHTML = `${icon("play")} ${word("Play")}`;
     if (atRest) this.reportSoon();
     this.detailsSoon();
     this.prefetchSoon();
@@ -648,6 +650,22 @@ class Player {
     });
   }
 
+  // The transport in one line at any window: where the buttons' words, the speed and a
+  // slider of SLIDER_EM do not fit in the bar (a half-width player beside a lesson's text,
+  // whose type grows with the window, not with the player), the buttons show their icons
+  // alone (their titles and labels stay); the bar wraps only where even those do not fit.
+  fitBar(font) {
+    const bar = this.bar;
+    bar.classList.remove("bsp-compact");
+    const room = bar.clientWidth;
+    if (!room) return;
+    const gap = parseFloat(getComputedStyle(bar).columnGap) || 0;
+    const others = [...bar.children].filter((c) => c !== this.slider);
+    const need = others.reduce((w, c) => w + c.getBoundingClientRect().width + gap, 0)
+      + SLIDER_EM * font;
+    bar.classList.toggle("bsp-compact", need > room);
+  }
+
   // Sizes from the container: the panels fill the window's height with `fill` (fit | loss
   // side by side, the tree below them or beside them as the window's shape suits), fonts
   // scale with the window. Returns whether anything changed.
@@ -667,6 +685,7 @@ class Player {
     // one row where the status and the transport fit in it at this type (about 48 of its
     // em: at 3840 px a half-width player's transport wrapped over the panels below)
     this.root.classList.toggle("bsp-onerow", this.fill && width >= Math.max(1500, 48 * chart));
+    this.fitBar(chart);
     const top = this.root.getBoundingClientRect().top + window.scrollY;
     // what stands over the panels: the status and the transport, in one row or two
     const barH = this.panelsBox.getBoundingClientRect().top

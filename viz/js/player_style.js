@@ -13,7 +13,15 @@ export const STYLE = `
   background: #fff; color: #111; cursor: pointer; white-space: nowrap; }
 .bsp-bar button:hover { border-color: #D55E00; }
 .bsp-bar button.bsp-play { min-width: 6.2em; font-weight: 600; }
-.bsp-bar input[type=range] { flex: 1 1 12em; min-width: 80px; accent-color: #D55E00; }
+/* the slider takes the line's rest, at least 8 em of the bar's type (player.js SLIDER_EM;
+   font: inherit, or the em is the browser's own input type in one host and the page's in
+   another) before it wraps */
+.bsp-bar input[type=range] { font: inherit; flex: 1 1 0; min-width: max(80px, 8em);
+  accent-color: #D55E00; }
+/* too narrow for the words (player.js fitBar): the icons alone */
+.bsp-compact .bsp-word { display: none; }
+.bsp-bar.bsp-compact button { padding: 2px 0.45em; }
+.bsp-bar.bsp-compact button.bsp-play { min-width: 0; }
 .bsp-bar select { font: inherit; line-height: 1.25; padding: 1px 4px; border: 1px solid #BDBDBD; border-radius: 6px;
   background: #fff; }
 .bsp-bar label { white-space: nowrap; }
@@ -46,5 +54,7 @@ const ICON = {
   step: '<path d="M4 3v10l8-5z"/>',
   last: '<path d="M2 3v10l9-5z"/><rect x="11.8" y="3" width="2.2" height="10"/>',
 };
+// a button's word, hidden where the bar is too narrow for it (.bsp-compact)
+export const word = (text) => `<span class="bsp-word">${text}</span>`;
 export const icon = (name) => `<svg viewBox="0 0 16 16" width="0.9em" height="0.9em" `
   + `fill="currentColor" aria-hidden="true">${ICON[name]}</svg>`;

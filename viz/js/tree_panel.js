@@ -4,7 +4,7 @@
 // a marker selects its node (the player reports it to the host).
 
 import { el } from "./dom.js";
-import { hoverText, textSize } from "./labels.js";
+import { hoverText, short, signs, textSize } from "./labels.js";
 import { treeClass } from "./node_view.js";
 import { foldToFit } from "./tree_layout.js";
 import { geometry, gx, gy, treeSvg } from "./tree_svg.js";
@@ -69,7 +69,31 @@ export class TreePanel {
     // the node's box placed before the tree is drawn: its measures then lay out the box
     // alone, not the page with a new tree in it (the plan says where the nodes go)
     this.showInfo(r);
-    this.plot.innerHTML = treeSvg(plan, track, p.selected, f, { width, height: h }, margin, title);
+    this.plot.innerHTML = treeSvg(plan, track, p.selected, f, { width, height: h }, margin, title,
+      r === 0 ? this.baseline() : null);
+  }
+
+  // Round 0's panel, which has no tree: where every row starts (the model's base_score, the
+  // drawn class's for multi-class, and its margin where the link makes it another number:
+  // the units the trees' η·w add to) and what the next step does. [text, emphasis] lines.
+  baseline() {
+    const p = this.player;
+    const track = p.tree;
+    const lines = [];
+    if (track.base_score !== undefined && track.base_score !== null) {
+      const score = signs(short(track.base_score));
+      const margin = signs(short(track.base_margin ?? track.base_score));
+      const which = (track.groups ?? 1) > 1 ? ` (${treeClass(track)})` : "";
+      lines.push(["Every row starts at the baseline prediction", false],
+        [`base_score = ${score}${which}`, true]);
+      if (margin !== score) lines.push([`(margin ${margin}, the units of the trees' η·w)`, false]);
+    }
+    if (p.trace.rounds > 0) {
+      const key = p.keys && p.arrows ? "→ or Step" : "Step";
+      lines.push(["", false], [`${key} grows round 1's tree`, false],
+        ["from the rows' gradients at this baseline", false]);
+    }
+    return lines;
   }
 
   sized(size, fonts) {

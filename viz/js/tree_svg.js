@@ -56,14 +56,39 @@ function markerGroups(plan, style) {
   ];
 }
 
-// The whole tree panel as SVG markup: title, legend, edges, markers, labels, selection.
-export function treeSvg(plan, track, selected, fonts, size, margin, title) {
+// Lines of text centred in the panel below its title (round 0's, which has no tree): at the
+// title's size where they fit the width, never under the labels', an emphasised line a
+// quarter larger ([text, emphasis] each; an empty text: a blank line).
+function noteSvg(lines, fonts, style, width, height, top) {
+  const sizeOf = ([text, strong]) => text.length * CHAR_WIDTH * (strong ? 1.25 : 1);
+  const fit = (0.92 * width) / Math.max(...lines.map(sizeOf));
+  const font = Math.max(fonts.label, Math.min(fonts.title, fit));
+  const sizes = lines.map(([, strong]) => Math.round(strong ? font * 1.25 : font));
+  const steps = sizes.map((px) => px * LINE_HEIGHT * 1.2);
+  const total = steps.reduce((a, b) => a + b, 0);
+  let y = top + (height - top - total) / 2;
+  const out = lines.map(([text, strong], i) => {
+    const line = !text ? "" : `<text class="bsp-note" x="${f1(width / 2)}" y="${f1(y + steps[i] / 2)}" `
+      + `font-size="${sizes[i]}" text-anchor="middle" dominant-baseline="central" `
+      + `${strong ? 'font-weight="600" ' : ""}fill="${style.text}">${esc(text)}</text>`;
+    y += steps[i];
+    return line;
+  });
+  return out.join("");
+}
+
+// The whole tree panel as SVG markup: title, legend, edges, markers, labels, selection; or,
+// without a tree (plan null), the title and `note`'s lines.
+export function treeSvg(plan, track, selected, fonts, size, margin, title, note = null) {
   const style = track.style;
   const out = [];
   const { width, height } = size;
   out.push(`<text class="bsp-title" x="${margin.l}" y="8" font-size="${fonts.title}" `
     + `dominant-baseline="hanging" fill="${style.text}">${esc(title)}</text>`);
-  if (!plan) return wrapSvg(out, width, height);
+  if (!plan) {
+    if (note?.length) out.push(noteSvg(note, fonts, style, width, height, fonts.title * 1.3 + 8));
+    return wrapSvg(out, width, height);
+  }
   const g = geometry(plan, margin);
   const r = plan.marker / 2;
   const byId = new Map(plan.nodes.map((n) => [n.id, n]));
