@@ -26,6 +26,9 @@ def page_node(booster, X, r: int, node_id: int, klass: int = 0, feature: str | N
     candidates route gives all its candidates; kept in the model's cache."""
     features = None if feature is None else [feature]
     with threads(_threads_for(booster)):
+        split = feature or _split_feature(booster, r, node_id, klass)
+        if split is not None:  # the chart first (the page asks for it beside the record:
+            page_chart(booster, r, node_id, klass, split)  # either thread makes it, once)
         record = booster.trace.node_record(r, node_id, klass, X, curve_features=features)
         return booster.trace.cache.get(
             ("page record", r, record["node"], klass, feature, X is not None),
@@ -54,6 +57,14 @@ def page_chart(booster, r: int, node_id: int, klass: int, feature: str) -> dict:
                            float(booster.params["gamma"]), bool(refused(numbers.iloc[0])))
     with threads(_threads_for(booster)):
         return trace.cache.get(("page chart", t, int(node_id), feature), build)
+
+
+def _split_feature(booster, r: int, node_id: int, klass: int) -> str | None:
+    """The feature node ``node_id`` of round r's tree splits on (its chart's), else None."""
+    trees = booster.trace.trees()
+    row = trees[(trees.Tree == booster.tree_index(r, klass)) & (trees.Node == node_id)]
+    feature = row.Feature.iloc[0] if len(row) else "Leaf"
+    return None if feature == "Leaf" else str(feature)
 
 
 def _threads_for(booster) -> int:
