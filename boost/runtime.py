@@ -40,6 +40,7 @@ from types import ModuleType
 
 import numba
 import numpy as np
+import pandas as pd
 from numba.core import event
 
 from . import layer, simd
@@ -47,6 +48,7 @@ from .booster import load_model
 from .layer import exclusive
 from .ranking import PAIR_METHODS, RankParams, query_pairs
 from .trace.candidates import exact_thresholds
+from .trace.nodes import CURVE_POINTS, thin
 from .training import train
 
 # ---------------------------------------------------------------------------- the warm-up
@@ -81,6 +83,8 @@ def _trees(objective: str, method: str) -> None:
     bst.trace.rounds(data, y, np.arange(len(y)))  # the page's round trace
     bst.split_candidates(2, 0, features=bst.feature_names[:1])
     bst.trace.gain_curve(2, 0, 0, bst.feature_names[0])  # the node view's one feature
+    thin(pd.DataFrame({"Gain": np.arange(2.0 * CURVE_POINTS), "Best": False,
+                       "Valid": True}))  # a big node's curve (more points than a chart's)
     bst.candidate_summary(1, 0)
     bst.round_views(1)
     bst.predict(data, output_margin=True)
