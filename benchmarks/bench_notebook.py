@@ -19,6 +19,7 @@ import argparse
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -87,6 +88,7 @@ def main() -> None:
         nbformat.write(notebook(args.rows, args.features, args.depth, args.rounds),
                        tmp / "work" / "bench.ipynb")
         proc = jupyter_pages.start(tmp, args.port, [ROOT, ROOT / "benchmarks"])
+        step("the Jupyter server answers")
         blocked = []
         try:
             with sync_playwright() as p:
@@ -98,9 +100,11 @@ def main() -> None:
                 page.add_init_script("window.boostscopePlayer = {prefetch: false};")
                 jupyter_pages.open_notebook(page, f"http://127.0.0.1:{args.port}", "bench.ipynb",
                                             args.host)
+                step("the notebook is open")
                 jupyter_pages.run_all(
                     page, "document.querySelector('[data-testid=boostscope-widget] "
                           f".bsp-tree-svg') && !{PLAYER}.drawing")
+                step("its cells ran and the widget drew")
                 page.locator(".bsp-status").click()
                 page.locator(".bsp-tree").scroll_into_view_if_needed()
                 cold, held = [], []
@@ -109,6 +113,7 @@ def main() -> None:
                     page.wait_for_timeout(500)
                     ids = page.evaluate(f"() => {PLAYER}.roundNodes({PLAYER}.r).map(n => n.id)")
                     cold += clicks(page, r, ids[:args.clicks])
+                step(f"{len(cold)} cold clicks")
                 page.evaluate("() => { window.boostscopePlayer.prefetch = true; }")
                 for r in range(2 + visits, 2 + 2 * visits):
                     page.keyboard.press("ArrowRight")
@@ -129,6 +134,11 @@ def main() -> None:
         print(f"  {name:32s} n={len(ms):2d}  median {statistics.median(ms):6.0f} ms  "
               f"p90 {p90:6.0f} ms  max {ms[-1]:6.0f} ms")
     print("requests to other hosts:", blocked or "none")
+
+
+def step(what: str) -> None:
+    """Where the run is, on stderr at once: a run stopped by a time limit says how far it got."""
+    print(f"[{time.strftime('%H:%M:%S')}] {what}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -125,10 +125,19 @@ TIMEOUT_S = 300  # a bound on a hung script, not a measurement
 def _run(name: str, extra: list[str]) -> subprocess.CompletedProcess:
     script, args, _, _ = CASES[name]
     start = time.monotonic()
-    done = subprocess.run([sys.executable, str(BENCH / script), *args, *extra], cwd=ROOT,
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
+    command = [sys.executable, str(BENCH / script), *args, *extra]
+    try:
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                              timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired as stopped:  # what it printed says how far it got
+        done = subprocess.CompletedProcess(command, f"stopped after {TIMEOUT_S} s",
+                                           _text(stopped.stdout), _text(stopped.stderr))
     done.seconds = time.monotonic() - start  # reported, not asserted
     return done
+
+
+def _text(out) -> str:
+    return out.decode(errors="replace") if isinstance(out, bytes) else (out or "")
 
 
 @pytest.fixture(scope="module")
