@@ -98,11 +98,18 @@ _F32_POS_INF = np.float32(np.inf)
 
 
 @njit(cache=True, nogil=True, inline="always")
+def heavy(s_h, r_h, mcw):
+    """Whether both children of a split weigh at least min_child_weight (else it is blocked);
+    a select, no branch."""
+    return (s_h >= mcw) & (r_h >= mcw)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sort_loss(i, loss, candidate, s_h, r_h, mcw, out_valid, out_blocked):
     # Selects only (no branch), so the loops that call it vectorise.
-    heavy = (s_h >= mcw) & (r_h >= mcw)
-    out_valid[i] = loss if candidate & heavy & (loss < _F32_POS_INF) else _F32_NEG_INF
-    out_blocked[i] = loss if candidate & ~heavy & (loss == loss) else _F32_NEG_INF
+    heavy_ = heavy(s_h, r_h, mcw)
+    out_valid[i] = loss if candidate & heavy_ & (loss < _F32_POS_INF) else _F32_NEG_INF
+    out_blocked[i] = loss if candidate & ~heavy_ & (loss == loss) else _F32_NEG_INF
 
 
 @njit(cache=True, nogil=True, inline="always")

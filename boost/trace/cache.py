@@ -80,24 +80,34 @@ class ByteCache:
         return len(self._items)
 
     def get(self, key: Hashable, compute: Callable[[], object]):
+        return self._once(key, self._hit, lambda: self._put(key, _run(compute)))
+
+    def _hit(self, key: Hashable):
+        """``(answer,)`` kept for ``key`` (made the most recent), or None; under the lock."""
+        hit = self._items.get(key)
+        if hit is None:
+            return None
+        self._items.move_to_end(key)
+        return hit[:1]
+
+    def _once(self, key: Hashable, held: Callable, make: Callable[[], object]):
+        """``held(key)``'s answer, or ``make()``'s, made by one thread at a time: a thread that
+        asks while another makes it waits for that answer (and makes it itself if the other
+        failed, or its answer was not kept)."""
         with self._lock:
-            hit = self._items.get(key)
+            hit = held(key)
             if hit is not None:
-                self._items.move_to_end(key)
                 return hit[0]
             other = self._computing.get(key)
             if other is None:
                 self._computing[key] = mine = threading.Event()
-        if other is not None:  # another thread is computing it: its answer, once kept
+        if other is not None:
             other.wait()
             with self._lock:
-                hit = self._items.get(key)
-                if hit is not None:
-                    self._items.move_to_end(key)
-                    return hit[0]
-            return self._put(key, _run(compute))  # (it failed, or was too large to keep)
+                hit = held(key)
+            return hit[0] if hit is not None else make()
         try:
-            return self._put(key, _run(compute))
+            return make()
         finally:
             with self._lock:
                 del self._computing[key]
@@ -129,26 +139,11 @@ class ByteCache:
     def keep(self, key: Hashable, compute: Callable[[], object]):
         """The answer for ``key``, computed once and never dropped (a thread that asks while
         another computes it waits for that answer)."""
-        with self._lock:
-            hit = self._kept.get(key)
-            if hit is not None:
-                return hit[0]
-            other = self._computing.get(key)
-            if other is None:
-                self._computing[key] = mine = threading.Event()
-        if other is not None:
-            other.wait()
-            with self._lock:
-                hit = self._kept.get(key)
-            return hit[0] if hit is not None else self.keep(key, compute)  # (it failed)
-        try:
+        def make():
             value = _run(compute)
             with self._lock:
                 return self._kept.setdefault(key, (value, size_of(value)))[0]
-        finally:
-            with self._lock:
-                del self._computing[key]
-            mine.set()
+        return self._once(key, self._kept.get, make)
 
 
 def _run(compute: Callable[[], object]):

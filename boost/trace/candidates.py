@@ -28,7 +28,7 @@ from ..hist.histogram import root_sums
 from ..hist.splitting import fresh_best, scan_feature, scan_scratch
 from ..layout import read_only
 from ..sketch import Cuts
-from ..split_math import loss_changes, similarities, similarity, split_loss_change
+from ..split_math import heavy, loss_changes, similarities, similarity, split_loss_change
 
 COLUMNS = ["Feature", "Threshold", "DefaultLeft", "CountLeft", "CountRight", "SumGradLeft",
            "SumHessLeft", "SumGradRight", "SumHessRight", "SimilarityLeft", "SimilarityRight",
@@ -49,8 +49,8 @@ def _candidate(forward, n_rows, cnt, sg, sh, pg, ph, psim, rp):
     else:
         gl, hl, gr, hr = rg, rh, sg, sh
     loss = split_loss_change(gl, hl, gr, hr, psim, rp)
-    mcw = rp.min_child_weight
-    return (cnt if forward else n_rows - cnt), gl, hl, gr, hr, loss, sh >= mcw and rh >= mcw
+    return ((cnt if forward else n_rows - cnt), gl, hl, gr, hr, loss,
+            heavy(sh, rh, rp.min_child_weight))
 
 
 @njit(cache=True, nogil=True)
@@ -132,7 +132,7 @@ def _summarize(in_node, col_ptr, sorted_rows, sorted_values, g, h, need_forward,
             counts[f] = m
             loss_changes(m, scan[0], s_h, pg, ph, psim, rp, loss)
             for j in range(m):
-                valid[j] = (s_h[j] >= mcw) & ((ph - s_h[j]) >= mcw)
+                valid[j] = heavy(s_h[j], ph - s_h[j], mcw)
             picked[:m] = False
             _pick(loss, valid, np.int64(0), m, top, picked)
             k = 0
