@@ -14,7 +14,6 @@ from boost.layer import threads
 from boost.trace.node_record import refused
 from viz.node_page import curve_chart, page_record
 
-PARALLEL_WORK = 1_000_000  # training rows x features from which a record takes every thread
 ALL_CANDIDATES_CSV = 200_000  # rows: a larger CSV is not something to read or download here
 BUDGET = 3_000_000  # bytes of node records a model's offline file carries
 
@@ -25,7 +24,7 @@ def page_node(booster, X, r: int, node_id: int, klass: int = 0, feature: str | N
     candidates chart of ``feature`` (default: the node's split's) and ``csv``: whether the
     candidates route gives all its candidates; kept in the model's cache."""
     features = None if feature is None else [feature]
-    with threads(_threads_for(booster)):
+    with threads(1):  # (boost.layer.threads says why one)
         split = feature or _split_feature(booster, r, node_id, klass)
         if split is not None:  # the chart first (the page asks for it beside the record:
             page_chart(booster, r, node_id, klass, split)  # either thread makes it, once)
@@ -55,7 +54,7 @@ def page_chart(booster, r: int, node_id: int, klass: int, feature: str) -> dict:
             raise ValueError(f"node_id = {node_id!r} is not a node of tree {t}")
         return curve_chart(trace.gain_curve(r, node_id, klass, feature), feature,
                            float(booster.params["gamma"]), bool(refused(numbers.iloc[0])))
-    with threads(_threads_for(booster)):
+    with threads(1):
         return trace.cache.get(("page chart", t, int(node_id), feature), build)
 
 
@@ -65,16 +64,6 @@ def _split_feature(booster, r: int, node_id: int, klass: int) -> str | None:
     row = trees[(trees.Tree == booster.tree_index(r, klass)) & (trees.Node == node_id)]
     feature = row.Feature.iloc[0] if len(row) else "Leaf"
     return None if feature == "Leaf" else str(feature)
-
-
-def _threads_for(booster) -> int:
-    """The threads a click's answer runs its kernels on: one (``boost.layer.threads`` says
-    why) unless the model's rows x features reach ``PARALLEL_WORK``, where a node's
-    candidate scan is long enough for all of them to pay (100k x 30 exact, quiet machine:
-    its record 36 ms on two threads against 50 on one; 10k x 30: no gain)."""
-    d = booster.data
-    rows = d.n_samples if d is not None else 0
-    return 0 if rows * booster.num_features >= PARALLEL_WORK else 1
 
 
 def shown_node(booster, r: int, node: int | None, klass: int = 0) -> int | None:
