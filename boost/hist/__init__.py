@@ -13,7 +13,7 @@ float64 in row order and every gain float32, so the trees equal XGBoost's with
 ``nthread=1``, whatever the thread count.
 
 A node's histogram replayed for the trace (its candidates on demand) is the trace's:
-``trace.candidates.node_histogram``.
+``trace.candidates.root_histogram`` and ``children_histograms``, one level at a time.
 """
 
 from .binning import binned_rows, record_blocks

@@ -6,7 +6,7 @@ ones min_child_weight blocks (``Valid = False``; XGBoost skips them without comp
 gain).
 
 hist/approx: the candidates are bins. The node's histogram is replayed bit for bit down its
-path from the root (``node_histogram``) and scanned as the grower scans it
+path from the root (``root_histogram``, ``children_histograms``) and scanned as the grower scans it
 (``node_candidates``, with ``hist.splitting.scan_feature``); the extra column ``Bin`` is the
 last bin that goes left.
 """
@@ -376,58 +376,54 @@ def _node_hist(codes, missing, ptrs, g, h, rows, out, counts):
                 counts[a + b] += 1
 
 
-def node_histogram(codes, missing, cuts: Cuts, g, h, path_masks, path_sides, path_features,
-                   root_from_bins: bool, params) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Replay the histogram and sums the grower had for the last node of a root-to-node path.
-    ``codes``: the rows' bin codes feature by feature, shape (n_features, n_samples).
+def root_histogram(codes, missing, cuts: Cuts, g, h, mask, root_from_bins: bool) -> tuple:
+    """The root's histogram as the hist grower had it: ``(histogram (total_bins,) complex: G
+    in .real, H in .imag; row counts per bin; G; H)`` of the rows ``mask`` marks. ``codes``:
+    the rows' bin codes feature by feature, shape (n_features, n_samples)."""
+    hist, counts = _built(codes, missing, cuts, g, h, mask)
+    return (hist, counts, *root_sums(hist, cuts.ptrs, g, h, root_from_bins))
 
-    ``path_masks[i]`` are the rows of the i-th node on the path (root first),
-    ``path_sides[i]`` whether node i+1 is the left child of node i and ``path_features[i]``
-    the feature node i split on. Along the path a child's histogram is built from its rows
-    when it is the child with the smaller hessian and is ``parent - sibling`` otherwise; its
-    sums are the parent's best scan sums on that feature — as the hist grower does, so the
-    result is bit-identical to what the search saw.
 
-    Returns (histogram (total_bins,) complex: G in .real, H in .imag; row counts per bin;
-    G; H) of the last node."""
+def children_histograms(codes, missing, cuts: Cuts, g, h, parent: tuple, parent_mask,
+                        left_mask, feature: int, params) -> tuple[tuple, tuple]:
+    """Both children's histograms, as ``root_histogram``'s, of a node whose own is ``parent``
+    and whose rows are ``parent_mask`` (its left child's ``left_mask``), split on
+    ``feature``: as the hist grower made them, the child with the smaller hessian built from
+    its rows and the other ``parent - sibling``, each child's sums the parent's best scan
+    sums on that feature — so a node's histogram, replayed down its path from the root one
+    level at a time, is bit-identical to what the search saw."""
     rp = NodeParams.of(params)
-    ptrs, total_bins = cuts.ptrs, int(cuts.ptrs[-1])
+    hist, counts, pg, ph = parent
+    ptrs = cuts.ptrs
+    best = fresh_best()
+    n_bins = ptrs[feature + 1] - ptrs[feature]
+    scan_feature(hist, ptrs[feature], ptrs[feature], n_bins, cuts.min_vals[feature],
+                 cuts.values, pg, ph, similarity(pg, ph, rp), rp, best,
+                 np.empty((0, rec.CAND_FIELDS), dtype=np.float64), scan_scratch(n_bins), n_bins)
+    built_right = rules.builds_right(best[rec.SPLIT_HL], best[rec.SPLIT_HR])
+    built = _built(codes, missing, cuts, g, h, parent_mask & ~left_mask if built_right
+                   else left_mask)
+    other = (hist - built[0], counts - built[1])  # (counts: exactly so)
+    left, right = (other, built) if built_right else (built, other)
+    return ((*left, best[rec.SPLIT_GL], best[rec.SPLIT_HL]),
+            (*right, best[rec.SPLIT_GR], best[rec.SPLIT_HR]))
 
-    def build(mask):  # a node's rows only: a deep node has few of them
-        out = np.zeros(total_bins, dtype=np.complex128)
-        cnt = np.zeros(total_bins, dtype=np.int64)
-        _node_hist(codes, missing, ptrs, g, h, np.flatnonzero(mask), out, cnt)
-        return out, cnt
 
-    hist, counts = build(path_masks[0])
-    pg, ph = root_sums(hist, ptrs, g, h, root_from_bins)
-    no_out = np.empty((0, rec.CAND_FIELDS), dtype=np.float64)
-    for i in range(len(path_masks) - 1):
-        f = path_features[i]
-        best = fresh_best()
-        psim = similarity(pg, ph, rp)
-        n_bins = ptrs[f + 1] - ptrs[f]
-        scan_feature(hist, ptrs[f], ptrs[f], n_bins, cuts.min_vals[f], cuts.values, pg, ph, psim,
-                     rp, best, no_out, scan_scratch(n_bins), n_bins)
-        is_left = path_sides[i]
-        child, parent_mask = path_masks[i + 1], path_masks[i]
-        built_right = rules.builds_right(best[rec.SPLIT_HL], best[rec.SPLIT_HR])
-        if built_right != is_left:  # this child was built from its rows
-            hist, counts = build(child)
-        else:  # this child was the parent minus its built sibling (counts: exactly so)
-            sibling, sibling_counts = build(parent_mask & ~child)
-            hist = hist - sibling
-            counts = counts - sibling_counts
-        pg, ph = ((best[rec.SPLIT_GL], best[rec.SPLIT_HL]) if is_left
-                  else (best[rec.SPLIT_GR], best[rec.SPLIT_HR]))
-    return hist, counts, pg, ph
+def _built(codes, missing, cuts: Cuts, g, h, mask) -> tuple[np.ndarray, np.ndarray]:
+    """The histogram and row counts of the rows ``mask`` marks, built from them (a deep
+    node has few)."""
+    total_bins = int(cuts.ptrs[-1])
+    out = np.zeros(total_bins, dtype=np.complex128)
+    cnt = np.zeros(total_bins, dtype=np.int64)
+    _node_hist(codes, missing, cuts.ptrs, g, h, np.flatnonzero(mask), out, cnt)
+    return out, cnt
 
 
 def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.ndarray, float]:
     """Every candidate of every feature of the node whose histogram and sums are ``hist``,
-    ``pg``, ``ph`` (``node_histogram``), as the search enumerates them (feature ascending,
-    forward bins then backward bins): each one's feature, its row of ``records.CAND_*``
-    columns, and the node's similarity."""
+    ``pg``, ``ph`` (``root_histogram``, ``children_histograms``), as the search enumerates
+    them (feature ascending, forward bins then backward bins): each one's feature, its row of
+    ``records.CAND_*`` columns, and the node's similarity."""
     rp = NodeParams.of(params)
     psim = similarity(pg, ph, rp)
     features, tables = [], []

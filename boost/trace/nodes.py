@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -348,34 +347,58 @@ class NodeQuestions:
                                            keep=keep)
 
     def _bin_candidates(self, round_idx: int, node_id: int, class_idx: int) -> pd.DataFrame:
-        """hist/approx: every bin candidate of a node — its histogram replayed down the path
-        from the root, then scanned — kept, so its summary and its curves replay it once."""
+        """hist/approx: every bin candidate of a node — its histogram (``_histogram``)
+        scanned — kept, so its summary and its curves scan it once."""
         b = self.booster
         t = b.tree_index(round_idx, class_idx)
 
         def compute():
             f = b.forest
             sl = f.node_slice(t)
-            g, h, active = self.tree_gradients(round_idx, class_idx)
             split_made = bool(f.feature[sl.start + node_id] != -1)
             allowed = (None if b.on_sample
                        else self.features_used(round_idx, node_id, class_idx))
-            path = [node_id]
-            while path[-1] != 0:
-                path.append(int(f.parent[sl.start + path[-1]]))
-            path.reverse()
-            masks = [self.in_node(t, n) for n in path]
-            if active is not None:  # rows left out by subsample add (0, 0): count the rest
-                masks = [m & active for m in masks]
-            sides = [f.left[sl.start + a] == c for a, c in pairwise(path)]
-            feats = [int(f.feature[sl.start + a]) for a in path[:-1]]
-            cuts = self.tree_cuts(t, h)
-            bins, missing = self.bins(t)
+            node_hist, counts, pg, ph = self._histogram(round_idx, node_id, class_idx)
             p = b.search_params
-            node_hist, counts, pg, ph = candidates.node_histogram(
-                bins, missing, cuts, g, h, masks, sides, feats, bool(b.data.root_from_bins), p)
+            cuts = self.tree_cuts(t, self.tree_gradients(round_idx, class_idx)[1])
             feat, table, psim = candidates.node_candidates(node_hist, cuts, pg, ph, p)
             return candidates.hist_split_candidates(
-                feat, table, counts, cuts, int(masks[-1].sum()), psim, p, b.feature_names,
-                split_made, allowed)
+                feat, table, counts, cuts, int(self._rows_of(round_idx, node_id,
+                                                             class_idx).sum()),
+                psim, p, b.feature_names, split_made, allowed)
         return self.cache.get(("bin_candidates", t, node_id), compute)
+
+    def _histogram(self, round_idx: int, node_id: int, class_idx: int) -> tuple:
+        """hist/approx: the node's histogram, row counts per bin, G and H as the grower had
+        them (``candidates.root_histogram``), replayed down its path from the root one level
+        at a time (``candidates.children_histograms``) and kept per node: a click on a node
+        whose parent was asked about before builds only its own level (at 100k x 30 the
+        root's costs ~15 ms), and a level makes both children."""
+        b = self.booster
+        t = b.tree_index(round_idx, class_idx)
+        f = b.forest
+        sl = f.node_slice(t)
+        g, h, _ = self.tree_gradients(round_idx, class_idx)
+        cuts = self.tree_cuts(t, h)
+        bins, missing = self.bins(t)
+        if node_id == 0:
+            return self.cache.get(("histogram", t, 0), lambda: candidates.root_histogram(
+                bins, missing, cuts, g, h, self._rows_of(round_idx, 0, class_idx),
+                bool(b.data.root_from_bins)))
+        parent = int(f.parent[sl.start + node_id])
+        left = int(f.left[sl.start + parent])
+        pair = self.cache.get(("children histograms", t, parent), lambda: (
+            candidates.children_histograms(
+                bins, missing, cuts, g, h, self._histogram(round_idx, parent, class_idx),
+                self._rows_of(round_idx, parent, class_idx),
+                self._rows_of(round_idx, left, class_idx), int(f.feature[sl.start + parent]),
+                b.search_params)))
+        return pair[0] if node_id == left else pair[1]
+
+    def _rows_of(self, round_idx: int, node_id: int, class_idx: int) -> np.ndarray:
+        """The rows the grower had in node ``node_id`` (subsample's left-out rows add (0, 0)
+        to its histogram: they are not counted)."""
+        t = self.booster.tree_index(round_idx, class_idx)
+        inside = self.in_node(t, node_id)
+        active = self.tree_gradients(round_idx, class_idx)[2]
+        return inside if active is None else inside & active

@@ -129,6 +129,31 @@ def test_bin_candidates_against_brute_force(method):
             assert np.float32(best.Gain) == np.float32(tree.loc[node, "Gain"])
 
 
+@pytest.mark.parametrize("method", ["hist", "approx"])
+def test_a_nodes_histogram_replayed_from_its_parents_in_any_order(method):
+    """A node's histogram is replayed one level at a time from its parent's and kept per node
+    (``NodeQuestions._histogram``): asked root first or deepest first, every node of a
+    depth-4 tree (subsample leaving rows out, missing values) has the same candidates, and
+    every split's best candidate is the grower's split, its gain bit for bit."""
+    X, y = make_data(seed=31, n=2000, n_features=4, nan=0.1, objective="binary:logistic")
+    params = {"tree_method": method, "objective": "binary:logistic", "max_depth": 4,
+              "max_bin": 32, "subsample": 0.8, "seed": 5}
+    root_first, deepest_first = (boost.train(params, X, y, 2) for _ in range(2))
+    frame = root_first.trees_to_dataframe()
+    nodes = [(int(r), int(n)) for r, n in zip(frame.Round, frame.Node, strict=True)]
+    assert frame.Depth.max() == 4
+    asked = {k: root_first.split_candidates(*k) for k in nodes}
+    for k in sorted(nodes, key=lambda k: -int(frame.Depth[frame.Round.eq(k[0])
+                                                             & frame.Node.eq(k[1])].iloc[0])):
+        assert deepest_first.split_candidates(*k).equals(asked[k]), k
+    for row in frame[frame.Feature != "Leaf"].itertuples():
+        cand = asked[(int(row.Round), int(row.Node))]
+        best = cand[cand.Best].iloc[0]
+        assert best.Feature == row.Feature
+        assert np.float32(best.Threshold) == np.float32(row.Split)
+        assert np.float32(best.Gain) == np.float32(row.Gain)
+
+
 def test_approx_resketches_with_hessian_weights():
     X, y = make_data(seed=24, n=3000, n_features=2, objective="binary:logistic")
     bst = boost.train({"tree_method": "approx", "objective": "binary:logistic",
