@@ -10,8 +10,10 @@ twice, or asked by two views, is computed once.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -381,19 +383,22 @@ class NodeQuestions:
         g, h, _ = self.tree_gradients(round_idx, class_idx)
         cuts = self.tree_cuts(t, h)
         bins, missing = self.bins(t)
-        if node_id == 0:
-            return self.cache.get(("histogram", t, 0), lambda: candidates.root_histogram(
-                bins, missing, cuts, g, h, self._rows_of(round_idx, 0, class_idx),
-                bool(b.data.root_from_bins)))
-        parent = int(f.parent[sl.start + node_id])
-        left = int(f.left[sl.start + parent])
-        pair = self.cache.get(("children histograms", t, parent), lambda: (
-            candidates.children_histograms(
-                bins, missing, cuts, g, h, self._histogram(round_idx, parent, class_idx),
+        path = [int(node_id)]  # (a loop, not a recursion: a lossguide tree may be deep)
+        while path[-1] != 0:
+            path.append(int(f.parent[sl.start + path[-1]]))
+        path.reverse()
+        state = self.cache.get(("histogram", t, 0), lambda: candidates.root_histogram(
+            bins, missing, cuts, g, h, self._rows_of(round_idx, 0, class_idx),
+            bool(b.data.root_from_bins)))
+        for parent, child in pairwise(path):
+            left = int(f.left[sl.start + parent])
+            pair = self.cache.get(("children histograms", t, parent), functools.partial(
+                candidates.children_histograms, bins, missing, cuts, g, h, state,
                 self._rows_of(round_idx, parent, class_idx),
                 self._rows_of(round_idx, left, class_idx), int(f.feature[sl.start + parent]),
-                b.search_params)))
-        return pair[0] if node_id == left else pair[1]
+                b.search_params))
+            state = pair[0] if child == left else pair[1]
+        return state
 
     def _rows_of(self, round_idx: int, node_id: int, class_idx: int) -> np.ndarray:
         """The rows the grower had in node ``node_id`` (subsample's left-out rows add (0, 0)
