@@ -390,13 +390,17 @@ class NodeQuestions:
         state = self.cache.get(("histogram", t, 0), lambda: candidates.root_histogram(
             bins, missing, cuts, g, h, self._rows_of(round_idx, 0, class_idx),
             bool(b.data.root_from_bins)))
+        def children(parent: int, left: int, state: tuple) -> tuple[tuple, tuple]:
+            # (the rows' masks made only when the level is: a kept level costs a lookup)
+            return candidates.children_histograms(
+                bins, missing, cuts, g, h, state, self._rows_of(round_idx, parent, class_idx),
+                self._rows_of(round_idx, left, class_idx), int(f.feature[sl.start + parent]),
+                b.search_params)
+
         for parent, child in pairwise(path):
             left = int(f.left[sl.start + parent])
-            pair = self.cache.get(("children histograms", t, parent), functools.partial(
-                candidates.children_histograms, bins, missing, cuts, g, h, state,
-                self._rows_of(round_idx, parent, class_idx),
-                self._rows_of(round_idx, left, class_idx), int(f.feature[sl.start + parent]),
-                b.search_params))
+            pair = self.cache.get(("children histograms", t, parent),
+                                  functools.partial(children, parent, left, state))
             state = pair[0] if child == left else pair[1]
         return state
 
