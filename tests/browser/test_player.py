@@ -237,7 +237,37 @@ def test_a_node_click_is_reported_and_shown(browser, exact, tmp_path):
     ring_box = ring.bounding_box()
     assert abs(ring_box["x"] + ring_box["width"] / 2 - center["x"]) < 1.5
     assert abs(ring_box["y"] + ring_box["height"] / 2 - center["y"]) < 1.5
+    # another node of the same tree, then none (the box's close button): the ring is moved in
+    # place, and the tree is what a fresh draw of it with that selection writes
+    for press in ("() => window.boostscopePlayer.nodeCenter(1)", None):
+        page.evaluate("() => { window.treeSvg = document.querySelector('.bsp-tree svg'); }")
+        if press:
+            c = page.evaluate(press)
+            page.mouse.click(c["x"], c["y"])
+        else:
+            page.locator(".bsp-tree .bsp-info button").click()
+        _at_rest(page)
+        in_place, fresh, svg_kept = page.evaluate(_TREE_AFRESH)
+        assert svg_kept, "the tree was drawn anew, not its ring moved"
+        assert in_place == fresh
+    expect(ring).to_have_count(0)
+    expect(info).to_be_hidden()
     assert not page.errors
+
+
+# The tree panel as drawn in place, then drawn afresh (its round and selection); and whether
+# the in-place one was still the SVG element before the press (window.treeSvg).
+_TREE_AFRESH = """() => {
+    const p = window.boostscopePlayer.players[0];
+    const t = p.panels.find((x) => x.name === 'tree');
+    const svg = t.plot.querySelector('svg');
+    const kept = svg === window.treeSvg;
+    const inPlace = t.plot.innerHTML;
+    t.drawnKey = null;
+    t.treeKey = null;
+    t.draw(p.r, p.layoutKey);
+    return [inPlace, t.plot.innerHTML, kept];
+}"""
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])

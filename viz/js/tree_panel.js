@@ -7,7 +7,7 @@ import { el } from "./dom.js";
 import { hoverText, short, signs, textSize } from "./labels.js";
 import { treeClass } from "./node_view.js";
 import { foldToFit } from "./tree_layout.js";
-import { geometry, gx, gy, treeSvg } from "./tree_svg.js";
+import { geometry, gx, gy, selectionRing, treeSvg } from "./tree_svg.js";
 import { treeNodes } from "./trace.js";
 
 export class TreePanel {
@@ -45,6 +45,8 @@ export class TreePanel {
     const drawn = `${r}|${p.selected}|${key}`;
     if (this.drawnKey === drawn) return;
     this.drawnKey = drawn;
+    if (this.treeKey === `${r}|${key}` && this.plan) { this.select(r); return; }
+    this.treeKey = `${r}|${key}`;
     const track = p.tree;
     const { width, height } = this.size;
     const nodes = this.nodes(r);
@@ -61,6 +63,7 @@ export class TreePanel {
       plan = foldToFit(nodes, opts, p.fill ? height : Infinity);
     }
     this.plan = plan;
+    this.margin = margin;
     this.geom = plan && geometry(plan, margin);
     this.labelFont = f.label;
     const h = p.fill || !plan ? height : Math.max(plan.height, 260);
@@ -71,6 +74,21 @@ export class TreePanel {
     this.showInfo(r);
     this.plot.innerHTML = treeSvg(plan, track, p.selected, f, { width, height: h }, margin, title,
       r === 0 ? this.baseline() : null);
+  }
+
+  // The same tree, another node selected: its ring moved and its numbers shown, the rest of
+  // the tree kept (a new tree's markup repainted the whole panel at every click). The ring
+  // goes where a fresh draw puts it: after the labels, before the legend.
+  select(r) {
+    const svg = this.plot.querySelector("svg");
+    this.hover.hidden = true;
+    svg.querySelector(".bsp-selected")?.remove();
+    this.showInfo(r);
+    const ring = selectionRing(this.plan, this.player.tree, this.player.selected, this.margin);
+    if (!ring) return;
+    const legend = svg.querySelector(".bsp-legend");
+    if (legend) legend.insertAdjacentHTML("beforebegin", ring);
+    else svg.insertAdjacentHTML("beforeend", ring);
   }
 
   // Round 0's panel, which has no tree: where every row starts (the model's base_score, the

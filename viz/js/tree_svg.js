@@ -155,11 +155,7 @@ export function treeSvg(plan, track, selected, fonts, size, margin, title, note 
     out.push(textLines(text, gx(g, x), gy(g, y), fonts.label, `class="bsp-label" data-node="${id}" `
       + `fill="${byId.get(id).pruned ? style.ghost_text : style.text}"`));
   }
-  if (selected !== null && plan.y.has(selected)) {
-    out.push(`<circle class="bsp-selected" cx="${f1(gx(g, plan.x.get(selected)))}" `
-      + `cy="${f1(gy(g, plan.y.get(selected)))}" r="${f1(r + 4)}" fill="none" `
-      + `stroke="${style.current}" stroke-width="2.5"/>`);
-  }
+  out.push(selectionRing(plan, track, selected, margin));
   // the legend, one row under the title (as Plotly's horizontal legend was)
   const lf = fonts.label + 2;
   const ly = margin.t - lf * 0.8 - 4;
@@ -172,6 +168,16 @@ export function treeSvg(plan, track, selected, fonts, size, margin, title, note 
     lx = tx + name.length * CHAR_WIDTH * lf + lf * 1.2;
   }
   return wrapSvg(out, width, height);
+}
+
+// The ring round the selected node's marker ("" for none, or a node the plan does not
+// draw): part of the tree's markup, and moved on its own when only the selection changes.
+export function selectionRing(plan, track, selected, margin) {
+  if (selected === null || !plan?.y.has(selected)) return "";
+  const g = geometry(plan, margin);
+  return `<circle class="bsp-selected" cx="${f1(gx(g, plan.x.get(selected)))}" `
+    + `cy="${f1(gy(g, plan.y.get(selected)))}" r="${f1(plan.marker / 2 + 4)}" fill="none" `
+    + `stroke="${track.style.current}" stroke-width="2.5"/>`;
 }
 
 function wrapSvg(parts, width, height) {
