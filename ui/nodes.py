@@ -48,22 +48,19 @@ def page_chart(booster, r: int, node_id: int, klass: int, feature: str) -> dict:
     t = booster.tree_index(r, klass)
 
     def build() -> dict:
-        trees = trace.trees()
-        numbers = trees[(trees.Tree == t) & (trees.Node == node_id)]
-        if not len(numbers):
+        numbers = trace.node_numbers(t, node_id)
+        if numbers is None:
             raise ValueError(f"node_id = {node_id!r} is not a node of tree {t}")
         return curve_chart(trace.gain_curve(r, node_id, klass, feature), feature,
-                           float(booster.params["gamma"]), bool(refused(numbers.iloc[0])))
+                           float(booster.params["gamma"]), bool(refused(numbers)))
     with threads(1):
         return trace.cache.get(("page chart", t, int(node_id), feature), build)
 
 
 def _split_feature(booster, r: int, node_id: int, klass: int) -> str | None:
     """The feature node ``node_id`` of round r's tree splits on (its chart's), else None."""
-    trees = booster.trace.trees()
-    row = trees[(trees.Tree == booster.tree_index(r, klass)) & (trees.Node == node_id)]
-    feature = row.Feature.iloc[0] if len(row) else "Leaf"
-    return None if feature == "Leaf" else str(feature)
+    row = booster.trace.node_numbers(booster.tree_index(r, klass), node_id)
+    return None if row is None or row.Feature == "Leaf" else str(row.Feature)
 
 
 def shown_node(booster, r: int, node: int | None, klass: int = 0) -> int | None:

@@ -180,6 +180,17 @@ class NodeQuestions:
         return self.cache.keep(("trees",),
                               lambda: self.booster.trees_to_dataframe(include_pruned=True))
 
+    def node_numbers(self, tree_idx: int, node_id: int) -> pd.Series | None:
+        """Node ``node_id`` of tree ``tree_idx``: its row of ``trees()``, or None if the tree
+        has no such node. By position (a map kept once a model): a filter of the whole
+        table on Tree and Node costs ~0.7 ms, three times a click."""
+        trees = self.trees()
+        at = self.cache.keep(("tree rows",), lambda: {
+            (int(t), int(n)): i for i, (t, n) in enumerate(zip(trees.Tree, trees.Node,
+                                                              strict=True))})
+        i = at.get((int(tree_idx), int(node_id)))
+        return None if i is None else trees.iloc[i]
+
     def node_detail(self, round_idx: int, node_id: int, class_idx: int = 0, X=None
                     ) -> NodeDetail:
         """The node's record (``NodeDetail``). ``X``: the training features, which a hist
@@ -187,8 +198,7 @@ class NodeQuestions:
         b = self.booster
         t = b.tree_index(round_idx, class_idx)
         node_id = self._check_node(t, node_id)
-        trees = self.trees()
-        numbers = trees[(trees.Tree == t) & (trees.Node == node_id)].iloc[0]
+        numbers = self.node_numbers(t, node_id)
         summary = self.candidate_summary(round_idx, node_id, class_idx, TOP)
         table = summary.table
         best = table[table.Best]
