@@ -35,7 +35,11 @@ drew in order.
   plus its ms to the frame after the draw), the rounds/s that makes, and the rounds
   skipped (a gap in ``drawn``).
 - node click: a mouse click on a node of the tree the player draws (``nodeCenter``), nodes
-  not yet clicked at that round. *numbers*: from the ``pointerdown``'s ``timeStamp`` to the
+  not yet clicked at that round: the pointer brought onto the node and left there 150 ms
+  (its hover box shows), then pressed and released, as a hand clicks. (Playwright's
+  ``mouse.click`` moves and presses in the same instant: the press then waits in the
+  page for the move's animation frame — its dispatch 6-20 ms after its ``timeStamp``, median
+  10, against 2-4 after a rest; measured 2026-11-30.) *numbers*: from the ``pointerdown``'s ``timeStamp`` to the
   first animation frame with the node's numbers box (``.bsp-info``) showing that node;
   *details*: to the first frame with the tree view's details (drawn by the page from the
   node's record, which it asks the app's node route for) showing that node of that round
@@ -96,6 +100,7 @@ sys.path.insert(0, str(ROOT))
 
 STEP_GOAL = (50.0, 100.0)  # median, p95 ms: a step, a slider move, Play's time between rounds
 NUMBERS_GOAL = 50.0  # ms: a clicked node's numbers in the page
+HOVER_MS = 150  # the pointer at rest on a node before it is pressed (the module's docstring)
 DETAILS_GOAL = (100.0, 250.0)  # ms median, p95: its details drawn from its record
 PREFETCHED_GOAL = 50.0  # ms median: the same, its record held by the page already
 PAINT_GOAL = 1000.0  # ms from the player's status line to its first chart, as the page opens
@@ -380,7 +385,10 @@ def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
             page.wait_for_function(held, timeout=300_000)
         page.evaluate(_NODE_PROBE, [node, info["round"]])
         sent = len(page.sent)
-        page.mouse.click(c["x"], c["y"])
+        page.mouse.move(c["x"], c["y"])  # the pointer at rest on the node, then the press
+        page.wait_for_timeout(HOVER_MS)
+        page.mouse.down()
+        page.mouse.up()
         page.wait_for_function("() => window.nodeProbe.details !== null", timeout=300_000)
         page.wait_for_timeout(400)  # past the player's rest: a report would have gone
         messages += len(page.sent) - sent
