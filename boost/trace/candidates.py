@@ -419,22 +419,24 @@ def _built(codes, missing, cuts: Cuts, g, h, mask) -> tuple[np.ndarray, np.ndarr
     return out, cnt
 
 
-def node_candidates(hist, cuts: Cuts, pg, ph, params) -> tuple[np.ndarray, np.ndarray, float]:
-    """Every candidate of every feature of the node whose histogram and sums are ``hist``,
-    ``pg``, ``ph`` (``root_histogram``, ``children_histograms``), as the search enumerates
-    them (feature ascending, forward bins then backward bins): each one's feature, its row of
-    ``records.CAND_*`` columns, and the node's similarity."""
+def node_candidates(hist, cuts: Cuts, pg, ph, params, features=None
+                    ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Every candidate of every feature (or of ``features``, indices ascending) of the node
+    whose histogram and sums are ``hist``, ``pg``, ``ph`` (``root_histogram``,
+    ``children_histograms``), as the search enumerates them (feature ascending, forward bins
+    then backward bins): each one's feature, its row of ``records.CAND_*`` columns, and the
+    node's similarity."""
     rp = NodeParams.of(params)
     psim = similarity(pg, ph, rp)
-    features, tables = [], []
-    for f in range(cuts.n_features):
+    found, tables = [], []
+    for f in range(cuts.n_features) if features is None else map(int, features):
         a, b = int(cuts.ptrs[f]), int(cuts.ptrs[f + 1])
         out = np.empty((2 * (b - a), rec.CAND_FIELDS), dtype=np.float64)
         n = scan_feature(hist, a, a, b - a, cuts.min_vals[f], cuts.values, pg, ph, psim, rp,
                          fresh_best(), out, scan_scratch(b - a), b - a)
-        features.append(np.full(n, f, dtype=np.int64))
+        found.append(np.full(n, f, dtype=np.int64))
         tables.append(out[:n])
-    return np.concatenate(features), np.concatenate(tables), float(psim)
+    return np.concatenate(found), np.concatenate(tables), float(psim)
 
 
 def hist_split_candidates(feat, table, counts, cuts, n_rows, psim, params, names,

@@ -336,11 +336,11 @@ class NodeQuestions:
         t = b.tree_index(round_idx, class_idx)
         node_id = self._check_node(t, node_id)
         if b.search_params.tree_method != "exact":
+            if features is not None and top is None:  # (a chart's: its feature's bins alone)
+                return self._bin_table(round_idx, node_id, class_idx, features)
             table = self._bin_candidates(round_idx, node_id, class_idx)
             if top is not None:
                 return candidates.summary_of(table, b.feature_names, top)
-            if features is not None:  # a few hundred bins a feature: the table, filtered
-                table = table[np.isin(table.Feature.cat.codes, features)]
             return table.reset_index(drop=True)
         g, h, _ = self.tree_gradients(round_idx, class_idx)
         f = b.forest
@@ -359,26 +359,32 @@ class NodeQuestions:
                                            keep=keep)
 
     def _bin_candidates(self, round_idx: int, node_id: int, class_idx: int) -> pd.DataFrame:
-        """hist/approx: every bin candidate of a node — its histogram (``_histogram``)
-        scanned — kept, so its summary and its curves scan it once."""
+        """hist/approx: every bin candidate of a node (``_bin_table``), kept, so its summary
+        and its tables scan it once."""
+        t = self.booster.tree_index(round_idx, class_idx)
+        return self.cache.get(("bin_candidates", t, node_id),
+                              lambda: self._bin_table(round_idx, node_id, class_idx))
+
+    def _bin_table(self, round_idx: int, node_id: int, class_idx: int, features=None
+                   ) -> pd.DataFrame:
+        """hist/approx: the bin candidates of a node — its histogram (``_histogram``) scanned
+        as the search scans it — of every feature, or of ``features`` (indices, ascending)
+        alone: a chart's feature is one scan of a kept histogram, not thirty. ``Best`` is the
+        whole node's: on these features only if the node split on one (as exact's)."""
         b = self.booster
         t = b.tree_index(round_idx, class_idx)
-
-        def compute():
-            f = b.forest
-            sl = f.node_slice(t)
-            split_made = bool(f.feature[sl.start + node_id] != -1)
-            allowed = (None if b.on_sample
-                       else self.features_used(round_idx, node_id, class_idx))
-            node_hist, counts, pg, ph = self._histogram(round_idx, node_id, class_idx)
-            p = b.search_params
-            cuts = self.tree_cuts(t, self.tree_gradients(round_idx, class_idx)[1])
-            feat, table, psim = candidates.node_candidates(node_hist, cuts, pg, ph, p)
-            return candidates.hist_split_candidates(
-                feat, table, counts, cuts, int(self._rows_of(round_idx, node_id,
-                                                             class_idx).sum()),
-                psim, p, b.feature_names, split_made, allowed)
-        return self.cache.get(("bin_candidates", t, node_id), compute)
+        f = b.forest
+        sl = f.node_slice(t)
+        split_feature = int(f.feature[sl.start + node_id])
+        split_made = split_feature != -1 and (features is None or split_feature in features)
+        allowed = None if b.on_sample else self.features_used(round_idx, node_id, class_idx)
+        node_hist, counts, pg, ph = self._histogram(round_idx, node_id, class_idx)
+        p = b.search_params
+        cuts = self.tree_cuts(t, self.tree_gradients(round_idx, class_idx)[1])
+        feat, table, psim = candidates.node_candidates(node_hist, cuts, pg, ph, p, features)
+        return candidates.hist_split_candidates(
+            feat, table, counts, cuts, int(self._rows_of(round_idx, node_id, class_idx).sum()),
+            psim, p, b.feature_names, split_made, allowed)
 
     def _histogram(self, round_idx: int, node_id: int, class_idx: int) -> tuple:
         """hist/approx: the node's histogram, row counts per bin, G and H as the grower had

@@ -1,6 +1,7 @@
 """hist and approx: cut points equal to XGBoost's sketch, pre-pruning, bin candidates."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from datasets import make_data
 from oracle import xgb_cuts, xgb_margin, xgb_train
@@ -10,6 +11,7 @@ from boost.binned import codes_match
 from boost.data import as_features
 from boost.hist.binning import bin_matrix
 from boost.sketch import hist_cuts
+from boost.trace.node_record import refused
 
 FOUR_X = np.array([[10.0], [20.0], [25.0], [35.0]])
 FOUR_Y = np.array([-10.0, 7.0, 8.0, -7.0])
@@ -152,6 +154,27 @@ def test_a_nodes_histogram_replayed_from_its_parents_in_any_order(method):
         assert best.Feature == row.Feature
         assert np.float32(best.Threshold) == np.float32(row.Split)
         assert np.float32(best.Gain) == np.float32(row.Gain)
+
+
+@pytest.mark.parametrize("method", ["hist", "approx"])
+def test_a_features_candidates_alone_are_the_whole_tables(method):
+    """A chart's feature is scanned alone from the node's kept histogram
+    (``NodeQuestions._bin_table`` with ``features``): for every node of two trees (subsample,
+    missing values, colsample_bynode, a γ that refuses splits) and every feature, alone and
+    in pairs, the table is the whole table's rows of those features — Best included."""
+    X, y = make_data(seed=32, n=1500, n_features=4, nan=0.1)
+    params = {"tree_method": method, "max_depth": 4, "max_bin": 16, "subsample": 0.8,
+              "colsample_bynode": 0.5, "gamma": 150.0, "seed": 7}
+    bst = boost.train(params, X, y, 2)
+    frame = bst.trees_to_dataframe()
+    names = bst.feature_names
+    assert refused(bst.trace.trees()).any()  # (a leaf that keeps the split γ refused)
+    for r, n in zip(frame.Round, frame.Node, strict=True):
+        whole = bst.split_candidates(int(r), int(n))
+        for some in [[f] for f in names] + [names[:2], names[1::2]]:
+            alone = bst.split_candidates(int(r), int(n), features=some)
+            want = whole[whole.Feature.isin(some)].reset_index(drop=True)
+            pd.testing.assert_frame_equal(alone, want, check_exact=True)
 
 
 def test_approx_resketches_with_hessian_weights():
