@@ -39,8 +39,9 @@ drew in order.
   (its hover box shows), then pressed and released, as a hand clicks. (Playwright's
   ``mouse.click`` moves and presses in the same instant: the press then waits in the
   page for the move's animation frame — its dispatch 6-20 ms after its ``timeStamp``, median
-  10, against 2-4 after a rest; measured 2026-11-30.) *numbers*: from the ``pointerdown``'s ``timeStamp`` to the
-  first animation frame with the node's numbers box (``.bsp-info``) showing that node;
+  10, against 2-4 after a rest; measured 2026-11-30.) *numbers*: from the ``pointerdown``'s
+  ``timeStamp`` to the first animation frame with the node's numbers box (``.bsp-info``)
+  showing that node;
   *details*: to the first frame with the tree view's details (drawn by the page from the
   node's record, which it asks the app's node route for) showing that node of that round
   with its candidates chart drawn; and the messages the clicks sent over Streamlit's
