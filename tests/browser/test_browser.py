@@ -166,6 +166,11 @@ def test_clicking_a_tree_node_shows_its_candidates(page, server):
     expect(rows.first).to_contain_text("x < 30")
     # the table's numbers by the arithmetic's rule (140.17, not 6 significant: 140.167)
     expect(rows.first.locator("td").nth(1)).to_have_text("140.17")
+    # and with the minus sign the tree and the formulas write (−6.5, not -6.5)
+    cells = page.evaluate(f"""() => [...document.querySelectorAll('{DETAILS} .bsn-table td.num')]
+        .map(e => e.textContent)""")
+    assert any(c.startswith("\u2212") for c in cells), cells
+    assert not [c for c in cells if re.search(r"(?<![\w.])-\d", c)], cells
     # the details came from the node route, and the click sent the server nothing
     assert any("/boostscope/node?" in u and "node=2" in u for u in asked), asked
     page.wait_for_timeout(600)  # past the rest after which a round would be reported

@@ -7,7 +7,7 @@
 import { fitChart } from "./chart_panel.js";
 import { el } from "./dom.js";
 import { rounded } from "./format.js";
-import { threshold } from "./labels.js";
+import { signs, threshold } from "./labels.js";
 import { mathml } from "./tex.js";
 
 export const NODE_STYLE = `
@@ -122,7 +122,7 @@ export function drawArithmetic(box, record, { height = null, heading = null, why
 function sampleTable(box, record) {
   const n = record.numbers;
   const b = record.best;
-  const f = (x) => (x === null || x === undefined ? "—" : rounded(x));
+  const f = (x) => (x === null || x === undefined ? "—" : signs(rounded(x)));
   const cut = (x) => threshold(x, 6);  // a threshold keeps the data's digits
   el("div", { class: "bsn-title", text: `Node ${record.node}: the model's numbers and the `
     + "sample's" }, box);
@@ -146,7 +146,8 @@ export const treeClass = (track) => ((track?.groups ?? 1) > 1
   ? track.group_label ?? `class ${track.class_name ?? track.class_idx}` : null);
 
 // A table of the record ({columns, rows}) as an HTML table; numbers by the rule of every
-// number a reader sees (format.js `rounded`, as the arithmetic beside it: 140.17), counts
+// number a reader sees (format.js `rounded`, as the arithmetic beside it: 140.17, with its
+// minus sign: −951.78, as the tree and the formulas write it), counts
 // whole with thousands marked, missing ones blank (a split's threshold is in its label,
 // written by Python with the data's digits).
 const COUNTS = new Set(["Candidates", "Row"]);
@@ -161,8 +162,8 @@ export function tableElement(table) {
     const tr = el("tr", {}, body);
     for (const [k, v] of row.entries()) {
       const numeric = typeof v === "number";
-      const number = numeric && counts[k] ? v.toLocaleString("en-US") : numeric ? rounded(v)
-        : null;
+      const number = numeric && counts[k] ? v.toLocaleString("en-US")
+        : numeric ? signs(rounded(v)) : null;
       el("td", { text: v === null ? "" : numeric ? number : v === true ? "yes"
         : v === false ? "no" : String(v), ...(numeric ? { class: "num" } : {}) }, tr);
     }
