@@ -63,7 +63,6 @@ export class TreePanel {
       plan = foldToFit(nodes, opts, p.fill ? height : Infinity);
     }
     this.plan = plan;
-    this.margin = margin;
     this.geom = plan && geometry(plan, margin);
     this.labelFont = f.label;
     const h = p.fill || !plan ? height : Math.max(plan.height, 260);
@@ -84,7 +83,7 @@ export class TreePanel {
     this.hover.hidden = true;
     svg.querySelector(".bsp-selected")?.remove();
     this.showInfo(r);
-    const ring = selectionRing(this.plan, this.player.tree, this.player.selected, this.margin);
+    const ring = selectionRing(this.plan, this.geom, this.player.tree, this.player.selected);
     if (!ring) return;
     const legend = svg.querySelector(".bsp-legend");
     if (legend) legend.insertAdjacentHTML("beforebegin", ring);

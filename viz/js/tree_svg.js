@@ -155,7 +155,7 @@ export function treeSvg(plan, track, selected, fonts, size, margin, title, note 
     out.push(textLines(text, gx(g, x), gy(g, y), fonts.label, `class="bsp-label" data-node="${id}" `
       + `fill="${byId.get(id).pruned ? style.ghost_text : style.text}"`));
   }
-  out.push(selectionRing(plan, track, selected, margin));
+  out.push(selectionRing(plan, g, track, selected));
   // the legend, one row under the title (as Plotly's horizontal legend was)
   const lf = fonts.label + 2;
   const ly = margin.t - lf * 0.8 - 4;
@@ -172,9 +172,9 @@ export function treeSvg(plan, track, selected, fonts, size, margin, title, note 
 
 // The ring round the selected node's marker ("" for none, or a node the plan does not
 // draw): part of the tree's markup, and moved on its own when only the selection changes.
-export function selectionRing(plan, track, selected, margin) {
+// `g`: the plan's geometry (``geometry``), as the tree was drawn with.
+export function selectionRing(plan, g, track, selected) {
   if (selected === null || !plan?.y.has(selected)) return "";
-  const g = geometry(plan, margin);
   return `<circle class="bsp-selected" cx="${f1(gx(g, plan.x.get(selected)))}" `
     + `cy="${f1(gy(g, plan.y.get(selected)))}" r="${f1(plan.marker / 2 + 4)}" fill="none" `
     + `stroke="${track.style.current}" stroke-width="2.5"/>`;
