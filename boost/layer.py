@@ -77,6 +77,9 @@ def threads(nthread: int):
     available = numba.config.NUMBA_NUM_THREADS
     wanted = available if nthread == 0 else min(nthread, available)
     before = numba.get_num_threads()
+    if before == wanted:  # (a block inside another of the same count: nothing to set)
+        yield
+        return
     numba.set_num_threads(wanted)
     try:
         yield

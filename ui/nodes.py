@@ -22,18 +22,18 @@ def page_node(booster, X, r: int, node_id: int, klass: int = 0, feature: str | N
               ) -> dict:
     """Node ``node_id`` of round ``r`` (class ``klass``) as the page draws it, with the
     candidates chart of ``feature`` (default: the node's split's) and ``csv``: whether the
-    candidates route gives all its candidates; kept in the model's cache."""
+    candidates route gives all its candidates; its record and charts are kept in the model's
+    cache."""
     features = None if feature is None else [feature]
     with threads(1):  # (boost.layer.threads says why one)
         split = feature or _split_feature(booster, r, node_id, klass)
         if split is not None:  # the chart first (the page asks for it beside the record:
             page_chart(booster, r, node_id, klass, split)  # either thread makes it, once)
         record = booster.trace.node_record(r, node_id, klass, X, curve_features=features)
-        return booster.trace.cache.get(
-            ("page record", r, record["node"], klass, feature, X is not None),
-            lambda: {**page_record(record, lambda f: page_chart(booster, r, node_id, klass,
-                                                                f)),
-                     "csv": record["candidates"] <= ALL_CANDIDATES_CSV})
+        # (made of kept parts, the record and its charts: not kept itself, whose size the
+        # cache would weigh again at every click)
+        return {**page_record(record, lambda f: page_chart(booster, r, node_id, klass, f)),
+                "csv": record["candidates"] <= ALL_CANDIDATES_CSV}
 
 
 def page_chart(booster, r: int, node_id: int, klass: int, feature: str) -> dict:

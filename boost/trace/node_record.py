@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .arithmetic import steps_latex, steps_table, worked_arithmetic
+from .arithmetic import steps_csv, steps_latex, worked_arithmetic
 from .plain import plain
 
 VERSION = 1
@@ -240,7 +240,7 @@ def build(detail, params, base_margin: float, curve_features=None) -> dict:
         "downloads": None if not steps else {
             "tex": steps_latex(steps, f"BoostScope round {detail.round_idx}, node "
                                       f"{detail.node_id}"),
-            "csv": steps_table(steps).to_csv(index=False)},
+            "csv": steps_csv(steps)},
     }
 
 

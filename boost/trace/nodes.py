@@ -189,7 +189,9 @@ class NodeQuestions:
             (int(t), int(n)): i for i, (t, n) in enumerate(zip(trees.Tree, trees.Node,
                                                               strict=True))})
         i = at.get((int(tree_idx), int(node_id)))
-        return None if i is None else trees.iloc[i]
+        # (kept: a click asks for its node's row three times, and a row of this table of
+        # many types is slow to make — its text columns are Arrow's)
+        return None if i is None else self.cache.get(("tree row", i), lambda: trees.iloc[i])
 
     def node_detail(self, round_idx: int, node_id: int, class_idx: int = 0, X=None
                     ) -> NodeDetail:

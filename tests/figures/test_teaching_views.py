@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import boost
-from boost.trace.arithmetic import steps_latex, steps_table, worked_arithmetic
+from boost.trace.arithmetic import steps_csv, steps_latex, steps_table, worked_arithmetic
 from boost.trace.node_record import top_candidates
 from boost.trace.nodes import gain_curve
 from boost.trace.rounding import rounded
@@ -86,6 +86,30 @@ def test_worked_arithmetic_numbers():
     tex = steps_latex(steps, "round 1, node 0")
     assert tex.startswith("% round 1, node 0\n\\begin{align*}") and "120.33" in tex
     assert list(steps_table(steps).columns) == ["quantity", "value", "latex"]
+
+
+@pytest.mark.parametrize("params", [
+    {**BASE, "gamma": 130},  # a verdict, NaN in "per row"
+    {"objective": "binary:logistic", "max_depth": 2, "reg_alpha": 0.5, "max_delta_step": 0.7,
+     "min_child_weight": 0},  # a probability, alpha's T(G), a clipped weight
+])
+def test_steps_csv_is_the_tables_csv(params):
+    """The record's CSV download, written without a table, is pandas' CSV of steps_table (the
+    oracle), byte for byte, at every node: empty fields, the numbers' digits, quoted LaTeX."""
+    rng = np.random.default_rng(3)
+    Xr = rng.normal(size=(60, 2))
+    yr = (Xr[:, 0] > 0).astype(float) if "objective" in params else Xr[:, 0] * 10 + rng.normal(
+        size=60)
+    bst = boost.train(params, Xr, yr, 3)
+    compared = 0
+    for r, node in zip(*bst.trace.trees()[["Round", "Node"]].to_numpy().T, strict=True):
+        d = bst.trace.node_detail(int(r), int(node))
+        steps = worked_arithmetic(d.numbers, d.best, bst.search_params,
+                                  float(bst.base_margin[0]), rows=d.rows)
+        assert steps_csv(steps) == steps_table(steps).to_csv(index=False)
+        compared += 1
+    assert compared >= 9
+    assert steps_csv([]) == steps_table([]).to_csv(index=False) == "quantity,value,latex\n"
 
 
 def test_worked_arithmetic_classification_probability():
