@@ -146,6 +146,32 @@ def load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
+def after_idle() -> str:
+    """What this machine does to memory left alone: a 16 MB array read at once (median of 5
+    reads in a row) and after 1 s asleep (median of 3). On this project's shared 2-core VM the
+    second was 15-40 times the first on 2026-11-30 (0.6-0.9 ms, then 12-25 ms; no page fault
+    the machine sees: its host's doing). A node click comes after a rest, and there a record
+    built after 0.5 s asleep took 3-4 times its CPU built back to back (10k x 30 exact: 71-108
+    against 21-25 ms). Printed with the figures, as the load average is: a cold click's time
+    goes with it."""
+    import numpy as np
+
+    data = np.random.default_rng(0).random(2_000_000)
+
+    def read() -> float:
+        t0 = time.perf_counter()
+        data.sum()
+        return 1e3 * (time.perf_counter() - t0)
+
+    warm = statistics.median([read() for _ in range(5)])
+    idle = []
+    for _ in range(3):
+        time.sleep(1.0)
+        idle.append(read())
+    return (f"a 16 MB read {warm:.1f} ms at once, {statistics.median(idle):.1f} ms after 1 s "
+            "idle")
+
+
 # ------------------------------------------------------------------------ the player
 def _upload(page, csv: Path, n_rows: int, n_columns: int) -> None:
     """Upload ``csv`` and wait for the player to draw its model at rest."""
@@ -769,7 +795,7 @@ def main() -> None:
         args.viewports, args.repeats, args.passes = "1280x720", 12, 2
     viewports = [tuple(int(v) for v in s.split("x")) for s in args.viewports.split(",")]
     print(f"bench_app.py {' '.join(sys.argv[1:])}  ({time.strftime('%Y-%m-%d %H:%M')}, "
-          f"{load()})", flush=True)
+          f"{load()}; {after_idle()})", flush=True)
     worktree, made = (None, False) if args.no_old else old_worktree(args.old_ref,
                                                                     args.keep_old)
     table, traces = [], []
@@ -816,7 +842,7 @@ def main() -> None:
     for case, c in traces:
         print(f"  {case:<10} {c['bytes'] / 1e3:8.0f} kB   build {c['build_ms']:5.0f} ms   "
               f"JSON {c['json_ms']:4.0f} ms   ({c['rounds']} rounds, window {c['window']})")
-    print(f"({load()})")
+    print(f"({load()}; {after_idle()})")
     if args.smoke:
         floor(1)
 

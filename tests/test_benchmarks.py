@@ -40,6 +40,7 @@ BROWSER = pytest.mark.browser
 # The longest first: they start first.
 CASES = {
     "bench_app": ("bench_app.py", ["--smoke"], [
+        rf"a 16 MB read {NUM} ms at once, {NUM} ms after 1 s idle",
         r"case\s+measure\s+new ms med / p95",
         rf"1k exact 1280x720\s+step \(→\)\s+{NUM} / {NUM}",
         rf"1k exact 1280x720\s+step out of round 0\s+{NUM} / {NUM}",
