@@ -45,10 +45,13 @@ drew in order.
   *details*: to the first frame with the tree view's details (drawn by the page from the
   node's record, which it asks the app's node route for) showing that node of that round
   with its candidates chart drawn; and the messages the clicks sent over Streamlit's
-  websocket (none is the goal: a click starts no script run). Twice: *cold*, the page's
-  prefetch off (``window.boostscopePlayer.prefetch = false``) so each record is asked for
-  at the click from a server that has not built it; and *prefetched*, on a round the page
-  has rested on until it holds every node's record.
+  websocket (none is the goal: a click starts no script run). Three times: *cold*, the
+  page's asks ahead off (``window.boostscopePlayer.prefetch = false``: none at rest;
+  ``restAsk = false``: none when the pointer rests on a node) so each record is asked for
+  at the press from a server that has not built it; *pointer rested*, the pointer's ask
+  on (the record asked for 60 ms after the pointer came to rest on the node, 90 ms before
+  the press), the round's not; and *prefetched*, on a round the page has rested on until
+  it holds every node's record.
 - the trace: the component's data (``ui/player.py``: the trace's JSON, ``goto``, keys,
   Plotly's URL), bytes, and its build time: ``ui.stage.stage_trace`` on the app's model in
   Streamlit's AppTest with the model's trace cache emptied (as just after training: the
@@ -368,15 +371,18 @@ _ROUTE_TIMES = """(t0) => {
 }"""
 
 
-def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
+def player_nodes(page, repeats: int, visited: set, mode: str = "cold"
                  ) -> tuple[list[float], list[float], int]:
     """Clicks on nodes of the round's tree not clicked before at that round: (ms to the
     node's numbers, ms to its details, the websocket messages the clicks sent).
-    ``prefetched``: the page's prefetch at rest on, and each click waits for the round's
-    records to be held; else it is off (``window.boostscopePlayer.prefetch``) and each
-    record is asked for at the click, from a server that has not built it."""
+    ``mode``: "prefetched", the page's prefetch at rest on, and each click waits for the
+    round's records to be held; "rested", it is off and the page asks for a node's record
+    when the pointer rests on it (``restAsk``); "cold", both off: each record is asked for
+    at the press, from a server that has not built it."""
     numbers, details, messages = [], [], 0
-    page.evaluate(f"() => {{ window.boostscopePlayer.prefetch = {str(prefetched).lower()}; }}")
+    prefetched = mode == "prefetched"
+    page.evaluate(f"""() => {{ window.boostscopePlayer.prefetch = {str(prefetched).lower()};
+        window.boostscopePlayer.restAsk = {str(mode != "cold").lower()}; }}""")
 
     def todo():  # the round's nodes not clicked before (cold: nor held by the page)
         info = page.evaluate(f"""() => {{ const p = {PLAYER};
@@ -424,7 +430,7 @@ def player_nodes(page, repeats: int, visited: set, prefetched: bool = False
             raise SystemExit(f"node {node}: its numbers never showed")
         numbers.append(probe["numbers"] - probe["t0"])
         details.append(probe["details"] - probe["t0"])
-        if not prefetched:  # the node route's answer: its whole fetch and the server's part
+        if mode == "cold":  # the node route's answer: its whole fetch and the server's part
             page.node_server.append(page.evaluate(_ROUTE_TIMES, probe["t0"]))
         page.mouse.move(5, 5)
         _rest(page)
@@ -447,7 +453,7 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
             page.on("pageerror", lambda e: errors.append(str(e)))
             # no prefetch at rest until the prefetched clicks: the cold clicks' records are
             # built at the click
-            page.add_init_script("window.boostscopePlayer = {prefetch: false};")
+            page.add_init_script("window.boostscopePlayer = {prefetch: false, restAsk: false};")
             page.add_init_script(_PAINT_PROBE)
             page.sent = []  # what the page sends over Streamlit's websocket
             page.node_server = []  # the node route's times of the cold clicks
@@ -474,7 +480,9 @@ def player_latencies(csv: Path, n_rows: int, n_features: int, method: str, port:
                     m[f"play {speed}"] = player_play(page, speed, passes)
                 m["node numbers"], m["node details"], m["node messages"] = player_nodes(
                     page, nodes, visited)
-                _, m["node prefetched"], more = player_nodes(page, nodes, visited, True)
+                _, m["node rested"], more = player_nodes(page, nodes, visited, "rested")
+                m["node messages"] += more
+                _, m["node prefetched"], more = player_nodes(page, nodes, visited, "prefetched")
                 m["node messages"] += more
                 answered = [t for t in page.node_server if t]
                 page.node_server.clear()
@@ -719,6 +727,9 @@ def rows(case: str, new: dict, old: dict | None) -> list[list[str]]:
          f"≤{DETAILS_GOAL[0]:.0f} / ≤{DETAILS_GOAL[1]:.0f}, 0 messages",
          _verdict(new["node details"], *DETAILS_GOAL, new["node messages"] == 0),
          f" ({new['node messages']} websocket messages)")
+    line("node click: details, pointer rested", new["node rested"], None,
+         f"≤{DETAILS_GOAL[0]:.0f} / ≤{DETAILS_GOAL[1]:.0f}", _verdict(new["node rested"],
+                                                                    *DETAILS_GOAL))
     line("node click: details, prefetched", new["node prefetched"], None,
          f"≤{PREFETCHED_GOAL:.0f} / ≤{DETAILS_GOAL[1]:.0f}",
          _verdict(new["node prefetched"], PREFETCHED_GOAL, DETAILS_GOAL[1]))
@@ -734,7 +745,8 @@ def details(m: dict, old: dict | None) -> str:
     text = (f"step {_ms(m['step'])}, out of round 0 {[round(x) for x in m['step from 0']]}"
             f", slider {_ms(m['slider'])}, drag {_ms(m['slider drag'])}"
             f", {plays}, node numbers {[round(x) for x in m['node numbers']]}, details "
-            f"{[round(x) for x in m['node details']]}, prefetched "
+            f"{[round(x) for x in m['node details']]}, pointer rested "
+            f"{[round(x) for x in m['node rested']]}, prefetched "
             f"{[round(x) for x in m['node prefetched']]}")
     if old:
         text += "; old " + json.dumps({k: [round(x) for x in v] for k, v in old.items()})

@@ -97,7 +97,8 @@ def main() -> None:
                 page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(LOCAL)
                            else (blocked.append(r.request.url), r.abort()))
                 # cold clicks first: the page asks for a record only when a node is clicked
-                page.add_init_script("window.boostscopePlayer = {prefetch: false};")
+                page.add_init_script(
+                    "window.boostscopePlayer = {prefetch: false, restAsk: false};")
                 jupyter_pages.open_notebook(page, f"http://127.0.0.1:{args.port}", "bench.ipynb",
                                             args.host)
                 step("the notebook is open")

@@ -46,6 +46,7 @@ CASES = {
         rf"1k exact 1280x720\s+step out of round 0\s+{NUM} / {NUM}",
         rf"1k exact 1280x720\s+charts after the status line \(opening\)\s+{NUM}",
         rf"1k exact 1280x720\s+node click: details\s+{NUM} / {NUM}",
+        rf"1k exact 1280x720\s+node click: details, pointer rested\s+{NUM} / {NUM}",
         rf"1k exact 1280x720\s+node click: details, prefetched\s+{NUM} / {NUM}",
         rf"bare page, 1 chart\s+median\s+{NUM} ms, p95\s+{NUM} ms"], BROWSER),
     "bench_load": ("bench_load.py", ["--smoke"], [

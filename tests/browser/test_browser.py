@@ -115,6 +115,52 @@ def test_a_cold_click_asks_for_the_nodes_chart_beside_its_record(page, server):
     assert shown == fresh
 
 
+def test_a_node_the_pointer_rests_on_is_asked_for_before_the_press(page, server):
+    """The pointer come to rest on a node (no press): the page asks for its record then, and
+    holds it; a press then shows it (the four points' node 2, by hand: its split x < 30 with
+    the largest gain, 140.17). With ``restAsk`` off, a rest asks nothing. No websocket
+    message either way."""
+    asked, sent = [], []
+    page.on("request", lambda r: asked.append(r.url) if "/boostscope/node?" in r.url else None)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
+    page.add_init_script("window.boostscopePlayer = {prefetch: false};")
+    page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
+    idle(page)
+    player_drawn(page)
+    details = page.locator(DETAILS)
+    expect(details).to_contain_text("Node 0 of round 1", timeout=60_000)
+    page.wait_for_function(f"() => {PLAYER_JS} && !{PLAYER_JS}.drawing")
+    page.wait_for_timeout(500)
+    held = "(id) => window.boostscopePlayer.holdsRecord(1, id)"
+
+    def rest_on(node: int) -> None:
+        box = page.evaluate(f"(id) => window.boostscopePlayer.nodeCenter(id, {PLAYER_JS})",
+                            node)
+        page.mouse.move(box["x"], box["y"])
+
+    page.evaluate("() => { window.boostscopePlayer.restAsk = false; }")
+    before, messages = len(asked), len(sent)
+    rest_on(1)
+    page.wait_for_timeout(600)
+    assert len(asked) == before and not page.evaluate(held, 1)
+    page.mouse.move(5, 5)
+    page.evaluate("() => { window.boostscopePlayer.restAsk = true; }")
+    rest_on(2)
+    page.wait_for_function(held, arg=2, timeout=30_000)  # asked for and held, no press
+    assert [u for u in asked[before:] if "node=2" in u] and len(sent) == messages
+    expect(details).to_have_attribute("data-node", "0")  # the details still the root's
+    page.mouse.down()
+    page.mouse.up()
+    expect(details).to_have_attribute("data-node", "2", timeout=30_000)
+    expect(details).to_contain_text("Node 2 of round 1, worked out")
+    page.wait_for_function(f"() => document.querySelector('{DETAILS} .bsn-plot')?._fullData")
+    best = page.evaluate(f"""() => document.querySelector('{DETAILS} .bsn-plot')._fullData
+        .filter(t => t.name === 'chosen split').map(t => [Array.from(t.x), Array.from(t.y)])""")
+    assert best and best[0][0] == [30] and best[0][1][0] == pytest.approx(140.1667, rel=1e-4)
+    assert len([u for u in asked if "node=2" in u]) == 1  # the press asked nothing again
+    page.mouse.move(5, 5)
+
+
 def test_a_multi_class_nodes_details_name_its_class(page, server):
     """Three classes: K trees a round; the tree's title and the node's details say which
     class's tree is drawn, and how many trees there are so far (3 a round: 6 at round 2)."""

@@ -391,14 +391,34 @@ class Player {
     }, () => {});  // (the record's own answer says what went wrong)
   }
 
+  // Whether this page asks a host for records it may show (the tree view's details or a
+  // node panel are on screen), now: not while playing.
+  asksAhead() {
+    const shows = this.detailsHost() || this.panels.some((p) => p instanceof NodePanel);
+    return !!this.records && shows && !this.playing && !this.destroyed;
+  }
+
+  // The pointer at rest on node `id` of the tree (TreePanel.rest): its record asked for now,
+  // not at the press, and its chart drawn ahead — a click then finds them on their way or
+  // held. `probes.restAsk = false` turns it off (a benchmark's cold clicks).
+  restOn(id) {
+    const r = this.r;
+    const key = `${r}:${id}`;
+    if (!this.asksAhead() || registry().restAsk === false || this.nodeCache.has(key)
+      || (id === this.selected && this.selectedAt === r)
+      || !this.roundNodes(r).some((n) => n.id === id)) return;
+    this.recordOf(r, id);
+    this.chartFirst(r, id);
+    this.nodeCache.get(key).then((record) => this.predraw(r, record));
+  }
+
   // At rest, where a node's details are on screen (the tree view's, the node panels) and a
   // host answers records: every node of the round asked for, one at a time, so that a click
   // finds its record held. Stops when the round moves or Play starts.
   prefetchSoon() {
     clearTimeout(this.prefetchTimer);
     const reg = registry();
-    const shows = this.detailsHost() || this.panels.some((p) => p instanceof NodePanel);
-    if (!this.records || !shows || this.playing || reg.prefetch === false) return;
+    if (!this.asksAhead() || reg.prefetch === false) return;
     const r = this.r;
     this.prefetchTimer = setTimeout(async () => {
       // the nodes of this trace's tree, asked of this host: a new model (a retrain with
@@ -754,7 +774,8 @@ probes.labels = (round, fmt, player = null) => {
 probes.format = { pyG, pyF0, num, short };
 probes.nodeCenter = (id, player = null) => (player ?? probes.players[0]).treePanel().center(id);
 // holdsRecord: whether node r:id's record is held by the page; `probes.prefetch = false` turns the
-// prefetch at rest off (a benchmark's cold clicks)
+// prefetch at rest off, `probes.restAsk = false` the ask of a node the pointer rests on (a
+// benchmark's cold clicks: both off)
 probes.holdsRecord = (r, id, player = null) => {
   const held = (player ?? probes.players.at(-1)).nodeCache.get(`${r}:${id}`);
   return !!held && !(held instanceof Promise);

@@ -10,6 +10,10 @@ import { foldToFit } from "./tree_layout.js";
 import { geometry, gx, gy, selectionRing, treeSvg } from "./tree_svg.js";
 import { treeNodes } from "./trace.js";
 
+// ms the pointer rests on a node before the player hears of it (a pointer crossing a 40 px
+// marker at 1,000 px/s is on it for 40 ms; a hand that aims rests there 100 ms and more)
+const REST_MS = 60;
+
 export class TreePanel {
   // box, plot: the panel's elements; player: its owner (round, selection, fonts, the track)
   constructor(box, plot, player) {
@@ -30,7 +34,17 @@ export class TreePanel {
       if (e.target.closest(".bsp-info button")) player.select(null);
     });
     plot.addEventListener("pointermove", (e) => this.onHover(e));
-    plot.addEventListener("pointerleave", () => { this.hover.hidden = true; });
+    plot.addEventListener("pointerleave", () => { this.hover.hidden = true; this.rest(null); });
+    this.restTimer = null;
+  }
+
+  // The pointer come to rest on node `id` (null: on none): the player told after REST_MS
+  // (a hand rests on a node before it presses; a pointer passing over the tree does not)
+  rest(id) {
+    if (this.resting === id) return;
+    this.resting = id;
+    clearTimeout(this.restTimer);
+    if (id !== null) this.restTimer = setTimeout(() => this.player.restOn(id), REST_MS);
   }
 
   nodes(r) {
@@ -142,6 +156,7 @@ export class TreePanel {
     const p = this.player;
     const id = this.nodeAt(e);
     const hover = this.hover;
+    this.rest(id);
     if (id === null || id === p.selected) { hover.hidden = true; return; }
     if (hover.hidden || hover.dataset.node !== String(id)) {
       const node = this.nodes(p.r).find((n) => n.id === id);
