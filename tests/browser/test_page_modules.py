@@ -6,6 +6,7 @@ read from the files: one list, one job a file, imports only from the list, one g
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from datasets import make_data
 from harness import module_page
@@ -177,5 +178,28 @@ def test_the_page_rounds_every_number_as_python_does(browser, tmp_path):
     want = [rounded(v) for v in values]
     assert got[:len(ROUNDED_VALUES)] == want[:len(ROUNDED_VALUES)]
     assert got == want
+    assert not page.errors
+    page.close()
+
+
+def test_the_nodes_tables_write_minus_signs_as_the_lessons_do(browser, tmp_path):
+    """node_view.js's ``tableElement`` on a node record's tables (its splits' labels written
+    by Python with hyphen-minus: "f0 < -0.5"): every cell as viz.theme.signs writes its text
+    (the lessons' rule) — a number's minus sign typographic, a name's hyphen ("age-5") and an
+    exponent's (1e-05) kept."""
+    from viz.theme import signs
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"age-5": rng.normal(size=200), "tiny": rng.normal(size=200) * 1e-5})
+    y = X["age-5"] * 3 - X["tiny"] * 1e5 + rng.normal(size=200)
+    bst = boost.train({"max_depth": 2, "tree_method": "exact"}, X, y, 2)
+    record = bst.trace.node_record(1, 0, X=X)
+    labels = [row[0] for row in record["top"]["rows"]]
+    assert any(re.search(r"< -\d", t) for t in labels), labels  # (the case this is about)
+    page = _page(browser, tmp_path, JS_DIR / "node_view.js", "window.nodeView = entry;")
+    got = page.evaluate("""(table) => [...window.nodeView.tableElement(table)
+        .querySelectorAll('tbody tr')].map((tr) => tr.cells[0].textContent)""", record["top"])
+    assert got == [signs(t) for t in labels]
+    assert any("\u2212" in t for t in got) and any("age-5" in t for t in got)
     assert not page.errors
     page.close()

@@ -150,7 +150,7 @@ export const treeClass = (track) => ((track?.groups ?? 1) > 1
 // number a reader sees (format.js `rounded`, as the arithmetic beside it: 140.17, with its
 // minus sign: −951.78, as the tree and the formulas write it), counts
 // whole with thousands marked, missing ones blank (a split's threshold is in its label,
-// written by Python with the data's digits).
+// written by Python with the data's digits: its minus sign too, "x < −0.5").
 const COUNTS = new Set(["Candidates", "Row"]);
 const ROW_EM = 1.5;  // a row's height in the table's em, about (its header's too)
 export function tableElement(table) {
@@ -172,7 +172,7 @@ export function tableElement(table) {
       const number = numeric && counts[k] ? v.toLocaleString("en-US")
         : numeric ? signs(rounded(v)) : null;
       el("td", { text: v === null ? "" : numeric ? number : v === true ? "yes"
-        : v === false ? "no" : String(v), ...(numeric ? { class: "num" } : {}) }, tr);
+        : v === false ? "no" : signs(String(v)), ...(numeric ? { class: "num" } : {}) }, tr);
     }
   }
   return wrap;

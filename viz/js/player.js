@@ -84,7 +84,11 @@ class Player {
     this.onPage = false;  // laid out on the page once: leaving it then destroys the player
     this.destroyed = false;
 
-    this.root = el("div", { class: "bsp", "data-testid": "boostscope-player" }, element);
+    // focusable by a press, not by Tab (-1): a press on the status line or a panel focuses the
+    // player, not the page's scroller around it, which Chromium then ringed in grey at the
+    // first key (the player's keys are the window's; its outline is none)
+    this.root = el("div", { class: "bsp", "data-testid": "boostscope-player", tabindex: "-1" },
+      element);
     if (!document.getElementById("bsp-style")) {
       el("style", { id: "bsp-style", text: STYLE + NODE_STYLE }, document.head);
     }
