@@ -75,13 +75,9 @@ PLAYER_JS = ("(window.boostscopePlayer?.players || []).filter(p => p.root.isConn
 DETAILS = '[data-testid="boostscope-node"]'
 
 
-def test_a_cold_click_asks_for_the_nodes_chart_beside_its_record(page, server):
-    """A click on a split whose record the page does not hold (its prefetch off) asks the
-    chart route for the split's feature beside the node route; the chart on screen is the
-    record's (the four points' node 2: x < 22.5, x < 30 with gains 14.08 + 56.25 − 14.08
-    ... by hand: its chosen split x < 30, the largest gain 140.17)."""
-    asked = []
-    page.on("request", lambda r: asked.append(r.url) if "/boostscope/" in r.url else None)
+def _four_points_at_round_1(page, server):
+    """The four points (λ = 0, base 0.5, depth 2) at round 1 with the page's prefetch at rest
+    off, drawn and still, its details on the root: the details' locator."""
     page.add_init_script("window.boostscopePlayer = {prefetch: false};")
     page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
     idle(page)
@@ -89,6 +85,17 @@ def test_a_cold_click_asks_for_the_nodes_chart_beside_its_record(page, server):
     details = page.locator(DETAILS)
     expect(details).to_contain_text("Node 0 of round 1", timeout=60_000)
     page.wait_for_function(f"() => {PLAYER_JS} && !{PLAYER_JS}.drawing")
+    return details
+
+
+def test_a_cold_click_asks_for_the_nodes_chart_beside_its_record(page, server):
+    """A click on a split whose record the page does not hold (its prefetch off) asks the
+    chart route for the split's feature beside the node route; the chart on screen is the
+    record's (the four points' node 2: x < 22.5, x < 30 with gains 14.08 + 56.25 − 14.08
+    ... by hand: its chosen split x < 30, the largest gain 140.17)."""
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/boostscope/" in r.url else None)
+    details = _four_points_at_round_1(page, server)
     click_node(page, 2)
     expect(details).to_have_attribute("data-node", "2", timeout=30_000)
     expect(details).to_contain_text("Node 2 of round 1, worked out")
@@ -123,13 +130,7 @@ def test_a_node_the_pointer_rests_on_is_asked_for_before_the_press(page, server)
     asked, sent = [], []
     page.on("request", lambda r: asked.append(r.url) if "/boostscope/node?" in r.url else None)
     page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
-    page.add_init_script("window.boostscopePlayer = {prefetch: false};")
-    page.goto(server + "/?sample=four_points&round=1&lambda=0&base_score=0.5&max_depth=2")
-    idle(page)
-    player_drawn(page)
-    details = page.locator(DETAILS)
-    expect(details).to_contain_text("Node 0 of round 1", timeout=60_000)
-    page.wait_for_function(f"() => {PLAYER_JS} && !{PLAYER_JS}.drawing")
+    details = _four_points_at_round_1(page, server)
     page.wait_for_timeout(500)
     held = "(id) => window.boostscopePlayer.holdsRecord(1, id)"
 
