@@ -154,7 +154,7 @@ def load() -> str:
 def after_idle() -> str:
     """What this machine does to memory left alone: a 16 MB array read at once (median of 5
     reads in a row) and after 1 s asleep (median of 3). On this project's shared 2-core VM the
-    second was 15-40 times the first on 2026-11-30 (0.6-0.9 ms, then 12-25 ms; no page fault
+    second was 3-40 times the first on 2026-11-30 (0.6-1.1 ms, then 3.2-25 ms; no page fault
     the machine sees: its host's doing). A node click comes after a rest, and there a record
     built after 0.5 s asleep took 3-4 times its CPU built back to back (10k x 30 exact: 71-108
     against 21-25 ms). Printed with the figures, as the load average is: a cold click's time

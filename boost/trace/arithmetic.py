@@ -368,8 +368,8 @@ def _step_row(s: Step) -> tuple:
 
 
 def steps_table(steps: list[Step]) -> pd.DataFrame:
-    columns = list(zip(*map(_step_row, steps), strict=True)) or [()] * len(STEPS_COLUMNS)
-    return pd.DataFrame({c: list(v) for c, v in zip(STEPS_COLUMNS, columns, strict=True)})
+    rows = [_step_row(s) for s in steps]
+    return pd.DataFrame({c: [row[i] for row in rows] for i, c in enumerate(STEPS_COLUMNS)})
 
 
 def steps_csv(steps: list[Step]) -> str:

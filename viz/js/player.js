@@ -300,14 +300,7 @@ class Player {
     if (!again) {
       this.clickedAt = { round: this.r, node: id, start: event?.timeStamp || performance.now() };
       if (!this.records) this.report("node", { round: this.r, node: id });  // the host draws it
-      else if (this.roundNodes(this.r).some((n) => n.id === id)) {
-        // asked for before anything is drawn: the server starts now (a split's chart
-        // beside it: chartFirst)
-        if (!this.nodeCache.has(`${this.r}:${id}`)) {
-          this.recordOf(this.r, id);
-          this.chartFirst(this.r, id);
-        }
-      }
+      else this.askFirst(this.r, id);  // before anything is drawn: the server starts now
     }
     // a click's answer drawn in this task, not after the next frame; a draw under way
     // draws it next, and the node's numbers (from the trace) show at once meanwhile
@@ -407,13 +400,20 @@ class Player {
   // held. `probes.restAsk = false` turns it off (a benchmark's cold clicks).
   restOn(id) {
     const r = this.r;
-    const key = `${r}:${id}`;
-    if (!this.asksAhead() || registry().restAsk === false || this.nodeCache.has(key)
-      || (id === this.selected && this.selectedAt === r)
-      || !this.roundNodes(r).some((n) => n.id === id)) return;
+    if (!this.asksAhead() || registry().restAsk === false
+      || (id === this.selected && this.selectedAt === r) || !this.askFirst(r, id)) return;
+    this.nodeCache.get(`${r}:${id}`).then((record) => this.predraw(r, record));
+  }
+
+  // Node `id` of round r's tree asked for if the page does not hold it or ask for it yet,
+  // with a split's chart beside it (chartFirst); whether it was asked for now.
+  askFirst(r, id) {
+    if (this.nodeCache.has(`${r}:${id}`) || !this.roundNodes(r).some((n) => n.id === id)) {
+      return false;
+    }
     this.recordOf(r, id);
     this.chartFirst(r, id);
-    this.nodeCache.get(key).then((record) => this.predraw(r, record));
+    return true;
   }
 
   // At rest, where a node's details are on screen (the tree view's, the node panels) and a
