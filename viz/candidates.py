@@ -13,6 +13,10 @@ MARKED = 150  # candidates a series draws with markers; more are a line (a marke
 # a blur at that density, and thousands of them slow the page's redraw at every click)
 LABELLED = 10  # candidates a series labels with their gains (a handful, as the four points'
 # three: the numbers a student compares; more would cover the curve)
+# a gain curve's columns the chart reads, and those its hover shows (in customdata's order)
+_HOVER = ("SumGradLeft", "SumHessLeft", "SumGradRight", "SumHessRight", "CountLeft",
+          "CountRight")
+_COLUMNS = ("Threshold", "Gain", "DefaultLeft", "Valid", "Best") + _HOVER
 
 
 def make_candidates_figure(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
@@ -36,56 +40,60 @@ def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
     split was refused by γ before growing it (hist, approx), and is labelled so.
     ``parent``: the node's similarity the gains are measured from (default: the curve's
     ``SimilarityParent``)."""
-    part = curve
+    # the curve's columns once, as arrays: a chart is drawn at every node click, and a
+    # frame filtered a dozen times cost milliseconds of pandas a chart
+    c = {name: curve[name].to_numpy() for name in _COLUMNS}
+    threshold, gain, default_left, ok = c["Threshold"], c["Gain"], c["DefaultLeft"], c["Valid"]
     traces = []
     shapes = []
-    directions = sorted(part.DefaultLeft.unique(), reverse=True)
+    directions = sorted(set(default_left.tolist()), reverse=True)
     # both directions scored: each says at how many thresholds it had the larger gain, while
     # a marker a candidate can be counted (a thinned side, over boost.trace.nodes.CURVE_POINTS
     # candidates, keeps at least CURVE_POINTS // 2 > MARKED: its count would be the points')
-    whole = all((part.DefaultLeft == d).sum() <= MARKED for d in directions)
-    thresholds, *won = directions_won(part) if len(directions) == 2 and whole else (0, 0, 0)
-    for i, default_left in enumerate(directions):
-        side = part[part.DefaultLeft == default_left]
-        name = "missing → left (yes)" if default_left else "missing → right (no)"
+    whole = all((default_left == d).sum() <= MARKED for d in directions)
+    thresholds, *won = (_won(threshold, gain, default_left) if len(directions) == 2 and whole
+                        else (0, 0, 0))
+    for i, direction in enumerate(directions):
+        side = default_left == direction
+        name = "missing → left (yes)" if direction else "missing → right (no)"
         if thresholds:
-            name += f", better at {won[0 if default_left else 1]} of {thresholds}"
+            name += f", better at {won[0 if direction else 1]} of {thresholds}"
         if len(directions) == 1:
             name = "candidates"
-        valid = side[side.Valid]
+        valid = side & ok
+        n_valid = int(valid.sum())
         # a marker a candidate while they can be told apart; a handful each say their gain,
         # by the rule of every number a reader sees (as the tree and the arithmetic)
-        few = len(valid) <= LABELLED
-        labels = ({"text": [short(g) for g in valid.Gain], "textposition": "top center",
+        few = n_valid <= LABELLED
+        labels = ({"text": [short(g) for g in gain[valid]], "textposition": "top center",
                    "textfont": {"color": PALETTE[i]}, "cliponaxis": False} if few else {})
         traces.append(dict(
-            type="scatter", x=valid.Threshold.to_numpy(), y=valid.Gain.to_numpy(),
-            mode="lines+markers+text" if few else "lines+markers" if len(valid) <= MARKED
+            type="scatter", x=threshold[valid], y=gain[valid],
+            mode="lines+markers+text" if few else "lines+markers" if n_valid <= MARKED
             else "lines", **labels,
             name=name, line={"color": PALETTE[i], "width": 2}, marker={"size": 7},
-            customdata=np.c_[valid.SumGradLeft, valid.SumHessLeft, valid.SumGradRight,
-                             valid.SumHessRight, valid.CountLeft, valid.CountRight],
+            customdata=np.c_[tuple(c[k][valid] for k in _HOVER)],
             hovertemplate=(f"{feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<br>"
                            "left: G %{customdata[0]:.5g}, H %{customdata[1]:.5g}, "
                            "n %{customdata[4]}<br>right: G %{customdata[2]:.5g}, "
                            "H %{customdata[3]:.5g}, n %{customdata[5]}<extra></extra>")))
-        blocked = side[~side.Valid]
-        if len(blocked):
+        blocked = side & ~ok
+        if blocked.any():
             traces.append(dict(
-                type="scatter", x=blocked.Threshold.to_numpy(), y=blocked.Gain.to_numpy(),
+                type="scatter", x=threshold[blocked], y=gain[blocked],
                 mode="markers",
                 name="blocked by min_child_weight", showlegend=i == 0,
                 marker={"color": BLOCKED, "symbol": "x", "size": 8},
                 hovertemplate=f"{feature} < %{{x:.6g}}<br>gain %{{y:.6g}}<br>blocked: a child "
                               "has H < min_child_weight<extra></extra>"))
-            for lo, hi in _runs(side.Threshold.to_numpy(), ~side.Valid.to_numpy()):
+            for lo, hi in _runs(threshold[side], ~ok[side]):
                 shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": lo,
                                "x1": hi, "y0": 0, "y1": 1, "fillcolor": BLOCKED,
                                "opacity": 0.15, "line": {"width": 0}, "layer": "below"})
-    best = part[part.Best]
-    if len(best):
+    best = c["Best"]
+    if best.any():
         traces.append(dict(
-            type="scatter", x=best.Threshold.to_numpy(), y=best.Gain.to_numpy(), mode="markers",
+            type="scatter", x=threshold[best], y=gain[best], mode="markers",
             name="best split, refused by γ" if refused else "chosen split",
             marker={"color": CURRENT, "symbol": "star", "size": 20,
                     "line": {"width": 1, "color": "white"}},
@@ -96,13 +104,13 @@ def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
     if parent is None:
         parent = float(curve.SimilarityParent.iloc[0]) if len(curve) else float("nan")
     # S_L + S_R of every candidate: the size of the numbers the parent is compared with
-    scale = float((curve.Gain + parent).abs().max()) if len(curve) else 0
+    scale = float(np.fmax.reduce(np.abs(gain + parent))) if len(curve) else 0
     if abs(parent) < 1e-6 * scale:  # float noise of a parent whose G is about 0: say 0
         parent = 0.0
     note = {"xref": "paper", "x": 1.0, "xanchor": "right", "yref": "y", "y": gamma,
             "yanchor": "bottom", "text": f"γ = {gamma:g}", "showarrow": False,
             "font": {"color": CURRENT}}
-    valid = part[part.Valid].Threshold.to_numpy()
+    valid = threshold[ok]
     frame = {}
     if len(valid) >= 2 and valid[-1] > valid[0]:
         # Frame the valid thresholds: the blocked "every present value on one side" ones sit
@@ -121,11 +129,21 @@ def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
 def directions_won(curve: pd.DataFrame) -> tuple[int, int, int]:
     """(thresholds, won by missing → left, won by missing → right) of a gain curve
     (``gain_curve``, not thinned): at each threshold the default direction with the larger
-    gain (on a tie, the first in the curve), as the candidates chart's legend counts them."""
-    order = curve.sort_values("Gain", ascending=False, kind="stable")
-    better = order.drop_duplicates("Threshold")
-    left = int(better.DefaultLeft.sum())
-    return len(better), left, len(better) - left
+    gain (on a tie, the first in the curve; a NaN gain loses), as the candidates chart's
+    legend counts them."""
+    return _won(curve.Threshold.to_numpy(), curve.Gain.to_numpy(), curve.DefaultLeft.to_numpy())
+
+
+def _won(threshold: np.ndarray, gain: np.ndarray, default_left: np.ndarray
+         ) -> tuple[int, int, int]:
+    """``directions_won`` of a curve's columns."""
+    gain = np.asarray(gain, dtype=float)
+    missing = np.isnan(gain)
+    # largest gain first, NaN last, ties in the curve's order
+    order = np.lexsort((np.arange(len(gain)), -np.where(missing, 0.0, gain), missing))
+    _, first = np.unique(threshold[order], return_index=True)
+    left = int(np.count_nonzero(default_left[order][first]))
+    return len(first), left, len(first) - left
 
 
 def _runs(x: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
