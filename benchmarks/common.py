@@ -17,6 +17,16 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _stopped(signum, frame) -> None:
+    raise SystemExit(f"stopped by signal {signum}")
+
+
+# A benchmark stopped by SIGTERM (tests/test_benchmarks.py's time limit) runs its ``finally``
+# blocks, so the servers it started in process groups of their own (the app's, Jupyter's)
+# stop with it instead of loading the machine for the rest of the run.
+signal.signal(signal.SIGTERM, _stopped)
 CHROMIUM = "/usr/bin/chromium"  # Debian's (never a browser Playwright downloads)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

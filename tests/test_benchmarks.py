@@ -122,24 +122,28 @@ CASES = {
 ON_THE_SERVER = ("bench_replica", "bench_live", "bench_app", "lost_press")
 AT_ONCE = 3  # scripts running together
 TIMEOUT_S = 300  # a bound on a hung script, not a measurement
+STOP_S = 30  # for a stopped script to stop its servers
 
 
 def _run(name: str, extra: list[str]) -> subprocess.CompletedProcess:
     script, args, _, _ = CASES[name]
     start = time.monotonic()
     command = [sys.executable, str(BENCH / script), *args, *extra]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                              timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired as stopped:  # what it printed says how far it got
-        done = subprocess.CompletedProcess(command, f"stopped after {TIMEOUT_S} s",
-                                           _text(stopped.stdout), _text(stopped.stderr))
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+        done = subprocess.CompletedProcess(command, proc.returncode, out, err)
+    except subprocess.TimeoutExpired:  # what it printed says how far it got
+        proc.terminate()  # SIGTERM: the script stops the servers it started (common.py)
+        try:
+            out, err = proc.communicate(timeout=STOP_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        done = subprocess.CompletedProcess(command, f"stopped after {TIMEOUT_S} s", out, err)
     done.seconds = time.monotonic() - start  # reported, not asserted
     return done
-
-
-def _text(out) -> str:
-    return out.decode(errors="replace") if isinstance(out, bytes) else (out or "")
 
 
 @pytest.fixture(scope="module")

@@ -72,13 +72,31 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 def open_notebook(page, url: str, path: str, host: str = "lab") -> None:
-    """The notebook at ``path`` (under the server's root) opened in ``host``'s page."""
+    """The notebook at ``path`` (under the server's root) opened in ``host``'s page, its
+    kernel started first (``start_kernel``): the page joins it."""
+    start_kernel(url, path)
     response = page.goto(url + HOSTS[host] + urllib.parse.quote(path))
     if not response or not response.ok:  # e.g. Notebook 7 not installed: no /notebooks/
         raise RuntimeError(f"{HOST_NAMES[host]} did not serve {path} "
                            f"({response.status if response else 'no answer'}): is it installed "
                            "(requirements-dev.txt)?")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+
+
+def start_kernel(url: str, path: str) -> str:
+    """A session for the notebook at ``path`` with a Python 3 kernel, made through the
+    server's REST API before a page opens it; its kernel's id. The page joins the session
+    (``run_all`` asks again for a first cell asked while the kernel starts). Left to the
+    page on a busy machine (load 12), the front end started a kernel, asked which kernel to
+    use before it had the list, started a second on the answer and shut the first down
+    while the page's websocket was joining it (the server's log: two "Kernel started", a
+    500 on the first one's channels): no cell ever ran, and bench_notebook's smoke run hung
+    (twice in CI)."""
+    asked = urllib.request.Request(
+        url + "/api/sessions", method="POST", headers={"Content-Type": "application/json"},
+        data=json.dumps({"path": path, "name": path, "type": "notebook",
+                         "kernel": {"name": "python3"}}).encode())
+    return json.load(urllib.request.urlopen(asked, timeout=60))["kernel"]["id"]
 
 
 def _accept_dialog(page) -> None:
