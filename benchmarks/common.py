@@ -18,6 +18,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
+CHROMIUM = "/usr/bin/chromium"  # Debian's (never a browser Playwright downloads)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
 
 def _stopped(signum, frame) -> None:
     raise SystemExit(f"stopped by signal {signum}")
@@ -27,9 +31,6 @@ def _stopped(signum, frame) -> None:
 # blocks, so the servers it started in process groups of their own (the app's, Jupyter's)
 # stop with it instead of loading the machine for the rest of the run.
 signal.signal(signal.SIGTERM, _stopped)
-CHROMIUM = "/usr/bin/chromium"  # Debian's (never a browser Playwright downloads)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def chromium(playwright):

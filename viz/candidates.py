@@ -50,11 +50,11 @@ def candidates_spec(curve: pd.DataFrame, feature: str, gamma: float = 0.0,
     # both directions scored: each says at how many thresholds it had the larger gain, while
     # a marker a candidate can be counted (a thinned side, over boost.trace.nodes.CURVE_POINTS
     # candidates, keeps at least CURVE_POINTS // 2 > MARKED: its count would be the points')
-    whole = all((default_left == d).sum() <= MARKED for d in directions)
+    sides = [default_left == d for d in directions]
+    whole = all(side.sum() <= MARKED for side in sides)
     thresholds, *won = (_won(threshold, gain, default_left) if len(directions) == 2 and whole
                         else (0, 0, 0))
-    for i, direction in enumerate(directions):
-        side = default_left == direction
+    for i, (direction, side) in enumerate(zip(directions, sides, strict=True)):
         name = "missing → left (yes)" if direction else "missing → right (no)"
         if thresholds:
             name += f", better at {won[0 if direction else 1]} of {thresholds}"
